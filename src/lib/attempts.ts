@@ -1,0 +1,152 @@
+/**
+ * Attempt counting from RabbitMQ's `x-death` header.
+ *
+ * Pure functions, no broker needed. The rules that matter:
+ * - the attempt count is the `count` of the `x-death` entry for (main queue, reason `rejected`),
+ *   looked up by key: the order of the array changes between hops and broker versions;
+ * - RabbitMQ 4 ignores an `x-death` header that a client republishes, so whenever this package
+ *   republishes a message it also writes its own {@link ATTEMPT_HEADER}; the attempt count is the
+ *   larger of the two sources.
+ */
+
+/** Header this package writes when it republishes a message: failed attempts so far. Not `x-` prefixed on purpose. */
+export const ATTEMPT_HEADER = 'retry-attempt';
+
+/** One `x-death` entry, as plain data (times as ISO strings). */
+export interface DeathRecord {
+  queue: string;
+  reason: string;
+  count: number;
+  exchange: string;
+  routingKeys: string[];
+  /** ISO 8601 time of the most recent death of this kind, when the broker gave one. */
+  time?: string;
+}
+
+/** What `msg.retry` carries. */
+export interface RetryInfo {
+  /** 1 on the first delivery, 2 on the first retry, ... */
+  attempt: number;
+  maxAttempts: number;
+  /** Retries left after this attempt fails: `maxAttempts - attempt`, never below 0. */
+  remaining: number;
+  /** `x-first-death-reason` (e.g. `rejected`, `expired`, `delivery_limit`), or null on a first delivery. */
+  firstDeathReason: string | null;
+  deaths: DeathRecord[];
+}
+
+type Headers = Record<string, unknown> | undefined | null;
+
+function asRecord(value: unknown): Record<string, unknown> | undefined {
+  return value !== null && typeof value === 'object' && !Array.isArray(value) && !Buffer.isBuffer(value)
+    ? (value as Record<string, unknown>)
+    : undefined;
+}
+
+/** amqplib decodes some AMQP field types as `{ '!': type, value }`; unwrap them. */
+function unwrap(value: unknown): unknown {
+  const rec = asRecord(value);
+  if (rec && '!' in rec && 'value' in rec) return rec.value;
+  return value;
+}
+
+function asNumber(value: unknown): number | undefined {
+  const v = unwrap(value);
+  if (typeof v === 'number' && Number.isFinite(v)) return v;
+  if (typeof v === 'bigint') return Number(v);
+  if (typeof v === 'string' && v.trim() !== '' && Number.isFinite(Number(v))) return Number(v);
+  return undefined;
+}
+
+function asText(value: unknown): string | undefined {
+  const v = unwrap(value);
+  if (typeof v === 'string') return v;
+  if (Buffer.isBuffer(v)) return v.toString('utf8');
+  return undefined;
+}
+
+/** AMQP timestamps are seconds; amqplib may hand them over wrapped, as a number, or as a Date. */
+function asIsoTime(value: unknown): string | undefined {
+  const v = unwrap(value);
+  if (v instanceof Date) return Number.isNaN(v.getTime()) ? undefined : v.toISOString();
+  const seconds = asNumber(v);
+  return seconds === undefined ? undefined : new Date(seconds * 1000).toISOString();
+}
+
+/** Reads the `x-death` header into plain records; anything malformed is skipped, never thrown. */
+export function readDeaths(headers: Headers): DeathRecord[] {
+  const raw = headers?.['x-death'];
+  if (!Array.isArray(raw)) return [];
+  const deaths: DeathRecord[] = [];
+  for (const item of raw) {
+    const entry = asRecord(item);
+    if (!entry) continue;
+    const queue = asText(entry.queue);
+    const reason = asText(entry.reason);
+    if (queue === undefined || reason === undefined) continue;
+    const keys = Array.isArray(entry['routing-keys']) ? entry['routing-keys'] : [];
+    const record: DeathRecord = {
+      queue,
+      reason,
+      count: asNumber(entry.count) ?? 1,
+      exchange: asText(entry.exchange) ?? '',
+      routingKeys: keys.map(asText).filter((k): k is string => k !== undefined),
+    };
+    const time = asIsoTime(entry.time);
+    if (time !== undefined) record.time = time;
+    deaths.push(record);
+  }
+  return deaths;
+}
+
+/** The death record for (queue, reason), found by key — never by position. */
+export function findDeath(deaths: DeathRecord[], queue: string, reason: string): DeathRecord | undefined {
+  return deaths.find((d) => d.queue === queue && d.reason === reason);
+}
+
+/** Failed attempts so far according to this package's own header (0 when absent or malformed). */
+export function attemptHeaderCount(headers: Headers): number {
+  const n = asNumber(headers?.[ATTEMPT_HEADER]);
+  return n !== undefined && n > 0 ? Math.floor(n) : 0;
+}
+
+/**
+ * Failed attempts before this delivery: the larger of the broker's count for (main queue, `rejected`)
+ * and the package's own header (which survives a republish on RabbitMQ 4).
+ */
+export function failedAttempts(headers: Headers, mainQueue: string): number {
+  const rejected = findDeath(readDeaths(headers), mainQueue, 'rejected')?.count ?? 0;
+  return Math.max(rejected, attemptHeaderCount(headers));
+}
+
+export function retryInfo(headers: Headers, mainQueue: string, maxAttempts: number): RetryInfo {
+  const deaths = readDeaths(headers);
+  const rejected = findDeath(deaths, mainQueue, 'rejected')?.count ?? 0;
+  const attempt = Math.max(rejected, attemptHeaderCount(headers)) + 1;
+  return {
+    attempt,
+    maxAttempts,
+    remaining: Math.max(0, maxAttempts - attempt),
+    firstDeathReason: asText(headers?.['x-first-death-reason']) ?? null,
+    deaths,
+  };
+}
+
+/** Whether a failure of this attempt must park rather than retry. */
+export function attemptsExhausted(info: Pick<RetryInfo, 'attempt' | 'maxAttempts'>): boolean {
+  return info.attempt >= info.maxAttempts;
+}
+
+/**
+ * Where the message was originally published: the exchange and routing key recorded when it was
+ * first rejected from the main queue, else those of the current delivery.
+ */
+export function originalRoute(
+  headers: Headers,
+  mainQueue: string,
+  delivered: { exchange: string; routingKey: string },
+): { exchange: string; routingKey: string } {
+  const death = findDeath(readDeaths(headers), mainQueue, 'rejected');
+  if (!death) return { exchange: delivered.exchange, routingKey: delivered.routingKey };
+  return { exchange: death.exchange, routingKey: death.routingKeys[0] ?? delivered.routingKey };
+}

@@ -1,0 +1,199 @@
+/**
+ * One AMQP connection per broker configuration, shared by every node that uses it.
+ * Connects when the first user arrives, closes when the last one leaves, and reconnects with capped
+ * exponential backoff in between. Users listen for `connected` to (re)build their channels.
+ */
+import { EventEmitter } from 'node:events';
+import * as amqp from 'amqplib';
+import type { Channel, ChannelModel } from 'amqplib';
+import { backoffDelay, type BackoffOptions } from './backoff';
+import { ConfirmPublisher } from './confirm-publisher';
+
+export type ConnectionPhase = 'idle' | 'connecting' | 'connected' | 'waiting' | 'closed';
+
+export interface ConnectionState {
+  phase: ConnectionPhase;
+  /** Last connection error, when there was one. */
+  error?: string;
+  /** While `waiting`: ms until the next attempt. */
+  retryInMs?: number;
+}
+
+export interface BrokerConnectionOptions {
+  url: string;
+  /** Shown in the broker's management UI for this connection. */
+  connectionName: string;
+  reconnect: BackoffOptions;
+}
+
+export interface BrokerConnectionEvents {
+  state: [ConnectionState];
+  connected: [ChannelModel];
+  disconnected: [Error | undefined];
+}
+
+export class BrokerConnection extends EventEmitter<BrokerConnectionEvents> {
+  private model: ChannelModel | undefined;
+  private readonly users = new Set<string>();
+  private attempt = 0;
+  private timer: NodeJS.Timeout | undefined;
+  private stopping = false;
+  private publisherPromise: Promise<ConfirmPublisher> | undefined;
+  private current: ConnectionState = { phase: 'idle' };
+
+  constructor(private readonly options: BrokerConnectionOptions) {
+    super();
+  }
+
+  get state(): ConnectionState {
+    return this.current;
+  }
+
+  get connection(): ChannelModel | undefined {
+    return this.model;
+  }
+
+  get userCount(): number {
+    return this.users.size;
+  }
+
+  /** Registers a user; the first one opens the connection. */
+  acquire(userId: string): void {
+    this.users.add(userId);
+    if (this.users.size === 1 && (this.current.phase === 'idle' || this.current.phase === 'closed')) {
+      this.stopping = false;
+      this.attempt = 0;
+      void this.connect();
+    }
+  }
+
+  /** Deregisters a user; the last one closes the connection. */
+  async release(userId: string): Promise<void> {
+    this.users.delete(userId);
+    if (this.users.size === 0) await this.close();
+  }
+
+  /** Closes the connection and stops reconnecting, whoever still uses it. */
+  async close(): Promise<void> {
+    this.stopping = true;
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    const model = this.model;
+    this.model = undefined;
+    this.publisherPromise = undefined;
+    if (model) {
+      try {
+        await model.close();
+      } catch {
+        // The socket may already be gone; closing is best effort.
+      }
+    }
+    this.setState({ phase: 'closed' });
+  }
+
+  /** A new channel on the live connection; throws when there is none. */
+  async createChannel(): Promise<Channel> {
+    const model = this.requireConnection();
+    const channel = await model.createChannel();
+    // Without a listener an 'error' event would crash the process; 'close' carries the consequence.
+    channel.on('error', () => undefined);
+    return channel;
+  }
+
+  /**
+   * Runs `work` on a throwaway channel and closes it afterwards. For operations that may fail with
+   * 404/406, which close the channel they run on: the consumer's own channel is never put at risk.
+   */
+  async withThrowawayChannel<T>(work: (channel: Channel) => Promise<T>): Promise<T> {
+    const channel = await this.createChannel();
+    let closed = false;
+    channel.once('close', () => {
+      closed = true;
+    });
+    try {
+      return await work(channel);
+    } finally {
+      if (!closed) await channel.close().catch(() => undefined);
+    }
+  }
+
+  /** The connection's shared confirm-mode publisher, recreated when its channel was closed. */
+  async publisher(): Promise<ConfirmPublisher> {
+    if (this.publisherPromise) {
+      const existing = await this.publisherPromise.catch(() => undefined);
+      if (existing && !existing.closed) return existing;
+      this.publisherPromise = undefined;
+    }
+    const model = this.requireConnection();
+    this.publisherPromise = model.createConfirmChannel().then((channel) => {
+      channel.on('error', () => undefined);
+      return new ConfirmPublisher(channel);
+    });
+    return this.publisherPromise;
+  }
+
+  private requireConnection(): ChannelModel {
+    if (!this.model) throw new Error(`not connected to the broker (${this.current.error ?? this.current.phase})`);
+    return this.model;
+  }
+
+  private setState(state: ConnectionState): void {
+    this.current = state;
+    this.emit('state', state);
+  }
+
+  private async connect(): Promise<void> {
+    if (this.stopping) return;
+    this.attempt += 1;
+    this.setState({ phase: 'connecting' });
+    let model: ChannelModel;
+    try {
+      model = await amqp.connect(this.options.url, { clientProperties: { connection_name: this.options.connectionName } });
+    } catch (err) {
+      this.scheduleReconnect(err as Error);
+      return;
+    }
+    if (this.stopping) {
+      await model.close().catch(() => undefined);
+      return;
+    }
+    this.model = model;
+    this.attempt = 0;
+    model.on('error', () => undefined); // 'close' follows and drives the reconnect
+    model.on('close', (err?: Error) => this.onClosed(model, err));
+    model.on('blocked', (reason: string) => this.setState({ phase: 'connected', error: `broker blocked publishing: ${reason}` }));
+    model.on('unblocked', () => this.setState({ phase: 'connected' }));
+    this.setState({ phase: 'connected' });
+    this.emit('connected', model);
+  }
+
+  private onClosed(model: ChannelModel, err: Error | undefined): void {
+    if (this.model !== model) return;
+    this.model = undefined;
+    this.publisherPromise = undefined;
+    this.emit('disconnected', err);
+    if (!this.stopping) this.scheduleReconnect(err ?? new Error('connection closed by the broker'));
+  }
+
+  private scheduleReconnect(err: Error): void {
+    if (this.stopping) return;
+    const delay = backoffDelay(Math.max(1, this.attempt), this.options.reconnect);
+    this.setState({ phase: 'waiting', error: describeConnectionError(err), retryInMs: delay });
+    clearTimeout(this.timer);
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      void this.connect();
+    }, delay);
+  }
+}
+
+/** Connection errors as a user can act on them. */
+export function describeConnectionError(err: Error): string {
+  const code = (err as NodeJS.ErrnoException).code;
+  if (code === 'ECONNREFUSED') return 'connection refused: is RabbitMQ running at this address?';
+  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return 'broker host not found';
+  if (code === 'ETIMEDOUT') return 'connection timed out';
+  if (/ACCESS_REFUSED|403/.test(err.message)) return 'access refused: check user and password';
+  if (/NOT_ALLOWED|530/.test(err.message)) return 'vhost not found or not allowed for this user';
+  return err.message;
+}

@@ -1,0 +1,101 @@
+/**
+ * Deliveries waiting to be settled, by id. The id is plain text that travels on `msg`; the delivery
+ * (and its channel) stays here, because Node-RED deep-clones `msg` on fan-out.
+ * Taking an entry removes it, so a delivery can be settled once only; what ended it is remembered
+ * (bounded) so a second settle gets a precise warning instead of a broker channel error.
+ */
+
+export type TakeResult<T> =
+  | { status: 'live'; entry: T }
+  /** Settled before, by a settle node or a timeout. */
+  | { status: 'ended'; how: string }
+  /** Its channel was lost before anyone settled it: the broker redelivers it. */
+  | { status: 'stale'; how: string }
+  | { status: 'unknown' };
+
+interface Ending {
+  how: string;
+  stale: boolean;
+}
+
+export class DeliveryRegistry<T extends { id: string; owner: object }> {
+  private readonly live = new Map<string, T>();
+  private readonly ended = new Map<string, Ending>();
+  private counter = 0;
+
+  /**
+   * @param prefix id of the node that owns the registry: ids read `<prefix>:<n>`, so a settle node can
+   *   find the registry from the id alone.
+   * @param endedMemory how many ended ids to remember for double-settle warnings.
+   */
+  constructor(
+    readonly prefix: string,
+    private readonly endedMemory = 10_000,
+  ) {}
+
+  nextId(): string {
+    this.counter += 1;
+    return `${this.prefix}:${this.counter}`;
+  }
+
+  add(entry: T): void {
+    this.live.set(entry.id, entry);
+  }
+
+  /** The live entry with this id, without taking it. */
+  peek(id: string): T | undefined {
+    return this.live.get(id);
+  }
+
+  /** Removes and returns a live entry; `how` is remembered as what ended it. */
+  take(id: string, how: string): TakeResult<T> {
+    const entry = this.live.get(id);
+    if (entry) {
+      this.live.delete(id);
+      this.remember(id, { how, stale: false });
+      return { status: 'live', entry };
+    }
+    const ending = this.ended.get(id);
+    if (ending === undefined) return { status: 'unknown' };
+    return { status: ending.stale ? 'stale' : 'ended', how: ending.how };
+  }
+
+  /** Ends every live entry of an owner because its channel is gone, and returns them. */
+  endAllOf(owner: object, how: string): T[] {
+    const gone: T[] = [];
+    for (const entry of this.live.values()) {
+      if (entry.owner === owner) gone.push(entry);
+    }
+    for (const entry of gone) {
+      this.live.delete(entry.id);
+      this.remember(entry.id, { how, stale: true });
+    }
+    return gone;
+  }
+
+  countOf(owner: object): number {
+    let n = 0;
+    for (const entry of this.live.values()) if (entry.owner === owner) n += 1;
+    return n;
+  }
+
+  get size(): number {
+    return this.live.size;
+  }
+
+  /** Extracts the owner prefix of an id, or undefined when the text is not an id. */
+  static prefixOf(id: unknown): string | undefined {
+    if (typeof id !== 'string') return undefined;
+    const at = id.lastIndexOf(':');
+    return at > 0 ? id.slice(0, at) : undefined;
+  }
+
+  private remember(id: string, ending: Ending): void {
+    this.ended.set(id, ending);
+    if (this.ended.size > this.endedMemory) {
+      // Maps iterate in insertion order: the first key is the oldest.
+      const oldest = this.ended.keys().next().value;
+      if (oldest !== undefined) this.ended.delete(oldest);
+    }
+  }
+}

@@ -1,0 +1,67 @@
+/** What a parked message looks like: the original body and properties plus failure headers. Pure. */
+import type { MessageProperties, Options } from 'amqplib';
+import { ATTEMPT_HEADER, originalRoute } from './attempts';
+
+/** Headers added to a parked message (none `x-` prefixed: RabbitMQ 4 treats some of those as its own). */
+export const PARK_HEADERS = {
+  reason: 'park-reason',
+  time: 'park-time',
+  originalExchange: 'park-original-exchange',
+  originalRoutingKey: 'park-original-routing-key',
+  originalQueue: 'park-original-queue',
+  attempt: ATTEMPT_HEADER,
+} as const;
+
+export interface ParkInput {
+  content: Buffer;
+  properties: MessageProperties;
+  fields: { exchange: string; routingKey: string };
+  /** Queue the message was consumed from. */
+  mainQueue: string;
+  /** Attempts made, this one included. */
+  attempts: number;
+  reason: string;
+  now: Date;
+}
+
+/** Reason texts can be anything a flow throws; headers are kept readable and bounded. */
+export function clampReason(reason: string, max = 1000): string {
+  const text = reason.trim() === '' ? 'parked' : reason.trim();
+  return text.length > max ? `${text.slice(0, max - 1)}…` : text;
+}
+
+/** Publish options that keep the original's properties and headers, persistent, with the park headers. */
+export function parkedPublishOptions(input: ParkInput): Options.Publish {
+  const p = input.properties;
+  const route = originalRoute(p.headers, input.mainQueue, input.fields);
+  const headers: Record<string, unknown> = {
+    ...(p.headers ?? {}),
+    [PARK_HEADERS.reason]: clampReason(input.reason),
+    [PARK_HEADERS.time]: input.now.toISOString(),
+    [PARK_HEADERS.originalExchange]: route.exchange,
+    [PARK_HEADERS.originalRoutingKey]: route.routingKey,
+    [PARK_HEADERS.originalQueue]: input.mainQueue,
+    [PARK_HEADERS.attempt]: input.attempts,
+  };
+  return { ...copiedProperties(p), headers, persistent: true, mandatory: true };
+}
+
+/**
+ * The properties worth carrying over when the package republishes a message. Left out on purpose:
+ * `expiration` (a parked message waits for a human, it must not expire) and `userId` (the broker
+ * rejects a publish whose user-id is not the connection's user).
+ */
+export function copiedProperties(p: MessageProperties): Options.Publish {
+  const keys = ['contentType', 'contentEncoding', 'correlationId', 'replyTo', 'messageId', 'timestamp', 'type', 'appId', 'priority'] as const;
+  return pickDefined(p, keys);
+}
+
+/** The listed keys of an object that are neither undefined nor null. */
+export function pickDefined<T extends object>(source: T, keys: ReadonlyArray<keyof T>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const key of keys) {
+    const value: unknown = source[key];
+    if (value !== undefined && value !== null) out[String(key)] = value;
+  }
+  return out;
+}

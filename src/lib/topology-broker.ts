@@ -1,0 +1,155 @@
+/**
+ * Applies a topology plan to a broker: `declare` asserts everything with its arguments, `check` only
+ * looks (passive checks, never a declare). Runs on throwaway channels, because a 404 or 406 closes
+ * the channel it happens on. Decisions branch on the AMQP reply `code`: the broker truncates texts.
+ */
+import type { Channel } from 'amqplib';
+import {
+  describeDifference,
+  describePreconditionFailure,
+  diffArguments,
+  parsePreconditionFailure,
+  type QueueArguments,
+  type TopologyMode,
+  type TopologyPlan,
+} from './topology';
+
+/** AMQP reply codes this module branches on. */
+export const AMQP_CODE = { ACCESS_REFUSED: 403, NOT_FOUND: 404, RESOURCE_LOCKED: 405, PRECONDITION_FAILED: 406 } as const;
+
+export class TopologyError extends Error {
+  constructor(
+    /** One sentence per problem, each naming the object (and argument) concerned. */
+    readonly problems: string[],
+    /** AMQP reply code of the first failure, when the broker gave one. */
+    readonly code?: number,
+  ) {
+    super(problems.join('; '));
+    this.name = 'TopologyError';
+  }
+}
+
+/** Reads queue and exchange definitions, e.g. through the management HTTP API. Optional. */
+export interface DefinitionReader {
+  queueArguments(name: string): Promise<QueueArguments | undefined>;
+  exchangeType(name: string): Promise<string | undefined>;
+}
+
+export interface TopologyResult {
+  /** Things worth a warning that did not stop the consumer. */
+  warnings: string[];
+}
+
+type ChannelRunner = <T>(work: (channel: Channel) => Promise<T>) => Promise<T>;
+
+function replyCode(err: unknown): number | undefined {
+  const code = (err as { code?: unknown }).code;
+  return typeof code === 'number' ? code : undefined;
+}
+
+function explain(err: unknown, kind: 'queue' | 'exchange', name: string, mode: TopologyMode, action: string): string {
+  const code = replyCode(err);
+  const text = err instanceof Error ? err.message : String(err);
+  if (code === AMQP_CODE.NOT_FOUND) {
+    return mode === 'check'
+      ? `${kind} '${name}' does not exist on the broker (check mode never creates it): create it, or use declare mode`
+      : `${kind} '${name}' was not found while trying to ${action}`;
+  }
+  if (code === AMQP_CODE.PRECONDITION_FAILED) {
+    const failure = parsePreconditionFailure(text);
+    return failure
+      ? describePreconditionFailure(failure)
+      : `${kind} '${name}' exists on the broker with different arguments or properties than the configuration`;
+  }
+  if (code === AMQP_CODE.ACCESS_REFUSED) {
+    return `no permission to ${action} ${kind} '${name}'${mode === 'declare' ? ': grant configure permission, or use check mode' : ''}`;
+  }
+  if (code === AMQP_CODE.RESOURCE_LOCKED) return `${kind} '${name}' is exclusive to another connection`;
+  return `${kind} '${name}': ${text}`;
+}
+
+/** Declares every exchange, queue (durable, with its arguments) and binding of the plan. */
+export async function declareTopology(run: ChannelRunner, plan: TopologyPlan): Promise<TopologyResult> {
+  await run(async (channel) => {
+    let step: { kind: 'queue' | 'exchange'; name: string; action: string } = { kind: 'exchange', name: '', action: 'declare' };
+    try {
+      for (const ex of plan.exchanges) {
+        step = { kind: 'exchange', name: ex.name, action: 'declare' };
+        await channel.assertExchange(ex.name, ex.type, { durable: true });
+      }
+      for (const q of plan.queues) {
+        step = { kind: 'queue', name: q.name, action: 'declare' };
+        await channel.assertQueue(q.name, { durable: true, arguments: q.arguments });
+      }
+      for (const b of plan.bindings) {
+        step = { kind: 'queue', name: b.queue, action: `bind to exchange '${b.exchange}' with '${b.routingKey}'` };
+        await channel.bindQueue(b.queue, b.exchange, b.routingKey);
+      }
+    } catch (err) {
+      throw new TopologyError([explain(err, step.kind, step.name, 'declare', step.action)], replyCode(err));
+    }
+  });
+  return { warnings: [] };
+}
+
+/**
+ * Checks that every exchange and queue exists, with passive declares only. With a definition reader
+ * (the management API) the queue arguments and exchange types are compared too; without one, only
+ * existence can be checked over AMQP, which the result says as a warning.
+ */
+export async function checkTopology(run: ChannelRunner, plan: TopologyPlan, reader?: DefinitionReader): Promise<TopologyResult> {
+  const problems: string[] = [];
+  let firstCode: number | undefined;
+  const attempt = async (kind: 'queue' | 'exchange', name: string, op: (ch: Channel) => Promise<unknown>): Promise<boolean> => {
+    try {
+      // Each check on its own channel: a 404 closes the channel, and all missing objects get reported.
+      await run(op);
+      return true;
+    } catch (err) {
+      firstCode ??= replyCode(err);
+      problems.push(explain(err, kind, name, 'check', 'check'));
+      return false;
+    }
+  };
+  for (const ex of plan.exchanges) {
+    const exists = await attempt('exchange', ex.name, (ch) => ch.checkExchange(ex.name));
+    if (exists && reader) {
+      const type = await reader.exchangeType(ex.name);
+      if (type !== undefined && type !== ex.type) problems.push(`exchange '${ex.name}': type is '${type}' on the broker, config says '${ex.type}'`);
+    }
+  }
+  for (const q of plan.queues) {
+    const exists = await attempt('queue', q.name, (ch) => ch.checkQueue(q.name));
+    if (exists && reader) {
+      const onBroker = await reader.queueArguments(q.name);
+      if (onBroker !== undefined) {
+        for (const diff of diffArguments(onBroker, q.arguments)) problems.push(describeDifference('queue', q.name, diff));
+      }
+    }
+  }
+  if (problems.length > 0) throw new TopologyError(problems, firstCode);
+  const warnings = reader ? [] : ['check mode: queues and exchanges exist; their arguments were not compared (set the management API URL on the broker to compare them)'];
+  return { warnings };
+}
+
+export async function applyTopology(run: ChannelRunner, plan: TopologyPlan, mode: TopologyMode, reader?: DefinitionReader): Promise<TopologyResult> {
+  return mode === 'declare' ? declareTopology(run, plan) : checkTopology(run, plan, reader);
+}
+
+/**
+ * Makes sure a plain queue exists (e.g. a reply queue): a passive check first, and a durable declare
+ * without arguments only when it is missing, so a queue created elsewhere with arguments is left alone.
+ */
+export async function ensureQueueExists(connection: { withThrowawayChannel: ChannelRunner }, queue: string): Promise<void> {
+  try {
+    await connection.withThrowawayChannel((ch) => ch.checkQueue(queue));
+    return;
+  } catch (err) {
+    if (replyCode(err) !== AMQP_CODE.NOT_FOUND) throw new Error(explain(err, 'queue', queue, 'check', 'check'), { cause: err });
+  }
+  try {
+    await connection.withThrowawayChannel((ch) => ch.assertQueue(queue, { durable: true }));
+  } catch (err) {
+    throw new Error(explain(err, 'queue', queue, 'declare', 'declare'), { cause: err });
+  }
+}

@@ -1,0 +1,30 @@
+/**
+ * `park-publisher`: moves the message msg refers to into the parking queue — a confirmed, mandatory
+ * publish of the original body, properties and headers plus failure headers, and only then the ack.
+ */
+import { errorText, stringProp, type Node, type NodeAPI, type NodeDef } from '../shared/node-red';
+import { settleMessage } from '../shared/retry-config-node';
+import { reportSettleFailure } from '../shared/settle-report';
+
+export = function register(RED: NodeAPI): void {
+  function ParkPublisher(this: Node, def: NodeDef): void {
+    RED.nodes.createNode(this, def);
+    const node = this;
+    const configuredReason = stringProp(def.reason);
+    let parked = 0;
+    node.on('input', (msg, send, done) => {
+      const reason = errorText(msg.error) || configuredReason || 'parked by flow';
+      settleMessage(RED, msg, 'park', reason).then(
+        (outcome) => {
+          parked += 1;
+          node.status({ fill: 'yellow', shape: 'dot', text: `parked ${parked}` });
+          msg.park = { queue: outcome.parkedTo ?? '', reason: outcome.parkReason ?? reason, attempt: outcome.attempt };
+          send(msg);
+          done();
+        },
+        (err: unknown) => reportSettleFailure(node, err, done),
+      );
+    });
+  }
+  RED.nodes.registerType('park-publisher', ParkPublisher);
+};

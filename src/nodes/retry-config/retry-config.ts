@@ -1,0 +1,27 @@
+/**
+ * `retry-config` config node: the retry topology (main / retry / parking queues and their arguments)
+ * and the registry of deliveries waiting to be settled by the end nodes.
+ */
+import type { TrackedDelivery } from '../../lib/consumer-session';
+import { DeliveryRegistry } from '../../lib/delivery-registry';
+import { findBroker } from '../shared/broker-node';
+import { stringProp, type Node, type NodeAPI, type NodeDef } from '../shared/node-red';
+import { topologyFromDefinition, type RetryConfigNode } from '../shared/retry-config-node';
+
+export = function register(RED: NodeAPI): void {
+  function RetryConfig(this: RetryConfigNode, def: NodeDef): void {
+    RED.nodes.createNode(this, def);
+    this.registry = new DeliveryRegistry<TrackedDelivery>(this.id);
+    this.broker = findBroker(RED, def.broker);
+    this.problems = [];
+    try {
+      this.topology = topologyFromDefinition(def);
+    } catch (err) {
+      this.topology = undefined;
+      this.problems.push((err as Error).message);
+    }
+    if (!this.broker) this.problems.push('no broker configured');
+    if (this.problems.length > 0) this.error(`retry configuration '${def.name || stringProp(def.mainQueue) || this.id}': ${this.problems.join('; ')}`);
+  }
+  RED.nodes.registerType('retry-config', RetryConfig as (this: Node, def: NodeDef) => void);
+};

@@ -1,0 +1,111 @@
+/**
+ * `retry-consumer`: consumes the main queue of a retry-config with manual ack and sends one msg per
+ * delivery. The delivery itself stays in the config node's registry; the msg carries its id.
+ */
+import { ConsumerSession, type DeliveredMessage, type SessionState, type SessionStats } from '../../lib/consumer-session';
+import { DECODE_MODES, type DecodeMode } from '../../lib/payload';
+import type { BrokerUser } from '../shared/broker-node';
+import { numberProp, type Node, type NodeAPI, type NodeDef, type NodeMessage, type NodeStatus } from '../shared/node-red';
+import { findRetryConfig } from '../shared/retry-config-node';
+
+/** Status updates are throttled: at thousands of messages a second the editor needs a few a second. */
+const STATUS_INTERVAL_MS = 500;
+
+function toMsg(delivered: DeliveredMessage): NodeMessage {
+  return { payload: delivered.payload, topic: delivered.amqp.routingKey, amqp: delivered.amqp, retry: delivered.retry };
+}
+
+function statsText(stats: SessionStats): string {
+  return `${stats.inFlight} in flight · acked ${stats.acked} · retried ${stats.retried} · parked ${stats.parked}`;
+}
+
+function sessionStatus(state: SessionState, stats: SessionStats): NodeStatus | undefined {
+  switch (state.phase) {
+    case 'consuming':
+      return { fill: 'green', shape: 'dot', text: statsText(stats) };
+    case 'checking-topology':
+      return { fill: 'yellow', shape: 'ring', text: 'checking topology' };
+    case 'topology-error':
+    case 'channel-lost':
+      return { fill: 'red', shape: 'ring', text: state.detail ?? state.phase };
+    case 'stopped':
+      return { fill: 'grey', shape: 'ring', text: 'stopped' };
+    default:
+      return undefined; // waiting for the connection: the broker's status says why
+  }
+}
+
+export = function register(RED: NodeAPI): void {
+  function RetryConsumer(this: Node, def: NodeDef): void {
+    RED.nodes.createNode(this, def);
+    const node = this;
+    const config = findRetryConfig(RED, def.config);
+    if (!config || !config.topology || !config.broker) {
+      const why = !config ? 'no retry configuration selected' : config.problems.join('; ') || 'retry configuration has no broker';
+      node.status({ fill: 'red', shape: 'ring', text: why });
+      node.error(`retry consumer not started: ${why}`);
+      return;
+    }
+    const broker = config.broker;
+    const decode: DecodeMode = DECODE_MODES.find((m) => m === def.decode) ?? 'auto';
+    const settleTimeoutMs = Math.max(0, numberProp(def.settleTimeout, 60)) * 1000;
+    const session = new ConsumerSession({
+      connection: broker.connection,
+      topology: config.topology,
+      registry: config.registry,
+      prefetch: Math.max(1, Math.floor(numberProp(def.prefetch, 10))),
+      settleTimeoutMs,
+      decode,
+      invalidBody: def.invalidBody === 'error' ? 'error' : 'park',
+      definitionReader: broker.managementApi,
+    });
+
+    let statusTimer: NodeJS.Timeout | undefined;
+    let lastText = '';
+    const showStatus = (): void => {
+      statusTimer = undefined;
+      const status = sessionStatus(session.state, session.stats) ?? broker.connectionStatus();
+      if (status.text !== lastText) {
+        lastText = status.text ?? '';
+        node.status(status);
+      }
+    };
+    const scheduleStatus = (): void => {
+      statusTimer ??= setTimeout(showStatus, STATUS_INTERVAL_MS);
+    };
+
+    session.on('message', (delivered) => node.send(toMsg(delivered)));
+    session.on('invalid', (delivered, why) => {
+      const msg = toMsg(delivered);
+      msg.error = { message: why };
+      node.error(`message ${delivered.amqp.deliveryId}: ${why}`, msg);
+    });
+    session.on('stats', scheduleStatus);
+    session.on('state', showStatus);
+    session.on('warning', (text) => node.warn(text));
+    session.on('error', (text) => node.error(text));
+
+    const user: BrokerUser = {
+      id: node.id,
+      // The broker pushes connection states; while consuming, the session's own status wins.
+      status: (status) => {
+        if (session.state.phase !== 'consuming') {
+          lastText = status.text ?? '';
+          node.status(status);
+        }
+      },
+    };
+    session.start();
+    broker.register(user);
+
+    node.on('close', (_removed, done) => {
+      clearTimeout(statusTimer);
+      // Messages still unsettled go back to the queue when the channel closes: redelivered, not lost.
+      session
+        .stop()
+        .then(() => broker.deregister(user))
+        .then(() => done(), () => done());
+    });
+  }
+  RED.nodes.registerType('retry-consumer', RetryConsumer);
+};

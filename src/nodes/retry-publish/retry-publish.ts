@@ -1,0 +1,82 @@
+/**
+ * `retry-publish`: publishes msg.payload with publisher confirms and `mandatory`, or answers a consumed
+ * message on its `replyTo` queue with the same correlationId. The msg goes on only once the broker
+ * confirmed it; a message nobody could route is an error, not a silent loss.
+ */
+import { randomUUID } from 'node:crypto';
+import type { Options } from 'amqplib';
+import { encodePayload } from '../../lib/payload';
+import { ensureQueueExists } from '../../lib/topology-broker';
+import { findBroker, type BrokerUser } from '../shared/broker-node';
+import { stringProp, type Node, type NodeAPI, type NodeDef, type NodeMessage } from '../shared/node-red';
+import { publishTarget, publishOptions } from '../shared/publish-options';
+
+export = function register(RED: NodeAPI): void {
+  function RetryPublish(this: Node, def: NodeDef): void {
+    RED.nodes.createNode(this, def);
+    const node = this;
+    const broker = findBroker(RED, def.broker);
+    if (!broker) {
+      node.status({ fill: 'red', shape: 'ring', text: 'no broker configured' });
+      node.error('publish node not started: no broker configured');
+      return;
+    }
+    const settings = {
+      mode: def.mode === 'reply' ? ('reply' as const) : ('publish' as const),
+      exchange: stringProp(def.exchange),
+      routingKey: stringProp(def.routingKey),
+      persistent: def.persistent !== false,
+      contentType: stringProp(def.contentType),
+    };
+    const user: BrokerUser = { id: node.id, status: (status) => node.status(status) };
+    broker.register(user);
+    // The queue to make sure of (e.g. the reply queue), once per connection: checked passively,
+    // declared plain and durable only when missing, so a queue with arguments is never redeclared.
+    const declareQueue = stringProp(def.declareQueue);
+    let ensured: Promise<void> | undefined;
+    const onConnected = (): void => {
+      ensured = undefined;
+    };
+    broker.connection.on('connected', onConnected);
+    const ensureQueue = (): Promise<void> => {
+      if (declareQueue === '') return Promise.resolve();
+      ensured ??= ensureQueueExists(broker.connection, declareQueue).catch((err: unknown) => {
+        ensured = undefined;
+        throw err;
+      });
+      return ensured;
+    };
+
+    node.on('input', (msg: NodeMessage, send, done) => {
+      let target: { exchange: string; routingKey: string };
+      let options: Options.Publish;
+      let content: Buffer;
+      try {
+        target = publishTarget(settings, msg);
+        const encoded = encodePayload(msg.payload);
+        content = encoded.content;
+        options = publishOptions(settings, msg, encoded.contentType, randomUUID);
+      } catch (err) {
+        done(err as Error);
+        return;
+      }
+      ensureQueue()
+        .then(() => broker.connection.publisher())
+        .then((publisher) => publisher.publish(target.exchange, target.routingKey, content, options))
+        .then(
+          () => {
+            const amqp = (msg.amqp && typeof msg.amqp === 'object' ? msg.amqp : {}) as Record<string, unknown>;
+            msg.amqp = { ...amqp, published: { exchange: target.exchange, routingKey: target.routingKey, messageId: options.messageId } };
+            send(msg);
+            done();
+          },
+          (err: unknown) => done(err instanceof Error ? err : new Error(String(err))),
+        );
+    });
+    node.on('close', (_removed, done) => {
+      broker.connection.off('connected', onConnected);
+      broker.deregister(user).then(done, done);
+    });
+  }
+  RED.nodes.registerType('retry-publish', RetryPublish);
+};

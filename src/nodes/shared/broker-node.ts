@@ -1,0 +1,41 @@
+/** The broker config node's shape as other nodes see it, and its status texts. */
+import type { BrokerConnection, ConnectionState } from '../../lib/broker-connection';
+import type { ManagementApi } from '../../lib/management-api';
+import type { Node, NodeAPI, NodeStatus } from './node-red';
+
+export interface BrokerUser {
+  id: string;
+  status(status: NodeStatus): void;
+}
+
+export interface RetryBrokerNode extends Node {
+  connection: BrokerConnection;
+  /** Host part of the URL, without credentials, for labels and messages. */
+  display: string;
+  managementApi: ManagementApi | undefined;
+  register(user: BrokerUser): void;
+  deregister(user: BrokerUser): Promise<void>;
+  connectionStatus(): NodeStatus;
+}
+
+export function connectionStatus(state: ConnectionState): NodeStatus {
+  switch (state.phase) {
+    case 'connected':
+      return state.error ? { fill: 'yellow', shape: 'dot', text: state.error } : { fill: 'green', shape: 'dot', text: 'connected' };
+    case 'connecting':
+      return { fill: 'yellow', shape: 'ring', text: 'connecting' };
+    case 'waiting': {
+      const seconds = Math.ceil((state.retryInMs ?? 0) / 1000);
+      return { fill: 'red', shape: 'ring', text: `${state.error ?? 'disconnected'} (retry in ${seconds} s)` };
+    }
+    default:
+      return { fill: 'grey', shape: 'ring', text: 'disconnected' };
+  }
+}
+
+/** The `retry-broker` node with the given id, or undefined when it is missing or of another type. */
+export function findBroker(RED: NodeAPI, id: unknown): RetryBrokerNode | undefined {
+  if (typeof id !== 'string' || id === '') return undefined;
+  const node = RED.nodes.getNode(id);
+  return node && node.type === 'retry-broker' ? (node as RetryBrokerNode) : undefined;
+}

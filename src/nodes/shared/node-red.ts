@@ -1,0 +1,81 @@
+/**
+ * The small part of Node-RED's runtime API these nodes use, typed here instead of pulling in
+ * the outdated community typings.
+ */
+
+export interface NodeMessage {
+  _msgid?: string;
+  payload?: unknown;
+  topic?: string;
+  [key: string]: unknown;
+}
+
+export interface NodeStatus {
+  fill?: 'red' | 'green' | 'yellow' | 'blue' | 'grey';
+  shape?: 'ring' | 'dot';
+  text?: string;
+}
+
+export type SendFunction = (msg: NodeMessage | Array<NodeMessage | null> | null) => void;
+export type DoneFunction = (err?: Error) => void;
+
+export interface NodeDef {
+  id: string;
+  type: string;
+  name?: string;
+  z?: string;
+  [key: string]: unknown;
+}
+
+export interface Node {
+  id: string;
+  type: string;
+  name?: string;
+  credentials?: Record<string, string | undefined>;
+  on(event: 'input', listener: (msg: NodeMessage, send: SendFunction, done: DoneFunction) => void): void;
+  on(event: 'close', listener: (removed: boolean, done: () => void) => void): void;
+  send(msg: NodeMessage | Array<NodeMessage | null> | null): void;
+  status(status: NodeStatus | Record<string, never>): void;
+  log(text: string): void;
+  warn(text: string | object): void;
+  error(text: string | Error, msg?: NodeMessage): void;
+}
+
+export interface CredentialsDefinition {
+  [key: string]: { type: 'text' | 'password' };
+}
+
+export interface NodeAPI {
+  nodes: {
+    createNode(node: Node, def: NodeDef): void;
+    registerType(
+      type: string,
+      constructor: (this: Node, def: NodeDef) => void,
+      options?: { credentials?: CredentialsDefinition; settings?: Record<string, unknown> },
+    ): void;
+    getNode(id: string): Node | null;
+  };
+  log: { warn(text: string): void; info(text: string): void };
+  _(key: string, substitutions?: Record<string, unknown>): string;
+}
+
+/** Reads a Node-RED editor number field (stored as string or number) with a fallback. */
+export function numberProp(value: unknown, fallback: number): number {
+  if (typeof value === 'number' && Number.isFinite(value)) return value;
+  if (typeof value === 'string' && value.trim() !== '' && Number.isFinite(Number(value))) return Number(value);
+  return fallback;
+}
+
+export function stringProp(value: unknown, fallback = ''): string {
+  return typeof value === 'string' ? value.trim() : fallback;
+}
+
+/** Text of `msg.error` as a Catch node or a function node leaves it: a string, or `{ message }`. */
+export function errorText(error: unknown): string {
+  if (typeof error === 'string') return error;
+  if (error instanceof Error) return error.message;
+  if (error && typeof error === 'object' && typeof (error as { message?: unknown }).message === 'string') {
+    return (error as { message: string }).message;
+  }
+  return '';
+}

@@ -1,0 +1,57 @@
+/** Where a publish goes and with which AMQP properties, from the node's settings and the msg. Pure. */
+import type { Options } from 'amqplib';
+import type { NodeMessage } from './node-red';
+
+export interface PublishSettings {
+  mode: 'publish' | 'reply';
+  exchange: string;
+  /** Empty: msg.topic. */
+  routingKey: string;
+  persistent: boolean;
+  /** Empty: implied by the payload (object → application/json, string → text/plain). */
+  contentType: string;
+}
+
+const PROPERTY_KEYS = ['contentType', 'contentEncoding', 'correlationId', 'replyTo', 'messageId', 'headers', 'expiration', 'priority', 'type', 'appId', 'timestamp', 'persistent'] as const;
+
+function record(value: unknown): Record<string, unknown> {
+  return value && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
+}
+
+/** The consumed message's properties, for a reply. */
+function consumedProperties(msg: NodeMessage): Record<string, unknown> {
+  return record(record(msg.amqp).properties);
+}
+
+export function publishTarget(settings: PublishSettings, msg: NodeMessage): { exchange: string; routingKey: string } {
+  if (settings.mode === 'reply') {
+    const replyTo = consumedProperties(msg).replyTo;
+    if (typeof replyTo !== 'string' || replyTo === '') {
+      throw new Error('reply: msg.amqp.properties.replyTo is missing, so there is nobody to answer');
+    }
+    return { exchange: '', routingKey: replyTo };
+  }
+  const routingKey = settings.routingKey || (typeof msg.topic === 'string' ? msg.topic : '');
+  if (settings.exchange === '' && routingKey === '') {
+    throw new Error('publish: no routing key (set one on the node or in msg.topic); on the default exchange it names the queue');
+  }
+  return { exchange: settings.exchange, routingKey };
+}
+
+export function publishOptions(settings: PublishSettings, msg: NodeMessage, impliedContentType: string | undefined, newId: () => string): Options.Publish {
+  const given = record(msg.properties);
+  const options: Record<string, unknown> = { persistent: settings.persistent };
+  for (const key of PROPERTY_KEYS) {
+    if (given[key] !== undefined && given[key] !== null) options[key] = given[key];
+  }
+  if (settings.mode === 'reply') {
+    const correlationId = consumedProperties(msg).correlationId;
+    if (correlationId !== undefined) options.correlationId = correlationId;
+  }
+  options.contentType ??= settings.contentType || impliedContentType;
+  if (options.contentType === undefined) delete options.contentType;
+  // A message id makes idempotent consumers possible: every publish gets one.
+  options.messageId ??= newId();
+  options.mandatory = true;
+  return options;
+}

@@ -1,0 +1,117 @@
+/** Real-broker helpers for integration tests: unique names, an admin channel, polling, cleanup. */
+import { randomBytes } from 'node:crypto';
+import * as amqp from 'amqplib';
+import type { Channel, ChannelModel, GetMessage } from 'amqplib';
+
+export const AMQP_URL = process.env.AMQP_URL ?? 'amqp://guest:guest@127.0.0.1:5672';
+
+/** Management API of the same broker (enabled by .ci/run), for "created by another tool" setups. */
+export const MANAGEMENT_URL = process.env.AMQP_MANAGEMENT_URL ?? `http://${new URL(AMQP_URL).hostname}:15672`;
+
+/** A name no other test (or earlier run) uses. */
+export function uniqueName(prefix: string): string {
+  return `test-${prefix}-${randomBytes(4).toString('hex')}`;
+}
+
+export class Broker {
+  private constructor(
+    readonly model: ChannelModel,
+    private channel: Channel,
+  ) {}
+
+  private readonly queues = new Set<string>();
+  private readonly exchanges = new Set<string>();
+
+  static async open(): Promise<Broker> {
+    const model = await amqp.connect(AMQP_URL);
+    model.on('error', () => undefined);
+    const channel = await model.createChannel();
+    channel.on('error', () => undefined);
+    return new Broker(model, channel);
+  }
+
+  /** A working channel: 404/406 close channels, so a fresh one is opened when needed. */
+  async ch(): Promise<Channel> {
+    try {
+      await this.channel.checkExchange('amq.direct');
+    } catch {
+      this.channel = await this.model.createChannel();
+      this.channel.on('error', () => undefined);
+    }
+    return this.channel;
+  }
+
+  /** Remembers names to delete in cleanup(), whoever creates them. */
+  track(kind: 'queue' | 'exchange', ...names: string[]): void {
+    for (const n of names) (kind === 'queue' ? this.queues : this.exchanges).add(n);
+  }
+
+  async publish(exchange: string, routingKey: string, body: unknown, options: amqp.Options.Publish = {}): Promise<void> {
+    const confirm = await this.model.createConfirmChannel();
+    confirm.on('error', () => undefined);
+    const content = Buffer.isBuffer(body) ? body : Buffer.from(typeof body === 'string' ? body : JSON.stringify(body));
+    confirm.publish(exchange, routingKey, content, { contentType: 'application/json', persistent: true, ...options });
+    await confirm.waitForConfirms();
+    await confirm.close();
+  }
+
+  async messageCount(queue: string): Promise<number> {
+    return (await (await this.ch()).checkQueue(queue)).messageCount;
+  }
+
+  async exists(kind: 'queue' | 'exchange', name: string): Promise<boolean> {
+    const ch = await this.model.createChannel();
+    ch.on('error', () => undefined);
+    try {
+      if (kind === 'queue') await ch.checkQueue(name);
+      else await ch.checkExchange(name);
+      await ch.close();
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  /** Takes one message off a queue (acked), waiting until there is one. */
+  async take(queue: string, timeoutMs = 30_000): Promise<GetMessage> {
+    let found: GetMessage | undefined;
+    await waitFor(async () => {
+      const m = await (await this.ch()).get(queue, { noAck: true });
+      if (m) found = m;
+      return m !== false;
+    }, `a message in ${queue}`, timeoutMs);
+    return found!;
+  }
+
+  async cleanup(): Promise<void> {
+    const ch = await this.ch();
+    for (const q of this.queues) await ch.deleteQueue(q).catch(() => undefined);
+    for (const x of this.exchanges) await ch.deleteExchange(x).catch(() => undefined);
+    this.queues.clear();
+    this.exchanges.clear();
+    await this.model.close().catch(() => undefined);
+  }
+}
+
+/** Polls until the condition holds; fails with a description after the (generous) limit. No timing assertion. */
+export async function waitFor(condition: () => boolean | Promise<boolean>, what: string, timeoutMs = 30_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    if (await condition()) return;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+/** Calls the management HTTP API with guest credentials (or those of AMQP_URL). */
+export async function management(method: string, path: string, body?: unknown): Promise<Response> {
+  const url = new URL(AMQP_URL);
+  const auth = Buffer.from(`${decodeURIComponent(url.username || 'guest')}:${decodeURIComponent(url.password || 'guest')}`).toString('base64');
+  const init: RequestInit = { method, headers: { authorization: `Basic ${auth}`, 'content-type': 'application/json' } };
+  if (body !== undefined) init.body = JSON.stringify(body);
+  const response = await fetch(`${MANAGEMENT_URL}/api/${path}`, init);
+  if (!response.ok && response.status !== 404) throw new Error(`management ${method} ${path}: ${response.status} ${await response.text()}`);
+  return response;
+}
+
+export const vhostPath = (): string => encodeURIComponent(decodeURIComponent(new URL(AMQP_URL).pathname.slice(1)) || '/');

@@ -1,0 +1,19 @@
+declare module 'node-red-node-test-helper' {
+  interface TestNode {
+    id: string;
+    type: string;
+    receive(msg: Record<string, unknown>): void;
+    on(event: string, listener: (...args: any[]) => void): void;
+    [key: string]: unknown;
+  }
+  interface Helper {
+    init(runtimePath: string, settings?: Record<string, unknown>): void;
+    load(nodes: unknown[], flow: object[], credentials?: Record<string, Record<string, string>>): Promise<void>;
+    unload(): Promise<void>;
+    getNode(id: string): TestNode;
+    startServer(): Promise<void>;
+    stopServer(): Promise<void>;
+  }
+  const helper: Helper;
+  export default helper;
+}

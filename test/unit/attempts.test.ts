@@ -1,0 +1,77 @@
+import assert from 'node:assert/strict';
+import { ATTEMPT_HEADER, attemptsExhausted, failedAttempts, originalRoute, readDeaths, retryInfo } from '../../src/lib/attempts';
+
+const ts = (seconds: number) => ({ '!': 'timestamp', value: seconds });
+
+/** Delivery 3 of the seed's pure broker cycle, as amqplib decodes it (recorded on 3.10.8 and 4.0.5). */
+const thirdDelivery = {
+  'x-death': [
+    { count: 2, reason: 'expired', queue: 'retry-queue', time: ts(1795322260), exchange: 'retry-exchange', 'routing-keys': ['srvc.transact.cash'] },
+    { count: 2, reason: 'rejected', queue: 'main-queue', time: ts(1795322257), exchange: 'main-exchange', 'routing-keys': ['srvc.transact.cash'] },
+  ],
+  'x-first-death-exchange': 'main-exchange',
+  'x-first-death-queue': 'main-queue',
+  'x-first-death-reason': 'rejected',
+};
+
+describe('attempts from x-death', () => {
+  it('counts a first delivery as attempt 1', () => {
+    assert.deepEqual(retryInfo(undefined, 'main-queue', 3), { attempt: 1, maxAttempts: 3, remaining: 2, firstDeathReason: null, deaths: [] });
+  });
+
+  it('uses the (main queue, rejected) entry, not x-death[0]', () => {
+    const info = retryInfo(thirdDelivery, 'main-queue', 3);
+    assert.equal(info.attempt, 3);
+    assert.equal(info.remaining, 0);
+    assert.equal(info.firstDeathReason, 'rejected');
+    assert.equal(info.deaths.length, 2);
+    assert.deepEqual(info.deaths[1], {
+      queue: 'main-queue',
+      reason: 'rejected',
+      count: 2,
+      exchange: 'main-exchange',
+      routingKeys: ['srvc.transact.cash'],
+      time: new Date(1795322257 * 1000).toISOString(),
+    });
+  });
+
+  it('gives the same answer when the array order changes', () => {
+    const reversed = { ...thirdDelivery, 'x-death': [...thirdDelivery['x-death']].reverse() };
+    assert.equal(retryInfo(reversed, 'main-queue', 3).attempt, 3);
+  });
+
+  it('ignores rejections from other queues (a fanout retry exchange shared by several queues)', () => {
+    const headers = { 'x-death': [{ count: 5, reason: 'rejected', queue: 'other-queue', exchange: '', 'routing-keys': ['k'] }] };
+    assert.equal(failedAttempts(headers, 'main-queue'), 0);
+  });
+
+  it('takes the larger of x-death and the package header (RabbitMQ 4 ignores a republished x-death)', () => {
+    // On 4.0 a republished message shows count 1 again; the package's own header remembers 2.
+    const republished = { 'x-death': [{ count: 1, reason: 'rejected', queue: 'main-queue', exchange: '', 'routing-keys': ['main-queue'] }], [ATTEMPT_HEADER]: 2 };
+    assert.equal(retryInfo(republished, 'main-queue', 5).attempt, 3);
+    assert.equal(retryInfo({ ...thirdDelivery, [ATTEMPT_HEADER]: 1 }, 'main-queue', 5).attempt, 3);
+  });
+
+  it('skips malformed entries instead of throwing', () => {
+    const headers = { 'x-death': [null, 'x', { reason: 'rejected' }, { queue: 'main-queue', reason: 'rejected', count: '4' }], [ATTEMPT_HEADER]: 'junk' };
+    assert.equal(readDeaths(headers).length, 1);
+    assert.equal(failedAttempts(headers, 'main-queue'), 4);
+    assert.deepEqual(readDeaths({ 'x-death': 'not an array' }), []);
+  });
+
+  it('reads counts wrapped by amqplib', () => {
+    const headers = { 'x-death': [{ queue: 'q', reason: 'rejected', count: { '!': 'long', value: 7 } }] };
+    assert.equal(failedAttempts(headers, 'q'), 7);
+  });
+
+  it('says when attempts are exhausted', () => {
+    assert.equal(attemptsExhausted({ attempt: 2, maxAttempts: 3 }), false);
+    assert.equal(attemptsExhausted({ attempt: 3, maxAttempts: 3 }), true);
+    assert.equal(attemptsExhausted({ attempt: 4, maxAttempts: 3 }), true);
+  });
+
+  it('finds the original route in the rejected entry', () => {
+    assert.deepEqual(originalRoute(thirdDelivery, 'main-queue', { exchange: '', routingKey: 'main-queue' }), { exchange: 'main-exchange', routingKey: 'srvc.transact.cash' });
+    assert.deepEqual(originalRoute(undefined, 'main-queue', { exchange: 'ex', routingKey: 'rk' }), { exchange: 'ex', routingKey: 'rk' });
+  });
+});

@@ -1,0 +1,64 @@
+import assert from 'node:assert/strict';
+import type { MessageProperties } from 'amqplib';
+import { clampReason, parkedPublishOptions, PARK_HEADERS } from '../../src/lib/parking';
+
+describe('parked message', () => {
+  const properties = {
+    contentType: 'application/json',
+    correlationId: 'c-1',
+    replyTo: 'reply-queue',
+    messageId: 'm-1',
+    expiration: '60000',
+    userId: 'guest',
+    deliveryMode: 1,
+    headers: {
+      custom: 'kept',
+      'x-death': [{ queue: 'main-queue', reason: 'rejected', count: 2, exchange: 'main-exchange', 'routing-keys': ['srvc.transact.cash'] }],
+    },
+  } as unknown as MessageProperties;
+
+  const options = parkedPublishOptions({
+    content: Buffer.from('{}'),
+    properties,
+    fields: { exchange: 'main-exchange', routingKey: 'srvc.transact.cash' },
+    mainQueue: 'main-queue',
+    attempts: 3,
+    reason: 'max attempts (3) reached',
+    now: new Date('2026-11-22T10:00:00Z'),
+  });
+
+  it('keeps the original properties and headers, persistent and mandatory', () => {
+    assert.equal(options.contentType, 'application/json');
+    assert.equal(options.correlationId, 'c-1');
+    assert.equal(options.replyTo, 'reply-queue');
+    assert.equal(options.messageId, 'm-1');
+    assert.equal(options.persistent, true);
+    assert.equal(options.mandatory, true);
+    assert.equal(options.headers?.custom, 'kept');
+    assert.ok(Array.isArray(options.headers?.['x-death']));
+  });
+
+  it('drops expiration and user-id', () => {
+    assert.equal(options.expiration, undefined);
+    assert.equal(options.userId, undefined);
+  });
+
+  it('adds the failure headers', () => {
+    assert.deepEqual(
+      {
+        reason: options.headers?.[PARK_HEADERS.reason],
+        time: options.headers?.[PARK_HEADERS.time],
+        exchange: options.headers?.[PARK_HEADERS.originalExchange],
+        routingKey: options.headers?.[PARK_HEADERS.originalRoutingKey],
+        queue: options.headers?.[PARK_HEADERS.originalQueue],
+        attempt: options.headers?.[PARK_HEADERS.attempt],
+      },
+      { reason: 'max attempts (3) reached', time: '2026-11-22T10:00:00.000Z', exchange: 'main-exchange', routingKey: 'srvc.transact.cash', queue: 'main-queue', attempt: 3 },
+    );
+  });
+
+  it('keeps reasons readable and bounded', () => {
+    assert.equal(clampReason('  '), 'parked');
+    assert.equal(clampReason('x'.repeat(2000)).length, 1000);
+  });
+});
