@@ -115,3 +115,14 @@ export async function management(method: string, path: string, body?: unknown): 
 }
 
 export const vhostPath = (): string => encodeURIComponent(decodeURIComponent(new URL(AMQP_URL).pathname.slice(1)) || '/');
+
+/** Has the broker close every connection with this client-given name (management API; its list lags a few seconds). */
+export async function closeConnectionsNamed(connectionName: string): Promise<void> {
+  let names: string[] = [];
+  await waitFor(async () => {
+    const list = (await (await management('GET', 'connections?columns=name,client_properties')).json()) as Array<{ name: string; client_properties?: { connection_name?: string } }>;
+    names = list.filter((c) => c.client_properties?.connection_name === connectionName).map((c) => c.name);
+    return names.length > 0;
+  }, `the broker to list connection '${connectionName}'`);
+  for (const name of names) await management('DELETE', `connections/${encodeURIComponent(name)}`);
+}

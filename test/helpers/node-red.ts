@@ -30,3 +30,12 @@ export const coreNodes: unknown[] = [
 /* eslint-enable @typescript-eslint/no-require-imports */
 
 export { helper };
+
+/**
+ * Loads a test flow. Nodes on a tab get x/y: Node-RED takes a node without a position for a config
+ * node.
+ */
+export async function loadFlow(flow: Array<Record<string, unknown>>, nodes: unknown[] = [...packageNodes, ...coreNodes]): Promise<void> {
+  const positioned = flow.map((n) => (n.z !== undefined && n.x === undefined ? { x: 100, y: 100, ...n } : n));
+  await helper.load(nodes, positioned);
+}

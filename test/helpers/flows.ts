@@ -1,0 +1,58 @@
+/** Builds small test flows around one broker and one retry configuration with unique names. */
+import { AMQP_URL, uniqueName } from './broker';
+
+export interface Names {
+  mainExchange: string;
+  mainQueue: string;
+  retryExchange: string;
+  retryQueue: string;
+  parkingQueue: string;
+  routingKey: string;
+}
+
+export function uniqueNames(prefix: string): Names {
+  const base = uniqueName(prefix);
+  return {
+    mainExchange: `${base}.main-exchange`,
+    mainQueue: `${base}.main-queue`,
+    retryExchange: `${base}.retry-exchange`,
+    retryQueue: `${base}.retry-queue`,
+    parkingQueue: `${base}.parking-queue`,
+    routingKey: 'srvc.transact.cash',
+  };
+}
+
+export function brokerNode(extra: Record<string, unknown> = {}): Record<string, unknown> {
+  return { id: 'broker', type: 'retry-broker', name: 'test broker', url: AMQP_URL, heartbeat: '30', ...extra };
+}
+
+export function configNode(names: Names, extra: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    id: 'config',
+    type: 'retry-config',
+    broker: 'broker',
+    mode: 'declare',
+    mainExchange: names.mainExchange,
+    mainExchangeType: 'direct',
+    mainQueue: names.mainQueue,
+    routingKeys: names.routingKey,
+    retryExchange: names.retryExchange,
+    retryExchangeType: 'fanout',
+    retryQueue: names.retryQueue,
+    retryDelay: '500',
+    parkingQueue: names.parkingQueue,
+    maxAttempts: '3',
+    mainQueueArgs: '{}',
+    retryQueueArgs: '{}',
+    parkingQueueArgs: '{}',
+    ...extra,
+  };
+}
+
+export function consumerNode(wires: string[][], extra: Record<string, unknown> = {}): Record<string, unknown> {
+  return { id: 'consumer', type: 'retry-consumer', z: 'flow', config: 'config', prefetch: '10', settleTimeout: '60', decode: 'auto', invalidBody: 'park', wires, ...extra };
+}
+
+export function tab(): Record<string, unknown> {
+  return { id: 'flow', type: 'tab', label: 'test' };
+}

@@ -1,0 +1,204 @@
+/**
+ * The nodes inside a Node-RED runtime (node-red-node-test-helper) against the real broker:
+ * ack / retry / park, double settle, stale settle, settle timeout, invalid bodies.
+ */
+import assert from 'node:assert/strict';
+import { Broker, closeConnectionsNamed, waitFor } from '../helpers/broker';
+import { brokerNode, configNode, consumerNode, tab, uniqueNames, type Names } from '../helpers/flows';
+import { helper, loadFlow } from '../helpers/node-red';
+
+type Msg = Record<string, any>;
+
+describe('retry flow in the Node-RED runtime (real broker)', function () {
+  let broker: Broker;
+  let names: Names;
+
+  beforeEach(async () => {
+    broker = await Broker.open();
+    names = uniqueNames('flow');
+    broker.track('queue', names.mainQueue, names.retryQueue, names.parkingQueue);
+    broker.track('exchange', names.mainExchange, names.retryExchange);
+  });
+
+  afterEach(async () => {
+    await helper.unload();
+    await broker.cleanup();
+  });
+
+  async function waitForConsumer(): Promise<void> {
+    await waitFor(async () => (await broker.exists('queue', names.mainQueue)) && (await (await broker.ch()).checkQueue(names.mainQueue)).consumerCount === 1, 'the consumer to start');
+  }
+
+  /** Loads a flow: consumer → function(code) with outputs [ack, retry, park] → end nodes; captures what the consumer sends. */
+  async function loadDecisionFlow(code: string, options: { consumer?: Record<string, unknown>; config?: Record<string, unknown> } = {}): Promise<Msg[]> {
+    const flow = [
+      tab(),
+      brokerNode(),
+      configNode(names, options.config),
+      consumerNode([['decide', 'seen']], options.consumer),
+      { id: 'seen', type: 'helper', z: 'flow' },
+      { id: 'decide', type: 'function', z: 'flow', func: code, outputs: 3, wires: [['ack'], ['retry'], ['park']] },
+      { id: 'ack', type: 'retry-settle', z: 'flow', action: 'ack', wires: [] },
+      { id: 'retry', type: 'retry-settle', z: 'flow', action: 'retry', wires: [] },
+      { id: 'park', type: 'park-publisher', z: 'flow', reason: '', wires: [['parked']] },
+      { id: 'parked', type: 'helper', z: 'flow' },
+    ];
+    await loadFlow(flow);
+    const seen: Msg[] = [];
+    helper.getNode('seen').on('input', (msg: Msg) => seen.push(msg));
+    if (process.env.DEBUG_FLOW) for (const id of ['consumer', 'ack', 'retry', 'park']) for (const m of ['warn', 'error']) helper.getNode(id).on(`call:${m}`, (c: { args: unknown[] }) => console.log(id, m, String(c.args[0])));
+    await waitForConsumer();
+    return seen;
+  }
+
+  const decide = `
+    if (msg.payload.amount > 100) { msg.error = 'amount ' + msg.payload.amount + ' is over the limit'; return [null, msg, null]; }
+    if (msg.payload.amount < 0) { msg.error = 'negative amount'; return [null, null, msg]; }
+    return [msg, null, null];`;
+
+  it('acks a good message, retries a bad one with attempts 1..3 from x-death, then parks it', async () => {
+    const seen = await loadDecisionFlow(decide);
+    await broker.publish(names.mainExchange, names.routingKey, { amount: 10.23 }, { correlationId: 'good' });
+    await broker.publish(names.mainExchange, names.routingKey, { amount: 210.23 }, { correlationId: 'poison', messageId: 'poison-1', headers: { origin: 'test' } });
+
+    await waitFor(async () => (await broker.messageCount(names.parkingQueue)) === 1, 'the poison message in the parking queue');
+    const parked = await broker.take(names.parkingQueue);
+    const headers = parked.properties.headers ?? {};
+    assert.deepEqual(JSON.parse(parked.content.toString()), { amount: 210.23 });
+    assert.equal(parked.properties.correlationId, 'poison');
+    assert.equal(parked.properties.messageId, 'poison-1');
+    assert.equal(parked.properties.contentType, 'application/json');
+    assert.equal(parked.properties.deliveryMode, 2);
+    assert.equal(headers.origin, 'test');
+    assert.equal(headers['park-reason'], 'max attempts (3) reached; last error: amount 210.23 is over the limit');
+    assert.equal(headers['retry-attempt'], 3);
+    assert.equal(headers['park-original-exchange'], names.mainExchange);
+    assert.equal(headers['park-original-routing-key'], names.routingKey);
+    assert.equal(headers['park-original-queue'], names.mainQueue);
+
+    const poison = seen.filter((m) => m.amqp.properties.correlationId === 'poison');
+    assert.deepEqual(poison.map((m) => m.retry.attempt), [1, 2, 3]);
+    assert.deepEqual(poison.map((m) => m.retry.remaining), [2, 1, 0]);
+    assert.equal(poison[0]!.retry.firstDeathReason, null);
+    assert.equal(poison[1]!.retry.firstDeathReason, 'rejected');
+    const good = seen.filter((m) => m.amqp.properties.correlationId === 'good');
+    assert.equal(good.length, 1);
+    assert.equal(good[0]!.topic, names.routingKey);
+    assert.equal(typeof good[0]!.amqp.deliveryId, 'string');
+
+    await waitFor(async () => (await broker.messageCount(names.mainQueue)) === 0 && (await broker.messageCount(names.retryQueue)) === 0, 'main and retry queues to drain');
+    await waitFor(() => /acked 1 · retried 2 · parked 1/.test(String((helper.getNode('consumer') as any).status.lastCall?.args[0]?.text)), 'the consumer status counters');
+  });
+
+  it('parks a permanent failure at once: confirmed publish, then the ack, reported on the park output', async () => {
+    await loadDecisionFlow(decide);
+    const parkedMsgs: Msg[] = [];
+    helper.getNode('parked').on('input', (msg: Msg) => parkedMsgs.push(msg));
+    await broker.publish(names.mainExchange, names.routingKey, { amount: -1 });
+    await waitFor(() => parkedMsgs.length === 1, 'the park output');
+    assert.deepEqual(parkedMsgs[0]!.park, { queue: names.parkingQueue, reason: 'negative amount', attempt: 1 });
+    assert.equal(await broker.messageCount(names.parkingQueue), 1);
+    await waitFor(async () => (await broker.messageCount(names.mainQueue)) === 0, 'the original to be acked');
+  });
+
+  it('never acks before the parked copy is confirmed: with the parking queue gone the original stays', async () => {
+    await loadDecisionFlow(decide);
+    const errors: string[] = [];
+    helper.getNode('park').on('call:error', (call: { args: unknown[] }) => errors.push(String(call.args[0])));
+    await (await broker.ch()).deleteQueue(names.parkingQueue);
+    await broker.publish(names.mainExchange, names.routingKey, { amount: -1 }, { messageId: 'unparkable' });
+    await waitFor(() => errors.length > 0, 'the park error');
+    assert.match(errors[0]!, /could not park message .* returned unroutable/);
+    // Not acked: after the pause it is back in the queue (or already redelivered to the consumer).
+    await (await broker.ch()).assertQueue(names.parkingQueue, { durable: true });
+    await waitFor(async () => (await broker.messageCount(names.parkingQueue)) === 1, 'the message parked once the queue is back');
+    const parked = await broker.take(names.parkingQueue);
+    assert.equal(parked.properties.messageId, 'unparkable');
+  });
+
+  it('warns on a second settle of the same message and keeps consuming', async () => {
+    const flow = [
+      tab(),
+      brokerNode(),
+      configNode(names),
+      consumerNode([['ack1', 'ack2']]),
+      { id: 'ack1', type: 'retry-settle', z: 'flow', action: 'ack', wires: [] },
+      { id: 'ack2', type: 'retry-settle', z: 'flow', action: 'retry', wires: [] },
+    ];
+    await loadFlow(flow);
+    const warnings: string[] = [];
+    for (const id of ['ack1', 'ack2']) helper.getNode(id).on('call:warn', (call: { args: unknown[] }) => warnings.push(String(call.args[0])));
+    await waitForConsumer();
+    await broker.publish(names.mainExchange, names.routingKey, { n: 1 });
+    await broker.publish(names.mainExchange, names.routingKey, { n: 2 });
+    await waitFor(() => warnings.length === 2, 'two double-settle warnings');
+    for (const w of warnings) assert.match(w, /was already settled \(acked\); this retry is ignored/);
+    // The channel survived (no 406 unknown delivery tag): both messages are gone, none went to retry.
+    await waitFor(async () => (await broker.messageCount(names.mainQueue)) === 0, 'the queue to drain');
+    assert.equal(await broker.messageCount(names.retryQueue), 0);
+    assert.equal((await (await broker.ch()).checkQueue(names.mainQueue)).consumerCount, 1);
+  });
+
+  it('retries a message nobody settles within the settle timeout, and parks it when attempts run out', async () => {
+    const flow = [tab(), brokerNode(), configNode(names, { maxAttempts: '2' }), consumerNode([['seen']], { settleTimeout: '0.3' }), { id: 'seen', type: 'helper', z: 'flow' }];
+    await loadFlow(flow);
+    const seen: Msg[] = [];
+    const warnings: string[] = [];
+    helper.getNode('seen').on('input', (msg: Msg) => seen.push(msg));
+    helper.getNode('consumer').on('call:warn', (call: { args: unknown[] }) => warnings.push(String(call.args[0])));
+    await waitForConsumer();
+    await broker.publish(names.mainExchange, names.routingKey, { forgotten: true });
+    await waitFor(async () => (await broker.messageCount(names.parkingQueue)) === 1, 'the forgotten message parked');
+    assert.deepEqual(seen.map((m) => m.retry.attempt), [1, 2]);
+    const parked = await broker.take(names.parkingQueue);
+    assert.equal(parked.properties.headers?.['park-reason'], 'max attempts (2) reached; last error: not settled within 0.3 s');
+    assert.ok(warnings.some((w) => /was not settled within 0.3 s: sent to retry/.test(w)));
+    assert.ok(warnings.some((w) => /was not settled within 0.3 s: parked/.test(w)));
+  });
+
+  it('warns on a settle after the channel was lost, and the broker redelivers the message', async () => {
+    const flow = [
+      tab(),
+      brokerNode(),
+      configNode(names),
+      consumerNode([['seen']]),
+      { id: 'seen', type: 'helper', z: 'flow' },
+      { id: 'ack', type: 'retry-settle', z: 'flow', action: 'ack', wires: [] },
+    ];
+    await loadFlow(flow);
+    const seen: Msg[] = [];
+    const warnings: string[] = [];
+    helper.getNode('seen').on('input', (msg: Msg) => seen.push(msg));
+    helper.getNode('ack').on('call:warn', (call: { args: unknown[] }) => warnings.push(String(call.args[0])));
+    await waitForConsumer();
+    await broker.publish(names.mainExchange, names.routingKey, { n: 1 });
+    await waitFor(() => seen.length === 1, 'the first delivery');
+    // The broker closes the shared connection under the consumer, as a broker restart would.
+    await closeConnectionsNamed('node-red test broker');
+    await waitFor(() => seen.length === 2, 'the redelivery after reconnect');
+    helper.getNode('ack').receive(seen[0]!);
+    await waitFor(() => warnings.length === 1, 'the stale warning');
+    assert.match(warnings[0]!, /cannot be settled any more: (consumer channel closed|connection to the broker lost) before it was settled; the broker redelivers it; this ack is ignored/);
+    assert.equal(seen[1]!.amqp.redelivered, true);
+    assert.equal(seen[1]!.retry.attempt, 1, 'a redelivery is the same attempt');
+    helper.getNode('ack').receive(seen[1]!);
+    await waitFor(async () => (await broker.messageCount(names.mainQueue)) === 0 && (await (await broker.ch()).checkQueue(names.mainQueue)).consumerCount === 1, 'the redelivered message acked');
+  });
+
+  it('parks a JSON body that does not parse, with the reason', async () => {
+    await loadDecisionFlow(decide);
+    await broker.publish(names.mainExchange, names.routingKey, Buffer.from('{"amount":'), { contentType: 'application/json' });
+    const parked = await broker.take(names.parkingQueue);
+    assert.match(String(parked.properties.headers?.['park-reason']), /^body is not valid JSON/);
+    assert.equal(parked.content.toString(), '{"amount":');
+  });
+
+  it('reports a msg without a delivery id as an error', async () => {
+    await loadDecisionFlow(decide);
+    const errors: string[] = [];
+    helper.getNode('ack').on('call:error', (call: { args: unknown[] }) => errors.push(String(call.args[0])));
+    helper.getNode('ack').receive({ payload: 'built from scratch' });
+    await waitFor(() => errors.length === 1, 'the error');
+    assert.match(errors[0]!, /msg.amqp.deliveryId is missing/);
+  });
+});
