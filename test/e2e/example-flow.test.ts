@@ -1,0 +1,316 @@
+/**
+ * End to end: the example flow, installed from `npm pack` output into a fresh Node-RED user
+ * directory and deployed through the admin HTTP API of a real Node-RED process, produces exactly
+ * the expected outcome when its inject nodes are triggered (good twice, poison once).
+ *
+ * Needs `npm run build` first (the tarball packs dist/); `npm test` builds before running mocha.
+ */
+import assert from 'node:assert/strict';
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import type { GetMessage } from 'amqplib';
+import { AMQP_URL, Broker, uniqueName, waitFor } from '../helpers/broker';
+
+const run = promisify(execFile);
+const root = path.resolve(__dirname, '../..');
+const repoPackage = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')) as {
+  name: string;
+  version: string;
+  'node-red': { nodes: Record<string, string> };
+};
+const PACKAGE = repoPackage.name;
+const NODE_TYPES = Object.keys(repoPackage['node-red'].nodes).sort();
+/** The broker objects the example declares, by their name in examples/flows.json. */
+const EXAMPLE_NAMES = ['main-exchange', 'main-queue', 'retry-exchange', 'retry-queue', 'parking-queue', 'reply-queue'] as const;
+type ExampleName = (typeof EXAMPLE_NAMES)[number];
+
+interface FlowNode {
+  id: string;
+  type: string;
+  name?: string;
+  [key: string]: unknown;
+}
+
+interface ModuleInfo {
+  name: string;
+  version: string;
+  path: string;
+  nodes: { types: string[]; enabled: boolean; err?: string }[];
+}
+
+/** One line the deployed copy of the `attempt` debug node writes to Node-RED's log. */
+interface AttemptSeen {
+  correlationId: string;
+  amount: number;
+  attempt: number;
+}
+
+const ATTEMPT_MARK = 'e2e-attempt ';
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      const port = typeof address === 'object' && address ? address.port : 0;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+const pause = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** All messages now in a queue, taken off it. */
+async function drain(broker: Broker, queue: string): Promise<GetMessage[]> {
+  const out: GetMessage[] = [];
+  for (;;) {
+    const m = await (await broker.ch()).get(queue, { noAck: true });
+    if (m === false) return out;
+    out.push(m);
+  }
+}
+
+describe('example flow in a real Node-RED, installed from npm pack', function () {
+  this.timeout(180_000);
+
+  const tempDirs: string[] = [];
+  let userDir = '';
+  let base = '';
+  let child: ChildProcess | undefined;
+  let output = '';
+  let broker: Broker;
+  const names = {} as Record<ExampleName, string>;
+  for (const n of EXAMPLE_NAMES) names[n] = uniqueName(`e2e-${n}`);
+
+  /** Node-RED's output so far, for failure messages. */
+  const log = (): string => `\n--- Node-RED output ---\n${output.slice(-8000)}`;
+
+  async function api(method: string, route: string, body?: unknown, headers: Record<string, string> = {}): Promise<Response> {
+    const all: Record<string, string> = { accept: 'application/json', ...headers };
+    const init: RequestInit = { method, headers: all };
+    if (body !== undefined) {
+      init.body = JSON.stringify(body);
+      all['content-type'] = 'application/json';
+    }
+    return fetch(`${base}${route}`, init);
+  }
+
+  async function getJson(route: string): Promise<unknown> {
+    const response = await api('GET', route);
+    assert.equal(response.status, 200, `GET ${route}: ${response.status} ${await response.clone().text()}${log()}`);
+    return response.json();
+  }
+
+  function attemptsSeen(): AttemptSeen[] {
+    return output
+      .slice(0, output.lastIndexOf('\n') + 1) // complete lines only
+      .split('\n')
+      .filter((line) => line.includes(ATTEMPT_MARK))
+      .map((line) => JSON.parse(line.slice(line.indexOf(ATTEMPT_MARK) + ATTEMPT_MARK.length)) as AttemptSeen);
+  }
+
+  async function consumerCount(queue: string): Promise<number> {
+    if (!(await broker.exists('queue', queue))) return -1;
+    return (await (await broker.ch()).checkQueue(queue)).consumerCount;
+  }
+
+  async function count(queue: string): Promise<number> {
+    return (await broker.exists('queue', queue)) ? broker.messageCount(queue) : -1;
+  }
+
+  before(async function () {
+    if (!existsSync(path.join(root, 'dist', 'nodes', 'retry-consumer', 'retry-consumer.js'))) {
+      throw new Error('dist/ is missing: run `npm run build` first (npm pack ships the compiled dist/, `npm test` builds it)');
+    }
+    broker = await Broker.open();
+    broker.track('queue', names['main-queue'], names['retry-queue'], names['parking-queue'], names['reply-queue']);
+    broker.track('exchange', names['main-exchange'], names['retry-exchange']);
+
+    // The package as it would be published.
+    const packDir = mkdtempSync(path.join(os.tmpdir(), 'rmq-retry-pack-'));
+    tempDirs.push(packDir);
+    const packed = await run('npm', ['pack', '--json', '--pack-destination', packDir], { cwd: root, maxBuffer: 16 * 1024 * 1024 });
+    const [info] = JSON.parse(packed.stdout) as { filename: string }[];
+    assert.ok(info, `npm pack printed no result: ${packed.stdout} ${packed.stderr}`);
+    const tarball = path.join(packDir, info.filename);
+    assert.ok(existsSync(tarball), `npm pack did not write ${tarball}`);
+
+    // A fresh user directory with the tarball installed the way the palette manager would.
+    userDir = mkdtempSync(path.join(os.tmpdir(), 'rmq-retry-userdir-'));
+    tempDirs.push(userDir);
+    writeFileSync(path.join(userDir, 'package.json'), JSON.stringify({ name: 'node-red-e2e-userdir', version: '0.0.0', private: true }));
+    await run('npm', ['install', '--no-save', '--no-audit', '--no-fund', '--ignore-scripts', '--prefer-offline', tarball], {
+      cwd: userDir,
+      maxBuffer: 16 * 1024 * 1024,
+    });
+    assert.ok(existsSync(path.join(userDir, 'node_modules', PACKAGE, 'package.json')), 'npm install did not install the tarball');
+
+    const port = await freePort();
+    base = `http://127.0.0.1:${port}`;
+    writeFileSync(
+      path.join(userDir, 'settings.js'),
+      `module.exports = {
+  flowFile: 'flows.json',
+  credentialSecret: 'e2e-test-secret',
+  uiHost: '127.0.0.1',
+  uiPort: ${port},
+  diagnostics: { enabled: false },
+  telemetry: { enabled: false },
+  editorTheme: { projects: { enabled: false }, tours: false },
+  logging: { console: { level: 'info', metrics: false, audit: false } },
+};
+`,
+    );
+    writeFileSync(path.join(userDir, 'flows.json'), '[]');
+
+    const proc = spawn(process.execPath, [path.join(root, 'node_modules', 'node-red', 'red.js'), '--userDir', userDir, '--port', String(port)], {
+      cwd: userDir,
+      env: { ...process.env, AMQP_URL },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    child = proc;
+    proc.stdout.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
+    proc.stderr.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
+
+    await waitFor(
+      async () => {
+        if (proc.exitCode !== null) throw new Error(`Node-RED exited with code ${proc.exitCode}${log()}`);
+        return api('GET', '/settings').then(
+          (r) => r.ok,
+          () => false,
+        );
+      },
+      'the Node-RED admin API',
+      60_000,
+    );
+  });
+
+  after(async function () {
+    const proc = child;
+    if (proc && proc.exitCode === null && proc.signalCode === null) {
+      const exited = new Promise<void>((resolve) => proc.once('exit', () => resolve()));
+      proc.kill('SIGTERM');
+      const killer = setTimeout(() => proc.kill('SIGKILL'), 10_000);
+      await exited;
+      clearTimeout(killer);
+    }
+    // Node-RED is gone, so nothing redeclares them: delete every queue and exchange the flow used.
+    await broker?.cleanup();
+    for (const dir of tempDirs) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('loads the six node types from the installed tarball, not from the repository', async function () {
+    const mod = (await getJson(`/nodes/${PACKAGE}`)) as ModuleInfo;
+    assert.equal(mod.name, PACKAGE);
+    assert.equal(mod.version, repoPackage.version);
+    assert.equal(path.resolve(mod.path), path.join(userDir, 'node_modules', PACKAGE));
+    for (const set of mod.nodes) assert.equal(set.err, undefined, `node set ${set.types.join(',')} failed to load: ${set.err ?? ''}`);
+    assert.deepEqual(mod.nodes.flatMap((set) => set.types).sort(), NODE_TYPES);
+    assert.ok(mod.nodes.every((set) => set.enabled));
+
+    const all = (await getJson('/nodes')) as { module: string; types: string[] }[];
+    const registered = all.filter((set) => set.module === PACKAGE).flatMap((set) => set.types);
+    assert.deepEqual(registered.sort(), NODE_TYPES);
+
+    const examples = (await getJson('/library/examples/flows/')) as unknown[];
+    assert.ok(examples.includes(PACKAGE), `Import ▸ Examples does not list ${PACKAGE}: ${JSON.stringify(examples)}`);
+  });
+
+  it('runs the example: good payments answered and acked, the poison one retried 3 times and parked', async function () {
+    // The example as shipped in the tarball, with its broker objects renamed so no other run collides.
+    let text = readFileSync(path.join(userDir, 'node_modules', PACKAGE, 'examples', 'flows.json'), 'utf8');
+    for (const n of EXAMPLE_NAMES) assert.ok(text.includes(n), `the example no longer mentions ${n}`);
+    const pattern = new RegExp(`\\b(${EXAMPLE_NAMES.join('|')})\\b`, 'g');
+    text = text.replace(pattern, (n) => names[n as ExampleName]);
+    const flow = JSON.parse(text) as FlowNode[];
+
+    const byName = (type: string, name: string): FlowNode => {
+      const found = flow.find((n) => n.type === type && n.name === name);
+      assert.ok(found, `the example has no ${type} node named "${name}"`);
+      return found;
+    };
+    const config = flow.find((n) => n.type === 'retry-config');
+    assert.ok(config, 'the example has no retry-config node');
+    assert.equal(config.maxAttempts, '3');
+    config.retryDelay = '1000'; // the demo's 3 s TTL, shortened to keep the test quick
+    // The `attempt` debug node also writes one parsable line per delivery to the log.
+    const attemptDebug = byName('debug', 'attempt');
+    attemptDebug.console = true;
+    attemptDebug.targetType = 'jsonata';
+    attemptDebug.complete = `"${ATTEMPT_MARK}" & $string({"correlationId": amqp.properties.correlationId, "amount": payload.amount, "attempt": retry.attempt})`;
+    const good = byName('inject', 'publish good payment');
+    const poison = byName('inject', 'publish poison payment');
+
+    const deployed = await api('POST', '/flows', flow, { 'Node-RED-Deployment-Type': 'full' });
+    assert.ok(deployed.ok, `deploy failed: ${deployed.status} ${await deployed.text()}${log()}`);
+
+    await waitFor(async () => (await consumerCount(names['main-queue'])) === 1, `a consumer on ${names['main-queue']}${log()}`, 60_000);
+
+    const inject = async (node: FlowNode): Promise<void> => {
+      const response = await api('POST', `/inject/${node.id}`);
+      assert.equal(response.status, 200, `inject ${node.name ?? node.id}: ${response.status} ${await response.text()}`);
+      await pause(20); // correlationIds are "good-" & $millis(): never two injects in the same millisecond
+    };
+    await inject(good);
+    await inject(good);
+    await inject(poison);
+
+    const describeState = async (): Promise<string> =>
+      `main ${await count(names['main-queue'])}, retry ${await count(names['retry-queue'])}, parking ${await count(names['parking-queue'])}, ` +
+      `reply ${await count(names['reply-queue'])}; attempts seen ${JSON.stringify(attemptsSeen())}${log()}`;
+    try {
+      await waitFor(
+        async () =>
+          (await count(names['reply-queue'])) === 2 &&
+          (await count(names['parking-queue'])) === 1 &&
+          attemptsSeen().length >= 5,
+        'two replies, one parked message and five deliveries',
+        60_000,
+      );
+    } catch (err) {
+      throw new Error(`${(err as Error).message}: ${await describeState()}`, { cause: err });
+    }
+    // The consumer settled everything: nothing waits in the main or retry queue.
+    await waitFor(async () => (await count(names['main-queue'])) === 0 && (await count(names['retry-queue'])) === 0, 'empty main and retry queues', 30_000);
+
+    // Deliveries as the `attempt` debug node saw them: good ones once, the poison one 3 times.
+    const seen = attemptsSeen();
+    const goodSeen = seen.filter((s) => s.correlationId.startsWith('good-'));
+    const poisonSeen = seen.filter((s) => s.correlationId.startsWith('poison-'));
+    assert.equal(goodSeen.length, 2, JSON.stringify(seen));
+    assert.deepEqual(goodSeen.map((s) => [s.amount, s.attempt]), [[10.23, 1], [10.23, 1]]);
+    assert.equal(new Set(poisonSeen.map((s) => s.correlationId)).size, 1, JSON.stringify(seen));
+    assert.deepEqual(poisonSeen.map((s) => [s.amount, s.attempt]), [[210.23, 1], [210.23, 2], [210.23, 3]]);
+
+    // Exactly two answers, one per good payment, with its correlationId.
+    const replies = await drain(broker, names['reply-queue']);
+    assert.equal(replies.length, 2);
+    for (const r of replies) assert.deepEqual(JSON.parse(r.content.toString()), { status: 'ok' });
+    const replyIds = replies.map((r) => String(r.properties.correlationId)).sort();
+    assert.deepEqual(replyIds, goodSeen.map((s) => s.correlationId).sort());
+    assert.ok(replyIds.every((id) => id.startsWith('good-')), JSON.stringify(replyIds));
+    assert.equal(new Set(replyIds).size, 2, `correlationIds not distinct: ${JSON.stringify(replyIds)}`);
+
+    // Exactly one parked message: the poison payment, with why and after how many attempts.
+    const parked = await drain(broker, names['parking-queue']);
+    assert.equal(parked.length, 1);
+    const message = parked[0]!;
+    assert.deepEqual(JSON.parse(message.content.toString()), { num: 1000, dbt: '1001001', krd: '1007222', amount: 210.23, remark: 'cash payment' });
+    assert.equal(message.properties.correlationId, poisonSeen[0]!.correlationId);
+    const headers = (message.properties.headers ?? {}) as Record<string, unknown>;
+    const reason = String(headers['park-reason']);
+    assert.ok(reason.includes('max attempts (3) reached'), reason);
+    assert.ok(reason.includes('over the 100.00 limit'), reason);
+    assert.equal(headers['retry-attempt'], 3);
+
+    assert.equal(await count(names['main-queue']), 0);
+    assert.equal(await count(names['retry-queue']), 0);
+    const errors = output.split('\n').filter((line) => line.includes('[error]'));
+    assert.deepEqual(errors, [], `Node-RED logged errors${log()}`);
+  });
+});

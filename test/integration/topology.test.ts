@@ -1,0 +1,183 @@
+/**
+ * Declare and check modes against the real broker, including topology created beforehand by other
+ * tools (the management HTTP API, plain amqplib) and a user without configure permission.
+ */
+import assert from 'node:assert/strict';
+import { AMQP_URL, Broker, management, MANAGEMENT_URL, uniqueName, vhostPath, waitFor } from '../helpers/broker';
+import { brokerNode, configNode, consumerNode, tab, uniqueNames, type Names } from '../helpers/flows';
+import { helper, loadFlow } from '../helpers/node-red';
+
+type Msg = Record<string, any>;
+
+describe('retry topology on the real broker', function () {
+  let broker: Broker;
+  let names: Names;
+
+  beforeEach(async () => {
+    broker = await Broker.open();
+    names = uniqueNames('topo');
+    broker.track('queue', names.mainQueue, names.retryQueue, names.parkingQueue);
+    broker.track('exchange', names.mainExchange, names.retryExchange);
+  });
+
+  afterEach(async () => {
+    await helper.unload();
+    await broker.cleanup();
+  });
+
+  /** The seed's topology, created by the management HTTP API, as an operator's script would. */
+  async function createSeedWithManagementApi(): Promise<void> {
+    const v = vhostPath();
+    await management('PUT', `exchanges/${v}/${encodeURIComponent(names.mainExchange)}`, { type: 'direct', durable: true });
+    await management('PUT', `exchanges/${v}/${encodeURIComponent(names.retryExchange)}`, { type: 'fanout', durable: true });
+    await management('PUT', `queues/${v}/${encodeURIComponent(names.mainQueue)}`, { durable: true, arguments: { 'x-dead-letter-exchange': names.retryExchange } });
+    await management('PUT', `queues/${v}/${encodeURIComponent(names.retryQueue)}`, { durable: true, arguments: { 'x-message-ttl': 500, 'x-dead-letter-exchange': names.mainExchange } });
+    await management('PUT', `queues/${v}/${encodeURIComponent(names.parkingQueue)}`, { durable: true });
+    await management('POST', `bindings/${v}/e/${encodeURIComponent(names.mainExchange)}/q/${encodeURIComponent(names.mainQueue)}`, { routing_key: names.routingKey });
+    await management('POST', `bindings/${v}/e/${encodeURIComponent(names.retryExchange)}/q/${encodeURIComponent(names.retryQueue)}`, { routing_key: '' });
+  }
+
+  /** The same topology created with plain amqplib. */
+  async function createSeedWithAmqplib(): Promise<void> {
+    const ch = await broker.ch();
+    await ch.assertExchange(names.mainExchange, 'direct', { durable: true });
+    await ch.assertExchange(names.retryExchange, 'fanout', { durable: true });
+    await ch.assertQueue(names.mainQueue, { durable: true, arguments: { 'x-dead-letter-exchange': names.retryExchange } });
+    await ch.assertQueue(names.retryQueue, { durable: true, arguments: { 'x-message-ttl': 500, 'x-dead-letter-exchange': names.mainExchange } });
+    await ch.assertQueue(names.parkingQueue, { durable: true });
+    await ch.bindQueue(names.mainQueue, names.mainExchange, names.routingKey);
+    await ch.bindQueue(names.retryQueue, names.retryExchange, '');
+  }
+
+  function retryFlow(config: Record<string, unknown>, brokerExtra: Record<string, unknown> = {}): Array<Record<string, unknown>> {
+    return [
+      tab(),
+      brokerNode(brokerExtra),
+      configNode(names, config),
+      consumerNode([['decide', 'seen']]),
+      { id: 'seen', type: 'helper', z: 'flow' },
+      { id: 'decide', type: 'function', z: 'flow', func: 'return msg.payload.ok ? [msg, null] : [null, msg];', outputs: 2, wires: [['ack'], ['retry']] },
+      { id: 'ack', type: 'retry-settle', z: 'flow', action: 'ack', wires: [] },
+      { id: 'retry', type: 'retry-settle', z: 'flow', action: 'retry', wires: [] },
+    ];
+  }
+
+  function capture(id: string, method: 'error' | 'warn' | 'status'): unknown[] {
+    const calls: unknown[] = [];
+    helper.getNode(id).on(`call:${method}`, (call: { args: unknown[] }) => calls.push(call.args[0]));
+    return calls;
+  }
+
+  async function consumerCount(): Promise<number> {
+    return (await (await broker.ch()).checkQueue(names.mainQueue)).consumerCount;
+  }
+
+  /** Runs a retrying message through to the parking queue: proves the topology works end to end. */
+  async function proveRetryCycle(seen: Msg[]): Promise<void> {
+    await broker.publish(names.mainExchange, names.routingKey, { ok: false });
+    await waitFor(async () => (await broker.messageCount(names.parkingQueue)) === 1, 'the message parked after 3 attempts');
+    assert.deepEqual(seen.map((m) => m.retry.attempt), [1, 2, 3]);
+  }
+
+  for (const [tool, create] of [
+    ['the management API', createSeedWithManagementApi],
+    ['amqplib', createSeedWithAmqplib],
+  ] as const) {
+    it(`check mode runs against the seed topology created by ${tool}, with no declare (a user without configure permission)`, async () => {
+      await create();
+      // A user that may read and write but not configure: any declare would fail with 403.
+      const user = uniqueName('reader');
+      await management('PUT', `users/${encodeURIComponent(user)}`, { password: 'pw', tags: 'monitoring' });
+      try {
+        await management('PUT', `permissions/${vhostPath()}/${encodeURIComponent(user)}`, { configure: '^$', write: '.*', read: '.*' });
+        const url = new URL(AMQP_URL);
+        url.username = user;
+        url.password = 'pw';
+        await loadFlow(retryFlow({ mode: 'check', retryDelay: '500' }, { url: url.toString(), managementUrl: MANAGEMENT_URL }));
+        const seen: Msg[] = [];
+        helper.getNode('seen').on('input', (m: Msg) => seen.push(m));
+        const errors = capture('consumer', 'error');
+        await waitFor(async () => (await consumerCount()) === 1, 'the consumer in check mode').catch((err: unknown) => {
+          throw new Error(`${(err as Error).message}; consumer errors: ${errors.join(' / ')}`);
+        });
+        await proveRetryCycle(seen);
+        assert.deepEqual(errors, []);
+      } finally {
+        await management('DELETE', `users/${encodeURIComponent(user)}`);
+      }
+    });
+  }
+
+  it('declare mode accepts the same topology created by the management API (numbers compare by value)', async () => {
+    await createSeedWithManagementApi();
+    await loadFlow(retryFlow({ mode: 'declare', retryDelay: '500' }));
+    const seen: Msg[] = [];
+    helper.getNode('seen').on('input', (m: Msg) => seen.push(m));
+    const errors = capture('consumer', 'error');
+    await waitFor(async () => (await consumerCount()) === 1, 'the consumer in declare mode');
+    await proveRetryCycle(seen);
+    assert.deepEqual(errors, []);
+  });
+
+  it('declare mode reports a 406 mismatch naming queue and argument, on a throwaway channel, without a reconnect storm', async () => {
+    await createSeedWithAmqplib();
+    // Config without a retry exchange wants per-queue routing: x-dead-letter-exchange '' instead of the seed's.
+    await loadFlow(retryFlow({ mode: 'declare', retryExchange: '' }));
+    const errors = capture('consumer', 'error');
+    const statuses = capture('consumer', 'status') as Array<{ fill?: string; text?: string }>;
+    const brokerNodeRuntime = helper.getNode('broker') as unknown as { connection: { on(e: string, l: () => void): void; state: { phase: string } } };
+    let disconnects = 0;
+    brokerNodeRuntime.connection.on('disconnected', () => (disconnects += 1));
+    await waitFor(() => errors.length > 0, 'the mismatch error');
+    assert.equal(errors[0], `queue '${names.mainQueue}': x-dead-letter-exchange is '${names.retryExchange}' on the broker, config says ''`);
+    await waitFor(() => statuses.some((s) => s.fill === 'red' && s.text === errors[0]), 'the red status with the same text');
+    // The connection stays up (the 406 closed only a throwaway channel) and the error is reported once.
+    await new Promise((r) => setTimeout(r, 2500));
+    assert.equal(brokerNodeRuntime.connection.state.phase, 'connected');
+    assert.equal(disconnects, 0);
+    assert.equal(errors.length, 1);
+    assert.equal(await consumerCount(), 0);
+  });
+
+  it('check mode with the management API names each argument that differs', async () => {
+    await createSeedWithAmqplib();
+    await loadFlow(retryFlow({ mode: 'check', retryDelay: '9000' }, { managementUrl: MANAGEMENT_URL }));
+    const errors = capture('consumer', 'error');
+    await waitFor(() => errors.length > 0, 'the mismatch error');
+    assert.equal(errors[0], `queue '${names.retryQueue}': x-message-ttl is 500 on the broker, config says 9000`);
+    assert.equal(await consumerCount(), 0);
+  });
+
+  it('check mode reports every missing object and recovers once they exist', async () => {
+    await loadFlow(retryFlow({ mode: 'check' }));
+    const errors = capture('consumer', 'error');
+    await waitFor(() => errors.length > 0, 'the missing-object error');
+    const text = String(errors[0]);
+    for (const name of [names.mainExchange, names.retryExchange, names.mainQueue, names.retryQueue, names.parkingQueue]) {
+      assert.ok(text.includes(`'${name}' does not exist on the broker (check mode never creates it)`), `${name} in: ${text}`);
+    }
+    assert.equal(await broker.exists('queue', names.mainQueue), false, 'check mode must not create anything');
+    await createSeedWithAmqplib();
+    await waitFor(async () => (await consumerCount()) === 1, 'the consumer after the topology appeared (re-check with backoff)');
+  });
+
+  it('declare mode creates the whole topology with its arguments', async () => {
+    await loadFlow(retryFlow({ mode: 'declare', retryDelay: '700', parkingQueueArgs: '{"x-queue-mode":"lazy"}' }));
+    await waitFor(async () => (await broker.exists('queue', names.mainQueue)) && (await consumerCount()) === 1, 'the consumer');
+    const q = (await (await management('GET', `queues/${vhostPath()}/${encodeURIComponent(names.retryQueue)}`)).json()) as { arguments: Record<string, unknown>; durable: boolean };
+    assert.deepEqual(q.arguments, { 'x-dead-letter-exchange': names.mainExchange, 'x-message-ttl': 700 });
+    assert.equal(q.durable, true);
+    const p = (await (await management('GET', `queues/${vhostPath()}/${encodeURIComponent(names.parkingQueue)}`)).json()) as { arguments: Record<string, unknown> };
+    assert.deepEqual(p.arguments, { 'x-queue-mode': 'lazy' });
+  });
+
+  it('reports a deleted queue, and recovers when it comes back', async () => {
+    await loadFlow(retryFlow({ mode: 'declare' }));
+    const errors = capture('consumer', 'error');
+    await waitFor(async () => (await broker.exists('queue', names.mainQueue)) && (await consumerCount()) === 1, 'the consumer');
+    await (await broker.ch()).deleteQueue(names.mainQueue);
+    await waitFor(() => errors.some((e) => String(e).includes('was deleted or the broker cancelled the consumer')), 'the cancel error');
+    // Declare mode re-declares it on the next check.
+    await waitFor(async () => (await broker.exists('queue', names.mainQueue)) && (await consumerCount()) === 1, 'the consumer back on the re-declared queue');
+  });
+});
