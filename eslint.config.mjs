@@ -2,7 +2,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['dist/', 'node_modules/', 'coverage/', '**/*.html'] },
+  { ignores: ['dist/', 'node_modules/', 'coverage/', '.node-red-dev/', '**/*.html'] },
   js.configs.recommended,
   ...tseslint.configs.strictTypeChecked,
   {
