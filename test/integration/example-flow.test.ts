@@ -14,7 +14,7 @@ export function exampleFlowWithNames(prefix: string): { flow: Array<Record<strin
   const names = Object.fromEntries(SEED_NAMES.map((n) => [n, `${base}.${n}`]));
   let text = readFileSync(path.resolve(__dirname, '../../examples/flows.json'), 'utf8');
   // Longest names first is not needed: no seed name contains another followed by a quote.
-  for (const n of SEED_NAMES) text = text.split(`${n}`).join(names[n]!);
+  for (const n of SEED_NAMES) text = text.split(n).join(names[n]);
   const flow = JSON.parse(text) as Array<Record<string, any>>;
   for (const node of flow) if (node.type === 'retry-config') node.retryDelay = '500';
   return { flow, names };

@@ -119,7 +119,7 @@ describe('406 PRECONDITION_FAILED texts', () => {
   it('reads both values', () => {
     const failure = parsePreconditionFailure(received);
     assert.deepEqual(failure, { kind: 'queue', name: 'main-queue', argument: 'x-dead-letter-exchange', received: 'other', current: 'retry-exchange' });
-    assert.equal(describePreconditionFailure(failure!), "queue 'main-queue': x-dead-letter-exchange is 'retry-exchange' on the broker, config says 'other'");
+    assert.equal(describePreconditionFailure(failure), "queue 'main-queue': x-dead-letter-exchange is 'retry-exchange' on the broker, config says 'other'");
   });
 
   it('reads "none" and "the value ... of type"', () => {
