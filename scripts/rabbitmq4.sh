@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# Runs Debian trixie's RabbitMQ 4.0 beside the host's broker, from a debootstrap root cached outside
+# the repository, for the broker matrix: AMQP on 5673, management on 15673, node rabbit4@localhost.
+#   scripts/rabbitmq4.sh up     build the root if missing (about 80 s), start, wait until it answers
+#   scripts/rabbitmq4.sh down   stop it and unmount
+# Then: AMQP_URL=amqp://guest:guest@127.0.0.1:5673 AMQP_MANAGEMENT_URL=http://127.0.0.1:15673 npm test
+set -euo pipefail
+ROOT="${RABBITMQ4_ROOT:-/var/cache/rmq4/root}"
+AMQP_PORT="${RABBITMQ4_PORT:-5673}"
+MGMT_PORT="${RABBITMQ4_MANAGEMENT_PORT:-15673}"
+DIST_PORT="${RABBITMQ4_DIST_PORT:-25673}"
+
+port_open() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
+in_root() { chroot "$ROOT" env HOME=/var/lib/rabbitmq PATH=/usr/sbin:/usr/bin:/sbin:/bin "$@"; }
+
+up() {
+  if [ ! -x "$ROOT/usr/sbin/rabbitmq-server" ]; then
+    command -v debootstrap >/dev/null || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq debootstrap >/dev/null; }
+    mkdir -p "$(dirname "$ROOT")"
+    debootstrap --variant=minbase --include=rabbitmq-server trixie "$ROOT" >/dev/null
+  fi
+  mountpoint -q "$ROOT/proc" || mount -t proc proc "$ROOT/proc"
+  mountpoint -q "$ROOT/dev" || mount --bind /dev "$ROOT/dev"
+  cat > "$ROOT/etc/rabbitmq/rabbitmq-env.conf" <<CONF
+NODENAME=rabbit4@localhost
+NODE_PORT=$AMQP_PORT
+DIST_PORT=$DIST_PORT
+CONF
+  cat > "$ROOT/etc/rabbitmq/rabbitmq.conf" <<CONF
+loopback_users = none
+listeners.tcp.default = $AMQP_PORT
+management.tcp.port = $MGMT_PORT
+CONF
+  echo '[rabbitmq_management].' > "$ROOT/etc/rabbitmq/enabled_plugins"
+  if ! port_open "$AMQP_PORT"; then
+    in_root sh -c 'rabbitmq-server > /var/log/rabbitmq/matrix-start.log 2>&1 &'
+  fi
+  for _ in $(seq 1 120); do
+    port_open "$AMQP_PORT" && curl -sf -u guest:guest "http://127.0.0.1:$MGMT_PORT/api/overview" >/dev/null 2>&1 && break
+    sleep 1
+  done
+  curl -sf -u guest:guest "http://127.0.0.1:$MGMT_PORT/api/overview" | grep -o '"rabbitmq_version":"[^"]*"' || { echo "RabbitMQ 4 did not start; see $ROOT/var/log/rabbitmq/"; exit 1; }
+}
+
+down() {
+  if port_open "$AMQP_PORT"; then in_root rabbitmqctl -n rabbit4@localhost stop >/dev/null 2>&1 || true; fi
+  for _ in $(seq 1 30); do port_open "$AMQP_PORT" || break; sleep 1; done
+  # The node's helper processes exit a moment after it stops: retry, then detach lazily.
+  for m in dev proc; do
+    for _ in $(seq 1 10); do mountpoint -q "$ROOT/$m" || break; umount "$ROOT/$m" 2>/dev/null || sleep 1; done
+    if mountpoint -q "$ROOT/$m"; then umount -l "$ROOT/$m"; fi
+  done
+}
+
+case "${1:-}" in
+  up) up ;;
+  down) down ;;
+  *) echo "usage: $0 up|down" >&2; exit 2 ;;
+esac
