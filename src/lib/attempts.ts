@@ -12,6 +12,9 @@
 /** Header this package writes when it republishes a message: failed attempts so far. Not `x-` prefixed on purpose. */
 export const ATTEMPT_HEADER = 'retry-attempt';
 
+/** Header this package writes when it republishes a message: when it was first seen (ms since epoch). */
+export const FIRST_SEEN_HEADER = 'retry-first-seen';
+
 /** One `x-death` entry, as plain data (times as ISO strings). */
 export interface DeathRecord {
   queue: string;
@@ -27,9 +30,10 @@ export interface DeathRecord {
 export interface RetryInfo {
   /** 1 on the first delivery, 2 on the first retry, ... */
   attempt: number;
+  /** 0 in ordered mode: no limit, processing waits until the message succeeds. */
   maxAttempts: number;
-  /** Retries left after this attempt fails: `maxAttempts - attempt`, never below 0. */
-  remaining: number;
+  /** Retries left after this attempt fails: `maxAttempts - attempt`, never below 0; null without a limit. */
+  remaining: number | null;
   /** `x-first-death-reason` (e.g. `rejected`, `expired`, `delivery_limit`), or null on a first delivery. */
   firstDeathReason: string | null;
   deaths: DeathRecord[];
@@ -134,7 +138,26 @@ export function retryInfo(headers: Headers, mainQueue: string, maxAttempts: numb
 
 /** Whether a failure of this attempt must park rather than retry. */
 export function attemptsExhausted(info: Pick<RetryInfo, 'attempt' | 'maxAttempts'>): boolean {
-  return info.attempt >= info.maxAttempts;
+  return info.maxAttempts > 0 && info.attempt >= info.maxAttempts;
+}
+
+/** AMQP timestamps are seconds by the spec, but many publishers send ms: tell them apart by size. */
+function timestampMs(value: unknown): number | undefined {
+  const n = asNumber(value);
+  if (n === undefined || n <= 0) return undefined;
+  return n < 1e11 ? n * 1000 : n;
+}
+
+/**
+ * When the message was first seen, as well as can be told: the package's own first-seen header, the
+ * publisher's timestamp property, or the first rejection from the main queue — the earliest of them.
+ * undefined when there is none (a first delivery without a timestamp).
+ */
+export function firstSeenMs(headers: Headers, timestamp: unknown, mainQueue: string): number | undefined {
+  const rejected = findDeath(readDeaths(headers), mainQueue, 'rejected')?.time;
+  const candidates = [asNumber(headers?.[FIRST_SEEN_HEADER]), timestampMs(timestamp), rejected === undefined ? undefined : Date.parse(rejected)];
+  const known = candidates.filter((n): n is number => n !== undefined && Number.isFinite(n) && n > 0);
+  return known.length > 0 ? Math.min(...known) : undefined;
 }
 
 /**

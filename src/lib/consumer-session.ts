@@ -6,15 +6,15 @@
  * No Node-RED here: the node adapter turns `message` events into msgs and calls `settle`.
  */
 import { EventEmitter } from 'node:events';
-import type { Channel, ConsumeMessage, MessageProperties } from 'amqplib';
-import { attemptsExhausted, retryInfo, type RetryInfo } from './attempts';
+import type { Channel, ConsumeMessage, MessageProperties, Options } from 'amqplib';
+import { attemptsExhausted, firstSeenMs, retryInfo, type RetryInfo } from './attempts';
 import { backoffDelay } from './backoff';
 import type { BrokerConnection } from './broker-connection';
 import type { DeliveryRegistry, TakeResult } from './delivery-registry';
-import { parkedPublishOptions, pickDefined } from './parking';
+import { parkedPublishOptions, pickDefined, retryPublishOptions } from './parking';
 import { decodePayload, type DecodeMode } from './payload';
 import { applyTopology, TopologyError, type DefinitionReader } from './topology-broker';
-import { planTopology, type RetryTopologyConfig, type TopologyPlan } from './topology';
+import { planTopology, retryQueueFor, retryRoute, type RetryTopologyConfig, type TopologyPlan } from './topology';
 
 export type SettleAction = 'ack' | 'retry' | 'park';
 
@@ -45,7 +45,7 @@ export interface SessionStats {
   parked: number;
 }
 
-export type SessionPhase = 'waiting-for-connection' | 'checking-topology' | 'consuming' | 'topology-error' | 'channel-lost' | 'stopped';
+export type SessionPhase = 'waiting-for-connection' | 'checking-topology' | 'consuming' | 'blocked' | 'topology-error' | 'channel-lost' | 'stopped';
 
 export interface SessionState {
   phase: SessionPhase;
@@ -67,6 +67,11 @@ export interface ConsumerSessionOptions {
   definitionReader?: DefinitionReader;
   /** Pause before a delivery whose parking failed goes back to the queue. */
   parkFailurePauseMs?: number;
+  /**
+   * Strict ordered processing: prefetch 1, and a retry keeps the message at the head of the queue and
+   * runs it again after `pauseMs`, until it succeeds or is parked.
+   */
+  ordered?: { pauseMs: number };
 }
 
 export interface TrackedDelivery {
@@ -75,6 +80,8 @@ export interface TrackedDelivery {
   channel: Channel;
   message: ConsumeMessage;
   retry: RetryInfo;
+  /** When the consumer received it (ms since epoch): the age of a message without other clues. */
+  receivedAt: number;
   timer: NodeJS.Timeout | undefined;
 }
 
@@ -135,6 +142,8 @@ export class ConsumerSession extends EventEmitter<ConsumerSessionEvents> {
   private lastReported = '';
   private readonly counters = { acked: 0, retried: 0, parked: 0 };
   private current: SessionState = { phase: 'waiting-for-connection' };
+  /** Ordered mode: the message processing waits on. */
+  private blocked: { since: Date; attempt: number; content: Buffer; messageId: unknown } | undefined;
   private readonly onConnected = (): void => void this.setup();
   private readonly onDisconnected = (): void => this.lostChannel('connection to the broker lost');
 
@@ -275,10 +284,21 @@ export class ConsumerSession extends EventEmitter<ConsumerSessionEvents> {
       }
       return;
     }
+    const { topology } = this.options;
+    let retry = retryInfo(message.properties.headers, topology.mainQueue, topology.maxAttempts);
+    if (this.options.ordered) {
+      // Ordered mode has no attempt limit; a blocked message redelivered after a lost channel keeps its count.
+      const again = this.blocked && this.blocked.content.equals(message.content) && this.blocked.messageId === (message.properties.messageId as unknown);
+      retry = { ...retry, attempt: again && this.blocked ? this.blocked.attempt + 1 : 1, maxAttempts: 0, remaining: null };
+    }
+    this.track(channel, message, retry, Date.now());
+  }
+
+  /** Registers a delivery (with its settle timer) and hands it to the flow. */
+  private track(channel: Channel, message: ConsumeMessage, retry: RetryInfo, receivedAt: number): void {
     const { topology, registry } = this.options;
-    const retry = retryInfo(message.properties.headers, topology.mainQueue, topology.maxAttempts);
     const id = registry.nextId();
-    const entry: TrackedDelivery = { id, owner: this, channel, message, retry, timer: undefined };
+    const entry: TrackedDelivery = { id, owner: this, channel, message, retry, receivedAt, timer: undefined };
     registry.add(entry);
     if (this.options.settleTimeoutMs > 0) {
       entry.timer = setTimeout(() => void this.onSettleTimeout(id), this.options.settleTimeoutMs);
@@ -335,60 +355,100 @@ export class ConsumerSession extends EventEmitter<ConsumerSessionEvents> {
     clearTimeout(entry.timer);
     if (!this.usable(entry)) throw this.stale(entry, action);
     const { retry } = entry;
+    const { topology } = this.options;
     if (action === 'ack') {
       this.send(entry, action, () => entry.channel.ack(entry.message));
-      this.counters.acked += 1;
-      this.emitStats();
+      this.unblock();
+      this.counted('acked');
       return { done: 'acked', attempt: retry.attempt };
     }
-    if (action === 'retry' && !attemptsExhausted(retry)) {
-      // requeue=false: the queue's dead-letter exchange takes it to the retry queue.
-      this.send(entry, action, () => entry.channel.nack(entry.message, false, false));
-      this.counters.retried += 1;
-      this.emitStats();
+    if (action === 'retry' && this.options.ordered) {
+      this.holdAndRedeliver(entry, reason);
+      this.counted('retried');
       return { done: 'retried', attempt: retry.attempt };
     }
-    const parkReason =
-      action === 'retry'
-        ? `max attempts (${retry.maxAttempts}) reached${reason ? `; last error: ${reason}` : ''}`
-        : reason || 'parked';
-    await this.park(entry, parkReason);
-    return { done: 'parked', attempt: retry.attempt, parkReason, parkedTo: this.options.topology.parkingQueue };
+    let parkReason = reason || 'parked';
+    if (action === 'retry') {
+      const lastError = reason ? `; last error: ${reason}` : '';
+      const age = this.ageMs(entry);
+      if (attemptsExhausted(retry)) {
+        parkReason = `max attempts (${retry.maxAttempts}) reached${lastError}`;
+      } else if (topology.maxAgeMs > 0 && age !== undefined && age > topology.maxAgeMs) {
+        parkReason = `older than the max age of ${topology.maxAgeMs / 1000} s${lastError}`;
+      } else {
+        await this.sendToRetry(entry);
+        this.counted('retried');
+        return { done: 'retried', attempt: retry.attempt };
+      }
+    }
+    const { message } = entry;
+    const options = parkedPublishOptions({
+      content: message.content,
+      properties: message.properties,
+      fields: message.fields,
+      mainQueue: topology.mainQueue,
+      attempts: retry.attempt,
+      reason: parkReason,
+      now: new Date(),
+    });
+    await this.publishThenAck(entry, topology.parkingQueue, options, 'park');
+    this.unblock();
+    this.counted('parked');
+    return { done: 'parked', attempt: retry.attempt, parkReason, parkedTo: topology.parkingQueue };
   }
 
-  private async park(entry: TrackedDelivery, reason: string): Promise<void> {
-    const { message } = entry;
-    const { parkingQueue, mainQueue } = this.options.topology;
-    try {
-      const publisher = await this.options.connection.publisher();
-      const options = parkedPublishOptions({
-        content: message.content,
-        properties: message.properties,
-        fields: message.fields,
-        mainQueue,
-        attempts: entry.retry.attempt,
-        reason,
-        now: new Date(),
-      });
-      await publisher.publish('', parkingQueue, message.content, options);
-    } catch (err) {
-      const text = `could not park message ${entry.id} in '${parkingQueue}': ${(err as Error).message}`;
-      this.requeueLater(entry);
-      throw new SettleError(`${text}; it goes back to '${mainQueue}' after a pause`, 'broker');
-    }
-    // Only now, with the parked copy confirmed, may the original go.
-    if (!this.usable(entry)) {
-      throw new SettleError(
-        `message ${entry.id} was parked, but its channel was lost before the ack: the broker redelivers it, so it may be parked twice`,
-        'stale',
-      );
-    }
-    this.send(entry, 'park', () => entry.channel.ack(message));
-    this.counters.parked += 1;
+  private counted(counter: keyof ConsumerSession['counters']): void {
+    this.counters[counter] += 1;
     this.emitStats();
   }
 
-  /** After a failed park: hand the message back to the queue after a pause (no hot loop, nothing dropped). */
+  private ageMs(entry: TrackedDelivery): number | undefined {
+    const { properties } = entry.message;
+    const first = firstSeenMs(properties.headers, properties.timestamp, this.options.topology.mainQueue) ?? entry.receivedAt;
+    return Date.now() - first;
+  }
+
+  /** The next attempt waits in a retry queue: by dead-lettering, or as a confirmed copy in its tier. */
+  private async sendToRetry(entry: TrackedDelivery): Promise<void> {
+    const { topology } = this.options;
+    if (retryRoute(topology) === 'dead-letter') {
+      // requeue=false: the queue's dead-letter exchange takes it to the retry queue.
+      this.send(entry, 'retry', () => entry.channel.nack(entry.message, false, false));
+      return;
+    }
+    const { properties } = entry.message;
+    const firstSeen = firstSeenMs(properties.headers, properties.timestamp, topology.mainQueue) ?? entry.receivedAt;
+    const options = retryPublishOptions(properties, entry.retry.attempt, firstSeen);
+    await this.publishThenAck(entry, retryQueueFor(topology, entry.retry.attempt), options, 'retry');
+  }
+
+  /**
+   * Publishes a copy (confirmed, mandatory) and only then acks the original: at least once, never
+   * lost. When the publish fails the original goes back to its queue after a pause.
+   */
+  private async publishThenAck(entry: TrackedDelivery, queue: string, options: Options.Publish, action: 'park' | 'retry'): Promise<void> {
+    const { message } = entry;
+    try {
+      const publisher = await this.options.connection.publisher();
+      await publisher.publish('', queue, message.content, options);
+    } catch (err) {
+      this.requeueLater(entry);
+      throw new SettleError(
+        `could not ${action === 'park' ? 'park' : 'send to retry'} message ${entry.id} in '${queue}': ${(err as Error).message}; it goes back to '${this.options.topology.mainQueue}' after a pause`,
+        'broker',
+      );
+    }
+    // Only now, with the copy confirmed, may the original go.
+    if (!this.usable(entry)) {
+      throw new SettleError(
+        `message ${entry.id} was copied to '${queue}', but its channel was lost before the ack: the broker redelivers it, so it may be handled twice`,
+        'stale',
+      );
+    }
+    this.send(entry, action, () => entry.channel.ack(message));
+  }
+
+  /** After a failed publish: hand the message back to the queue after a pause (no hot loop, nothing dropped). */
   private requeueLater(entry: TrackedDelivery): void {
     const timer = setTimeout(() => {
       if (this.usable(entry)) {
@@ -400,6 +460,30 @@ export class ConsumerSession extends EventEmitter<ConsumerSessionEvents> {
       }
     }, this.options.parkFailurePauseMs ?? 5000);
     timer.unref?.();
+  }
+
+  /**
+   * Ordered mode: the failed message stays at the head of the queue — unacked, so nothing behind it
+   * is delivered (prefetch 1) — and goes through the flow again after the pause. It is never returned
+   * to the broker, so a quorum queue's delivery limit cannot drop it.
+   */
+  private holdAndRedeliver(entry: TrackedDelivery, reason: string): void {
+    const pauseMs = this.options.ordered?.pauseMs ?? 5000;
+    const since = this.blocked?.since ?? new Date();
+    this.blocked = { since, attempt: entry.retry.attempt, content: entry.message.content, messageId: entry.message.properties.messageId as unknown };
+    this.setState({ phase: 'blocked', detail: `blocked since ${since.toISOString()}, attempt ${entry.retry.attempt}${reason ? `: ${reason}` : ''}` });
+    const timer = setTimeout(() => {
+      if (!this.usable(entry)) return;
+      const attempt = entry.retry.attempt + 1;
+      this.track(entry.channel, entry.message, { ...entry.retry, attempt }, entry.receivedAt);
+    }, pauseMs);
+    timer.unref?.();
+  }
+
+  private unblock(): void {
+    if (!this.blocked) return;
+    this.blocked = undefined;
+    if (!this.stopped && this.channel) this.setState({ phase: 'consuming' });
   }
 }
 

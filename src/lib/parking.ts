@@ -1,6 +1,6 @@
 /** What a parked message looks like: the original body and properties plus failure headers. Pure. */
 import type { MessageProperties, Options } from 'amqplib';
-import { ATTEMPT_HEADER, originalRoute } from './attempts';
+import { ATTEMPT_HEADER, FIRST_SEEN_HEADER, originalRoute } from './attempts';
 
 /** Headers added to a parked message (none `x-` prefixed: RabbitMQ 4 treats some of those as its own). */
 export const PARK_HEADERS = {
@@ -64,4 +64,14 @@ export function pickDefined<T extends object>(source: T, keys: ReadonlyArray<key
     if (value !== undefined && value !== null) out[String(key)] = value;
   }
   return out;
+}
+
+/**
+ * A copy of a message for its next attempt, published to a retry queue: the original properties and
+ * headers, plus the package's attempt and first-seen headers (RabbitMQ 4 ignores a republished
+ * `x-death`, so the count must travel in a header of the package's own).
+ */
+export function retryPublishOptions(p: MessageProperties, failedAttempts: number, firstSeenMs: number): Options.Publish {
+  const headers: Record<string, unknown> = { ...(p.headers ?? {}), [ATTEMPT_HEADER]: failedAttempts, [FIRST_SEEN_HEADER]: firstSeenMs };
+  return { ...copiedProperties(p), headers, persistent: p.deliveryMode === 2, mandatory: true };
 }

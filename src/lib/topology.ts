@@ -27,11 +27,17 @@ export interface RetryTopologyConfig {
   retryExchange: string;
   retryExchangeType: ExchangeType;
   retryQueue: string;
-  /** Time a message waits in the retry queue (`x-message-ttl`), in ms. */
-  retryDelayMs: number;
+  /**
+   * Time a message waits before its next attempt (`x-message-ttl`), in ms: one delay, or backoff tiers
+   * (one queue per delay: a per-message TTL would block at the head of a shared queue), the last
+   * tier repeating.
+   */
+  retryDelaysMs: number[];
   parkingQueue: string;
   /** Attempts in all, the first delivery included. */
   maxAttempts: number;
+  /** A message older than this is parked instead of retried; 0: no limit. */
+  maxAgeMs: number;
   /** Extra arguments per queue, merged with the ones the topology sets. */
   mainQueueArguments: QueueArguments;
   retryQueueArguments: QueueArguments;
@@ -65,18 +71,65 @@ export const DEAD_LETTER_EXCHANGE = 'x-dead-letter-exchange';
 export const DEAD_LETTER_ROUTING_KEY = 'x-dead-letter-routing-key';
 export const MESSAGE_TTL = 'x-message-ttl';
 
+/**
+ * How a retry reaches its delay queue.
+ * - `dead-letter`: the consumer rejects the message and the broker dead-letters it (one delay; the
+ *   classic layout, works with a shared retry exchange).
+ * - `republish`: the package publishes a copy to the delay queue of the attempt's tier (confirmed,
+ *   with its own attempt header), then acks the original. Used for backoff tiers, and for quorum main
+ *   queues: there the main queue dead-letters to the parking queue, so a message the broker
+ *   dead-letters at the delivery limit is parked, never dropped as a dead-letter cycle.
+ */
+export type RetryRoute = 'dead-letter' | 'republish';
+
+export function isQuorum(args: QueueArguments): boolean {
+  return args['x-queue-type'] === 'quorum';
+}
+
+export function retryRoute(config: Pick<RetryTopologyConfig, 'retryDelaysMs' | 'mainQueueArguments'>): RetryRoute {
+  return config.retryDelaysMs.length > 1 || isQuorum(config.mainQueueArguments) ? 'republish' : 'dead-letter';
+}
+
+/** `250ms`, `10s`, `2m`, `1h`: how tier queue names show their delay. */
+export function formatDelay(ms: number): string {
+  if (ms % 3_600_000 === 0 && ms > 0) return `${ms / 3_600_000}h`;
+  if (ms % 60_000 === 0 && ms > 0) return `${ms / 60_000}m`;
+  if (ms % 1000 === 0 && ms > 0) return `${ms / 1000}s`;
+  return `${ms}ms`;
+}
+
+/**
+ * Retry queue names, one per distinct delay: the retry queue itself for one delay, else
+ * `<retry queue>.<delay>` (e.g. `orders.retry.10s`).
+ */
+export function retryQueueNames(config: Pick<RetryTopologyConfig, 'retryQueue' | 'retryDelaysMs'>): string[] {
+  if (config.retryDelaysMs.length <= 1) return [config.retryQueue];
+  return config.retryDelaysMs.map((ms) => `${config.retryQueue}.${formatDelay(ms)}`);
+}
+
+/** The retry queue for the n-th failed attempt (1-based): tiers in order, the last one repeating. */
+export function retryQueueFor(config: Pick<RetryTopologyConfig, 'retryQueue' | 'retryDelaysMs'>, failedAttempt: number): string {
+  const names = retryQueueNames(config);
+  return names[Math.min(Math.max(failedAttempt, 1), names.length) - 1] ?? config.retryQueue;
+}
+
 /** Arguments the topology owns: a user's extra arguments may not set them differently. */
-function topologyArguments(config: RetryTopologyConfig): Record<PlannedQueue['role'], QueueArguments> {
+function topologyArguments(config: RetryTopologyConfig): { main: QueueArguments; retry: (delayMs: number) => QueueArguments; parking: QueueArguments } {
+  if (retryRoute(config) === 'republish') {
+    return {
+      // Only the broker dead-letters from here (delivery limit, a reject outside the package): park it.
+      main: { [DEAD_LETTER_EXCHANGE]: '', [DEAD_LETTER_ROUTING_KEY]: config.parkingQueue },
+      retry: (delayMs) => ({ [MESSAGE_TTL]: delayMs, [DEAD_LETTER_EXCHANGE]: '', [DEAD_LETTER_ROUTING_KEY]: config.mainQueue }),
+      parking: {},
+    };
+  }
   const perQueueRouting = config.retryExchange === '';
   const main: QueueArguments = { [DEAD_LETTER_EXCHANGE]: config.retryExchange };
-  const retry: QueueArguments = {
-    [MESSAGE_TTL]: config.retryDelayMs,
-    [DEAD_LETTER_EXCHANGE]: perQueueRouting ? '' : config.mainExchange,
-  };
-  if (perQueueRouting) {
-    main[DEAD_LETTER_ROUTING_KEY] = config.retryQueue;
-    retry[DEAD_LETTER_ROUTING_KEY] = config.mainQueue;
-  }
+  if (perQueueRouting) main[DEAD_LETTER_ROUTING_KEY] = config.retryQueue;
+  const retry = (delayMs: number): QueueArguments =>
+    perQueueRouting
+      ? { [MESSAGE_TTL]: delayMs, [DEAD_LETTER_EXCHANGE]: '', [DEAD_LETTER_ROUTING_KEY]: config.mainQueue }
+      : { [MESSAGE_TTL]: delayMs, [DEAD_LETTER_EXCHANGE]: config.mainExchange };
   return { main, retry, parking: {} };
 }
 
@@ -85,7 +138,7 @@ export function validateTopologyConfig(config: RetryTopologyConfig): string[] {
   const problems: string[] = [];
   const names: Array<[string, string]> = [
     ['main queue', config.mainQueue],
-    ['retry queue', config.retryQueue],
+    ...retryQueueNames(config).map((name): [string, string] => ['retry queue', name]),
     ['parking queue', config.parkingQueue],
   ];
   for (const [label, name] of names) {
@@ -94,26 +147,35 @@ export function validateTopologyConfig(config: RetryTopologyConfig): string[] {
     else if (Buffer.byteLength(name) > 255) problems.push(`${label} name is longer than 255 bytes`);
   }
   const distinct = new Set(names.map(([, n]) => n));
-  if (distinct.size !== names.length) problems.push('main, retry and parking queues must have different names');
+  if (distinct.size !== names.length) problems.push('main, retry and parking queues (and retry delays) must all be different');
   if (config.retryExchange !== '' && config.retryExchange === config.mainExchange) {
     problems.push('retry exchange must differ from the main exchange (a retried message would loop straight back)');
   }
   if (!Number.isInteger(config.maxAttempts) || config.maxAttempts < 1) problems.push('max attempts must be a whole number of at least 1');
-  if (!Number.isInteger(config.retryDelayMs) || config.retryDelayMs < 0) problems.push('retry delay must be a whole number of milliseconds, 0 or more');
+  if (config.retryDelaysMs.length === 0) problems.push('at least one retry delay is needed');
+  if (config.retryDelaysMs.some((ms) => !Number.isInteger(ms) || ms < 0)) problems.push('retry delays must be whole numbers of milliseconds, 0 or more');
+  if (!Number.isFinite(config.maxAgeMs) || config.maxAgeMs < 0) problems.push('max age must be 0 (no limit) or more');
+  if (retryRoute(config) === 'republish' && config.retryExchange !== '') {
+    problems.push(
+      isQuorum(config.mainQueueArguments)
+        ? 'a quorum main queue retries by republishing to its retry queue: leave the retry exchange empty'
+        : 'several retry delays are retried by republishing to one queue per delay: leave the retry exchange empty',
+    );
+  }
   if (!EXCHANGE_TYPES.includes(config.mainExchangeType)) problems.push(`main exchange type '${config.mainExchangeType}' is not one of ${EXCHANGE_TYPES.join(', ')}`);
   if (!EXCHANGE_TYPES.includes(config.retryExchangeType)) problems.push(`retry exchange type '${config.retryExchangeType}' is not one of ${EXCHANGE_TYPES.join(', ')}`);
   if (config.mainExchange === '' && config.routingKeys.length > 0) {
     problems.push('routing keys need a main exchange: the default exchange cannot be bound');
   }
   const owned = topologyArguments(config);
-  const extras: Array<[PlannedQueue['role'], QueueArguments]> = [
-    ['main', config.mainQueueArguments],
-    ['retry', config.retryQueueArguments],
-    ['parking', config.parkingQueueArguments],
+  const extras: Array<[PlannedQueue['role'], QueueArguments, QueueArguments]> = [
+    ['main', config.mainQueueArguments, owned.main],
+    ['retry', config.retryQueueArguments, owned.retry(config.retryDelaysMs[0] ?? 0)],
+    ['parking', config.parkingQueueArguments, owned.parking],
   ];
-  for (const [role, extra] of extras) {
+  for (const [role, extra, ownedArgs] of extras) {
     for (const key of Object.keys(extra)) {
-      if (key in owned[role] && !sameArgumentValue(owned[role][key], extra[key])) {
+      if (key in ownedArgs && !sameArgumentValue(ownedArgs[key], extra[key])) {
         problems.push(`${role} queue argument ${key} is set by the retry topology; remove it from the extra arguments`);
       }
     }
@@ -128,9 +190,14 @@ export function planTopology(config: RetryTopologyConfig): TopologyPlan {
   if (config.mainExchange !== '') exchanges.push({ name: config.mainExchange, type: config.mainExchangeType });
   if (config.retryExchange !== '') exchanges.push({ name: config.retryExchange, type: config.retryExchangeType });
 
+  const tierNames = retryQueueNames(config);
   const queues: PlannedQueue[] = [
     { role: 'main', name: config.mainQueue, arguments: { ...config.mainQueueArguments, ...owned.main } },
-    { role: 'retry', name: config.retryQueue, arguments: { ...config.retryQueueArguments, ...owned.retry } },
+    ...config.retryDelaysMs.map((delayMs, i): PlannedQueue => ({
+      role: 'retry',
+      name: tierNames[i] ?? config.retryQueue,
+      arguments: { ...config.retryQueueArguments, ...owned.retry(delayMs) },
+    })),
     { role: 'parking', name: config.parkingQueue, arguments: { ...config.parkingQueueArguments } },
   ];
 
@@ -140,13 +207,30 @@ export function planTopology(config: RetryTopologyConfig): TopologyPlan {
     const keys = config.routingKeys.length > 0 ? config.routingKeys : [''];
     for (const routingKey of keys) bindings.push({ queue: config.mainQueue, exchange: config.mainExchange, routingKey });
   }
-  if (config.retryExchange !== '') {
+  if (config.retryExchange !== '' && retryRoute(config) === 'dead-letter') {
     // Dead-lettered messages keep their routing key, so the retry queue is bound with the main keys
     // (a fanout retry exchange, as in the classic layout, ignores them).
     const keys = config.retryExchangeType === 'fanout' || config.routingKeys.length === 0 ? [''] : config.routingKeys;
     for (const routingKey of keys) bindings.push({ queue: config.retryQueue, exchange: config.retryExchange, routingKey });
   }
   return { exchanges, queues, bindings };
+}
+
+const DELAY_UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
+
+/**
+ * Parses retry delays: `3000` (ms), or a comma-separated list with optional units such as
+ * `1s, 10s, 1m`. Throws an Error naming the part it cannot read.
+ */
+export function parseDelays(text: string | number | undefined | null): number[] {
+  if (typeof text === 'number') return [text];
+  const parts = (text ?? '').split(',').map((p) => p.trim()).filter((p) => p !== '');
+  if (parts.length === 0) throw new Error('retry delay is empty');
+  return parts.map((part) => {
+    const match = /^(\d+(?:\.\d+)?)\s*(ms|s|m|h)?$/i.exec(part);
+    if (!match) throw new Error(`retry delay '${part}' is not a duration such as 500, 500ms, 10s, 2m or 1h`);
+    return Math.round(Number(match[1]) * (DELAY_UNITS[(match[2] ?? 'ms').toLowerCase()] ?? 1));
+  });
 }
 
 /**

@@ -3,6 +3,9 @@
  * directory and deployed through the admin HTTP API of a real Node-RED process, produces exactly
  * the expected outcome when its inject nodes are triggered (good twice, poison once).
  *
+ * The same scenario runs on each Node-RED version of node-red-runtimes.ts: 4.1 on the current
+ * Node.js (loads node modules with require()) and 5.0 on Node.js 22 (loads them with import()).
+ *
  * Needs `npm run build` first (the tarball packs dist/); `npm test` builds before running mocha.
  */
 import assert from 'node:assert/strict';
@@ -14,6 +17,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import type { GetMessage } from 'amqplib';
 import { AMQP_URL, Broker, uniqueName, waitFor } from '../helpers/broker';
+import { NODE_RED_RUNTIMES, type NodeRedRuntime } from './node-red-runtimes';
 
 const run = promisify(execFile);
 const root = path.resolve(__dirname, '../..');
@@ -75,9 +79,41 @@ async function drain(broker: Broker, queue: string): Promise<GetMessage[]> {
   }
 }
 
+/** The environment for Node-RED: without NODE_OPTIONS, so no loader hook of the test runner (tsx) is inherited. */
+function nodeRedEnv(): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...process.env, AMQP_URL };
+  delete env.NODE_OPTIONS;
+  return env;
+}
+
 describe('example flow in a real Node-RED, installed from npm pack', function () {
   this.timeout(180_000);
 
+  let packDir = '';
+  let tarball = '';
+
+  before(async function () {
+    if (!existsSync(path.join(root, 'dist', 'nodes', 'retry-consumer', 'retry-consumer.js'))) {
+      throw new Error('dist/ is missing: run `npm run build` first (npm pack ships the compiled dist/, `npm test` builds it)');
+    }
+    // The package as it would be published, packed once for every Node-RED version.
+    packDir = mkdtempSync(path.join(os.tmpdir(), 'rmq-retry-pack-'));
+    const packed = await run('npm', ['pack', '--json', '--pack-destination', packDir], { cwd: root, maxBuffer: 16 * 1024 * 1024 });
+    const [info] = JSON.parse(packed.stdout) as { filename: string }[];
+    assert.ok(info, `npm pack printed no result: ${packed.stdout} ${packed.stderr}`);
+    tarball = path.join(packDir, info.filename);
+    assert.ok(existsSync(tarball), `npm pack did not write ${tarball}`);
+  });
+
+  after(function () {
+    if (packDir) rmSync(packDir, { recursive: true, force: true });
+  });
+
+  for (const runtime of NODE_RED_RUNTIMES) describe(runtime.title, () => exampleFlowOn(runtime, () => tarball));
+});
+
+/** The scenario on one Node-RED version: fresh user dir, own broker object names, own process. */
+function exampleFlowOn(runtime: NodeRedRuntime, packedTarball: () => string): void {
   const tempDirs: string[] = [];
   let userDir = '';
   let base = '';
@@ -124,21 +160,15 @@ describe('example flow in a real Node-RED, installed from npm pack', function ()
   }
 
   before(async function () {
-    if (!existsSync(path.join(root, 'dist', 'nodes', 'retry-consumer', 'retry-consumer.js'))) {
-      throw new Error('dist/ is missing: run `npm run build` first (npm pack ships the compiled dist/, `npm test` builds it)');
-    }
+    // Node-RED 5's first run installs its toolchain (cached afterwards).
+    this.timeout(runtime.prepareTimeoutMs + 120_000);
+    const launch = await runtime.prepare();
+    const tarball = packedTarball();
+    assert.ok(tarball, 'the package was not packed');
+
     broker = await Broker.open();
     broker.track('queue', names['main-queue'], names['retry-queue'], names['parking-queue'], names['reply-queue']);
     broker.track('exchange', names['main-exchange'], names['retry-exchange']);
-
-    // The package as it would be published.
-    const packDir = mkdtempSync(path.join(os.tmpdir(), 'rmq-retry-pack-'));
-    tempDirs.push(packDir);
-    const packed = await run('npm', ['pack', '--json', '--pack-destination', packDir], { cwd: root, maxBuffer: 16 * 1024 * 1024 });
-    const [info] = JSON.parse(packed.stdout) as { filename: string }[];
-    assert.ok(info, `npm pack printed no result: ${packed.stdout} ${packed.stderr}`);
-    const tarball = path.join(packDir, info.filename);
-    assert.ok(existsSync(tarball), `npm pack did not write ${tarball}`);
 
     // A fresh user directory with the tarball installed the way the palette manager would.
     userDir = mkdtempSync(path.join(os.tmpdir(), 'rmq-retry-userdir-'));
@@ -168,9 +198,9 @@ describe('example flow in a real Node-RED, installed from npm pack', function ()
     );
     writeFileSync(path.join(userDir, 'flows.json'), '[]');
 
-    const proc = spawn(process.execPath, [path.join(root, 'node_modules', 'node-red', 'red.js'), '--userDir', userDir, '--port', String(port)], {
+    const proc = spawn(launch.node, [launch.redJs, '--userDir', userDir, '--port', String(port)], {
       cwd: userDir,
-      env: { ...process.env, AMQP_URL },
+      env: nodeRedEnv(),
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     child = proc;
@@ -202,6 +232,16 @@ describe('example flow in a real Node-RED, installed from npm pack', function ()
     // Node-RED is gone, so nothing redeclares them: delete every queue and exchange the flow used.
     await broker?.cleanup();
     for (const dir of tempDirs) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it(`is the expected Node-RED and Node.js (${runtime.nodeRedVersion.source}, ${runtime.nodeVersion.source})`, async function () {
+    const settings = (await getJson('/settings')) as { version?: string };
+    assert.match(String(settings.version), runtime.nodeRedVersion, `GET /settings reports Node-RED ${settings.version}${log()}`);
+    const nodeLine = /Node\.js\s+version:\s*(v\S+)/.exec(output);
+    assert.ok(nodeLine, `no Node.js version in the startup log${log()}`);
+    assert.match(nodeLine[1]!, runtime.nodeVersion);
+    const redLine = /Node-RED version:\s*v(\S+)/.exec(output);
+    assert.equal(redLine?.[1], settings.version, `startup log and GET /settings disagree${log()}`);
   });
 
   it('loads the six node types from the installed tarball, not from the repository', async function () {
@@ -313,4 +353,4 @@ describe('example flow in a real Node-RED, installed from npm pack', function ()
     const errors = output.split('\n').filter((line) => line.includes('[error]'));
     assert.deepEqual(errors, [], `Node-RED logged errors${log()}`);
   });
-});
+}

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { ATTEMPT_HEADER, attemptsExhausted, failedAttempts, originalRoute, readDeaths, retryInfo } from '../../src/lib/attempts';
+import { ATTEMPT_HEADER, attemptsExhausted, failedAttempts, FIRST_SEEN_HEADER, firstSeenMs, originalRoute, readDeaths, retryInfo } from '../../src/lib/attempts';
 
 const ts = (seconds: number) => ({ '!': 'timestamp', value: seconds });
 
@@ -62,6 +62,18 @@ describe('attempts from x-death', () => {
   it('reads counts wrapped by amqplib', () => {
     const headers = { 'x-death': [{ queue: 'q', reason: 'rejected', count: { '!': 'long', value: 7 } }] };
     assert.equal(failedAttempts(headers, 'q'), 7);
+  });
+
+  it('tells the first-seen time from the package header, the timestamp (s or ms) or the first rejection', () => {
+    assert.equal(firstSeenMs(undefined, undefined, 'main-queue'), undefined);
+    assert.equal(firstSeenMs(undefined, 1_700_000_000, 'main-queue'), 1_700_000_000_000);
+    assert.equal(firstSeenMs(undefined, 1_700_000_000_123, 'main-queue'), 1_700_000_000_123);
+    assert.equal(firstSeenMs(thirdDelivery, undefined, 'main-queue'), 1795322257 * 1000);
+    assert.equal(firstSeenMs({ ...thirdDelivery, [FIRST_SEEN_HEADER]: 1_000 }, 1_700_000_000, 'main-queue'), 1_000);
+  });
+
+  it('has no limit (and no remaining count) in ordered mode', () => {
+    assert.equal(attemptsExhausted({ attempt: 50, maxAttempts: 0 }), false);
   });
 
   it('says when attempts are exhausted', () => {

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import type { MessageProperties } from 'amqplib';
-import { clampReason, parkedPublishOptions, PARK_HEADERS } from '../../src/lib/parking';
+import { clampReason, parkedPublishOptions, PARK_HEADERS, retryPublishOptions } from '../../src/lib/parking';
 
 describe('parked message', () => {
   const properties = {
@@ -60,5 +60,15 @@ describe('parked message', () => {
   it('keeps reasons readable and bounded', () => {
     assert.equal(clampReason('  '), 'parked');
     assert.equal(clampReason('x'.repeat(2000)).length, 1000);
+  });
+
+  it('gives a retried copy the attempt and first-seen headers, keeping persistence as it was', () => {
+    const retried = retryPublishOptions(properties, 2, 1234);
+    assert.equal(retried.headers?.['retry-attempt'], 2);
+    assert.equal(retried.headers?.['retry-first-seen'], 1234);
+    assert.equal(retried.headers?.custom, 'kept');
+    assert.equal(retried.persistent, false);
+    assert.equal(retried.mandatory, true);
+    assert.equal(retried.expiration, undefined);
   });
 });

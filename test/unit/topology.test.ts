@@ -4,8 +4,12 @@ import {
   describePreconditionFailure,
   diffArguments,
   parsePreconditionFailure,
+  parseDelays,
   parseQueueArguments,
   planTopology,
+  retryQueueFor,
+  retryQueueNames,
+  retryRoute,
   validateTopologyConfig,
   type RetryTopologyConfig,
 } from '../../src/lib/topology';
@@ -19,9 +23,10 @@ const seed: RetryTopologyConfig = {
   retryExchange: 'retry-exchange',
   retryExchangeType: 'fanout',
   retryQueue: 'retry-queue',
-  retryDelayMs: 3000,
+  retryDelaysMs: [3000],
   parkingQueue: 'parking-queue',
   maxAttempts: 3,
+  maxAgeMs: 0,
   mainQueueArguments: {},
   retryQueueArguments: {},
   parkingQueueArguments: {},
@@ -54,10 +59,10 @@ describe('topology plan', () => {
   });
 
   it('merges extra arguments, numbers staying numbers', () => {
-    const args = parseQueueArguments('{"x-queue-type":"quorum","x-delivery-limit":50}', 'main');
-    assert.deepEqual(args, { 'x-queue-type': 'quorum', 'x-delivery-limit': 50 });
+    const args = parseQueueArguments('{"x-max-length":50000,"x-overflow":"reject-publish","x-single-active-consumer":true}', 'main');
+    assert.deepEqual(args, { 'x-max-length': 50000, 'x-overflow': 'reject-publish', 'x-single-active-consumer': true });
     const plan = planTopology({ ...seed, mainQueueArguments: args });
-    assert.deepEqual(plan.queues[0]?.arguments, { 'x-queue-type': 'quorum', 'x-delivery-limit': 50, 'x-dead-letter-exchange': 'retry-exchange' });
+    assert.deepEqual(plan.queues[0]?.arguments, { ...args, 'x-dead-letter-exchange': 'retry-exchange' });
   });
 
   it('rejects bad extra arguments with a reason', () => {
@@ -74,16 +79,57 @@ describe('topology plan', () => {
       mainQueue: 'amq.q',
       parkingQueue: 'retry-queue',
       maxAttempts: 0,
-      retryDelayMs: -1,
+      retryDelaysMs: [-1],
       retryExchange: 'main-exchange',
       mainQueueArguments: { 'x-dead-letter-exchange': 'elsewhere' },
     });
     assert.ok(problems.some((p) => p.includes("'amq.q'")));
-    assert.ok(problems.some((p) => p.includes('different names')));
+    assert.ok(problems.some((p) => p.includes('must all be different')));
     assert.ok(problems.some((p) => p.includes('max attempts')));
     assert.ok(problems.some((p) => p.includes('retry delay')));
     assert.ok(problems.some((p) => p.includes('retry exchange must differ')));
     assert.ok(problems.some((p) => p.includes('x-dead-letter-exchange is set by the retry topology')));
+  });
+});
+
+describe('backoff tiers and quorum queues', () => {
+  const tiers: RetryTopologyConfig = { ...seed, retryExchange: '', retryDelaysMs: [1000, 10_000, 60_000] };
+
+  it('reads delays with units', () => {
+    assert.deepEqual(parseDelays('3000'), [3000]);
+    assert.deepEqual(parseDelays('1s, 10s, 1m'), [1000, 10_000, 60_000]);
+    assert.deepEqual(parseDelays('250ms,1.5s,1h'), [250, 1500, 3_600_000]);
+    assert.throws(() => parseDelays('1s, soon'), /retry delay 'soon' is not a duration/);
+    assert.throws(() => parseDelays(' '), /retry delay is empty/);
+  });
+
+  it('names one queue per delay, the last tier repeating', () => {
+    assert.deepEqual(retryQueueNames(tiers), ['retry-queue.1s', 'retry-queue.10s', 'retry-queue.1m']);
+    assert.deepEqual([1, 2, 3, 4, 9].map((n) => retryQueueFor(tiers, n)), ['retry-queue.1s', 'retry-queue.10s', 'retry-queue.1m', 'retry-queue.1m', 'retry-queue.1m']);
+    assert.equal(retryQueueFor(seed, 5), 'retry-queue');
+  });
+
+  it('retries tiers by republishing; the main queue dead-letters only to the parking queue', () => {
+    assert.equal(retryRoute(seed), 'dead-letter');
+    assert.equal(retryRoute(tiers), 'republish');
+    const plan = planTopology(tiers);
+    assert.deepEqual(plan.queues.map((q) => [q.name, q.arguments]), [
+      ['main-queue', { 'x-dead-letter-exchange': '', 'x-dead-letter-routing-key': 'parking-queue' }],
+      ['retry-queue.1s', { 'x-message-ttl': 1000, 'x-dead-letter-exchange': '', 'x-dead-letter-routing-key': 'main-queue' }],
+      ['retry-queue.10s', { 'x-message-ttl': 10_000, 'x-dead-letter-exchange': '', 'x-dead-letter-routing-key': 'main-queue' }],
+      ['retry-queue.1m', { 'x-message-ttl': 60_000, 'x-dead-letter-exchange': '', 'x-dead-letter-routing-key': 'main-queue' }],
+      ['parking-queue', {}],
+    ]);
+    assert.deepEqual(validateTopologyConfig(tiers), []);
+  });
+
+  it('makes a quorum main queue republish, so a delivery-limit dead-letter is parked rather than dropped as a cycle', () => {
+    const quorum: RetryTopologyConfig = { ...seed, retryExchange: '', mainQueueArguments: { 'x-queue-type': 'quorum' } };
+    assert.equal(retryRoute(quorum), 'republish');
+    assert.deepEqual(planTopology(quorum).queues[0]?.arguments, { 'x-queue-type': 'quorum', 'x-dead-letter-exchange': '', 'x-dead-letter-routing-key': 'parking-queue' });
+    assert.ok(validateTopologyConfig({ ...quorum, retryExchange: 'retry-exchange' }).some((p) => p.includes('quorum main queue retries by republishing')));
+    assert.ok(validateTopologyConfig({ ...tiers, retryExchange: 'retry-exchange' }).some((p) => p.includes('several retry delays')));
+    assert.ok(validateTopologyConfig({ ...tiers, retryDelaysMs: [1000, 1000] }).some((p) => p.includes('must all be different')));
   });
 });
 

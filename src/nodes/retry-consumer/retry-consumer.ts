@@ -23,6 +23,8 @@ function sessionStatus(state: SessionState, stats: SessionStats): NodeStatus | u
   switch (state.phase) {
     case 'consuming':
       return { fill: 'green', shape: 'dot', text: statsText(stats) };
+    case 'blocked':
+      return { fill: 'yellow', shape: 'dot', text: state.detail ?? 'blocked' };
     case 'checking-topology':
       return { fill: 'yellow', shape: 'ring', text: 'checking topology' };
     case 'topology-error':
@@ -49,11 +51,14 @@ export = function register(RED: NodeAPI): void {
     const broker = config.broker;
     const decode: DecodeMode = DECODE_MODES.find((m) => m === def.decode) ?? 'auto';
     const settleTimeoutMs = Math.max(0, numberProp(def.settleTimeout, 60)) * 1000;
+    const ordered = def.mode === 'ordered';
     const session = new ConsumerSession({
       connection: broker.connection,
       topology: config.topology,
       registry: config.registry,
-      prefetch: Math.max(1, Math.floor(numberProp(def.prefetch, 10))),
+      // Ordered processing needs one message at a time: nothing may overtake a failed one.
+      prefetch: ordered ? 1 : Math.max(1, Math.floor(numberProp(def.prefetch, 10))),
+      ordered: ordered ? { pauseMs: Math.max(0, numberProp(def.orderedPause, 5)) * 1000 } : undefined,
       settleTimeoutMs,
       decode,
       invalidBody: def.invalidBody === 'error' ? 'error' : 'park',

@@ -1,7 +1,7 @@
 /** The retry-config node's shape as other nodes see it, and how a settle node finds it from a msg. */
 import { notSettleable, SettleError, type SettleAction, type SettleOutcome, type TrackedDelivery } from '../../lib/consumer-session';
 import { DeliveryRegistry } from '../../lib/delivery-registry';
-import { EXCHANGE_TYPES, parseQueueArguments, validateTopologyConfig, type ExchangeType, type RetryTopologyConfig } from '../../lib/topology';
+import { EXCHANGE_TYPES, parseDelays, parseQueueArguments, validateTopologyConfig, type ExchangeType, type RetryTopologyConfig } from '../../lib/topology';
 import type { RetryBrokerNode } from './broker-node';
 import { numberProp, stringProp, type Node, type NodeAPI, type NodeDef, type NodeMessage } from './node-red';
 
@@ -64,9 +64,10 @@ export function topologyFromDefinition(def: NodeDef): RetryTopologyConfig {
     retryExchangeType: exchangeType(def.retryExchangeType, 'fanout'),
     // Predictable names when left empty, documented in the help.
     retryQueue: stringProp(def.retryQueue) || (mainQueue && `${mainQueue}.retry`),
-    retryDelayMs: numberProp(def.retryDelay, 5000),
+    retryDelaysMs: parseDelays(typeof def.retryDelay === 'number' ? def.retryDelay : stringProp(def.retryDelay) || '5000'),
     parkingQueue: stringProp(def.parkingQueue) || (mainQueue && `${mainQueue}.parking`),
     maxAttempts: numberProp(def.maxAttempts, 3),
+    maxAgeMs: Math.round(numberProp(def.maxAge, 0) * 1000),
     mainQueueArguments: parseQueueArguments(stringProp(def.mainQueueArgs), 'main queue arguments'),
     retryQueueArguments: parseQueueArguments(stringProp(def.retryQueueArgs), 'retry queue arguments'),
     parkingQueueArguments: parseQueueArguments(stringProp(def.parkingQueueArgs), 'parking queue arguments'),
