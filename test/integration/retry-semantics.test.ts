@@ -88,11 +88,13 @@ describe('retry semantics (real broker)', function () {
     await helper.unload();
     await broker.publish(names.mainExchange, names.routingKey, { crash: true });
     const ch = await broker.ch();
-    for (let i = 0; i < 5; i += 1) {
-      let m: Awaited<ReturnType<typeof ch.get>> = false;
-      await waitFor(async () => (m = await ch.get(names.mainQueue)) !== false || (await broker.messageCount(names.parkingQueue)) === 1, 'a delivery or the dead-letter');
-      if (m === false) break;
-      ch.nack(m, false, true);
+    for (let i = 0; i < 5 && (await broker.messageCount(names.parkingQueue)) === 0; i += 1) {
+      let delivery: Awaited<ReturnType<typeof ch.get>> = false;
+      await waitFor(async () => {
+        delivery = await ch.get(names.mainQueue);
+        return delivery !== false || (await broker.messageCount(names.parkingQueue)) === 1;
+      }, 'a delivery or the dead-letter');
+      if (delivery) ch.nack(delivery, false, true);
     }
     await waitFor(async () => (await broker.messageCount(names.parkingQueue)) === 1, 'the message dead-lettered into the parking queue');
     const parked = await broker.take(names.parkingQueue);
