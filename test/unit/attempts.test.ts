@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { cycle3, republished } from './fixtures/x-death';
 import { ATTEMPT_HEADER, attemptsExhausted, failedAttempts, FIRST_SEEN_HEADER, firstSeenMs, originalRoute, readDeaths, retryInfo } from '../../src/lib/attempts';
 
 const ts = (seconds: number) => ({ '!': 'timestamp', value: seconds });
@@ -85,5 +86,25 @@ describe('attempts from x-death', () => {
   it('finds the original route in the rejected entry', () => {
     assert.deepEqual(originalRoute(thirdDelivery, 'main-queue', { exchange: '', routingKey: 'main-queue' }), { exchange: 'main-exchange', routingKey: 'srvc.transact.cash' });
     assert.deepEqual(originalRoute(undefined, 'main-queue', { exchange: 'ex', routingKey: 'rk' }), { exchange: 'ex', routingKey: 'rk' });
+  });
+
+  describe('recorded from RabbitMQ 3.10.8 and 4.0.5', () => {
+    for (const version of ['3.10.8', '4.0.5'] as const) {
+      it(`${version}: the pure broker cycle counts attempt 3 on the third delivery`, () => {
+        const info = retryInfo(cycle3[version], 'main-queue', 3);
+        assert.equal(info.attempt, 3);
+        assert.equal(info.firstDeathReason, 'rejected');
+      });
+
+      it(`${version}: a republished message keeps its count only through the package's own header`, () => {
+        // Failed attempts before the republish: 3 (the header the package writes when it republishes).
+        assert.equal(retryInfo({ ...republished[version], [ATTEMPT_HEADER]: 3 }, 'main-queue', 5).attempt, 4);
+      });
+    }
+
+    it('without the header, RabbitMQ 4 restarts the count after a republish (why the header exists)', () => {
+      assert.equal(retryInfo(republished['3.10.8'], 'main-queue', 5).attempt, 4);
+      assert.equal(retryInfo(republished['4.0.5'], 'main-queue', 5).attempt, 2);
+    });
   });
 });

@@ -38,7 +38,13 @@ export function publishTarget(settings: PublishSettings, msg: NodeMessage): { ex
   return { exchange: settings.exchange, routingKey };
 }
 
-export function publishOptions(settings: PublishSettings, msg: NodeMessage, impliedContentType: string | undefined, newId: () => string): Options.Publish {
+export function publishOptions(
+  settings: PublishSettings,
+  msg: NodeMessage,
+  impliedContentType: string | undefined,
+  newId: () => string,
+  now: () => number = Date.now,
+): Options.Publish {
   const given = record(msg.properties);
   const options: Record<string, unknown> = { persistent: settings.persistent };
   for (const key of PROPERTY_KEYS) {
@@ -50,8 +56,10 @@ export function publishOptions(settings: PublishSettings, msg: NodeMessage, impl
   }
   options.contentType ??= settings.contentType || impliedContentType;
   if (options.contentType === undefined) delete options.contentType;
-  // A message id makes idempotent consumers possible: every publish gets one.
+  // A message id makes idempotent consumers possible, a timestamp (AMQP: seconds) makes its age
+  // known to a max-age rule: every publish gets both.
   options.messageId ??= newId();
+  options.timestamp ??= Math.floor(now() / 1000);
   options.mandatory = true;
   return options;
 }
