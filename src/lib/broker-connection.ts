@@ -38,7 +38,7 @@ export class BrokerConnection extends EventEmitter<BrokerConnectionEvents> {
   private attempt = 0;
   private timer: NodeJS.Timeout | undefined;
   private stopping = false;
-  private publisherPromise: Promise<ConfirmPublisher> | undefined;
+  private readonly publishers = new Map<string, Promise<ConfirmPublisher>>();
   private current: ConnectionState = { phase: 'idle' };
 
   constructor(private readonly options: BrokerConnectionOptions) {
@@ -80,7 +80,7 @@ export class BrokerConnection extends EventEmitter<BrokerConnectionEvents> {
     this.timer = undefined;
     const model = this.model;
     this.model = undefined;
-    this.publisherPromise = undefined;
+    this.publishers.clear();
     if (model) {
       try {
         await model.close();
@@ -117,19 +117,37 @@ export class BrokerConnection extends EventEmitter<BrokerConnectionEvents> {
     }
   }
 
-  /** The connection's shared confirm-mode publisher, recreated when its channel was closed. */
-  async publisher(): Promise<ConfirmPublisher> {
-    if (this.publisherPromise) {
-      const existing = await this.publisherPromise.catch(() => undefined);
+  /**
+   * A confirm-mode publisher on this connection, recreated when its channel was closed. Each `purpose`
+   * gets its own channel, so a publish that the broker answers with a channel error (404: no such
+   * exchange) in one node cannot fail the parking of another.
+   */
+  async publisher(purpose = 'default'): Promise<ConfirmPublisher> {
+    const current = this.publishers.get(purpose);
+    if (current) {
+      const existing = await current.catch(() => undefined);
       if (existing && !existing.closed) return existing;
-      this.publisherPromise = undefined;
+      // Only the first caller to find it closed replaces it; the others get the replacement.
+      if (this.publishers.get(purpose) === current) this.publishers.delete(purpose);
     }
-    const model = this.requireConnection();
-    this.publisherPromise = model.createConfirmChannel().then((channel) => {
-      channel.on('error', () => undefined);
-      return new ConfirmPublisher(channel);
-    });
-    return this.publisherPromise;
+    let created = this.publishers.get(purpose);
+    if (!created) {
+      const model = this.requireConnection();
+      created = model.createConfirmChannel().then((channel) => {
+        channel.on('error', () => undefined);
+        return new ConfirmPublisher(channel);
+      });
+      this.publishers.set(purpose, created);
+    }
+    return created;
+  }
+
+  /** Closes the publisher of one purpose (a node that is going away). */
+  async closePublisher(purpose: string): Promise<void> {
+    const current = this.publishers.get(purpose);
+    this.publishers.delete(purpose);
+    const publisher = await current?.catch(() => undefined);
+    await publisher?.close();
   }
 
   private requireConnection(): ChannelModel {
@@ -170,7 +188,7 @@ export class BrokerConnection extends EventEmitter<BrokerConnectionEvents> {
   private onClosed(model: ChannelModel, err: Error | undefined): void {
     if (this.model !== model) return;
     this.model = undefined;
-    this.publisherPromise = undefined;
+    this.publishers.clear();
     this.emit('disconnected', err);
     if (!this.stopping) this.scheduleReconnect(err ?? new Error('connection closed by the broker'));
   }

@@ -429,7 +429,7 @@ export class ConsumerSession extends EventEmitter<ConsumerSessionEvents> {
   private async publishThenAck(entry: TrackedDelivery, queue: string, options: Options.Publish, action: 'park' | 'retry'): Promise<void> {
     const { message } = entry;
     try {
-      const publisher = await this.options.connection.publisher();
+      const publisher = await this.options.connection.publisher('settle');
       await publisher.publish('', queue, message.content, options);
     } catch (err) {
       this.requeueLater(entry);

@@ -201,4 +201,27 @@ describe('retry flow in the Node-RED runtime (real broker)', function () {
     await waitFor(() => errors.length === 1, 'the error');
     assert.match(errors[0]!, /msg.amqp.deliveryId is missing/);
   });
+
+  it('publish: an unroutable message or a missing exchange is an error, and does not disturb parking', async () => {
+    await loadFlow([
+      tab(),
+      brokerNode(),
+      configNode(names),
+      consumerNode([['park']]),
+      { id: 'park', type: 'park-publisher', z: 'flow', reason: 'parked by test', wires: [[]] },
+      { id: 'unroutable', type: 'retry-publish', z: 'flow', broker: 'broker', mode: 'publish', exchange: names.mainExchange, routingKey: 'nobody.listens', persistent: true, wires: [[]] },
+      { id: 'missing', type: 'retry-publish', z: 'flow', broker: 'broker', mode: 'publish', exchange: `${names.mainExchange}.missing`, routingKey: 'x', persistent: true, wires: [[]] },
+    ]);
+    await waitForConsumer();
+    const errors: string[] = [];
+    for (const id of ['unroutable', 'missing']) helper.getNode(id).on('call:error', (c: { args: unknown[] }) => errors.push(`${id}: ${String(c.args[0])}`));
+    helper.getNode('unroutable').receive({ payload: { n: 1 } });
+    helper.getNode('missing').receive({ payload: { n: 2 } });
+    await waitFor(() => errors.length === 2, 'both publish errors');
+    assert.ok(errors.some((e) => /^unroutable: .*returned unroutable: no queue is bound for exchange/.test(e)), errors.join(' | '));
+    assert.ok(errors.some((e) => /^missing: .*404 \(NOT-FOUND\) .*no exchange/.test(e)), errors.join(' | '));
+    // The 404 closed only the publish node's own channel: parking works on.
+    await broker.publish(names.mainExchange, names.routingKey, { n: 3 });
+    await waitFor(async () => (await broker.messageCount(names.parkingQueue)) === 1, 'the message parked');
+  });
 });

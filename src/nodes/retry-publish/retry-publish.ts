@@ -61,7 +61,7 @@ export = function register(RED: NodeAPI): void {
         return;
       }
       ensureQueue()
-        .then(() => broker.connection.publisher())
+        .then(() => broker.connection.publisher(node.id))
         .then((publisher) => publisher.publish(target.exchange, target.routingKey, content, options))
         .then(
           () => {
@@ -75,7 +75,10 @@ export = function register(RED: NodeAPI): void {
     });
     node.on('close', (_removed, done) => {
       broker.connection.off('connected', onConnected);
-      broker.deregister(user).then(done, done);
+      broker.connection
+        .closePublisher(node.id)
+        .then(() => broker.deregister(user))
+        .then(done, done);
     });
   }
   RED.nodes.registerType('retry-publish', RetryPublish);
