@@ -1,0 +1,13 @@
+// Runs `npm ci` when the dev dependencies are missing, so `npm start` and `npm test` work straight
+// from a fresh clone. Does nothing (and costs nothing) once they are installed.
+import { existsSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+
+const needed = ['typescript', 'node-red', 'mocha', 'tsx', 'amqplib'];
+const missing = needed.filter((name) => !existsSync(new URL(`../node_modules/${name}/package.json`, import.meta.url)));
+if (missing.length > 0) {
+  console.log(`Installing dependencies (missing: ${missing.join(', ')}) with npm ci ...`);
+  const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
+  const result = spawnSync(npm, ['ci', '--no-audit', '--no-fund'], { stdio: 'inherit', cwd: new URL('..', import.meta.url) });
+  if (result.status !== 0) process.exit(result.status ?? 1);
+}
