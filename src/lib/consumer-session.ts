@@ -43,6 +43,8 @@ export interface SessionStats {
   acked: number;
   retried: number;
   parked: number;
+  /** Messages waiting in the parking queue (from all consumers and the broker), when watched. */
+  parkingDepth?: number;
 }
 
 export type SessionPhase = 'waiting-for-connection' | 'checking-topology' | 'consuming' | 'blocked' | 'topology-error' | 'channel-lost' | 'stopped';
@@ -72,6 +74,8 @@ export interface ConsumerSessionOptions {
    * runs it again after `pauseMs`, until it succeeds or is parked.
    */
   ordered?: { pauseMs: number };
+  /** How often to look at the parking queue's depth (a passive check); 0: never. */
+  parkingWatchMs?: number;
 }
 
 export interface TrackedDelivery {
@@ -144,6 +148,8 @@ export class ConsumerSession extends EventEmitter<ConsumerSessionEvents> {
   private current: SessionState = { phase: 'waiting-for-connection' };
   /** Ordered mode: the message processing waits on. */
   private blocked: { since: Date; attempt: number; content: Buffer; messageId: unknown } | undefined;
+  private parkingDepth: number | undefined;
+  private parkingTimer: NodeJS.Timeout | undefined;
   private readonly onConnected = (): void => void this.setup();
   private readonly onDisconnected = (): void => this.lostChannel('connection to the broker lost');
 
@@ -157,13 +163,34 @@ export class ConsumerSession extends EventEmitter<ConsumerSessionEvents> {
   }
 
   get stats(): SessionStats {
-    return { inFlight: this.options.registry.countOf(this), ...this.counters };
+    const stats: SessionStats = { inFlight: this.options.registry.countOf(this), ...this.counters };
+    if (this.parkingDepth !== undefined) stats.parkingDepth = this.parkingDepth;
+    return stats;
   }
 
   start(): void {
     this.options.connection.on('connected', this.onConnected);
     this.options.connection.on('disconnected', this.onDisconnected);
     if (this.options.connection.connection) void this.setup();
+    const every = this.options.parkingWatchMs ?? 0;
+    if (every > 0) {
+      this.parkingTimer = setInterval(() => void this.watchParking(), every);
+      this.parkingTimer.unref?.();
+    }
+  }
+
+  /** Monitoring: how many messages wait in the parking queue for a human. A passive check, never a declare. */
+  private async watchParking(): Promise<void> {
+    if (this.stopped || !this.options.connection.connection || this.current.phase !== 'consuming') return;
+    try {
+      const { messageCount } = await this.options.connection.withThrowawayChannel((ch) => ch.checkQueue(this.options.topology.parkingQueue));
+      if (messageCount !== this.parkingDepth) {
+        this.parkingDepth = messageCount;
+        this.emitStats();
+      }
+    } catch {
+      // Connection or queue gone: the consumer's own checks report that.
+    }
   }
 
   /**
@@ -173,6 +200,7 @@ export class ConsumerSession extends EventEmitter<ConsumerSessionEvents> {
   async stop(graceMs = 0): Promise<void> {
     this.stopped = true;
     clearTimeout(this.retryTimer);
+    clearInterval(this.parkingTimer);
     this.options.connection.off('connected', this.onConnected);
     this.options.connection.off('disconnected', this.onDisconnected);
     const channel = this.channel;

@@ -90,8 +90,10 @@ describe('retry flow in the Node-RED runtime (real broker)', function () {
     await waitFor(() => /acked 1 · retried 2 · parked 1/.test(String((helper.getNode('consumer') as any).status.lastCall?.args[0]?.text)), 'the consumer status counters');
   });
 
-  it('parks a permanent failure at once: confirmed publish, then the ack, reported on the park output', async () => {
-    await loadDecisionFlow(decide);
+  it('parks a permanent failure at once: confirmed publish, then the ack, reported on the park output and the status', async () => {
+    await loadDecisionFlow(decide, { consumer: { parkingWatch: '0.2' } });
+    const statuses: Array<{ fill?: string; text?: string }> = [];
+    helper.getNode('consumer').on('call:status', (c: { args: Array<{ fill?: string; text?: string }> }) => statuses.push(c.args[0]!));
     const parkedMsgs: Msg[] = [];
     helper.getNode('parked').on('input', (msg: Msg) => parkedMsgs.push(msg));
     await broker.publish(names.mainExchange, names.routingKey, { amount: -1 });
@@ -99,6 +101,8 @@ describe('retry flow in the Node-RED runtime (real broker)', function () {
     assert.deepEqual(parkedMsgs[0]!.park, { queue: names.parkingQueue, reason: 'negative amount', attempt: 1 });
     assert.equal(await broker.messageCount(names.parkingQueue), 1);
     await waitFor(async () => (await broker.messageCount(names.mainQueue)) === 0, 'the original to be acked');
+    // Monitoring: the consumer's status turns yellow while the parking queue holds messages.
+    await waitFor(() => statuses.some((st) => st.fill === 'yellow' && / · 1 waiting in parking$/.test(String(st.text))), 'the parking depth on the status');
   });
 
   it('never acks before the parked copy is confirmed: with the parking queue gone the original stays', async () => {

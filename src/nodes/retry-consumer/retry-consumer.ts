@@ -16,13 +16,15 @@ function toMsg(delivered: DeliveredMessage): NodeMessage {
 }
 
 function statsText(stats: SessionStats): string {
-  return `${stats.inFlight} in flight · acked ${stats.acked} · retried ${stats.retried} · parked ${stats.parked}`;
+  const waiting = stats.parkingDepth ? ` · ${stats.parkingDepth} waiting in parking` : '';
+  return `${stats.inFlight} in flight · acked ${stats.acked} · retried ${stats.retried} · parked ${stats.parked}${waiting}`;
 }
 
 function sessionStatus(state: SessionState, stats: SessionStats): NodeStatus | undefined {
   switch (state.phase) {
     case 'consuming':
-      return { fill: 'green', shape: 'dot', text: statsText(stats) };
+      // Yellow while the parking queue holds messages: someone should look at them.
+      return { fill: stats.parkingDepth ? 'yellow' : 'green', shape: 'dot', text: statsText(stats) };
     case 'blocked':
       return { fill: 'yellow', shape: 'dot', text: state.detail ?? 'blocked' };
     case 'checking-topology':
@@ -59,6 +61,7 @@ export = function register(RED: NodeAPI): void {
       // Ordered processing needs one message at a time: nothing may overtake a failed one.
       prefetch: ordered ? 1 : Math.max(1, Math.floor(numberProp(def.prefetch, 10))),
       ordered: ordered ? { pauseMs: Math.max(0, numberProp(def.orderedPause, 5)) * 1000 } : undefined,
+      parkingWatchMs: Math.max(0, numberProp(def.parkingWatch, 30)) * 1000,
       settleTimeoutMs,
       decode,
       invalidBody: def.invalidBody === 'error' ? 'error' : 'park',
