@@ -11,3 +11,4 @@ export * from './parking';
 export * from './payload';
 export * from './topology';
 export * from './topology-broker';
+export * from './replay';

@@ -15,6 +15,7 @@ export const packageNodes: unknown[] = [
   require(path.join(dist, 'retry-settle/retry-settle.js')),
   require(path.join(dist, 'park-publisher/park-publisher.js')),
   require(path.join(dist, 'retry-publish/retry-publish.js')),
+  require(path.join(dist, 'park-replay/park-replay.js')),
 ];
 
 /** Core nodes the example flow uses. */

@@ -38,6 +38,8 @@ describe('retry semantics (real broker)', function () {
       { id: 'ack', type: 'retry-settle', z: 'flow', action: 'ack', wires: [] },
       { id: 'retry', type: 'retry-settle', z: 'flow', action: 'retry', wires: [] },
       { id: 'park', type: 'park-publisher', z: 'flow', wires: [[]] },
+      { id: 'replay', type: 'park-replay', z: 'flow', config: 'config', max: '10', resetAttempts: true, wires: [['replayed']] },
+      { id: 'replayed', type: 'helper', z: 'flow' },
     ]);
     const seen: Msg[] = [];
     helper.getNode('seen').on('input', (m: Msg) => seen.push(m));
@@ -145,5 +147,29 @@ describe('retry semantics (real broker)', function () {
     await waitFor(async () => (await broker.messageCount(names.parkingQueue)) === 1, 'the message parked');
     const parked = await broker.take(names.parkingQueue);
     assert.match(String(parked.properties.headers?.['park-reason']), /^max attempts \(2\) reached; last error: .*database unavailable/);
+  });
+
+  it('replay: parked messages go back to the main queue with their attempts reset, and are handled again', async () => {
+    // Fails while the flow context says the cause is not fixed; succeeds after.
+    const code = `
+      if (!flow.get('fixed')) { msg.error = 'downstream down'; return [null, msg, null]; }
+      return [msg, null, null];`;
+    const seen = await load(code, { retryDelay: '100', maxAttempts: '2' });
+    await broker.publish(names.mainExchange, names.routingKey, { n: 1 }, { messageId: 'one' });
+    await broker.publish(names.mainExchange, names.routingKey, { n: 2 }, { messageId: 'two' });
+    await waitFor(async () => (await broker.messageCount(names.parkingQueue)) === 2, 'both messages parked');
+    (helper.getNode('decide') as any).context().flow.set('fixed', true);
+    const results: Msg[] = [];
+    helper.getNode('replayed').on('input', (m: Msg) => results.push(m));
+    helper.getNode('replay').receive({});
+    await waitFor(() => results.length === 1, 'the replay result');
+    assert.deepEqual(results[0]!.payload, { replayed: 2, remaining: 0 });
+    await waitFor(async () => seen.length === 6 && (await broker.messageCount(names.mainQueue)) === 0, 'both handled again');
+    const again = seen.slice(4);
+    assert.deepEqual(again.map((m) => m.retry.attempt), [1, 1]);
+    assert.deepEqual(again.map((m) => m.amqp.headers['park-replayed']), [1, 1]);
+    assert.deepEqual(again.map((m) => m.amqp.routingKey), [names.routingKey, names.routingKey]);
+    assert.equal(again.some((m) => 'park-reason' in m.amqp.headers), false);
+    assert.equal(await broker.messageCount(names.parkingQueue), 0);
   });
 });
