@@ -150,6 +150,7 @@ export class ConsumerSession extends EventEmitter<ConsumerSessionEvents> {
   private blocked: { since: Date; attempt: number; content: Buffer; messageId: unknown } | undefined;
   private parkingDepth: number | undefined;
   private parkingTimer: NodeJS.Timeout | undefined;
+  private settingUp = false;
   private readonly onConnected = (): void => void this.setup();
   private readonly onDisconnected = (): void => this.lostChannel('connection to the broker lost');
 
@@ -194,10 +195,10 @@ export class ConsumerSession extends EventEmitter<ConsumerSessionEvents> {
   }
 
   /**
-   * Stops consuming, gives deliveries in flight up to `graceMs` to be settled, then closes the channel:
-   * whatever is still unsettled goes back to the queue (the broker redelivers it). Nothing is lost.
+   * Stops consuming and closes the channel: whatever is still unsettled goes back to the queue (the
+   * broker redelivers it). Nothing is lost.
    */
-  async stop(graceMs = 0): Promise<void> {
+  async stop(): Promise<void> {
     this.stopped = true;
     clearTimeout(this.retryTimer);
     clearInterval(this.parkingTimer);
@@ -205,10 +206,6 @@ export class ConsumerSession extends EventEmitter<ConsumerSessionEvents> {
     this.options.connection.off('disconnected', this.onDisconnected);
     const channel = this.channel;
     if (channel && this.consumerTag) await channel.cancel(this.consumerTag).catch(() => undefined);
-    const deadline = Date.now() + graceMs;
-    while (this.options.registry.countOf(this) > 0 && Date.now() < deadline) {
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
     for (const entry of this.options.registry.endAllOf(this, 'returned to the queue when the consumer stopped')) clearTimeout(entry.timer);
     this.channel = undefined;
     if (channel) await channel.close().catch(() => undefined);
@@ -239,7 +236,17 @@ export class ConsumerSession extends EventEmitter<ConsumerSessionEvents> {
   }
 
   private async setup(): Promise<void> {
-    if (this.stopped || this.channel) return;
+    // One setup at a time: a reconnect and a scheduled re-check may both ask for one.
+    if (this.stopped || this.channel || this.settingUp) return;
+    this.settingUp = true;
+    try {
+      await this.setupOnce();
+    } finally {
+      this.settingUp = false;
+    }
+  }
+
+  private async setupOnce(): Promise<void> {
     clearTimeout(this.retryTimer);
     const connection = this.options.connection;
     this.setState({ phase: 'checking-topology' });
@@ -258,6 +265,12 @@ export class ConsumerSession extends EventEmitter<ConsumerSessionEvents> {
       await channel.prefetch(this.options.prefetch);
       const { consumerTag } = await channel.consume(this.options.topology.mainQueue, (m) => this.onDelivery(channel, m), { noAck: false });
       this.consumerTag = consumerTag;
+      if (this.stopped) {
+        // Stopped while this setup was under way: stop() could not see the channel yet.
+        this.channel = undefined;
+        await channel.close().catch(() => undefined);
+        return;
+      }
       this.setupAttempt = 0;
       this.lastReported = '';
       this.setState({ phase: 'consuming' });
