@@ -72,6 +72,17 @@ export class Broker {
     }
   }
 
+  /** Consumers on a queue; 0 when the queue does not exist (yet). */
+  async consumerCount(queue: string): Promise<number> {
+    if (!(await this.exists('queue', queue))) return 0;
+    return (await (await this.ch()).checkQueue(queue)).consumerCount;
+  }
+
+  /** Waits until the queue exists and exactly one consumer reads it. */
+  async waitForConsumer(queue: string): Promise<void> {
+    await waitFor(async () => (await this.consumerCount(queue)) === 1, `a consumer on ${queue}`);
+  }
+
   /** Takes one message off a queue (acked), waiting until there is one. */
   async take(queue: string, timeoutMs = 30_000): Promise<GetMessage> {
     let found: GetMessage | undefined;

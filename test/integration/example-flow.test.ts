@@ -41,7 +41,7 @@ describe('example flow in the Node-RED runtime (real broker)', function () {
     await loadFlow(flow);
     const seen: Msg[] = [];
     helper.getNode('capture').on('input', (m: Msg) => seen.push(m));
-    await waitFor(async () => (await broker.exists('queue', names['main-queue']!)) && (await (await broker.ch()).checkQueue(names['main-queue']!)).consumerCount === 1, 'the consumer');
+    await broker.waitForConsumer(names['main-queue']!);
 
     const inject = (name: string) => helper.getNode(flow.find((n) => n.type === 'inject' && n.name === name)!.id).receive({});
     inject('publish good payment');

@@ -25,10 +25,6 @@ describe('retry flow in the Node-RED runtime (real broker)', function () {
     await broker.cleanup();
   });
 
-  async function waitForConsumer(): Promise<void> {
-    await waitFor(async () => (await broker.exists('queue', names.mainQueue)) && (await (await broker.ch()).checkQueue(names.mainQueue)).consumerCount === 1, 'the consumer to start');
-  }
-
   /** Loads a flow: consumer → function(code) with outputs [ack, retry, park] → end nodes; captures what the consumer sends. */
   async function loadDecisionFlow(code: string, options: { consumer?: Record<string, unknown>; config?: Record<string, unknown> } = {}): Promise<Msg[]> {
     const flow = [
@@ -47,7 +43,7 @@ describe('retry flow in the Node-RED runtime (real broker)', function () {
     const seen: Msg[] = [];
     helper.getNode('seen').on('input', (msg: Msg) => seen.push(msg));
     if (process.env.DEBUG_FLOW) for (const id of ['consumer', 'ack', 'retry', 'park']) for (const m of ['warn', 'error']) helper.getNode(id).on(`call:${m}`, (c: { args: unknown[] }) => console.log(id, m, String(c.args[0])));
-    await waitForConsumer();
+    await broker.waitForConsumer(names.mainQueue);
     return seen;
   }
 
@@ -132,7 +128,7 @@ describe('retry flow in the Node-RED runtime (real broker)', function () {
     await loadFlow(flow);
     const warnings: string[] = [];
     for (const id of ['ack1', 'ack2']) helper.getNode(id).on('call:warn', (call: { args: unknown[] }) => warnings.push(String(call.args[0])));
-    await waitForConsumer();
+    await broker.waitForConsumer(names.mainQueue);
     await broker.publish(names.mainExchange, names.routingKey, { n: 1 });
     await broker.publish(names.mainExchange, names.routingKey, { n: 2 });
     await waitFor(() => warnings.length === 2, 'two double-settle warnings');
@@ -150,7 +146,7 @@ describe('retry flow in the Node-RED runtime (real broker)', function () {
     const warnings: string[] = [];
     helper.getNode('seen').on('input', (msg: Msg) => seen.push(msg));
     helper.getNode('consumer').on('call:warn', (call: { args: unknown[] }) => warnings.push(String(call.args[0])));
-    await waitForConsumer();
+    await broker.waitForConsumer(names.mainQueue);
     await broker.publish(names.mainExchange, names.routingKey, { forgotten: true });
     await waitFor(async () => (await broker.messageCount(names.parkingQueue)) === 1, 'the forgotten message parked');
     assert.deepEqual(seen.map((m) => m.retry.attempt), [1, 2]);
@@ -174,7 +170,7 @@ describe('retry flow in the Node-RED runtime (real broker)', function () {
     const warnings: string[] = [];
     helper.getNode('seen').on('input', (msg: Msg) => seen.push(msg));
     helper.getNode('ack').on('call:warn', (call: { args: unknown[] }) => warnings.push(String(call.args[0])));
-    await waitForConsumer();
+    await broker.waitForConsumer(names.mainQueue);
     await broker.publish(names.mainExchange, names.routingKey, { n: 1 });
     await waitFor(() => seen.length === 1, 'the first delivery');
     // The broker closes the shared connection under the consumer, as a broker restart would.
@@ -186,7 +182,7 @@ describe('retry flow in the Node-RED runtime (real broker)', function () {
     assert.equal(seen[1]!.amqp.redelivered, true);
     assert.equal(seen[1]!.retry.attempt, 1, 'a redelivery is the same attempt');
     helper.getNode('ack').receive(seen[1]!);
-    await waitFor(async () => (await broker.messageCount(names.mainQueue)) === 0 && (await (await broker.ch()).checkQueue(names.mainQueue)).consumerCount === 1, 'the redelivered message acked');
+    await waitFor(async () => (await broker.messageCount(names.mainQueue)) === 0 && (await broker.consumerCount(names.mainQueue)) === 1, 'the redelivered message acked');
   });
 
   it('parks a JSON body that does not parse, with the reason', async () => {
@@ -216,7 +212,7 @@ describe('retry flow in the Node-RED runtime (real broker)', function () {
       { id: 'unroutable', type: 'retry-publish', z: 'flow', broker: 'broker', mode: 'publish', exchange: names.mainExchange, routingKey: 'nobody.listens', persistent: true, wires: [[]] },
       { id: 'missing', type: 'retry-publish', z: 'flow', broker: 'broker', mode: 'publish', exchange: `${names.mainExchange}.missing`, routingKey: 'x', persistent: true, wires: [[]] },
     ]);
-    await waitForConsumer();
+    await broker.waitForConsumer(names.mainQueue);
     const errors: string[] = [];
     for (const id of ['unroutable', 'missing']) helper.getNode(id).on('call:error', (c: { args: unknown[] }) => errors.push(`${id}: ${String(c.args[0])}`));
     helper.getNode('unroutable').receive({ payload: { n: 1 } });

@@ -43,7 +43,7 @@ describe('retry semantics (real broker)', function () {
     ]);
     const seen: Msg[] = [];
     helper.getNode('seen').on('input', (m: Msg) => seen.push(m));
-    await waitFor(async () => (await broker.exists('queue', names.mainQueue)) && (await (await broker.ch()).checkQueue(names.mainQueue)).consumerCount === 1, 'the consumer');
+    await broker.waitForConsumer(names.mainQueue);
     return seen;
   }
 
@@ -142,7 +142,7 @@ describe('retry semantics (real broker)', function () {
       { id: 'catch', type: 'catch', z: 'flow', scope: ['work'], uncaught: false, wires: [['retry']] },
       { id: 'retry', type: 'retry-settle', z: 'flow', action: 'retry', wires: [] },
     ]);
-    await waitFor(async () => (await broker.exists('queue', names.mainQueue)) && (await (await broker.ch()).checkQueue(names.mainQueue)).consumerCount === 1, 'the consumer');
+    await broker.waitForConsumer(names.mainQueue);
     await broker.publish(names.mainExchange, names.routingKey, { n: 1 });
     await waitFor(async () => (await broker.messageCount(names.parkingQueue)) === 1, 'the message parked');
     const parked = await broker.take(names.parkingQueue);

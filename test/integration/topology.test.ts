@@ -75,9 +75,7 @@ describe('retry topology on the real broker', function () {
     return rest;
   }
 
-  async function consumerCount(): Promise<number> {
-    return (await (await broker.ch()).checkQueue(names.mainQueue)).consumerCount;
-  }
+  const consumerCount = (): Promise<number> => broker.consumerCount(names.mainQueue);
 
   /** Runs a retrying message through to the parking queue: proves the topology works end to end. */
   async function proveRetryCycle(seen: Msg[]): Promise<void> {
@@ -170,7 +168,7 @@ describe('retry topology on the real broker', function () {
 
   it('declare mode creates the whole topology with its arguments', async () => {
     await loadFlow(retryFlow({ mode: 'declare', retryDelay: '700', parkingQueueArgs: '{"x-queue-mode":"lazy"}' }));
-    await waitFor(async () => (await broker.exists('queue', names.mainQueue)) && (await consumerCount()) === 1, 'the consumer');
+    await broker.waitForConsumer(names.mainQueue);
     const q = (await (await management('GET', `queues/${vhostPath()}/${encodeURIComponent(names.retryQueue)}`)).json()) as { arguments: Record<string, unknown>; durable: boolean };
     assert.deepEqual(withoutClassicType(q.arguments), { 'x-dead-letter-exchange': names.mainExchange, 'x-message-ttl': 700 });
     assert.equal(q.durable, true);
@@ -181,10 +179,10 @@ describe('retry topology on the real broker', function () {
   it('reports a deleted queue, and recovers when it comes back', async () => {
     await loadFlow(retryFlow({ mode: 'declare' }));
     const errors = capture('consumer', 'error');
-    await waitFor(async () => (await broker.exists('queue', names.mainQueue)) && (await consumerCount()) === 1, 'the consumer');
+    await broker.waitForConsumer(names.mainQueue);
     await (await broker.ch()).deleteQueue(names.mainQueue);
     await waitFor(() => errors.some((e) => String(e).includes('was deleted or the broker cancelled the consumer')), 'the cancel error');
     // Declare mode re-declares it on the next check.
-    await waitFor(async () => (await broker.exists('queue', names.mainQueue)) && (await consumerCount()) === 1, 'the consumer back on the re-declared queue');
+    await waitFor(async () => (await consumerCount()) === 1, 'the consumer back on the re-declared queue');
   });
 });
