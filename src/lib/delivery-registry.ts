@@ -21,6 +21,8 @@ interface Ending {
 export class DeliveryRegistry<T extends { id: string; owner: object }> {
   private readonly live = new Map<string, T>();
   private readonly ended = new Map<string, Ending>();
+  /** Live entries per owner, kept as a count: a consumer's status asks on every delivery. */
+  private readonly perOwner = new Map<object, number>();
   private counter = 0;
 
   /**
@@ -40,6 +42,7 @@ export class DeliveryRegistry<T extends { id: string; owner: object }> {
 
   add(entry: T): void {
     this.live.set(entry.id, entry);
+    this.perOwner.set(entry.owner, (this.perOwner.get(entry.owner) ?? 0) + 1);
   }
 
   /** The live entry with this id, without taking it. */
@@ -51,7 +54,7 @@ export class DeliveryRegistry<T extends { id: string; owner: object }> {
   take(id: string, how: string): TakeResult<T> {
     const entry = this.live.get(id);
     if (entry) {
-      this.live.delete(id);
+      this.drop(entry);
       this.remember(id, { how, stale: false });
       return { status: 'live', entry };
     }
@@ -67,16 +70,14 @@ export class DeliveryRegistry<T extends { id: string; owner: object }> {
       if (entry.owner === owner) gone.push(entry);
     }
     for (const entry of gone) {
-      this.live.delete(entry.id);
+      this.drop(entry);
       this.remember(entry.id, { how, stale: true });
     }
     return gone;
   }
 
   countOf(owner: object): number {
-    let n = 0;
-    for (const entry of this.live.values()) if (entry.owner === owner) n += 1;
-    return n;
+    return this.perOwner.get(owner) ?? 0;
   }
 
   get size(): number {
@@ -88,6 +89,13 @@ export class DeliveryRegistry<T extends { id: string; owner: object }> {
     if (typeof id !== 'string') return undefined;
     const at = id.lastIndexOf(':');
     return at > 0 ? id.slice(0, at) : undefined;
+  }
+
+  private drop(entry: T): void {
+    this.live.delete(entry.id);
+    const left = (this.perOwner.get(entry.owner) ?? 1) - 1;
+    if (left > 0) this.perOwner.set(entry.owner, left);
+    else this.perOwner.delete(entry.owner);
   }
 
   private remember(id: string, ending: Ending): void {
