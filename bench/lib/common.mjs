@@ -2,8 +2,10 @@
  * Shared by the benchmark scripts: statistics, message bodies, the amqplib probe that times both
  * sides identically, and raw broker helpers (preload with confirms, unique names, cleanup).
  */
-import { once } from 'node:events';
+import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { once } from 'node:events';
+import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { performance } from 'node:perf_hooks';
 
@@ -91,6 +93,51 @@ export function messageProperties(i) {
 }
 
 // ---------------------------------------------------------------------------------------------
+// Broker CPU: when the broker runs on this machine (the management API gives its os_pid and
+// /proc/<pid>/stat is readable), its user+system CPU time is sampled around each measured run.
+
+let brokerStat;
+let clockTicks = 100;
+
+/** Finds the broker's OS process; afterwards brokerCpuUs() works (else it returns NaN). */
+export async function initBrokerCpu() {
+  try {
+    const host = new URL(AMQP_URL).hostname;
+    if (!['127.0.0.1', 'localhost', '::1', '[::1]'].includes(host)) return undefined;
+    const url = new URL(AMQP_URL);
+    const auth = Buffer.from(`${decodeURIComponent(url.username || 'guest')}:${decodeURIComponent(url.password || 'guest')}`).toString('base64');
+    const response = await fetch(`${MANAGEMENT_URL}/api/nodes?columns=name,os_pid`, { headers: { authorization: `Basic ${auth}` }, signal: AbortSignal.timeout(5000) });
+    if (!response.ok) return undefined;
+    const nodes = await response.json();
+    if (nodes.length !== 1) return undefined;
+    try {
+      clockTicks = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
+    } catch {
+      clockTicks = 100;
+    }
+    brokerStat = `/proc/${nodes[0].os_pid}/stat`;
+    if (!Number.isFinite(brokerCpuUs())) brokerStat = undefined;
+    return brokerStat ? Number(nodes[0].os_pid) : undefined;
+  } catch {
+    brokerStat = undefined;
+    return undefined;
+  }
+}
+
+/** The broker process's CPU time so far (µs, user + system), or NaN when unknown. */
+export function brokerCpuUs() {
+  if (!brokerStat) return NaN;
+  try {
+    const text = readFileSync(brokerStat, 'utf8');
+    const fields = text.slice(text.lastIndexOf(')') + 2).split(' ');
+    // Fields 14 (utime) and 15 (stime) of proc(5); this slice starts at field 3.
+    return ((Number(fields[11]) + Number(fields[12])) * 1e6) / clockTicks;
+  } catch {
+    return NaN;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
 // The probe: amqplib's Channel.prototype.consume / ack / nack are wrapped once, so the raw consumer
 // and the package (which uses the same amqplib module instance) are timed at exactly the same
 // points: first delivery handed to the consumer callback → N-th ack written to the socket.
@@ -104,6 +151,8 @@ const state = {
   cpu0: undefined,
   tEnd: 0,
   cpuEnd: undefined,
+  broker0: NaN,
+  brokerEnd: NaN,
   resolve: undefined,
   onDelivery: undefined,
   onNack: undefined,
@@ -114,6 +163,7 @@ let probeInstalled = false;
 function onDelivered(message) {
   state.deliveries += 1;
   if (state.deliveries === 1) {
+    state.broker0 = brokerCpuUs();
     state.t0 = performance.now();
     state.cpu0 = process.cpuUsage();
   }
@@ -125,6 +175,7 @@ function onAcked() {
   if (state.acks === state.target) {
     state.tEnd = performance.now();
     state.cpuEnd = process.cpuUsage(state.cpu0);
+    state.brokerEnd = brokerCpuUs();
     const resolve = state.resolve;
     state.resolve = undefined;
     if (resolve) resolve();
@@ -173,6 +224,8 @@ export function armProbe(target, hooks = {}) {
     cpu0: undefined,
     tEnd: 0,
     cpuEnd: undefined,
+    broker0: NaN,
+    brokerEnd: NaN,
     onDelivery: hooks.onDelivery,
     onNack: hooks.onNack,
   });
@@ -189,7 +242,15 @@ export function probeCounts() {
 export function probeResult() {
   const seconds = (state.tEnd - state.t0) / 1000;
   const cpu = state.cpuEnd ? state.cpuEnd.user + state.cpuEnd.system : NaN;
-  return { seconds, msgPerSec: state.target / seconds, cpuUsPerMsg: cpu / state.target, cpuPercent: (cpu / 1e6 / seconds) * 100 };
+  const broker = state.brokerEnd - state.broker0;
+  return {
+    seconds,
+    msgPerSec: state.target / seconds,
+    cpuUsPerMsg: cpu / state.target,
+    cpuPercent: (cpu / 1e6 / seconds) * 100,
+    brokerUsPerMsg: broker / state.target,
+    brokerCpuPercent: (broker / 1e6 / seconds) * 100,
+  };
 }
 
 // ---------------------------------------------------------------------------------------------

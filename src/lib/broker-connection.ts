@@ -132,7 +132,10 @@ export class BrokerConnection extends EventEmitter<BrokerConnectionEvents> {
     }
     let created = this.publishers.get(purpose);
     if (!created) {
-      const model = this.requireConnection();
+      const model = await this.whenConnected();
+      // Another caller may have created it while this one waited for the connection.
+      const raced = this.publishers.get(purpose);
+      if (raced) return raced;
       created = model.createConfirmChannel().then((channel) => {
         channel.on('error', () => undefined);
         return new ConfirmPublisher(channel);
@@ -148,6 +151,28 @@ export class BrokerConnection extends EventEmitter<BrokerConnectionEvents> {
     this.publishers.delete(purpose);
     const publisher = await current?.catch(() => undefined);
     await publisher?.close();
+  }
+
+  /**
+   * The live connection, waiting up to `timeoutMs` while it is (re)connecting: a msg that arrives
+   * during a reconnect is published a moment later instead of failing.
+   */
+  whenConnected(timeoutMs = 15_000): Promise<ChannelModel> {
+    if (this.model) return Promise.resolve(this.model);
+    if (this.current.phase === 'idle' || this.current.phase === 'closed') {
+      return Promise.reject(new Error('not connected to the broker (no node uses this broker configuration)'));
+    }
+    return new Promise((resolve, reject) => {
+      const onConnected = (model: ChannelModel): void => {
+        clearTimeout(timer);
+        resolve(model);
+      };
+      const timer = setTimeout(() => {
+        this.off('connected', onConnected);
+        reject(new Error(`not connected to the broker after ${timeoutMs / 1000} s (${this.current.error ?? this.current.phase})`));
+      }, timeoutMs);
+      this.once('connected', onConnected);
+    });
   }
 
   private requireConnection(): ChannelModel {

@@ -68,7 +68,7 @@ export class ConfirmPublisher {
         }
       };
       try {
-        this.channel.publish(exchange, routingKey, content, { ...options, mandatory: true }, done);
+        this.channel.publish(exchange, routingKey, content, Object.assign({}, options, { mandatory: true }), done);
       } catch (err) {
         // amqplib throws synchronously when the channel is already closed.
         this.inFlight.delete(entry);

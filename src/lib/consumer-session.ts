@@ -112,7 +112,8 @@ export class SettleError extends Error {
 
 export interface ConsumerSessionEvents {
   state: [SessionState];
-  stats: [SessionStats];
+  /** The counters changed: read `stats` (not computed per event: it fires on every delivery). */
+  stats: [];
   message: [DeliveredMessage];
   /** A body that did not decode, with `invalidBody: 'error'`: the delivery waits to be settled. */
   invalid: [DeliveredMessage, string];
@@ -225,7 +226,7 @@ export class ConsumerSession extends EventEmitter<ConsumerSessionEvents> {
   }
 
   private emitStats(): void {
-    this.emit('stats', this.stats);
+    this.emit('stats');
   }
 
   /** Reports an error once per distinct text, so a waiting consumer does not flood the log. */

@@ -20,7 +20,10 @@ interface Ending {
 
 export class DeliveryRegistry<T extends { id: string; owner: object }> {
   private readonly live = new Map<string, T>();
-  private readonly ended = new Map<string, Ending>();
+  // Two generations instead of evicting the oldest key one by one: a Map whose head keeps being
+  // deleted gets slow to iterate (measured ~4.5 µs per settle at 10 000 entries, see the benchmark).
+  private ended = new Map<string, Ending>();
+  private previousEnded = new Map<string, Ending>();
   /** Live entries per owner, kept as a count: a consumer's status asks on every delivery. */
   private readonly perOwner = new Map<object, number>();
   private counter = 0;
@@ -28,7 +31,7 @@ export class DeliveryRegistry<T extends { id: string; owner: object }> {
   /**
    * @param prefix id of the node that owns the registry: ids read `<prefix>:<n>`, so a settle node can
    *   find the registry from the id alone.
-   * @param endedMemory how many ended ids to remember for double-settle warnings.
+   * @param endedMemory how many ended ids at least to remember for double-settle warnings.
    */
   constructor(
     readonly prefix: string,
@@ -58,7 +61,7 @@ export class DeliveryRegistry<T extends { id: string; owner: object }> {
       this.remember(id, { how, stale: false });
       return { status: 'live', entry };
     }
-    const ending = this.ended.get(id);
+    const ending = this.ended.get(id) ?? this.previousEnded.get(id);
     if (ending === undefined) return { status: 'unknown' };
     return { status: ending.stale ? 'stale' : 'ended', how: ending.how };
   }
@@ -98,12 +101,12 @@ export class DeliveryRegistry<T extends { id: string; owner: object }> {
     else this.perOwner.delete(entry.owner);
   }
 
+  /** Keeps at least the last `endedMemory` endings (and at most twice as many). */
   private remember(id: string, ending: Ending): void {
-    this.ended.set(id, ending);
-    if (this.ended.size > this.endedMemory) {
-      // Maps iterate in insertion order: the first key is the oldest.
-      const oldest = this.ended.keys().next().value;
-      if (oldest !== undefined) this.ended.delete(oldest);
+    if (this.ended.size >= this.endedMemory) {
+      this.previousEnded = this.ended;
+      this.ended = new Map();
     }
+    this.ended.set(id, ending);
   }
 }

@@ -34,16 +34,16 @@ export function clampReason(reason: string, max = 1000): string {
 export function parkedPublishOptions(input: ParkInput): Options.Publish {
   const p = input.properties;
   const route = originalRoute(p.headers, input.mainQueue, input.fields);
-  const headers: Record<string, unknown> = {
-    ...(p.headers ?? {}),
+  // Object.assign rather than spread-plus-keys: several times cheaper on Node 20 (see the benchmark).
+  const headers: Record<string, unknown> = Object.assign({}, p.headers, {
     [PARK_HEADERS.reason]: clampReason(input.reason),
     [PARK_HEADERS.time]: input.now.toISOString(),
     [PARK_HEADERS.originalExchange]: route.exchange,
     [PARK_HEADERS.originalRoutingKey]: route.routingKey,
     [PARK_HEADERS.originalQueue]: input.mainQueue,
     [PARK_HEADERS.attempt]: input.attempts,
-  };
-  return { ...copiedProperties(p), headers, persistent: true, mandatory: true };
+  });
+  return Object.assign(copiedProperties(p), { headers, persistent: true, mandatory: true });
 }
 
 /**
@@ -72,6 +72,6 @@ export function pickDefined<T extends object>(source: T, keys: ReadonlyArray<key
  * `x-death`, so the count must travel in a header of the package's own).
  */
 export function retryPublishOptions(p: MessageProperties, failedAttempts: number, firstSeenMs: number): Options.Publish {
-  const headers: Record<string, unknown> = { ...(p.headers ?? {}), [ATTEMPT_HEADER]: failedAttempts, [FIRST_SEEN_HEADER]: firstSeenMs };
-  return { ...copiedProperties(p), headers, persistent: p.deliveryMode === 2, mandatory: true };
+  const headers: Record<string, unknown> = Object.assign({}, p.headers, { [ATTEMPT_HEADER]: failedAttempts, [FIRST_SEEN_HEADER]: firstSeenMs });
+  return Object.assign(copiedProperties(p), { headers, persistent: p.deliveryMode === 2, mandatory: true });
 }

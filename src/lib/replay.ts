@@ -39,7 +39,7 @@ export function replayPublishOptions(properties: MessageProperties, resetAttempt
   const headers = Object.fromEntries(Object.entries(original).filter(([name]) => !dropped.has(name)));
   const previous = Number(original[REPLAY_HEADER]);
   headers[REPLAY_HEADER] = Number.isFinite(previous) ? previous + 1 : 1;
-  return { ...copiedProperties(properties), headers, persistent: true, mandatory: true };
+  return Object.assign(copiedProperties(properties), { headers, persistent: true, mandatory: true });
 }
 
 export interface ReplayResult {

@@ -224,4 +224,24 @@ describe('retry flow in the Node-RED runtime (real broker)', function () {
     await broker.publish(names.mainExchange, names.routingKey, { n: 3 });
     await waitFor(async () => (await broker.messageCount(names.parkingQueue)) === 1, 'the message parked');
   });
+
+  it('publish: a msg that arrives while the broker is still connecting is published once connected', async () => {
+    await (await broker.ch()).assertQueue(names.parkingQueue, { durable: true });
+    await loadFlow([
+      tab(),
+      brokerNode(),
+      { id: 'pub', type: 'retry-publish', z: 'flow', broker: 'broker', mode: 'publish', exchange: '', routingKey: names.parkingQueue, persistent: true, wires: [['out']] },
+      { id: 'out', type: 'helper', z: 'flow' },
+    ]);
+    const out: Msg[] = [];
+    const errors: string[] = [];
+    helper.getNode('out').on('input', (m: Msg) => out.push(m));
+    helper.getNode('pub').on('call:error', (c: { args: unknown[] }) => errors.push(String(c.args[0])));
+    // Straight after deploy, like an inject node set to fire once at start.
+    helper.getNode('pub').receive({ payload: { early: true } });
+    await waitFor(() => out.length === 1 || errors.length > 0, 'the publish outcome');
+    assert.deepEqual(errors, []);
+    assert.equal(out[0]!.amqp.published.routingKey, names.parkingQueue);
+    assert.equal(await broker.messageCount(names.parkingQueue), 1);
+  });
 });

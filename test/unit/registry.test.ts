@@ -27,15 +27,30 @@ describe('delivery registry', () => {
     assert.equal(r.countOf(other), 1);
   });
 
-  it('forgets the oldest endings beyond its memory', () => {
+  it('remembers at least its memory of endings, then forgets the oldest', () => {
     const r = make();
-    const ids = [r.nextId(), r.nextId(), r.nextId()];
+    const ids = [r.nextId(), r.nextId(), r.nextId(), r.nextId(), r.nextId()];
     for (const id of ids) {
       r.add({ id, owner });
       r.take(id, 'acked');
     }
+    // Memory 2: the last two endings at least are remembered, the oldest are forgotten.
+    assert.equal(r.take(ids[4]!, 'x').status, 'ended');
+    assert.equal(r.take(ids[3]!, 'x').status, 'ended');
     assert.deepEqual(r.take(ids[0]!, 'x'), { status: 'unknown' });
-    assert.equal(r.take(ids[2]!, 'x').status, 'ended');
+  });
+
+  it('still knows a delivery settled 10 000 settles ago (the default memory)', () => {
+    const r = new DeliveryRegistry<{ id: string; owner: object }>('cfg2');
+    const first = r.nextId();
+    r.add({ id: first, owner });
+    r.take(first, 'acked');
+    for (let i = 0; i < 9_999; i += 1) {
+      const id = r.nextId();
+      r.add({ id, owner });
+      r.take(id, 'acked');
+    }
+    assert.deepEqual(r.take(first, 'retried'), { status: 'ended', how: 'acked' });
   });
 
   it('reads no prefix from things that are not ids', () => {

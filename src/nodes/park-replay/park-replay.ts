@@ -32,7 +32,8 @@ export = function register(RED: NodeAPI): void {
       running = true;
       node.status({ fill: 'blue', shape: 'dot', text: 'replaying' });
       const max = typeof msg.max === 'number' && msg.max > 0 ? Math.floor(msg.max) : configuredMax;
-      waitForConnection(broker.connection)
+      broker.connection
+        .whenConnected()
         .then(() => replayParked(broker.connection, topology, { max, resetAttempts }))
         .then(
           (result) => {
@@ -54,15 +55,3 @@ export = function register(RED: NodeAPI): void {
   }
   RED.nodes.registerType('park-replay', ParkReplay);
 };
-
-/** Resolves once the shared connection is up (at most 10 s). */
-function waitForConnection(connection: { connection: unknown; once(event: 'connected', listener: () => void): unknown }): Promise<void> {
-  if (connection.connection) return Promise.resolve();
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error('replay: not connected to the broker')), 10_000);
-    connection.once('connected', () => {
-      clearTimeout(timer);
-      resolve();
-    });
-  });
-}

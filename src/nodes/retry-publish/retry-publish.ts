@@ -66,7 +66,7 @@ export = function register(RED: NodeAPI): void {
         .then(
           () => {
             const amqp = (msg.amqp && typeof msg.amqp === 'object' ? msg.amqp : {}) as Record<string, unknown>;
-            msg.amqp = { ...amqp, published: { exchange: target.exchange, routingKey: target.routingKey, messageId: options.messageId } };
+            msg.amqp = Object.assign({}, amqp, { published: { exchange: target.exchange, routingKey: target.routingKey, messageId: options.messageId } });
             send(msg);
             done();
           },

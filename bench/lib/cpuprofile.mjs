@@ -1,0 +1,111 @@
+/**
+ * Summarizes a V8 .cpuprofile (from `node --cpu-prof` or the inspector): self time per function and
+ * per origin (this package's dist/, amqplib, Node-RED, node internals, GC, ...), and inclusive time
+ * of the package's functions.
+ */
+import path from 'node:path';
+
+export function origin(url, functionName) {
+  if (!url) {
+    if (functionName === '(garbage collector)') return 'GC';
+    if (functionName === '(program)' || functionName === '(idle)' || functionName === '(root)') return functionName;
+    return 'V8 builtins / native';
+  }
+  if (url.startsWith('node:')) return 'node internals';
+  if (/\/dist\/(lib|nodes)\//.test(url) && !url.includes('node_modules')) return 'package (dist/)';
+  if (url.includes('/bench/')) return 'bench harness';
+  const m = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(url.replace(/.*node_modules\/(?=.*node_modules\/)/, ''));
+  if (m) {
+    const name = m[1];
+    if (name.startsWith('@node-red/') || name === 'node-red') return `Node-RED (${name})`;
+    return name;
+  }
+  return 'other';
+}
+
+function shortUrl(url) {
+  if (!url) return '';
+  const i = url.lastIndexOf('node_modules/');
+  if (i >= 0) return url.slice(i + 'node_modules/'.length);
+  const d = url.indexOf('/dist/');
+  if (d >= 0) return url.slice(d + 1);
+  return path.basename(url);
+}
+
+export function summarize(profile, { top = 25 } = {}) {
+  const byId = new Map(profile.nodes.map((n) => [n.id, n]));
+  const self = new Map(); // node id → µs
+  const { samples, timeDeltas } = profile;
+  for (let i = 0; i < samples.length; i += 1) {
+    // timeDeltas[i] is the time before sample i; attribute the following interval to sample i.
+    const dt = timeDeltas[i + 1] ?? 0;
+    self.set(samples[i], (self.get(samples[i]) ?? 0) + dt);
+  }
+  const total = [...self.values()].reduce((a, b) => a + b, 0);
+  const idle = [...byId.values()].filter((n) => n.callFrame.functionName === '(idle)').reduce((a, n) => a + (self.get(n.id) ?? 0), 0);
+  const busy = total - idle;
+
+  const key = (n) => `${n.callFrame.functionName || '(anonymous)'}\u0000${n.callFrame.url}\u0000${n.callFrame.lineNumber}`;
+  const fnSelf = new Map();
+  const originSelf = new Map();
+  for (const n of byId.values()) {
+    const t = self.get(n.id) ?? 0;
+    if (t === 0) continue;
+    const k = key(n);
+    const entry = fnSelf.get(k) ?? { fn: n.callFrame.functionName || '(anonymous)', url: n.callFrame.url, line: n.callFrame.lineNumber + 1, us: 0 };
+    entry.us += t;
+    fnSelf.set(k, entry);
+    const o = origin(n.callFrame.url, n.callFrame.functionName);
+    originSelf.set(o, (originSelf.get(o) ?? 0) + t);
+  }
+
+  // Inclusive time of package functions (each stack counted once per function, recursion-safe).
+  const parent = new Map();
+  for (const n of byId.values()) for (const c of n.children ?? []) parent.set(c, n.id);
+  const incl = new Map();
+  for (const [id, t] of self) {
+    const seen = new Set();
+    for (let cur = id; cur !== undefined; cur = parent.get(cur)) {
+      const n = byId.get(cur);
+      if (origin(n.callFrame.url, n.callFrame.functionName) !== 'package (dist/)') continue;
+      const k = key(n);
+      if (seen.has(k)) continue;
+      seen.add(k);
+      const entry = incl.get(k) ?? { fn: n.callFrame.functionName || '(anonymous)', url: n.callFrame.url, line: n.callFrame.lineNumber + 1, us: 0 };
+      entry.us += t;
+      incl.set(k, entry);
+    }
+  }
+
+  const pct = (us) => (busy > 0 ? (100 * us) / busy : 0);
+  return {
+    totalMs: total / 1000,
+    busyMs: busy / 1000,
+    origins: [...originSelf.entries()]
+      .filter(([o]) => o !== '(idle)')
+      .map(([o, us]) => ({ origin: o, ms: us / 1000, pct: pct(us) }))
+      .sort((a, b) => b.ms - a.ms),
+    topSelf: [...fnSelf.values()]
+      .filter((e) => e.fn !== '(idle)')
+      .sort((a, b) => b.us - a.us)
+      .slice(0, top)
+      .map((e) => ({ fn: e.fn, where: `${shortUrl(e.url)}:${e.line}`, origin: origin(e.url, e.fn), ms: e.us / 1000, pct: pct(e.us) })),
+    packageInclusive: [...incl.values()]
+      .sort((a, b) => b.us - a.us)
+      .slice(0, top)
+      .map((e) => ({ fn: e.fn, where: `${shortUrl(e.url)}:${e.line}`, ms: e.us / 1000, pct: pct(e.us) })),
+  };
+}
+
+export function formatSummary(s, perMsgDivisor) {
+  const lines = [];
+  const perMsg = (ms) => (perMsgDivisor ? ` ${((ms * 1000) / perMsgDivisor).toFixed(2).padStart(7)} µs/msg` : '');
+  lines.push(`busy CPU in profile: ${s.busyMs.toFixed(0)} ms (of ${s.totalMs.toFixed(0)} ms sampled, main thread)`);
+  lines.push('self time by origin:');
+  for (const o of s.origins) lines.push(`  ${o.pct.toFixed(1).padStart(5)} %  ${o.ms.toFixed(0).padStart(6)} ms${perMsg(o.ms)}  ${o.origin}`);
+  lines.push('top functions by self time:');
+  for (const f of s.topSelf) lines.push(`  ${f.pct.toFixed(1).padStart(5)} %  ${f.ms.toFixed(0).padStart(6)} ms${perMsg(f.ms)}  ${f.fn}  [${f.origin}] ${f.where}`);
+  lines.push("package functions by inclusive time (self + what they call):");
+  for (const f of s.packageInclusive) lines.push(`  ${f.pct.toFixed(1).padStart(5)} %  ${f.ms.toFixed(0).padStart(6)} ms${perMsg(f.ms)}  ${f.fn}  ${f.where}`);
+  return lines.join('\n');
+}

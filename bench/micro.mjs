@@ -1,0 +1,166 @@
+/**
+ * The package's per-message code without a broker or Node-RED: a ConsumerSession (dist/lib, or
+ * BENCH_DIST) on a fake connection whose channel records acks instead of writing them. Deliveries
+ * are injected through the consumer callback the session registered, and each is settled (ack) the
+ * way retry-settle does, `inFlight` at a time like a prefetch. What remains is the package's own
+ * cost per delivery: decode, x-death parsing, registry, timers, stats events, settle.
+ *
+ *   npm run build && node --expose-gc bench/micro.mjs [deliveries] [inFlight]
+ *   BENCH_DIST=/path/to/other/dist node --expose-gc bench/micro.mjs      (compare a change)
+ *
+ * Prints ns per delivery+settle for a few option sets (median of 7 runs). Uses only the session's
+ * public API and the connection interface it consumes (createChannel, withThrowawayChannel, ...).
+ */
+import { EventEmitter } from 'node:events';
+import { performance } from 'node:perf_hooks';
+import { fullGc, makeBody, median } from './lib/common.mjs';
+import { consumerSessionClass, distRoot, packageNodes } from './lib/nodered.mjs';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+
+const require = createRequire(import.meta.url);
+const [countArg, inFlightArg] = process.argv.slice(2);
+const COUNT = Number(countArg ?? 200_000);
+const IN_FLIGHT = Number(inFlightArg ?? 100);
+
+packageNodes();
+const ConsumerSession = consumerSessionClass();
+const { DeliveryRegistry } = require(path.join(distRoot, 'lib/delivery-registry.js'));
+const { topologyFromDefinition } = require(path.join(distRoot, 'nodes/shared/retry-config-node.js'));
+
+class FakeChannel extends EventEmitter {
+  constructor() {
+    super();
+    this.acks = 0;
+    this.consumer = undefined;
+  }
+  prefetch() {
+    return Promise.resolve();
+  }
+  consume(_queue, callback) {
+    this.consumer = callback;
+    return Promise.resolve({ consumerTag: 'amq.ctag-micro' });
+  }
+  ack() {
+    this.acks += 1;
+  }
+  nack() {}
+  cancel() {
+    return Promise.resolve();
+  }
+  close() {
+    return Promise.resolve();
+  }
+  assertExchange() {
+    return Promise.resolve({});
+  }
+  assertQueue(queue) {
+    return Promise.resolve({ queue, messageCount: 0, consumerCount: 0 });
+  }
+  checkQueue(queue) {
+    return Promise.resolve({ queue, messageCount: 0, consumerCount: 0 });
+  }
+  bindQueue() {
+    return Promise.resolve({});
+  }
+}
+
+class FakeConnection extends EventEmitter {
+  constructor() {
+    super();
+    this.channel = new FakeChannel();
+    this.connection = {}; // "connected"
+  }
+  createChannel() {
+    return Promise.resolve(this.channel);
+  }
+  withThrowawayChannel(work) {
+    return work(new FakeChannel());
+  }
+  publisher() {
+    return Promise.reject(new Error('no publishing in the micro benchmark'));
+  }
+}
+
+const def = {
+  id: 'config',
+  type: 'retry-config',
+  mode: 'declare',
+  mainExchange: '',
+  mainQueue: 'micro',
+  routingKeys: '',
+  retryExchange: '',
+  retryDelay: '200',
+  maxAttempts: '3',
+  mainQueueArgs: '{}',
+  retryQueueArgs: '{}',
+  parkingQueueArgs: '{}',
+};
+
+function message(i, content) {
+  return {
+    content,
+    fields: { deliveryTag: i, redelivered: false, exchange: '', routingKey: 'micro', consumerTag: 'amq.ctag-micro' },
+    properties: { contentType: 'application/json', deliveryMode: 1, messageId: `m-${i}`, correlationId: `c-${i}`, timestamp: 1714564800, headers: { source: 'bench' } },
+  };
+}
+
+async function run(options, content) {
+  const connection = new FakeConnection();
+  const registry = new DeliveryRegistry('config');
+  const session = new ConsumerSession({
+    connection,
+    topology: topologyFromDefinition(def),
+    registry,
+    prefetch: IN_FLIGHT,
+    settleTimeoutMs: 60_000,
+    decode: 'auto',
+    invalidBody: 'park',
+    ...options,
+  });
+  let statsListener = 0;
+  session.on('stats', () => {
+    statsListener += 1; // like retry-consumer: schedules a status update, reads nothing
+  });
+  const waiting = [];
+  session.on('message', (delivered) => waiting.push(delivered.amqp.deliveryId));
+  session.start();
+  for (let i = 0; i < 100 && !connection.channel.consumer; i += 1) await new Promise((resolve) => setImmediate(resolve));
+  const deliver = connection.channel.consumer;
+  if (!deliver) throw new Error('the session did not start consuming on the fake connection');
+  fullGc();
+  const t0 = performance.now();
+  let sent = 0;
+  while (sent < COUNT) {
+    // A burst of deliveries (one socket read), then the flow settles them all.
+    for (let k = 0; k < IN_FLIGHT && sent < COUNT; k += 1) deliver(message(sent++, content));
+    const ids = waiting.splice(0);
+    await Promise.all(ids.map((id) => session.settle(id, 'ack')));
+  }
+  const ns = ((performance.now() - t0) * 1e6) / COUNT;
+  await session.stop();
+  if (connection.channel.acks !== COUNT) throw new Error(`expected ${COUNT} acks, got ${connection.channel.acks}`);
+  return { ns, statsEvents: statsListener / COUNT };
+}
+
+const cases = [
+  ['1 KB JSON, decode auto, settle timeout 60 s (defaults)', {}, 1024],
+  ['1 KB JSON, settle timeout 0 (no timer)', { settleTimeoutMs: 0 }, 1024],
+  ["1 KB JSON, decode 'buffer' (no JSON.parse)", { decode: 'buffer' }, 1024],
+  ['16 KB JSON, decode auto', {}, 16384],
+];
+
+process.stdout.write(`# package per-message cost without broker or Node-RED: ${COUNT} deliveries, ${IN_FLIGHT} in flight, ${path.relative(process.cwd(), distRoot) || '.'}\n`);
+for (const [label, options, size] of cases) {
+  const content = Buffer.from(JSON.stringify(makeBody(size)));
+  await run(options, content); // warm-up
+  const runs = [];
+  let events = 0;
+  for (let r = 0; r < 7; r += 1) {
+    const result = await run(options, content);
+    runs.push(result.ns);
+    events = result.statsEvents;
+  }
+  process.stdout.write(`${label.padEnd(56)} ${median(runs).toFixed(0).padStart(7)} ns/msg   (stats events/msg ${events.toFixed(1)})\n`);
+}
+process.exit(0);

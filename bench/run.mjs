@@ -1,0 +1,596 @@
+/**
+ * `npm run bench`: this package inside a Node-RED runtime vs raw amqplib, pair by pair, back to back
+ * on the same broker, in one process (the memory part runs its Node-RED side in a child process).
+ *
+ *   npm run bench                      full run (a few minutes on 2 cores)
+ *   BENCH_SMOKE=1 npm run bench        tiny counts, one repetition (CI; < 60 s)
+ *   npm run bench -- --smoke           the same
+ *   npm run bench -- --only=consume,park   some sections (consume, analysis, retry, park, publish, nodered, memory)
+ *   BENCH_REPS=7 npm run bench         more repetitions (default 5; the median is reported)
+ *   BENCH_DIST=/path/to/dist node --expose-gc bench/run.mjs   another build of the package (compare a change)
+ *
+ * Other tools: bench/profile.mjs (CPU profile of one case), bench/micro.mjs (the package's
+ * per-message code without broker or Node-RED). See docs/benchmark.md.
+ *
+ * Progress goes to stderr; the table and, as the last line, one JSON object go to stdout.
+ * Benchmarks are not tests: nothing here asserts a speed. A section that fails is reported and the
+ * process exits 1 after printing what it has.
+ */
+import { execFileSync, fork } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import {
+  AMQP_URL,
+  NameBook,
+  connect,
+  fullGc,
+  initBrokerCpu,
+  installProbe,
+  makeBody,
+  median,
+  percentile,
+  preload,
+  purge,
+  round,
+  sleep,
+  waitForCount,
+  withTimeout,
+} from './lib/common.mjs';
+import { RUNTIME_DESCRIPTION, consumerSessionClass, packageNodes, versions } from './lib/nodered.mjs';
+import * as S from './lib/scenarios.mjs';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const argv = process.argv.slice(2);
+const SMOKE = process.env.BENCH_SMOKE === '1' || argv.includes('--smoke');
+const onlyArg = argv.find((a) => a.startsWith('--only='));
+const ONLY = onlyArg ? new Set(onlyArg.slice('--only='.length).split(',')) : undefined;
+const REPS = SMOKE ? 1 : Math.max(1, Number(process.env.BENCH_REPS ?? 5));
+const TTL_MS = 200;
+
+/** Message counts per run: large enough that a full run takes seconds, tiny in smoke mode. */
+const PLAN = SMOKE
+  ? {
+      consume: [
+        { size: 1024, prefetch: 1, count: 200 },
+        { size: 1024, prefetch: 10, count: 300 },
+        { size: 1024, prefetch: 100, count: 500 },
+        { size: 16384, prefetch: 1, count: 100 },
+        { size: 16384, prefetch: 10, count: 200 },
+        { size: 16384, prefetch: 100, count: 300 },
+      ],
+      analysis: 500,
+      analysis16k: 200,
+      retry: 300,
+      lag: { count: 100, rate: 200 },
+      park: 300,
+      publish: 300,
+      nodered: 2000,
+      memory: { batches: 2, batchSize: 500 },
+      warmup: 300,
+    }
+  : {
+      consume: [
+        { size: 1024, prefetch: 1, count: 5000 },
+        { size: 1024, prefetch: 10, count: 15000 },
+        { size: 1024, prefetch: 100, count: 30000 },
+        { size: 16384, prefetch: 1, count: 3000 },
+        { size: 16384, prefetch: 10, count: 6000 },
+        { size: 16384, prefetch: 100, count: 8000 },
+      ],
+      analysis: 20000,
+      analysis16k: 8000,
+      retry: 6000,
+      lag: { count: 1500, rate: 500 },
+      park: 8000,
+      publish: 10000,
+      nodered: 50000,
+      memory: { batches: 10, batchSize: 20000 },
+      warmup: 3000,
+    };
+const WINDOW = 100; // publish: msgs in flight, like prefetch 100
+const PREFETCH = 100;
+
+const want = (section) => !ONLY || ONLY.has(section);
+const log = (text) => process.stderr.write(`${text}\n`);
+const kb = (bytes) => `${Math.round(bytes / 1024)} KB`;
+const MB = 1024 * 1024;
+
+// ------------------------------------------------------------------------------------------------
+
+const rows = []; // main table
+const analysis = []; // single-sided measurements
+const failures = [];
+const extra = {}; // lag, memory
+
+function summarize(runs) {
+  return {
+    msgPerSec: median(runs.map((r) => r.msgPerSec)),
+    cpuUsPerMsg: median(runs.map((r) => r.cpuUsPerMsg)),
+    brokerUsPerMsg: median(runs.map((r) => r.brokerUsPerMsg)),
+    runs: runs.map((r) => round(r.msgPerSec)),
+  };
+}
+
+const brokerText = (r) => (Number.isFinite(r.brokerUsPerMsg) ? `, broker ${r.brokerUsPerMsg.toFixed(1)} µs/msg` : '');
+
+async function section(name, work) {
+  if (!want(name)) return;
+  const t0 = Date.now();
+  log(`== ${name}`);
+  try {
+    await work();
+  } catch (err) {
+    failures.push(`${name}: ${err.message}`);
+    log(`!! ${name} failed: ${err.stack ?? err}`);
+  }
+  log(`   (${name}: ${((Date.now() - t0) / 1000).toFixed(1)} s)`);
+}
+
+/** Runs raw and package alternately, `REPS` times each, and adds a table row. */
+async function pair(group, label, count, prepare, raw, pkg) {
+  const rawRuns = [];
+  const pkgRuns = [];
+  for (let rep = 0; rep < REPS; rep += 1) {
+    for (const [side, run, into] of [
+      ['raw', raw, rawRuns],
+      ['pkg', pkg, pkgRuns],
+    ]) {
+      await prepare();
+      fullGc();
+      const r = await run();
+      into.push(r);
+      log(`   ${group} ${label} ${side} #${rep + 1}: ${Math.round(r.msgPerSec)} msg/s, ${r.cpuUsPerMsg.toFixed(1)} µs CPU/msg${brokerText(r)} (${r.seconds.toFixed(2)} s)`);
+    }
+  }
+  const row = { group, label, count, raw: summarize(rawRuns), pkg: summarize(pkgRuns) };
+  row.ratio = row.pkg.msgPerSec / row.raw.msgPerSec;
+  rows.push(row);
+  return row;
+}
+
+/**
+ * Single-sided runs of several variants, taken round-robin (variant 1, 2, 3, 1, 2, 3, ...) so that
+ * drift on a shared machine spreads over all of them. Each variant: [label, count, prepare, run].
+ */
+async function variants(group, list) {
+  const runs = list.map(() => []);
+  for (let rep = 0; rep < REPS; rep += 1) {
+    for (const [i, [label, , prepare, run]] of list.entries()) {
+      await prepare();
+      fullGc();
+      const r = await run();
+      runs[i].push(r);
+      log(`   ${group} ${label} #${rep + 1}: ${Math.round(r.msgPerSec)} msg/s, ${r.cpuUsPerMsg.toFixed(1)} µs CPU/msg${brokerText(r)}`);
+    }
+  }
+  for (const [i, [label, count]] of list.entries()) analysis.push({ group, label, count, ...summarize(runs[i]) });
+}
+
+// ------------------------------------------------------------------------------------------------
+
+function environment(serverProperties, brokerPid) {
+  let cpuModel = 'unknown';
+  try {
+    cpuModel = /model name\s*:\s*(.*)/.exec(readFileSync('/proc/cpuinfo', 'utf8'))?.[1] ?? cpuModel;
+  } catch {
+    cpuModel = os.cpus()[0]?.model ?? cpuModel;
+  }
+  let rev = 'unknown';
+  try {
+    rev = execFileSync('git', ['describe', '--always', '--dirty'], { cwd: path.join(here, '..'), encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+  } catch {
+    // Not a git checkout.
+  }
+  const pkg = JSON.parse(readFileSync(path.join(here, '..', 'package.json'), 'utf8'));
+  const u = new URL(AMQP_URL);
+  return {
+    machine: `${os.availableParallelism()} CPUs (${cpuModel}), ${Math.round(os.totalmem() / MB / 1024)} GiB RAM, load ${os.loadavg().map((x) => x.toFixed(2)).join(' ')}`,
+    broker: `${String(serverProperties?.product ?? 'broker')} ${String(serverProperties?.version ?? '?')} at ${u.hostname}:${u.port || 5672}${brokerPid ? ` (os pid ${brokerPid}: its CPU is measured too)` : ' (its CPU is not measured: not local, or no management API)'}`,
+    versions: `Node ${process.version}, Node-RED ${versions.nodeRed}, amqplib ${versions.amqplib}, ${pkg.name} ${pkg.version} (${rev})`,
+    runtime: RUNTIME_DESCRIPTION,
+  };
+}
+
+function pad(text, width, right = false) {
+  const s = String(text);
+  return right ? s.padStart(width) : s.padEnd(width);
+}
+
+function fmt(x, digits = 0) {
+  return Number.isFinite(x) ? x.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits }) : 'n/a';
+}
+
+function printReport(env) {
+  const out = [];
+  out.push('');
+  out.push(`# node-red-contrib-rabbitmq-retry benchmark${SMOKE ? ' (SMOKE: tiny counts, 1 repetition — numbers are not meaningful)' : ''}`);
+  out.push(`machine:  ${env.machine}`);
+  out.push(`broker:   ${env.broker}`);
+  out.push(`software: ${env.versions}`);
+  out.push(`runtime:  ${env.runtime}`);
+  out.push(`method:   median of ${REPS} run(s) per side, raw and package alternating; consume runs start on a preloaded queue (transient ~1 KB / 16 KB JSON);`);
+  out.push('          timed from the first delivery to the N-th ack (publish: first publish to N-th confirm); CPU = this process, user+system, per message.');
+  out.push('');
+  const head = `${pad('scenario', 17)}${pad('case', 30)}${pad('N', 7, true)}${pad('raw msg/s', 11, true)}${pad('pkg msg/s', 11, true)}${pad('pkg/raw', 9, true)}${pad('node µs/msg raw', 17, true)}${pad('pkg', 7, true)}${pad('broker µs/msg raw', 19, true)}${pad('pkg', 7, true)}`;
+  out.push(head);
+  out.push('-'.repeat(head.length));
+  for (const r of rows) {
+    out.push(
+      `${pad(r.group, 17)}${pad(r.label, 30)}${pad(r.count, 7, true)}${pad(fmt(r.raw.msgPerSec), 11, true)}${pad(fmt(r.pkg.msgPerSec), 11, true)}${pad(fmt(r.ratio, 2), 9, true)}${pad(fmt(r.raw.cpuUsPerMsg, 1), 17, true)}${pad(fmt(r.pkg.cpuUsPerMsg, 1), 7, true)}${pad(fmt(r.raw.brokerUsPerMsg, 1), 19, true)}${pad(fmt(r.pkg.brokerUsPerMsg, 1), 7, true)}`,
+    );
+  }
+  out.push('node µs/msg: CPU (user+system) of this Node.js process per message; broker µs/msg: CPU of the RabbitMQ process per message.');
+  if (extra.lag) {
+    const l = extra.lag;
+    out.push('');
+    out.push(`retry lag beyond the ${TTL_MS} ms TTL (nack → redelivery − TTL; ${l.count} msgs at ${l.rate}/s per run, median of runs):`);
+    out.push(`  raw amqplib:                         p50 ${fmt(l.raw.p50, 1)} ms   p99 ${fmt(l.raw.p99, 1)} ms   max ${fmt(l.raw.max, 1)} ms`);
+    out.push(`  package, at amqplib's callback:      p50 ${fmt(l.pkgAmqp.p50, 1)} ms   p99 ${fmt(l.pkgAmqp.p99, 1)} ms   max ${fmt(l.pkgAmqp.max, 1)} ms`);
+    out.push(`  package, msg reaching the flow node: p50 ${fmt(l.pkgFlow.p50, 1)} ms   p99 ${fmt(l.pkgFlow.p99, 1)} ms   max ${fmt(l.pkgFlow.max, 1)} ms`);
+  }
+  if (analysis.length > 0) {
+    out.push('');
+    out.push('where the time goes (single-sided runs, same broker):');
+    for (const a of analysis) {
+      const broker = Number.isFinite(a.brokerUsPerMsg) ? `${pad(fmt(a.brokerUsPerMsg, 1), 8, true)} broker µs/msg` : '';
+      out.push(`  ${pad(a.group, 14)}${pad(a.label, 62)}${pad(fmt(a.msgPerSec), 10, true)} msg/s${pad(fmt(a.cpuUsPerMsg, 1), 8, true)} node µs/msg${broker}`);
+    }
+  }
+  if (extra.memory) {
+    const m = extra.memory;
+    const line = (label, s) =>
+      `  ${pad(label, 34)}rss ${pad(fmt(s.rss / MB, 1), 7, true)} MiB   heap used ${pad(fmt(s.heapUsed / MB, 1), 6, true)} MiB   external ${pad(fmt(s.external / MB, 1), 6, true)} MiB`;
+    out.push('');
+    out.push(`memory of the Node-RED process (child, --expose-gc, after a full GC), consume → ack at prefetch ${PREFETCH}, 1 KB:`);
+    out.push(line('flow loaded, before any message', m.before));
+    out.push(line(`after ${fmt(m.batchSize)} msgs (warm)`, m.warm));
+    out.push(line(`after ${fmt(m.total)} msgs`, m.end));
+    out.push(`  growth over ${fmt(m.total)} msgs: rss ${fmt((m.end.rss - m.before.rss) / MB, 1)} MiB (${fmt((m.end.rss - m.warm.rss) / MB, 1)} after warm-up), heap ${fmt((m.end.heapUsed - m.before.heapUsed) / MB, 1)} MiB (${fmt((m.end.heapUsed - m.warm.heapUsed) / MB, 1)} after warm-up)`);
+  }
+  if (failures.length > 0) {
+    out.push('');
+    out.push('FAILED sections:');
+    for (const f of failures) out.push(`  ${f}`);
+  }
+  out.push('');
+  process.stdout.write(`${out.join('\n')}\n`);
+}
+
+function summaryJson() {
+  const find = (group, label) => rows.find((r) => r.group === group && r.label === label);
+  const c100 = find('consume+ack', '1 KB, prefetch 100');
+  const c10 = find('consume+ack', '1 KB, prefetch 10');
+  const c1 = find('consume+ack', '1 KB, prefetch 1');
+  const c16 = find('consume+ack', '16 KB, prefetch 100');
+  const retry = find('retry path', '1 KB, prefetch 100, 1 retry');
+  const park = find('park path', '1 KB, prefetch 100');
+  const pub = find('publish+confirm', `1 KB, ${WINDOW} in flight`);
+  const pick = (label) => analysis.find((a) => a.label.startsWith(label));
+  const m = extra.memory;
+  const l = extra.lag;
+  const r2 = (x) => round(x, 3);
+  return {
+    consumeAckRatio: r2(c100?.ratio),
+    parkRatio: r2(park?.ratio),
+    publishConfirmRatio: r2(pub?.ratio),
+    retryLagP99Ms: round(l?.pkgFlow.p99, 2),
+    rssGrowthMb: m ? round((m.end.rss - m.before.rss) / MB, 1) : null,
+    consumeAckMsgPerSec: round(c100?.pkg.msgPerSec),
+    rawConsumeAckMsgPerSec: round(c100?.raw.msgPerSec),
+    consumeAckCpuUsPerMsg: round(c100?.pkg.cpuUsPerMsg, 1),
+    rawConsumeAckCpuUsPerMsg: round(c100?.raw.cpuUsPerMsg, 1),
+    consumeAckBrokerUsPerMsg: round(c100?.pkg.brokerUsPerMsg, 1),
+    rawConsumeAckBrokerUsPerMsg: round(c100?.raw.brokerUsPerMsg, 1),
+    consumeAckP10Ratio: r2(c10?.ratio),
+    consumeAckP1Ratio: r2(c1?.ratio),
+    consumeAck16kRatio: r2(c16?.ratio),
+    retryPathRatio: r2(retry?.ratio),
+    retryPathCpuUsPerMsg: round(retry?.pkg.cpuUsPerMsg, 1),
+    rawRetryPathCpuUsPerMsg: round(retry?.raw.cpuUsPerMsg, 1),
+    retryLagP50Ms: round(l?.pkgFlow.p50, 2),
+    retryLagAmqpP99Ms: round(l?.pkgAmqp.p99, 2),
+    rawRetryLagP50Ms: round(l?.raw.p50, 2),
+    rawRetryLagP99Ms: round(l?.raw.p99, 2),
+    parkMsgPerSec: round(park?.pkg.msgPerSec),
+    rawParkMsgPerSec: round(park?.raw.msgPerSec),
+    publishMsgPerSec: round(pub?.pkg.msgPerSec),
+    rawPublishMsgPerSec: round(pub?.raw.msgPerSec),
+    sessionOnlyCpuUsPerMsg: round(pick('package ConsumerSession')?.cpuUsPerMsg, 1),
+    nodeRedHopCpuUsPerMsg: round(pick('source → sink, consumer-shaped msg')?.cpuUsPerMsg, 1),
+    heapGrowthMb: m ? round((m.end.heapUsed - m.before.heapUsed) / MB, 1) : null,
+    rssGrowthAfterWarmupMb: m ? round((m.end.rss - m.warm.rss) / MB, 1) : null,
+    reps: REPS,
+    smoke: SMOKE ? 1 : 0,
+    failedSections: failures.length,
+  };
+}
+
+// ------------------------------------------------------------------------------------------------
+
+async function main() {
+  // Everything from dist/ is required now, right after the build: a concurrent rebuild cannot break the run.
+  packageNodes();
+  consumerSessionClass();
+  const names = new NameBook('bench');
+  const model = await connect('bench admin');
+  const ctx = { url: AMQP_URL, model, body1k: makeBody(1024) };
+  let cleaned = false;
+  const cleanup = async () => {
+    if (cleaned) return;
+    cleaned = true;
+    const deleted = await names.cleanup();
+    log(`== cleanup: deleted ${deleted.length} queue(s) named ${names.prefix}.*`);
+  };
+  for (const signal of ['SIGINT', 'SIGTERM']) {
+    process.once(signal, () => {
+      log(`== ${signal}: cleaning up`);
+      void cleanup().finally(() => process.exit(130));
+    });
+  }
+  // A crash inside a node (a throw in a timer) would skip the finally below: clean up anyway.
+  for (const event of ['uncaughtException', 'unhandledRejection']) {
+    process.once(event, (err) => {
+      log(`== ${event}: ${err?.stack ?? err}; cleaning up`);
+      void cleanup().finally(() => process.exit(1));
+    });
+  }
+
+  const env = environment(model.connection.serverProperties, await initBrokerCpu());
+  log(`machine: ${env.machine}\nbroker: ${env.broker}\n${env.versions}\nqueues: ${names.prefix}.*${SMOKE ? '\nSMOKE mode' : ''}`);
+  const admin = await model.createChannel();
+  admin.on('error', () => undefined);
+  installProbe(admin);
+
+  try {
+    // Consume + ack ----------------------------------------------------------------------------
+    const consumeTopo = names.topology('consume');
+    const bodies = new Map([1024, 16384].map((size) => [size, Buffer.from(JSON.stringify(makeBody(size)))]));
+    const load = (topo, size, count) => async () => {
+      await purge(model, topo.mainQueue);
+      await preload(model, topo.mainQueue, count, bodies.get(size));
+      await waitForCount(model, topo.mainQueue, count);
+      await sleep(SMOKE ? 0 : 200); // let the broker finish with the preload before timing
+    };
+
+    await section('consume', async () => {
+      await S.declareTopology(ctx, consumeTopo);
+      // Warm-up (JIT, connection code paths), not recorded.
+      for (const run of [
+        () => S.rawConsume(ctx, { queue: consumeTopo.mainQueue, count: PLAN.warmup, prefetch: PREFETCH }),
+        () => S.pkgConsume(ctx, { topo: consumeTopo, count: PLAN.warmup, prefetch: PREFETCH }),
+      ]) {
+        await load(consumeTopo, 1024, PLAN.warmup)();
+        await run();
+      }
+      for (const { size, prefetch, count } of PLAN.consume) {
+        await pair(
+          'consume+ack',
+          `${kb(size)}, prefetch ${prefetch}`,
+          count,
+          load(consumeTopo, size, count),
+          () => S.rawConsume(ctx, { queue: consumeTopo.mainQueue, count, prefetch }),
+          () => S.pkgConsume(ctx, { topo: consumeTopo, count, prefetch }),
+        );
+      }
+    });
+
+    let capturedMsg; // a real first-delivery msg, for the Node-RED-only runs
+    const capture = (d) => {
+      capturedMsg ??= { payload: d.payload, topic: d.amqp.routingKey, amqp: d.amqp, retry: d.retry };
+    };
+    await section('analysis', async () => {
+      if (!want('consume')) await S.declareTopology(ctx, consumeTopo);
+      const q = consumeTopo.mainQueue;
+      for (const [size, count] of [
+        [1024, PLAN.analysis],
+        [16384, PLAN.analysis16k],
+      ]) {
+        const prep = load(consumeTopo, size, count);
+        const pkg = (options = {}) => () => S.pkgConsume(ctx, { topo: consumeTopo, count, prefetch: PREFETCH, ...options });
+        const list = [
+          ['raw amqplib, ack only', count, prep, () => S.rawConsume(ctx, { queue: q, count, prefetch: PREFETCH })],
+          ['raw amqplib + JSON.parse of the body', count, prep, () => S.rawConsume(ctx, { queue: q, count, prefetch: PREFETCH, parse: true })],
+        ];
+        if (size === 1024) {
+          list.push(
+            ['package ConsumerSession (dist/lib), settle ack, no Node-RED', count, prep, () => S.sessionConsume(ctx, { topo: consumeTopo, count, prefetch: PREFETCH, onDelivered: capture })],
+            ['package ConsumerSession, settle timeout 0 (no timer)', count, prep, () => S.sessionConsume(ctx, { topo: consumeTopo, count, prefetch: PREFETCH, settleTimeoutMs: 0 })],
+          );
+        }
+        list.push(
+          ['package nodes in Node-RED (consumer → retry-settle)', count, prep, pkg()],
+          ["package nodes, decode 'buffer' (no JSON.parse)", count, prep, pkg({ consumer: { decode: 'buffer' } })],
+        );
+        if (size === 1024) {
+          const spyCount = Math.min(count, 5000);
+          list.push(
+            ['package nodes, Node-RED runtimeSyncDelivery: true', count, prep, pkg({ syncDelivery: true })],
+            ["package nodes, test helper's sinon spies kept", spyCount, load(consumeTopo, size, spyCount), () => S.pkgConsume(ctx, { topo: consumeTopo, count: spyCount, prefetch: PREFETCH, spies: true })],
+          );
+        }
+        await variants(`consume ${kb(size)}`, list);
+      }
+    });
+
+    // Retry path ---------------------------------------------------------------------------------
+    await section('retry', async () => {
+      const topo = names.topology('retry');
+      await S.declareTopology(ctx, topo);
+      const count = PLAN.retry;
+      await pair(
+        'retry path',
+        '1 KB, prefetch 100, 1 retry',
+        count,
+        load(topo, 1024, count),
+        () => S.retryThroughput(ctx, 'raw', { topo, count, prefetch: PREFETCH }),
+        () => S.retryThroughput(ctx, 'pkg', { topo, count, prefetch: PREFETCH }),
+      );
+      const { count: lagCount, rate } = PLAN.lag;
+      const stats = (values) => ({ p50: percentile(values, 50), p99: percentile(values, 99), max: Math.max(...values) });
+      const perRep = { raw: [], pkgAmqp: [], pkgFlow: [] };
+      for (let rep = 0; rep < REPS; rep += 1) {
+        await purge(model, topo.mainQueue);
+        const raw = await S.retryLag(ctx, 'raw', { topo, count: lagCount, rate, prefetch: PREFETCH, ttlMs: TTL_MS, tag: `raw${rep}` });
+        perRep.raw.push(stats(raw.amqpLag));
+        await purge(model, topo.mainQueue);
+        const pkg = await S.retryLag(ctx, 'pkg', { topo, count: lagCount, rate, prefetch: PREFETCH, ttlMs: TTL_MS, tag: `pkg${rep}` });
+        perRep.pkgAmqp.push(stats(pkg.amqpLag));
+        perRep.pkgFlow.push(stats(pkg.flowLag));
+        log(`   retry lag #${rep + 1}: raw p50 ${perRep.raw.at(-1).p50.toFixed(1)} p99 ${perRep.raw.at(-1).p99.toFixed(1)} ms; package (flow) p50 ${perRep.pkgFlow.at(-1).p50.toFixed(1)} p99 ${perRep.pkgFlow.at(-1).p99.toFixed(1)} ms (${pkg.flowLag.length} samples)`);
+      }
+      const med = (list) => ({ p50: median(list.map((s) => s.p50)), p99: median(list.map((s) => s.p99)), max: median(list.map((s) => s.max)) });
+      extra.lag = { count: lagCount, rate, raw: med(perRep.raw), pkgAmqp: med(perRep.pkgAmqp), pkgFlow: med(perRep.pkgFlow) };
+    });
+
+    // Park path ----------------------------------------------------------------------------------
+    await section('park', async () => {
+      const topo = names.topology('park');
+      await S.declareTopology(ctx, topo);
+      const count = PLAN.park;
+      const prep = async () => {
+        await purge(model, topo.parkingQueue);
+        await load(topo, 1024, count)();
+      };
+      await pair(
+        'park path',
+        '1 KB, prefetch 100',
+        count,
+        prep,
+        () => S.rawPark(ctx, { topo, count, prefetch: PREFETCH }),
+        () => S.pkgPark(ctx, { topo, count, prefetch: PREFETCH }),
+      );
+      await purge(model, topo.parkingQueue);
+    });
+
+    // Publish with confirms ----------------------------------------------------------------------
+    await section('publish', async () => {
+      const queue = names.queue('publish');
+      await admin.assertQueue(queue, { durable: true });
+      const count = PLAN.publish;
+      await pair(
+        'publish+confirm',
+        `1 KB, ${WINDOW} in flight`,
+        count,
+        () => purge(model, queue),
+        () => S.rawPublish(ctx, { queue, count, window: WINDOW, payload: ctx.body1k }),
+        () => S.pkgPublish(ctx, { queue, count, window: WINDOW, payload: ctx.body1k }),
+      );
+      await purge(model, queue);
+    });
+
+    // Node-RED's own cost ------------------------------------------------------------------------
+    await section('nodered', async () => {
+      const count = PLAN.nodered;
+      const payload = JSON.parse(JSON.stringify(ctx.body1k));
+      // What retry-consumer sends for a first delivery (see README "retry-consumer"), or a captured one.
+      const template = capturedMsg ?? {
+        payload,
+        topic: 'bench.consume',
+        amqp: {
+          deliveryId: 'config:1',
+          queue: 'bench.consume',
+          exchange: '',
+          routingKey: 'bench.consume',
+          redelivered: false,
+          deliveryTag: 1,
+          consumerTag: 'amq.ctag-bench',
+          properties: { contentType: 'application/json', deliveryMode: 1, correlationId: 'c-1', messageId: 'm-1', timestamp: 1714564800 },
+          headers: { source: 'bench' },
+        },
+        retry: { attempt: 1, maxAttempts: 3, remaining: 2, firstDeathReason: null, deaths: [] },
+      };
+      const consumerShaped = () => ({ payload: template.payload, topic: template.topic, amqp: template.amqp, retry: template.retry });
+      const minimal = () => ({ payload: 'x' });
+      const none = async () => undefined;
+      const spyCount = Math.min(count, 10000);
+      await variants('Node-RED only', [
+        ['source → sink, consumer-shaped msg (no broker, no package)', count, none, () => S.nodeRedPair({ count, window: WINDOW, makeMsg: consumerShaped })],
+        ['source → sink, {payload:"x"}', count, none, () => S.nodeRedPair({ count, window: WINDOW, makeMsg: minimal })],
+        ['source → 2 sinks (fan-out: 1 deep clone), consumer-shaped msg', count, none, () => S.nodeRedPair({ count, window: WINDOW, makeMsg: consumerShaped, fanout: true })],
+        ['source → 2 sinks (fan-out), {payload:"x"}', count, none, () => S.nodeRedPair({ count, window: WINDOW, makeMsg: minimal, fanout: true })],
+        ["source → sink, consumer-shaped, test helper's spies kept", spyCount, none, () => S.nodeRedPair({ count: spyCount, window: WINDOW, makeMsg: consumerShaped, spies: true })],
+      ]);
+    });
+
+    // Memory ---------------------------------------------------------------------------------------
+    await section('memory', async () => {
+      const topo = names.topology('memory');
+      await S.declareTopology(ctx, topo);
+      const { batches, batchSize } = PLAN.memory;
+      const child = fork(path.join(here, 'memory-child.mjs'), [], {
+        execArgv: ['--expose-gc'],
+        env: { ...process.env, AMQP_URL, BENCH_MEM_TOPOLOGY: JSON.stringify(topo), BENCH_MEM_PREFETCH: String(PREFETCH) },
+        stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+      });
+      const replies = [];
+      let waiter;
+      child.on('message', (m) => {
+        if (m.type === 'error') log(`   memory child: ${m.error}`);
+        replies.push(m);
+        if (waiter) waiter();
+      });
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      const next = async (type, ms = 120_000) => {
+        const deadline = Date.now() + ms;
+        for (;;) {
+          const i = replies.findIndex((m) => m.type === type || m.type === 'error');
+          if (i >= 0) {
+            const [m] = replies.splice(i, 1);
+            if (m.type === 'error') throw new Error(`memory child: ${m.error}`);
+            return m;
+          }
+          if (Date.now() > deadline) throw new Error(`memory child: no '${type}' within ${ms / 1000} s`);
+          await withTimeout(
+            Promise.race([new Promise((resolve) => (waiter = resolve)), exited.then(() => Promise.reject(new Error('memory child exited')))]),
+            ms,
+            `memory child '${type}'`,
+          );
+        }
+      };
+      try {
+        await next('ready');
+        child.send({ cmd: 'snapshot' });
+        const before = (await next('snapshot')).mem;
+        const body = bodies.get(1024);
+        let warm;
+        let total = 0;
+        for (let b = 0; b < batches; b += 1) {
+          await preload(model, topo.mainQueue, batchSize, body);
+          total += batchSize;
+          child.send({ cmd: 'wait', acks: total });
+          await next('acked', Math.max(120_000, batchSize * 10));
+          if (b === 0) {
+            child.send({ cmd: 'snapshot' });
+            warm = (await next('snapshot')).mem;
+          }
+          log(`   memory: ${total} msgs consumed and acked`);
+        }
+        child.send({ cmd: 'snapshot' });
+        const end = (await next('snapshot')).mem;
+        extra.memory = { before, warm, end, total, batchSize };
+        log(`   memory: rss ${(before.rss / MB).toFixed(1)} → ${(end.rss / MB).toFixed(1)} MiB, heap ${(before.heapUsed / MB).toFixed(1)} → ${(end.heapUsed / MB).toFixed(1)} MiB`);
+      } finally {
+        if (child.connected) child.send({ cmd: 'exit' });
+        await withTimeout(exited, 15_000, 'memory child exit').catch(() => child.kill());
+      }
+    });
+  } finally {
+    await cleanup();
+    await model.close().catch(() => undefined);
+  }
+
+  printReport(env);
+  process.stdout.write(`${JSON.stringify(summaryJson())}\n`);
+  return failures.length === 0 ? 0 : 1;
+}
+
+main().then(
+  (code) => process.exit(code),
+  (err) => {
+    log(`bench failed: ${err.stack ?? err}`);
+    process.stdout.write(`${JSON.stringify({ ...summaryJson(), error: String(err.message ?? err) })}\n`);
+    process.exit(1);
+  },
+);
