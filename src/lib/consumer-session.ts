@@ -330,8 +330,9 @@ export class ConsumerSession extends EventEmitter<ConsumerSessionEvents> {
     let retry = retryInfo(message.properties.headers, topology.mainQueue, topology.maxAttempts);
     if (this.options.ordered) {
       // Ordered mode has no attempt limit; a blocked message redelivered after a lost channel keeps its count.
-      const again = this.blocked && this.blocked.content.equals(message.content) && this.blocked.messageId === (message.properties.messageId as unknown);
-      retry = { ...retry, attempt: again && this.blocked ? this.blocked.attempt + 1 : 1, maxAttempts: 0, remaining: null };
+      const blocked = this.blocked;
+      const again = blocked !== undefined && blocked.content.equals(message.content) && blocked.messageId === (message.properties.messageId as unknown);
+      retry = { ...retry, attempt: again ? blocked.attempt + 1 : 1, maxAttempts: 0, remaining: null };
     }
     this.track(channel, message, retry, Date.now());
   }
@@ -412,10 +413,9 @@ export class ConsumerSession extends EventEmitter<ConsumerSessionEvents> {
     let parkReason = reason || 'parked';
     if (action === 'retry') {
       const lastError = reason ? `; last error: ${reason}` : '';
-      const age = this.ageMs(entry);
       if (attemptsExhausted(retry)) {
         parkReason = `max attempts (${retry.maxAttempts}) reached${lastError}`;
-      } else if (topology.maxAgeMs > 0 && age !== undefined && age > topology.maxAgeMs) {
+      } else if (topology.maxAgeMs > 0 && Date.now() - this.firstSeen(entry) > topology.maxAgeMs) {
         parkReason = `older than the max age of ${topology.maxAgeMs / 1000} s${lastError}`;
       } else {
         await this.sendToRetry(entry);
@@ -444,10 +444,10 @@ export class ConsumerSession extends EventEmitter<ConsumerSessionEvents> {
     this.emitStats();
   }
 
-  private ageMs(entry: TrackedDelivery): number | undefined {
+  /** When the message was first seen (ms since epoch); receipt by this consumer when nothing tells. */
+  private firstSeen(entry: TrackedDelivery): number {
     const { properties } = entry.message;
-    const first = firstSeenMs(properties.headers, properties.timestamp, this.options.topology.mainQueue) ?? entry.receivedAt;
-    return Date.now() - first;
+    return firstSeenMs(properties.headers, properties.timestamp, this.options.topology.mainQueue) ?? entry.receivedAt;
   }
 
   /** The next attempt waits in a retry queue: by dead-lettering, or as a confirmed copy in its tier. */
@@ -458,9 +458,7 @@ export class ConsumerSession extends EventEmitter<ConsumerSessionEvents> {
       this.send(entry, 'retry', () => entry.channel.nack(entry.message, false, false));
       return;
     }
-    const { properties } = entry.message;
-    const firstSeen = firstSeenMs(properties.headers, properties.timestamp, topology.mainQueue) ?? entry.receivedAt;
-    const options = retryPublishOptions(properties, entry.retry.attempt, firstSeen);
+    const options = retryPublishOptions(entry.message.properties, entry.retry.attempt, this.firstSeen(entry));
     await this.publishThenAck(entry, retryQueueFor(topology, entry.retry.attempt), options, 'retry');
   }
 
