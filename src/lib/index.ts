@@ -7,6 +7,8 @@ export * from './connection-settings';
 export * from './consumer-session';
 export * from './delivery-registry';
 export * from './management-api';
+export * from './parked';
+export * from './parked-view';
 export * from './parking';
 export * from './payload';
 export * from './topology';

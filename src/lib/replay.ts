@@ -2,9 +2,11 @@
  * Replaying parked messages once their cause is fixed: each one is published back to where it was
  * first published (confirmed, mandatory) and only then removed from the parking queue.
  */
-import type { Channel, GetMessage, MessageProperties, Options } from 'amqplib';
+import type { MessageProperties, Options } from 'amqplib';
 import { ATTEMPT_HEADER, FIRST_SEEN_HEADER, readDeaths } from './attempts';
 import type { BrokerConnection } from './broker-connection';
+import { MAX_SCAN, scanQueue } from './parked';
+import { describeParked, isEmptySelection, matchesSelection, type ParkedSelection } from './parked-view';
 import { copiedProperties, PARK_HEADERS } from './parking';
 import type { RetryTopologyConfig } from './topology';
 
@@ -46,37 +48,46 @@ export interface ReplayResult {
   replayed: number;
   /** Messages still in the parking queue afterwards. */
   remaining: number;
+  /** With a selection by messageId: the ids not found among the messages looked at. */
+  notFound?: string[];
 }
 
 /**
- * Replays up to `max` parked messages, one at a time: get, publish confirmed, ack. A message that
- * cannot be published stays parked (nack with requeue) and the replay stops with the error.
+ * Replays up to `max` parked messages (those matching `selection`, if given), one at a time: get,
+ * publish confirmed, ack. Messages not selected are returned in place. A message that cannot be
+ * published stays parked and the replay stops with the error. Messages parked again while the
+ * replay runs are not replayed twice: it looks at no more than the queue held when it started.
  */
 export async function replayParked(
   connection: BrokerConnection,
   topology: RetryTopologyConfig,
-  options: { max: number; resetAttempts: boolean },
+  options: { max: number; resetAttempts: boolean; selection?: ParkedSelection; scanLimit?: number },
 ): Promise<ReplayResult> {
   const publisher = await connection.publisher('replay');
-  const channel: Channel = await connection.createChannel();
+  const found = new Set<string>();
   let replayed = 0;
-  try {
-    while (replayed < options.max) {
-      const message: GetMessage | false = await channel.get(topology.parkingQueue, { noAck: false });
-      if (message === false) break;
-      const target = replayTarget(message.properties.headers, topology);
-      try {
-        await publisher.publish(target.exchange, target.routingKey, message.content, replayPublishOptions(message.properties, options.resetAttempts));
-      } catch (err) {
-        channel.nack(message, false, true);
-        throw new Error(`replay stopped after ${replayed} message(s): ${(err as Error).message}; the message stays parked`, { cause: err });
-      }
-      channel.ack(message);
-      replayed += 1;
+  let failure: unknown;
+  // Without a selection every message read is replayed: read no more than `max`.
+  const scanLimit = options.scanLimit ?? MAX_SCAN;
+  const limit = isEmptySelection(options.selection) ? Math.min(options.max, scanLimit) : scanLimit;
+  const result = await scanQueue(connection, topology.parkingQueue, limit, async (message, position) => {
+    if (replayed >= options.max) return 'stop';
+    const parked = describeParked(message, position, 0);
+    if (!matchesSelection(parked, options.selection)) return 'keep';
+    if (parked.messageId !== null) found.add(parked.messageId);
+    const target = replayTarget(message.properties.headers, topology);
+    try {
+      await publisher.publish(target.exchange, target.routingKey, message.content, replayPublishOptions(message.properties, options.resetAttempts));
+    } catch (err) {
+      failure = err;
+      return 'stop';
     }
-    const { messageCount } = await channel.checkQueue(topology.parkingQueue);
-    return { replayed, remaining: messageCount };
-  } finally {
-    await channel.close().catch(() => undefined);
+    replayed += 1;
+    return 'remove';
+  });
+  if (failure !== undefined) {
+    throw new Error(`replay stopped after ${replayed} message(s): ${(failure as Error).message}; the message stays parked`, { cause: failure });
   }
+  const ids = options.selection?.messageIds;
+  return ids === undefined ? { replayed, remaining: result.remaining } : { replayed, remaining: result.remaining, notFound: ids.filter((id) => !found.has(id)) };
 }

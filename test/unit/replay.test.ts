@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import type { MessageProperties } from 'amqplib';
+import { parkHeaders } from './fixtures/parked';
 import { replayPublishOptions, replayTarget, REPLAY_HEADER } from '../../src/lib/replay';
 
 describe('replay of parked messages', () => {
@@ -20,12 +21,7 @@ describe('replay of parked messages', () => {
     expiration: '1000',
     headers: {
       custom: 'kept',
-      'park-reason': 'max attempts (3) reached',
-      'park-time': '2026-11-22T10:00:00.000Z',
-      'park-original-exchange': 'main-exchange',
-      'park-original-routing-key': 'srvc.transact.cash',
-      'park-original-queue': 'main-queue',
-      'retry-attempt': 3,
+      ...parkHeaders,
       'retry-first-seen': 1,
       'x-death': [{ queue: 'main-queue', reason: 'rejected', count: 2 }],
       'x-first-death-reason': 'rejected',

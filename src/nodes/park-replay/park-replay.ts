@@ -1,10 +1,47 @@
 /**
- * `park-replay`: the runbook's last step as a node. Each input replays parked messages of a retry
- * config back to where they were first published (confirmed), then removes them from parking.
+ * `park-replay`: the runbook as a node. Each input replays parked messages of a retry config back to
+ * where they were first published (confirmed), peeks at them without removing them, or purges them.
  */
+import { peekParked, purgeParked } from '../../lib/parked';
+import { peekHazard, selectionFrom } from '../../lib/parked-view';
 import { replayParked } from '../../lib/replay';
-import { numberProp, type Node, type NodeAPI, type NodeDef } from '../shared/node-red';
+import type { RetryTopologyConfig } from '../../lib/topology';
+import type { RetryBrokerNode } from '../shared/broker-node';
+import { numberProp, type Node, type NodeAPI, type NodeDef, type NodeMessage, type NodeStatus } from '../shared/node-red';
 import { findRetryConfig } from '../shared/retry-config-node';
+
+const PARK_ACTIONS = ['replay', 'peek', 'purge'] as const;
+type ParkAction = (typeof PARK_ACTIONS)[number];
+
+/** The action of one msg: the node's, or with *set by msg.topic* the msg's topic. */
+function actionOf(configured: unknown, msg: NodeMessage): ParkAction {
+  if (configured !== 'topic') return PARK_ACTIONS.find((a) => a === configured) ?? 'replay';
+  const action = PARK_ACTIONS.find((a) => a === msg.topic);
+  if (!action) throw new Error(`msg.topic must be one of ${PARK_ACTIONS.join(', ')} (got ${JSON.stringify(msg.topic ?? null)})`);
+  return action;
+}
+
+function resultStatus(action: ParkAction, payload: Record<string, unknown>): NodeStatus {
+  const left = Number(payload.remaining ?? payload.total);
+  const fill = left > 0 ? 'yellow' : 'green';
+  if (action === 'peek') return { fill, shape: 'ring', text: `peeked ${(payload.messages as unknown[]).length} of ${left}` };
+  if (action === 'purge') return { fill, shape: 'dot', text: `purged ${String(payload.purged)}, ${left} left` };
+  return { fill, shape: 'dot', text: `replayed ${String(payload.replayed)}, ${left} left` };
+}
+
+async function run(action: ParkAction, msg: NodeMessage, broker: RetryBrokerNode, topology: RetryTopologyConfig, options: { max: number; resetAttempts: boolean }): Promise<Record<string, unknown>> {
+  const selection = selectionFrom(msg);
+  const model = await broker.connection.whenConnected();
+  // A purge of everything returns nothing to the queue; all else may, and must not harm it.
+  if (action === 'peek' || Object.keys(selection).length > 0) {
+    const hazard = peekHazard(topology.parkingQueue, topology.parkingQueueArguments, model.connection.serverProperties.version);
+    if (hazard !== undefined) throw new Error(hazard);
+  }
+  const queue = topology.parkingQueue;
+  if (action === 'peek') return { ...(await peekParked(broker.connection, queue, { limit: options.max })) };
+  if (action === 'purge') return { ...(await purgeParked(broker.connection, queue, { selection })) };
+  return { ...(await replayParked(broker.connection, topology, { ...options, selection })) };
+}
 
 export = function register(RED: NodeAPI): void {
   function ParkReplay(this: Node, def: NodeDef): void {
@@ -18,32 +55,37 @@ export = function register(RED: NodeAPI): void {
       const topology = config?.topology;
       const broker = config?.broker;
       if (!topology || !broker) {
-        done(new Error(`replay: ${config ? config.problems.join('; ') || 'no broker' : 'no retry configuration selected'}`));
+        done(new Error(`parking: ${config ? config.problems.join('; ') || 'no broker' : 'no retry configuration selected'}`));
+        return;
+      }
+      let action: ParkAction;
+      try {
+        action = actionOf(def.action, msg);
+      } catch (err) {
+        done(err as Error);
         return;
       }
       if (running) {
-        node.warn('replay already running: this trigger is ignored');
+        node.warn(`${action}: the parking queue is busy with an earlier msg; this one is ignored`);
         done();
         return;
       }
-      // Registered only while replaying: an idle replay node keeps no connection open.
+      // Registered only while working: an idle node keeps no connection open.
       const user = { id: node.id, status: () => undefined };
       broker.register(user);
       running = true;
-      node.status({ fill: 'blue', shape: 'dot', text: 'replaying' });
+      node.status({ fill: 'blue', shape: 'dot', text: `${action}…` });
       const max = typeof msg.max === 'number' && msg.max > 0 ? Math.floor(msg.max) : configuredMax;
-      broker.connection
-        .whenConnected()
-        .then(() => replayParked(broker.connection, topology, { max, resetAttempts }))
+      run(action, msg, broker, topology, { max, resetAttempts })
         .then(
-          (result) => {
-            node.status({ fill: result.remaining > 0 ? 'yellow' : 'green', shape: 'dot', text: `replayed ${result.replayed}, ${result.remaining} left` });
-            msg.payload = result;
+          (payload) => {
+            node.status(resultStatus(action, payload));
+            msg.payload = payload;
             send(msg);
             done();
           },
           (err: unknown) => {
-            node.status({ fill: 'red', shape: 'ring', text: 'replay failed' });
+            node.status({ fill: 'red', shape: 'ring', text: `${action} failed` });
             done(err instanceof Error ? err : new Error(String(err)));
           },
         )

@@ -1,0 +1,152 @@
+/**
+ * The operator's side of the parking queue on the real broker: peek without removing, purge (all or
+ * selected), replay selected by messageId, and the quorum delivery-limit guard.
+ */
+import assert from 'node:assert/strict';
+import { Broker, waitFor } from '../helpers/broker';
+import { brokerNode, configNode, consumerNode, tab, uniqueNames, type Names } from '../helpers/flows';
+import { helper, loadFlow } from '../helpers/node-red';
+
+type Msg = Record<string, any>;
+
+describe('parking queue: peek, purge, replay by messageId (real broker)', function () {
+  let broker: Broker;
+  let names: Names;
+
+  beforeEach(async () => {
+    broker = await Broker.open();
+    names = uniqueNames('parkops');
+    broker.track('queue', names.mainQueue, names.retryQueue, names.parkingQueue);
+    broker.track('exchange', names.mainExchange, names.retryExchange);
+  });
+
+  afterEach(async () => {
+    await helper.unload();
+    await broker.cleanup();
+  });
+
+  /**
+   * consumer → park everything while flow.fixed is unset (reason from the payload), else ack;
+   * one parking node per action. Returns the outputs of the parking nodes.
+   */
+  async function load(config: Record<string, unknown> = {}): Promise<{ out: Msg[]; errors: string[] }> {
+    await loadFlow([
+      tab(),
+      brokerNode(),
+      configNode(names, { routingKeys: 'rk.a, rk.b', ...config }),
+      consumerNode([['decide']]),
+      { id: 'decide', type: 'function', z: 'flow', func: "if (flow.get('fixed')) return [msg, null]; msg.error = msg.payload.why; return [null, msg];", outputs: 2, wires: [['ack'], ['park']] },
+      { id: 'ack', type: 'retry-settle', z: 'flow', action: 'ack', wires: [] },
+      { id: 'park', type: 'park-publisher', z: 'flow', wires: [[]] },
+      { id: 'peek', type: 'park-replay', z: 'flow', config: 'config', action: 'peek', max: '10', wires: [['out']] },
+      { id: 'purge', type: 'park-replay', z: 'flow', config: 'config', action: 'purge', max: '10', wires: [['out']] },
+      { id: 'replay', type: 'park-replay', z: 'flow', config: 'config', max: '10', resetAttempts: true, wires: [['out']] },
+      { id: 'byTopic', type: 'park-replay', z: 'flow', config: 'config', action: 'topic', max: '10', wires: [['out']] },
+      { id: 'out', type: 'helper', z: 'flow' },
+    ]);
+    const out: Msg[] = [];
+    const errors: string[] = [];
+    helper.getNode('out').on('input', (m: Msg) => out.push(m));
+    for (const id of ['peek', 'purge', 'replay', 'byTopic']) helper.getNode(id).on('call:error', (c: { args: unknown[] }) => errors.push(String(c.args[0])));
+    await broker.waitForConsumer(names.mainQueue);
+    return { out, errors };
+  }
+
+  /** Parks four messages: p1..p4, routing keys a, b, a, b, reasons 'timeout' / 'bad card'. */
+  async function parkFour(): Promise<void> {
+    const why = ['timeout at the bank', 'bad card', 'timeout at the bank', 'bad card'];
+    for (let i = 0; i < 4; i += 1) {
+      await broker.publish(names.mainExchange, i % 2 === 0 ? 'rk.a' : 'rk.b', { n: i + 1, why: why[i] }, { messageId: `p${i + 1}` });
+      // One at a time: the parking order is the publish order.
+      await waitFor(async () => (await broker.messageCount(names.parkingQueue)) === i + 1, `p${i + 1} parked`);
+    }
+  }
+
+  /** Sends a msg to a parking node and returns its output (or throws its error). */
+  async function act(id: string, msg: Msg, io: { out: Msg[]; errors: string[] }): Promise<Msg> {
+    const before = { out: io.out.length, errors: io.errors.length };
+    helper.getNode(id).receive(msg);
+    await waitFor(() => io.out.length > before.out || io.errors.length > before.errors, `the ${id} result`);
+    if (io.errors.length > before.errors) throw new Error(io.errors[io.errors.length - 1]);
+    return io.out[io.out.length - 1]!;
+  }
+
+  /** Everything in the parking queue, in order, without removing it (read through the broker's own API, for comparison). */
+  async function order(): Promise<string[]> {
+    const ch = await broker.model.createChannel();
+    const ids: string[] = [];
+    for (;;) {
+      const m = await ch.get(names.parkingQueue, { noAck: false });
+      if (m === false) break;
+      ids.push(String(m.properties.messageId));
+    }
+    await ch.close();
+    return ids;
+  }
+
+  it('peek shows parked messages as plain data and leaves them in place, in order', async () => {
+    const io = await load();
+    await parkFour();
+    const result = await act('peek', { max: 3 }, io);
+    const { messages, total } = result.payload;
+    assert.equal(total, 4);
+    assert.deepEqual(messages.map((m: Msg) => m.messageId), ['p1', 'p2', 'p3']);
+    assert.deepEqual(messages.map((m: Msg) => m.position), [0, 1, 2]);
+    const first = messages[0];
+    assert.equal(first.reason, 'timeout at the bank');
+    assert.equal(first.attempts, 1);
+    assert.equal(first.originalExchange, names.mainExchange);
+    assert.equal(first.originalRoutingKey, 'rk.a');
+    assert.equal(first.originalQueue, names.mainQueue);
+    assert.equal(first.contentType, 'application/json');
+    assert.deepEqual(JSON.parse(first.preview), { n: 1, why: 'timeout at the bank' });
+    assert.equal(first.previewEncoding, 'utf8');
+    assert.equal(first.truncated, false);
+    assert.ok(!Number.isNaN(Date.parse(first.parkedAt)));
+    assert.equal(first.headers['park-reason'], 'timeout at the bank');
+    assert.equal(messages[1].originalRoutingKey, 'rk.b');
+    // Nothing removed, nothing reordered: a second peek and the broker agree.
+    const again = await act('peek', {}, io);
+    assert.deepEqual(again.payload.messages.map((m: Msg) => m.messageId), ['p1', 'p2', 'p3', 'p4']);
+    assert.deepEqual(await order(), ['p1', 'p2', 'p3', 'p4']);
+  });
+
+  it('purge removes the selected messages (by messageId, routing key, reason) and keeps the others in order, or all', async () => {
+    const io = await load();
+    await parkFour();
+    assert.deepEqual((await act('purge', { messageIds: ['p3', 'nope'] }, io)).payload, { purged: 1, remaining: 3 });
+    assert.deepEqual(await order(), ['p1', 'p2', 'p4']);
+    assert.deepEqual((await act('purge', { routingKey: 'rk.b', reason: 'BAD CARD' }, io)).payload, { purged: 2, remaining: 1 });
+    assert.deepEqual(await order(), ['p1']);
+    await assert.rejects(act('purge', { messageIds: [] }, io), /msg.messageIds must be a messageId or a non-empty array/);
+    assert.deepEqual((await act('purge', {}, io)).payload, { purged: 1, remaining: 0 });
+    assert.equal(await broker.messageCount(names.parkingQueue), 0);
+  });
+
+  it('replay selected by messageId: only those go back, the rest stays parked in order', async () => {
+    const io = await load();
+    await parkFour();
+    (helper.getNode('decide') as any).context().flow.set('fixed', true);
+    const result = await act('replay', { messageIds: ['p2', 'p4', 'gone'] }, io);
+    assert.deepEqual(result.payload, { replayed: 2, remaining: 2, notFound: ['gone'] });
+    assert.deepEqual(await order(), ['p1', 'p3']);
+    await waitFor(async () => (await broker.messageCount(names.mainQueue)) === 0, 'the replayed messages acked');
+  });
+
+  it('msg.topic picks the action when the node says so; another topic is an error that changes nothing', async () => {
+    const io = await load();
+    await parkFour();
+    assert.equal((await act('byTopic', { topic: 'peek' }, io)).payload.total, 4);
+    await assert.rejects(act('byTopic', { topic: 'purge-all' }, io), /msg.topic must be one of replay, peek, purge \(got "purge-all"\)/);
+    assert.deepEqual((await act('byTopic', { topic: 'purge', reason: 'timeout' }, io)).payload, { purged: 2, remaining: 2 });
+  });
+
+  it('a quorum parking queue with a delivery limit refuses peeks (each would count as a delivery), and still purges all', async () => {
+    const io = await load({ parkingQueueArgs: '{"x-queue-type":"quorum","x-delivery-limit":5}' });
+    await parkFour();
+    await assert.rejects(act('peek', {}, io), /is a quorum queue with a delivery limit: every peek/);
+    await assert.rejects(act('purge', { reason: 'timeout' }, io), /quorum queue with a delivery limit/);
+    assert.equal(await broker.messageCount(names.parkingQueue), 4);
+    assert.deepEqual((await act('purge', {}, io)).payload, { purged: 4, remaining: 0 });
+  });
+});
