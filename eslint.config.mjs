@@ -23,8 +23,8 @@ export default tseslint.config(
     languageOptions: { ...tseslint.configs.disableTypeChecked.languageOptions, globals: { process: 'readonly', console: 'readonly', URL: 'readonly', setTimeout: 'readonly', clearTimeout: 'readonly', fetch: 'readonly', Buffer: 'readonly', AbortSignal: 'readonly', performance: 'readonly', setImmediate: 'readonly', global: 'readonly', gc: 'readonly' } },
   },
   {
-    files: ['test/**/*.ts'],
-    // Tests inspect the msgs Node-RED passes around, which are untyped by nature; the assertions check them.
+    files: ['test/**/*.ts', 'bench/**/*.ts'],
+    // Tests and the benchmark inspect the msgs and nodes Node-RED passes around, which are untyped by nature.
     rules: {
       '@typescript-eslint/no-explicit-any': 'off',
       '@typescript-eslint/no-unsafe-member-access': 'off',

@@ -4,20 +4,19 @@ import path from 'node:path';
 
 helper.init(require.resolve('node-red'));
 
-const dist = path.resolve(__dirname, '../../dist/nodes');
 const core = path.dirname(require.resolve('@node-red/nodes/package.json'));
 
-/* eslint-disable @typescript-eslint/no-require-imports -- Node-RED node modules are CommonJS functions */
-export const packageNodes: unknown[] = [
-  require(path.join(dist, 'retry-broker/retry-broker.js')),
-  require(path.join(dist, 'retry-config/retry-config.js')),
-  require(path.join(dist, 'retry-consumer/retry-consumer.js')),
-  require(path.join(dist, 'retry-settle/retry-settle.js')),
-  require(path.join(dist, 'park-publisher/park-publisher.js')),
-  require(path.join(dist, 'retry-publish/retry-publish.js')),
-  require(path.join(dist, 'park-replay/park-replay.js')),
-];
+/** The package's node modules from a build (dist/ by default; the benchmark can A/B another build). */
+export function packageNodesFrom(distRoot: string): unknown[] {
+  const dist = path.join(distRoot, 'nodes');
+  const names = ['retry-broker', 'retry-config', 'retry-consumer', 'retry-settle', 'park-publisher', 'retry-publish', 'park-replay'];
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- Node-RED node modules are CommonJS functions
+  return names.map((n): unknown => require(path.join(dist, n, `${n}.js`)));
+}
 
+export const packageNodes: unknown[] = packageNodesFrom(path.resolve(__dirname, '../../dist'));
+
+/* eslint-disable @typescript-eslint/no-require-imports -- Node-RED node modules are CommonJS functions */
 /** Core nodes the example flow uses. */
 export const coreNodes: unknown[] = [
   require(path.join(core, 'core/common/20-inject.js')),

@@ -5,11 +5,11 @@
  *   npm run bench                      full run (a few minutes on 2 cores)
  *   BENCH_SMOKE=1 npm run bench        tiny counts, one repetition (CI; < 60 s)
  *   npm run bench -- --smoke           the same
- *   npm run bench -- --only=consume,park   some sections (consume, analysis, retry, park, publish, nodered, memory)
+ *   npm run bench -- --only=consume,park   some sections (consume, analysis, peers, retry, park, publish, nodered, memory)
  *   BENCH_REPS=7 npm run bench         more repetitions (default 5; the median is reported)
- *   BENCH_DIST=/path/to/dist node --expose-gc bench/run.mjs   another build of the package (compare a change)
+ *   BENCH_DIST=/path/to/dist node --expose-gc --import tsx bench/run.ts   another build of the package (compare a change)
  *
- * Other tools: bench/profile.mjs (CPU profile of one case), bench/micro.mjs (the package's
+ * Other tools: bench/tools/profile.ts (CPU profile of one case), bench/tools/micro.ts (the package's
  * per-message code without broker or Node-RED). See docs/benchmark.md.
  *
  * Progress goes to stderr; the table and, as the last line, one JSON object go to stdout.
@@ -20,11 +20,12 @@ import { execFileSync, fork } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import type { Names } from '../test/helpers/flows';
 import {
   AMQP_URL,
   NameBook,
   connect,
+  errorText,
   fullGc,
   initBrokerCpu,
   installProbe,
@@ -37,11 +38,13 @@ import {
   sleep,
   waitForCount,
   withTimeout,
-} from './lib/common.mjs';
-import { RUNTIME_DESCRIPTION, consumerSessionClass, packageNodes, versions } from './lib/nodered.mjs';
-import * as S from './lib/scenarios.mjs';
+  type RunResult,
+} from './lib/common';
+import { RUNTIME_DESCRIPTION, packageNodes, versions, type Msg } from './lib/nodered';
+import { peerConsume, preparePeers } from './lib/peers';
+import * as S from './lib/scenarios';
 
-const here = path.dirname(fileURLToPath(import.meta.url));
+const here = __dirname;
 const argv = process.argv.slice(2);
 const SMOKE = process.env.BENCH_SMOKE === '1' || argv.includes('--smoke');
 const onlyArg = argv.find((a) => a.startsWith('--only='));
@@ -50,61 +53,90 @@ const REPS = SMOKE ? 1 : Math.max(1, Number(process.env.BENCH_REPS ?? 5));
 const TTL_MS = 200;
 
 /** Message counts per run: large enough that a full run takes seconds, tiny in smoke mode. */
-const PLAN = SMOKE
-  ? {
-      consume: [
-        { size: 1024, prefetch: 1, count: 200 },
-        { size: 1024, prefetch: 10, count: 300 },
-        { size: 1024, prefetch: 100, count: 500 },
-        { size: 16384, prefetch: 1, count: 100 },
-        { size: 16384, prefetch: 10, count: 200 },
-        { size: 16384, prefetch: 100, count: 300 },
-      ],
-      analysis: 500,
-      analysis16k: 200,
-      retry: 300,
-      lag: { count: 100, rate: 200 },
-      park: 300,
-      publish: 300,
-      nodered: 2000,
-      memory: { batches: 2, batchSize: 500 },
-      warmup: 300,
-    }
-  : {
-      consume: [
-        { size: 1024, prefetch: 1, count: 5000 },
-        { size: 1024, prefetch: 10, count: 15000 },
-        { size: 1024, prefetch: 100, count: 30000 },
-        { size: 16384, prefetch: 1, count: 3000 },
-        { size: 16384, prefetch: 10, count: 6000 },
-        { size: 16384, prefetch: 100, count: 8000 },
-      ],
-      analysis: 20000,
-      analysis16k: 8000,
-      retry: 6000,
-      lag: { count: 1500, rate: 500 },
-      park: 8000,
-      publish: 10000,
-      nodered: 50000,
-      memory: { batches: 10, batchSize: 20000 },
-      warmup: 3000,
-    };
+const n = (full: number, smoke: number): number => (SMOKE ? smoke : full);
+const PLAN = {
+  consume: [
+    { size: 1024, prefetch: 1, count: n(5000, 200) },
+    { size: 1024, prefetch: 10, count: n(15000, 300) },
+    { size: 1024, prefetch: 100, count: n(30000, 500) },
+    { size: 16384, prefetch: 1, count: n(3000, 100) },
+    { size: 16384, prefetch: 10, count: n(6000, 200) },
+    { size: 16384, prefetch: 100, count: n(8000, 300) },
+  ],
+  analysis: n(20000, 500),
+  analysis16k: n(8000, 200),
+  peers: n(30000, 500),
+  retry: n(6000, 300),
+  lag: { count: n(1500, 100), rate: n(500, 200) },
+  park: n(8000, 300),
+  publish: n(10000, 300),
+  nodered: n(50000, 2000),
+  memory: { batches: n(10, 2), batchSize: n(20000, 500) },
+  warmup: n(3000, 300),
+};
 const WINDOW = 100; // publish: msgs in flight, like prefetch 100
 const PREFETCH = 100;
 
-const want = (section) => !ONLY || ONLY.has(section);
-const log = (text) => process.stderr.write(`${text}\n`);
-const kb = (bytes) => `${Math.round(bytes / 1024)} KB`;
+const want = (section: string): boolean => !ONLY || ONLY.has(section);
+const log = (text: string): boolean => process.stderr.write(`${text}\n`);
+const kb = (bytes: number): string => `${Math.round(bytes / 1024)} KB`;
 const MB = 1024 * 1024;
 
 // ------------------------------------------------------------------------------------------------
 
-const rows = []; // main table
-const analysis = []; // single-sided measurements
-const failures = [];
-const extra = {}; // lag, memory
+interface Summary {
+  msgPerSec: number;
+  cpuUsPerMsg: number;
+  brokerUsPerMsg: number;
+  runs: Array<number | null>;
+}
+interface Row {
+  group: string;
+  label: string;
+  count: number;
+  raw: Summary;
+  pkg: Summary;
+  ratio: number;
+  /** Raw amqplib doing the same work as the package (decode the body, build the same msg), where measured. */
+  work?: Summary;
+  workRatio?: number;
+}
+interface Single extends Summary {
+  group: string;
+  label: string;
+  count: number;
+}
+interface PeerRow extends Summary {
+  label: string;
+  version: string;
+  ack: string;
+  key: string;
+}
+interface LagStats {
+  p50: number;
+  p99: number;
+  max: number;
+}
+interface MemorySnapshot {
+  rss: number;
+  heapUsed: number;
+  heapTotal: number;
+  external: number;
+}
+interface Extra {
+  lag?: { count: number; rate: number; raw: LagStats; pkgAmqp: LagStats; pkgFlow: LagStats };
+  memory?: { before: MemorySnapshot; warm: MemorySnapshot; end: MemorySnapshot; total: number; batchSize: number };
+  peers?: PeerRow[];
+}
+type Run = () => Promise<RunResult>;
+type Prepare = () => Promise<void>;
 
-function summarize(runs) {
+const rows: Row[] = []; // main table
+const analysis: Single[] = []; // single-sided measurements
+const failures: string[] = [];
+const extra: Extra = {}; // lag, memory, peers
+
+function summarize(runs: RunResult[]): Summary {
   return {
     msgPerSec: median(runs.map((r) => r.msgPerSec)),
     cpuUsPerMsg: median(runs.map((r) => r.cpuUsPerMsg)),
@@ -113,30 +145,33 @@ function summarize(runs) {
   };
 }
 
-const brokerText = (r) => (Number.isFinite(r.brokerUsPerMsg) ? `, broker ${r.brokerUsPerMsg.toFixed(1)} µs/msg` : '');
+const brokerText = (r: RunResult): string => (Number.isFinite(r.brokerUsPerMsg) ? `, broker ${r.brokerUsPerMsg.toFixed(1)} µs/msg` : '');
 
-async function section(name, work) {
+async function section(name: string, work: () => Promise<void>): Promise<void> {
   if (!want(name)) return;
   const t0 = Date.now();
   log(`== ${name}`);
   try {
     await work();
   } catch (err) {
-    failures.push(`${name}: ${err.message}`);
-    log(`!! ${name} failed: ${err.stack ?? err}`);
+    failures.push(`${name}: ${err instanceof Error ? err.message : String(err)}`);
+    log(`!! ${name} failed: ${errorText(err)}`);
   }
   log(`   (${name}: ${((Date.now() - t0) / 1000).toFixed(1)} s)`);
 }
 
-/** Runs raw and package alternately, `REPS` times each, and adds a table row. */
-async function pair(group, label, count, prepare, raw, pkg) {
-  const rawRuns = [];
-  const pkgRuns = [];
+/**
+ * Runs raw and package (and, when given, raw doing the same work as the package) alternately, `REPS`
+ * times each, and adds a table row.
+ */
+async function pair(group: string, label: string, count: number, prepare: Prepare, raw: Run, pkg: Run, work?: Run): Promise<Row> {
+  const sides: Array<[string, Run, RunResult[]]> = [
+    ['raw', raw, []],
+    ['pkg', pkg, []],
+  ];
+  if (work) sides.push(['raw+work', work, []]);
   for (let rep = 0; rep < REPS; rep += 1) {
-    for (const [side, run, into] of [
-      ['raw', raw, rawRuns],
-      ['pkg', pkg, pkgRuns],
-    ]) {
+    for (const [side, run, into] of sides) {
       await prepare();
       fullGc();
       const r = await run();
@@ -144,8 +179,13 @@ async function pair(group, label, count, prepare, raw, pkg) {
       log(`   ${group} ${label} ${side} #${rep + 1}: ${Math.round(r.msgPerSec)} msg/s, ${r.cpuUsPerMsg.toFixed(1)} µs CPU/msg${brokerText(r)} (${r.seconds.toFixed(2)} s)`);
     }
   }
-  const row = { group, label, count, raw: summarize(rawRuns), pkg: summarize(pkgRuns) };
+  const [rawRuns, pkgRuns, workRuns] = sides.map(([, , runs]) => runs);
+  const row: Row = { group, label, count, raw: summarize(rawRuns!), pkg: summarize(pkgRuns!), ratio: NaN };
   row.ratio = row.pkg.msgPerSec / row.raw.msgPerSec;
+  if (workRuns) {
+    row.work = summarize(workRuns);
+    row.workRatio = row.pkg.msgPerSec / row.work.msgPerSec;
+  }
   rows.push(row);
   return row;
 }
@@ -154,23 +194,36 @@ async function pair(group, label, count, prepare, raw, pkg) {
  * Single-sided runs of several variants, taken round-robin (variant 1, 2, 3, 1, 2, 3, ...) so that
  * drift on a shared machine spreads over all of them. Each variant: [label, count, prepare, run].
  */
-async function variants(group, list) {
-  const runs = list.map(() => []);
+type Variant = [label: string, count: number, prepare: Prepare, run: Run];
+async function variants(group: string, list: Variant[]): Promise<RunResult[][]> {
+  const runs: RunResult[][] = list.map(() => []);
   for (let rep = 0; rep < REPS; rep += 1) {
     for (const [i, [label, , prepare, run]] of list.entries()) {
       await prepare();
       fullGc();
       const r = await run();
-      runs[i].push(r);
+      runs[i]!.push(r);
       log(`   ${group} ${label} #${rep + 1}: ${Math.round(r.msgPerSec)} msg/s, ${r.cpuUsPerMsg.toFixed(1)} µs CPU/msg${brokerText(r)}`);
     }
   }
-  for (const [i, [label, count]] of list.entries()) analysis.push({ group, label, count, ...summarize(runs[i]) });
+  return runs;
+}
+
+/** Variants whose results go to the "where the time goes" list. */
+async function analysisVariants(group: string, list: Variant[]): Promise<void> {
+  const runs = await variants(group, list);
+  for (const [i, [label, count]] of list.entries()) analysis.push({ group, label, count, ...summarize(runs[i]!) });
 }
 
 // ------------------------------------------------------------------------------------------------
 
-function environment(serverProperties, brokerPid) {
+interface Environment {
+  machine: string;
+  broker: string;
+  versions: string;
+  runtime: string;
+}
+function environment(serverProperties: Record<string, unknown> | undefined, brokerPid: number | undefined): Environment {
   let cpuModel = 'unknown';
   try {
     cpuModel = /model name\s*:\s*(.*)/.exec(readFileSync('/proc/cpuinfo', 'utf8'))?.[1] ?? cpuModel;
@@ -183,27 +236,27 @@ function environment(serverProperties, brokerPid) {
   } catch {
     // Not a git checkout.
   }
-  const pkg = JSON.parse(readFileSync(path.join(here, '..', 'package.json'), 'utf8'));
+  const pkg = JSON.parse(readFileSync(path.join(here, '..', 'package.json'), 'utf8')) as { name: string; version: string };
   const u = new URL(AMQP_URL);
   return {
     machine: `${os.availableParallelism()} CPUs (${cpuModel}), ${Math.round(os.totalmem() / MB / 1024)} GiB RAM, load ${os.loadavg().map((x) => x.toFixed(2)).join(' ')}`,
-    broker: `${String(serverProperties?.product ?? 'broker')} ${String(serverProperties?.version ?? '?')} at ${u.hostname}:${u.port || 5672}${brokerPid ? ` (os pid ${brokerPid}: its CPU is measured too)` : ' (its CPU is not measured: not local, or no management API)'}`,
+    broker: `${(serverProperties?.product as string | undefined) ?? 'broker'} ${(serverProperties?.version as string | undefined) ?? '?'} at ${u.hostname}:${u.port || 5672}${brokerPid ? ` (os pid ${brokerPid}: its CPU is measured too)` : ' (its CPU is not measured: not local, or no management API)'}`,
     versions: `Node ${process.version}, Node-RED ${versions.nodeRed}, amqplib ${versions.amqplib}, ${pkg.name} ${pkg.version} (${rev})`,
     runtime: RUNTIME_DESCRIPTION,
   };
 }
 
-function pad(text, width, right = false) {
+function pad(text: string | number, width: number, right = false): string {
   const s = String(text);
   return right ? s.padStart(width) : s.padEnd(width);
 }
 
-function fmt(x, digits = 0) {
-  return Number.isFinite(x) ? x.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits }) : 'n/a';
+function fmt(x: number | undefined, digits = 0): string {
+  return x !== undefined && Number.isFinite(x) ? x.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits }) : 'n/a';
 }
 
-function printReport(env) {
-  const out = [];
+function printReport(env: Environment): void {
+  const out: string[] = [];
   out.push('');
   out.push(`# node-red-contrib-rabbitmq-retry benchmark${SMOKE ? ' (SMOKE: tiny counts, 1 repetition — numbers are not meaningful)' : ''}`);
   out.push(`machine:  ${env.machine}`);
@@ -213,15 +266,24 @@ function printReport(env) {
   out.push(`method:   median of ${REPS} run(s) per side, raw and package alternating; consume runs start on a preloaded queue (transient ~1 KB / 16 KB JSON);`);
   out.push('          timed from the first delivery to the N-th ack (publish: first publish to N-th confirm); CPU = this process, user+system, per message.');
   out.push('');
-  const head = `${pad('scenario', 17)}${pad('case', 30)}${pad('N', 7, true)}${pad('raw msg/s', 11, true)}${pad('pkg msg/s', 11, true)}${pad('pkg/raw', 9, true)}${pad('node µs/msg raw', 17, true)}${pad('pkg', 7, true)}${pad('broker µs/msg raw', 19, true)}${pad('pkg', 7, true)}`;
+  const head = `${pad('scenario', 17)}${pad('case', 30)}${pad('N', 7, true)}${pad('raw msg/s', 11, true)}${pad('pkg msg/s', 11, true)}${pad('pkg/raw', 9, true)}${pad('raw+work', 10, true)}${pad('pkg/work', 10, true)}${pad('node µs/msg raw', 17, true)}${pad('work', 7, true)}${pad('pkg', 7, true)}${pad('broker µs/msg raw', 19, true)}${pad('pkg', 7, true)}`;
   out.push(head);
   out.push('-'.repeat(head.length));
   for (const r of rows) {
     out.push(
-      `${pad(r.group, 17)}${pad(r.label, 30)}${pad(r.count, 7, true)}${pad(fmt(r.raw.msgPerSec), 11, true)}${pad(fmt(r.pkg.msgPerSec), 11, true)}${pad(fmt(r.ratio, 2), 9, true)}${pad(fmt(r.raw.cpuUsPerMsg, 1), 17, true)}${pad(fmt(r.pkg.cpuUsPerMsg, 1), 7, true)}${pad(fmt(r.raw.brokerUsPerMsg, 1), 19, true)}${pad(fmt(r.pkg.brokerUsPerMsg, 1), 7, true)}`,
+      `${pad(r.group, 17)}${pad(r.label, 30)}${pad(r.count, 7, true)}${pad(fmt(r.raw.msgPerSec), 11, true)}${pad(fmt(r.pkg.msgPerSec), 11, true)}${pad(fmt(r.ratio, 2), 9, true)}${pad(fmt(r.work?.msgPerSec), 10, true)}${pad(fmt(r.workRatio, 2), 10, true)}${pad(fmt(r.raw.cpuUsPerMsg, 1), 17, true)}${pad(fmt(r.work?.cpuUsPerMsg, 1), 7, true)}${pad(fmt(r.pkg.cpuUsPerMsg, 1), 7, true)}${pad(fmt(r.raw.brokerUsPerMsg, 1), 19, true)}${pad(fmt(r.pkg.brokerUsPerMsg, 1), 7, true)}`,
     );
   }
+  out.push('raw+work: raw amqplib that also decodes the JSON body and builds the same msg (msg.payload, msg.amqp, msg.retry); pkg/work: the package against it.');
   out.push('node µs/msg: CPU (user+system) of this Node.js process per message; broker µs/msg: CPU of the RabbitMQ process per message.');
+  if (extra.peers) {
+    out.push('');
+    out.push(`other Node-RED AMQP packages, manual ack, same runtime and broker, ${fmt(PLAN.peers)} × 1 KB JSON, prefetch ${PREFETCH} (median of ${REPS}; peers consume a plain queue):`);
+    const base = extra.peers[0];
+    for (const p of extra.peers) {
+      out.push(`  ${pad(p.label, 66)}${pad(p.version, 16)}${pad(p.ack, 20)}${pad(fmt(p.msgPerSec), 9, true)} msg/s${pad(fmt(base ? p.msgPerSec / base.msgPerSec : NaN, 2), 7, true)} of raw${pad(fmt(p.cpuUsPerMsg, 1), 8, true)} node µs/msg`);
+    }
+  }
   if (extra.lag) {
     const l = extra.lag;
     out.push('');
@@ -240,7 +302,7 @@ function printReport(env) {
   }
   if (extra.memory) {
     const m = extra.memory;
-    const line = (label, s) =>
+    const line = (label: string, s: MemorySnapshot): string =>
       `  ${pad(label, 34)}rss ${pad(fmt(s.rss / MB, 1), 7, true)} MiB   heap used ${pad(fmt(s.heapUsed / MB, 1), 6, true)} MiB   external ${pad(fmt(s.external / MB, 1), 6, true)} MiB`;
     out.push('');
     out.push(`memory of the Node-RED process (child, --expose-gc, after a full GC), consume → ack at prefetch ${PREFETCH}, 1 KB:`);
@@ -258,8 +320,8 @@ function printReport(env) {
   process.stdout.write(`${out.join('\n')}\n`);
 }
 
-function summaryJson() {
-  const find = (group, label) => rows.find((r) => r.group === group && r.label === label);
+function summaryJson(): Record<string, number | null> {
+  const find = (group: string, label: string): Row | undefined => rows.find((r) => r.group === group && r.label === label);
   const c100 = find('consume+ack', '1 KB, prefetch 100');
   const c10 = find('consume+ack', '1 KB, prefetch 10');
   const c1 = find('consume+ack', '1 KB, prefetch 1');
@@ -267,10 +329,17 @@ function summaryJson() {
   const retry = find('retry path', '1 KB, prefetch 100, 1 retry');
   const park = find('park path', '1 KB, prefetch 100');
   const pub = find('publish+confirm', `1 KB, ${WINDOW} in flight`);
-  const pick = (label) => analysis.find((a) => a.label.startsWith(label));
+  const pick = (label: string): Single | undefined => analysis.find((a) => a.label.startsWith(label));
   const m = extra.memory;
   const l = extra.lag;
-  const r2 = (x) => round(x, 3);
+  const r2 = (x: number | undefined): number | null => round(x, 3);
+  const peers: Record<string, number | null> = {};
+  const rawPeer = extra.peers?.[0];
+  for (const p of extra.peers ?? []) {
+    peers[`${p.key}MsgPerSec`] = round(p.msgPerSec);
+    peers[`${p.key}CpuUsPerMsg`] = round(p.cpuUsPerMsg, 1);
+    if (rawPeer && p !== rawPeer) peers[`${p.key}Ratio`] = r2(p.msgPerSec / rawPeer.msgPerSec);
+  }
   return {
     consumeAckRatio: r2(c100?.ratio),
     parkRatio: r2(park?.ratio),
@@ -286,6 +355,9 @@ function summaryJson() {
     consumeAckP10Ratio: r2(c10?.ratio),
     consumeAckP1Ratio: r2(c1?.ratio),
     consumeAck16kRatio: r2(c16?.ratio),
+    consumeAckWorkRatio: r2(c100?.workRatio),
+    consumeAck16kWorkRatio: r2(c16?.workRatio),
+    rawWorkConsumeAckCpuUsPerMsg: round(c100?.work?.cpuUsPerMsg, 1),
     retryPathRatio: r2(retry?.ratio),
     retryPathCpuUsPerMsg: round(retry?.pkg.cpuUsPerMsg, 1),
     rawRetryPathCpuUsPerMsg: round(retry?.raw.cpuUsPerMsg, 1),
@@ -303,41 +375,42 @@ function summaryJson() {
     rssGrowthAfterWarmupMb: m ? round((m.end.rss - m.warm.rss) / MB, 1) : null,
     reps: REPS,
     smoke: SMOKE ? 1 : 0,
+    ...peers,
     failedSections: failures.length,
   };
 }
 
 // ------------------------------------------------------------------------------------------------
 
-async function main() {
+async function main(): Promise<number> {
   // Everything from dist/ is required now, right after the build: a concurrent rebuild cannot break the run.
   packageNodes();
-  consumerSessionClass();
+  S.consumerSessionClass();
   const names = new NameBook('bench');
   const model = await connect('bench admin');
-  const ctx = { url: AMQP_URL, model, body1k: makeBody(1024) };
+  const ctx: S.Ctx = { url: AMQP_URL, model, body1k: makeBody(1024) };
   let cleaned = false;
-  const cleanup = async () => {
+  const cleanup = async (): Promise<void> => {
     if (cleaned) return;
     cleaned = true;
     const deleted = await names.cleanup();
     log(`== cleanup: deleted ${deleted.length} queue(s) named ${names.prefix}.*`);
   };
-  for (const signal of ['SIGINT', 'SIGTERM']) {
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     process.once(signal, () => {
       log(`== ${signal}: cleaning up`);
       void cleanup().finally(() => process.exit(130));
     });
   }
   // A crash inside a node (a throw in a timer) would skip the finally below: clean up anyway.
-  for (const event of ['uncaughtException', 'unhandledRejection']) {
-    process.once(event, (err) => {
-      log(`== ${event}: ${err?.stack ?? err}; cleaning up`);
+  for (const event of ['uncaughtException', 'unhandledRejection'] as const) {
+    process.once(event, (err: unknown) => {
+      log(`== ${event}: ${errorText(err)}; cleaning up`);
       void cleanup().finally(() => process.exit(1));
     });
   }
 
-  const env = environment(model.connection.serverProperties, await initBrokerCpu());
+  const env = environment((model.connection as unknown as { serverProperties?: Record<string, unknown> }).serverProperties, await initBrokerCpu());
   log(`machine: ${env.machine}\nbroker: ${env.broker}\n${env.versions}\nqueues: ${names.prefix}.*${SMOKE ? '\nSMOKE mode' : ''}`);
   const admin = await model.createChannel();
   admin.on('error', () => undefined);
@@ -347,12 +420,14 @@ async function main() {
     // Consume + ack ----------------------------------------------------------------------------
     const consumeTopo = names.topology('consume');
     const bodies = new Map([1024, 16384].map((size) => [size, Buffer.from(JSON.stringify(makeBody(size)))]));
-    const load = (topo, size, count) => async () => {
-      await purge(model, topo.mainQueue);
-      await preload(model, topo.mainQueue, count, bodies.get(size));
-      await waitForCount(model, topo.mainQueue, count);
+    const body = (size: number): Buffer => bodies.get(size) ?? Buffer.from(JSON.stringify(makeBody(size)));
+    const loadQueue = (queue: string, size: number, count: number) => async (): Promise<void> => {
+      await purge(model, queue);
+      await preload(model, queue, count, body(size));
+      await waitForCount(model, queue, count);
       await sleep(SMOKE ? 0 : 200); // let the broker finish with the preload before timing
     };
+    const load = (topo: Names, size: number, count: number): Prepare => loadQueue(topo.mainQueue, size, count);
 
     await section('consume', async () => {
       await S.declareTopology(ctx, consumeTopo);
@@ -372,12 +447,13 @@ async function main() {
           load(consumeTopo, size, count),
           () => S.rawConsume(ctx, { queue: consumeTopo.mainQueue, count, prefetch }),
           () => S.pkgConsume(ctx, { topo: consumeTopo, count, prefetch }),
+          () => S.rawConsume(ctx, { queue: consumeTopo.mainQueue, count, prefetch, work: 'msg' }),
         );
       }
     });
 
-    let capturedMsg; // a real first-delivery msg, for the Node-RED-only runs
-    const capture = (d) => {
+    let capturedMsg: Msg | undefined; // a real first-delivery msg, for the Node-RED-only runs
+    const capture = (d: Msg): void => {
       capturedMsg ??= { payload: d.payload, topic: d.amqp.routingKey, amqp: d.amqp, retry: d.retry };
     };
     await section('analysis', async () => {
@@ -386,12 +462,16 @@ async function main() {
       for (const [size, count] of [
         [1024, PLAN.analysis],
         [16384, PLAN.analysis16k],
-      ]) {
+      ] as const) {
         const prep = load(consumeTopo, size, count);
-        const pkg = (options = {}) => () => S.pkgConsume(ctx, { topo: consumeTopo, count, prefetch: PREFETCH, ...options });
-        const list = [
+        const pkg =
+          (options: Omit<Parameters<typeof S.pkgConsume>[1], 'topo' | 'count' | 'prefetch'> = {}): Run =>
+          () =>
+            S.pkgConsume(ctx, { topo: consumeTopo, count, prefetch: PREFETCH, ...options });
+        const list: Variant[] = [
           ['raw amqplib, ack only', count, prep, () => S.rawConsume(ctx, { queue: q, count, prefetch: PREFETCH })],
-          ['raw amqplib + JSON.parse of the body', count, prep, () => S.rawConsume(ctx, { queue: q, count, prefetch: PREFETCH, parse: true })],
+          ['raw amqplib + JSON.parse of the body', count, prep, () => S.rawConsume(ctx, { queue: q, count, prefetch: PREFETCH, work: 'parse' })],
+          ['raw amqplib + JSON.parse + the same msg (same work)', count, prep, () => S.rawConsume(ctx, { queue: q, count, prefetch: PREFETCH, work: 'msg' })],
         ];
         if (size === 1024) {
           list.push(
@@ -410,8 +490,33 @@ async function main() {
             ["package nodes, test helper's sinon spies kept", spyCount, load(consumeTopo, size, spyCount), () => S.pkgConsume(ctx, { topo: consumeTopo, count: spyCount, prefetch: PREFETCH, spies: true })],
           );
         }
-        await variants(`consume ${kb(size)}`, list);
+        await analysisVariants(`consume ${kb(size)}`, list);
       }
+    });
+
+    // Other Node-RED AMQP packages --------------------------------------------------------------
+    await section('peers', async () => {
+      if (!want('consume') && !want('analysis')) await S.declareTopology(ctx, consumeTopo);
+      const peers = preparePeers(log);
+      const plain = names.queue('peers-plain');
+      await admin.assertQueue(plain, { durable: true });
+      const count = PLAN.peers;
+      const list: Variant[] = [
+        ['raw amqplib, manual ack', count, loadQueue(plain, 1024, count), () => S.rawConsume(ctx, { queue: plain, count, prefetch: PREFETCH })],
+        ['raw amqplib, same work (decode, build the msg)', count, loadQueue(plain, 1024, count), () => S.rawConsume(ctx, { queue: plain, count, prefetch: PREFETCH, work: 'msg' })],
+        ['node-red-contrib-rabbitmq-retry (retry-consumer → retry-settle)', count, load(consumeTopo, 1024, count), () => S.pkgConsume(ctx, { topo: consumeTopo, count, prefetch: PREFETCH })],
+        ...peers.map((p): Variant => [p.name, count, loadQueue(plain, 1024, count), () => peerConsume(p, AMQP_URL, { queue: plain, count, prefetch: PREFETCH })]),
+      ];
+      const runs = await variants('peers', list);
+      const pkgJson = JSON.parse(readFileSync(path.join(here, '..', 'package.json'), 'utf8')) as { version: string };
+      const meta: Array<Pick<PeerRow, 'version' | 'ack' | 'key'>> = [
+        { version: `amqplib ${versions.amqplib}`, ack: 'channel.ack', key: 'peerRawConsumeAck' },
+        { version: `amqplib ${versions.amqplib}`, ack: 'channel.ack', key: 'peerRawSameWork' },
+        { version: `${pkgJson.version} (${versions.amqplib})`, ack: 'retry-settle ack', key: 'peerPackage' },
+        ...peers.map((p) => ({ version: `${p.version} (${p.amqplibVersion()})`, ack: p.ack, key: `peer${p.name.replace(/^node-red-contrib-/, '').replace(/(^|-)(\w)/g, (_m, _d, c: string) => c.toUpperCase())}` })),
+      ];
+      extra.peers = list.map(([label], i) => ({ label, ...meta[i]!, ...summarize(runs[i]!) }));
+      await purge(model, plain);
     });
 
     // Retry path ---------------------------------------------------------------------------------
@@ -428,8 +533,8 @@ async function main() {
         () => S.retryThroughput(ctx, 'pkg', { topo, count, prefetch: PREFETCH }),
       );
       const { count: lagCount, rate } = PLAN.lag;
-      const stats = (values) => ({ p50: percentile(values, 50), p99: percentile(values, 99), max: Math.max(...values) });
-      const perRep = { raw: [], pkgAmqp: [], pkgFlow: [] };
+      const stats = (values: number[]): LagStats => ({ p50: percentile(values, 50), p99: percentile(values, 99), max: Math.max(...values) });
+      const perRep: { raw: LagStats[]; pkgAmqp: LagStats[]; pkgFlow: LagStats[] } = { raw: [], pkgAmqp: [], pkgFlow: [] };
       for (let rep = 0; rep < REPS; rep += 1) {
         await purge(model, topo.mainQueue);
         const raw = await S.retryLag(ctx, 'raw', { topo, count: lagCount, rate, prefetch: PREFETCH, ttlMs: TTL_MS, tag: `raw${rep}` });
@@ -438,9 +543,11 @@ async function main() {
         const pkg = await S.retryLag(ctx, 'pkg', { topo, count: lagCount, rate, prefetch: PREFETCH, ttlMs: TTL_MS, tag: `pkg${rep}` });
         perRep.pkgAmqp.push(stats(pkg.amqpLag));
         perRep.pkgFlow.push(stats(pkg.flowLag));
-        log(`   retry lag #${rep + 1}: raw p50 ${perRep.raw.at(-1).p50.toFixed(1)} p99 ${perRep.raw.at(-1).p99.toFixed(1)} ms; package (flow) p50 ${perRep.pkgFlow.at(-1).p50.toFixed(1)} p99 ${perRep.pkgFlow.at(-1).p99.toFixed(1)} ms (${pkg.flowLag.length} samples)`);
+        const r = perRep.raw.at(-1)!;
+        const f = perRep.pkgFlow.at(-1)!;
+        log(`   retry lag #${rep + 1}: raw p50 ${r.p50.toFixed(1)} p99 ${r.p99.toFixed(1)} ms; package (flow) p50 ${f.p50.toFixed(1)} p99 ${f.p99.toFixed(1)} ms (${pkg.flowLag.length} samples)`);
       }
-      const med = (list) => ({ p50: median(list.map((s) => s.p50)), p99: median(list.map((s) => s.p99)), max: median(list.map((s) => s.max)) });
+      const med = (list: LagStats[]): LagStats => ({ p50: median(list.map((s) => s.p50)), p99: median(list.map((s) => s.p99)), max: median(list.map((s) => s.max)) });
       extra.lag = { count: lagCount, rate, raw: med(perRep.raw), pkgAmqp: med(perRep.pkgAmqp), pkgFlow: med(perRep.pkgFlow) };
     });
 
@@ -449,7 +556,7 @@ async function main() {
       const topo = names.topology('park');
       await S.declareTopology(ctx, topo);
       const count = PLAN.park;
-      const prep = async () => {
+      const prep = async (): Promise<void> => {
         await purge(model, topo.parkingQueue);
         await load(topo, 1024, count)();
       };
@@ -485,7 +592,7 @@ async function main() {
       const count = PLAN.nodered;
       const payload = JSON.parse(JSON.stringify(ctx.body1k));
       // What retry-consumer sends for a first delivery (see README "retry-consumer"), or a captured one.
-      const template = capturedMsg ?? {
+      const template: Msg = capturedMsg ?? {
         payload,
         topic: 'bench.consume',
         amqp: {
@@ -501,11 +608,11 @@ async function main() {
         },
         retry: { attempt: 1, maxAttempts: 3, remaining: 2, firstDeathReason: null, deaths: [] },
       };
-      const consumerShaped = () => ({ payload: template.payload, topic: template.topic, amqp: template.amqp, retry: template.retry });
-      const minimal = () => ({ payload: 'x' });
-      const none = async () => undefined;
+      const consumerShaped = (): Msg => ({ payload: template.payload, topic: template.topic, amqp: template.amqp, retry: template.retry });
+      const minimal = (): Msg => ({ payload: 'x' });
+      const none = (): Promise<void> => Promise.resolve();
       const spyCount = Math.min(count, 10000);
-      await variants('Node-RED only', [
+      await analysisVariants('Node-RED only', [
         ['source → sink, consumer-shaped msg (no broker, no package)', count, none, () => S.nodeRedPair({ count, window: WINDOW, makeMsg: consumerShaped })],
         ['source → sink, {payload:"x"}', count, none, () => S.nodeRedPair({ count, window: WINDOW, makeMsg: minimal })],
         ['source → 2 sinks (fan-out: 1 deep clone), consumer-shaped msg', count, none, () => S.nodeRedPair({ count, window: WINDOW, makeMsg: consumerShaped, fanout: true })],
@@ -519,31 +626,38 @@ async function main() {
       const topo = names.topology('memory');
       await S.declareTopology(ctx, topo);
       const { batches, batchSize } = PLAN.memory;
-      const child = fork(path.join(here, 'memory-child.mjs'), [], {
-        execArgv: ['--expose-gc'],
+      const child = fork(path.join(here, 'lib', 'memory-child.ts'), [], {
+        execArgv: ['--expose-gc', '--import', 'tsx'],
         env: { ...process.env, AMQP_URL, BENCH_MEM_TOPOLOGY: JSON.stringify(topo), BENCH_MEM_PREFETCH: String(PREFETCH) },
         stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
       });
-      const replies = [];
-      let waiter;
-      child.on('message', (m) => {
+      type Reply = { type: string; error?: string; mem?: MemorySnapshot; acks?: number };
+      const replies: Reply[] = [];
+      let waiter: (() => void) | undefined;
+      child.on('message', (reply) => {
+        const m = reply as Reply;
         if (m.type === 'error') log(`   memory child: ${m.error}`);
         replies.push(m);
         if (waiter) waiter();
       });
       const exited = new Promise((resolve) => child.once('exit', resolve));
-      const next = async (type, ms = 120_000) => {
+      const next = async (type: string, ms = 120_000): Promise<Reply> => {
         const deadline = Date.now() + ms;
         for (;;) {
           const i = replies.findIndex((m) => m.type === type || m.type === 'error');
           if (i >= 0) {
-            const [m] = replies.splice(i, 1);
-            if (m.type === 'error') throw new Error(`memory child: ${m.error}`);
+            const m = replies.splice(i, 1)[0]!;
+            if (m.type === 'error') throw new Error(`memory child: ${String(m.error)}`);
             return m;
           }
           if (Date.now() > deadline) throw new Error(`memory child: no '${type}' within ${ms / 1000} s`);
           await withTimeout(
-            Promise.race([new Promise((resolve) => (waiter = resolve)), exited.then(() => Promise.reject(new Error('memory child exited')))]),
+            Promise.race([
+              new Promise<void>((resolve) => {
+                waiter = resolve;
+              }),
+              exited.then(() => Promise.reject(new Error('memory child exited'))),
+            ]),
             ms,
             `memory child '${type}'`,
           );
@@ -552,24 +666,23 @@ async function main() {
       try {
         await next('ready');
         child.send({ cmd: 'snapshot' });
-        const before = (await next('snapshot')).mem;
-        const body = bodies.get(1024);
-        let warm;
+        const before = (await next('snapshot')).mem!;
+        let warm: MemorySnapshot | undefined;
         let total = 0;
         for (let b = 0; b < batches; b += 1) {
-          await preload(model, topo.mainQueue, batchSize, body);
+          await preload(model, topo.mainQueue, batchSize, body(1024));
           total += batchSize;
           child.send({ cmd: 'wait', acks: total });
           await next('acked', Math.max(120_000, batchSize * 10));
           if (b === 0) {
             child.send({ cmd: 'snapshot' });
-            warm = (await next('snapshot')).mem;
+            warm = (await next('snapshot')).mem!;
           }
           log(`   memory: ${total} msgs consumed and acked`);
         }
         child.send({ cmd: 'snapshot' });
-        const end = (await next('snapshot')).mem;
-        extra.memory = { before, warm, end, total, batchSize };
+        const end = (await next('snapshot')).mem!;
+        extra.memory = { before, warm: warm ?? before, end, total, batchSize };
         log(`   memory: rss ${(before.rss / MB).toFixed(1)} → ${(end.rss / MB).toFixed(1)} MiB, heap ${(before.heapUsed / MB).toFixed(1)} → ${(end.heapUsed / MB).toFixed(1)} MiB`);
       } finally {
         if (child.connected) child.send({ cmd: 'exit' });
@@ -588,9 +701,9 @@ async function main() {
 
 main().then(
   (code) => process.exit(code),
-  (err) => {
-    log(`bench failed: ${err.stack ?? err}`);
-    process.stdout.write(`${JSON.stringify({ ...summaryJson(), error: String(err.message ?? err) })}\n`);
+  (err: unknown) => {
+    log(`bench failed: ${errorText(err)}`);
+    process.stdout.write(`${JSON.stringify({ ...summaryJson(), error: err instanceof Error ? err.message : String(err) })}\n`);
     process.exit(1);
   },
 );

@@ -2,9 +2,9 @@
  * CPU profile of one benchmark case (V8's sampling profiler, the one `node --cpu-prof` uses, started
  * through node:inspector around the measured run only, so preloading and flow setup stay out):
  *
- *   npm run build && node --expose-gc bench/profile.mjs consume      [count] [prefetch] [size]
- *   node --expose-gc bench/profile.mjs raw | session | consume | park | publish | retry | nodered
- *   node bench/profile.mjs --summarize some.cpuprofile [count]        (a profile from node --cpu-prof)
+ *   npm run build && node --expose-gc --import tsx bench/tools/profile.ts consume [count] [prefetch] [size]
+ *   node --expose-gc --import tsx bench/tools/profile.ts raw | work | session | consume | park | publish | retry | nodered
+ *   node --import tsx bench/tools/profile.ts --summarize some.cpuprofile [count]   (a profile from node --cpu-prof)
  *
  * Writes bench/profiles/<case>.cpuprofile (open it in Chrome DevTools or VS Code) and prints self
  * time by origin (package dist/ vs Node-RED vs amqplib vs node internals vs GC), the top functions
@@ -13,64 +13,68 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { AMQP_URL, NameBook, connect, fullGc, installProbe, makeBody, preload, purge, waitForCount } from './lib/common.mjs';
-import { formatSummary, summarize } from './lib/cpuprofile.mjs';
-import { RUNTIME_DESCRIPTION, consumerSessionClass, packageNodes } from './lib/nodered.mjs';
-import * as S from './lib/scenarios.mjs';
+import { AMQP_URL, NameBook, connect, errorText, fullGc, installProbe, makeBody, preload, purge, waitForCount, type RunResult } from '../lib/common';
+import { RUNTIME_DESCRIPTION, packageNodes } from '../lib/nodered';
+import * as S from '../lib/scenarios';
+import { formatSummary, summarize, type CpuProfile } from './cpuprofile';
 
-const here = path.dirname(fileURLToPath(import.meta.url));
 const [what = 'consume', countArg, prefetchArg, sizeArg] = process.argv.slice(2);
 
-if (what === '--summarize') {
-  const profile = JSON.parse(readFileSync(countArg, 'utf8'));
-  process.stdout.write(`${formatSummary(summarize(profile), prefetchArg ? Number(prefetchArg) : undefined)}\n`);
-  process.exit(0);
-}
-
-const count = Number(countArg ?? (what === 'nodered' ? 100_000 : 40_000));
-const prefetch = Number(prefetchArg ?? 100);
-const size = Number(sizeArg ?? 1024);
-
-function post(session, method, params = {}) {
+function post<T>(session: Session, method: string, params: object = {}): Promise<T> {
   return new Promise((resolve, reject) => {
-    session.post(method, params, (err, result) => (err ? reject(err) : resolve(result)));
+    session.post(method, params, (err, result) => {
+      if (err) reject(err);
+      else resolve(result as T);
+    });
   });
 }
 
-async function main() {
+async function main(): Promise<void> {
+  if (what === '--summarize') {
+    const profile = JSON.parse(readFileSync(String(countArg), 'utf8')) as CpuProfile;
+    process.stdout.write(`${formatSummary(summarize(profile), prefetchArg ? Number(prefetchArg) : undefined)}\n`);
+    return;
+  }
+  const count = Number(countArg ?? (what === 'nodered' ? 100_000 : 40_000));
+  const prefetch = Number(prefetchArg ?? 100);
+  const size = Number(sizeArg ?? 1024);
   packageNodes();
-  consumerSessionClass();
+  S.consumerSessionClass();
   const names = new NameBook('bench-prof');
   const model = await connect('bench profile admin');
   const admin = await model.createChannel();
   admin.on('error', () => undefined);
   installProbe(admin);
-  const ctx = { url: AMQP_URL, model, body1k: makeBody(1024) };
+  const ctx: S.Ctx = { url: AMQP_URL, model, body1k: makeBody(1024) };
   const body = Buffer.from(JSON.stringify(makeBody(size)));
   const topo = names.topology(what);
   const session = new Session();
   session.connect();
   await post(session, 'Profiler.enable');
   await post(session, 'Profiler.setSamplingInterval', { interval: 100 });
-  let result;
   try {
-    const prepared = async () => {
+    const prepared = async (): Promise<void> => {
       await S.declareTopology(ctx, topo);
       await purge(model, topo.mainQueue);
       await preload(model, topo.mainQueue, count, body);
       await waitForCount(model, topo.mainQueue, count);
     };
     const queue = names.queue('publish');
-    const cases = {
+    const cases: Record<string, [() => Promise<void>, () => Promise<RunResult>]> = {
       raw: [prepared, () => S.rawConsume(ctx, { queue: topo.mainQueue, count, prefetch })],
+      work: [prepared, () => S.rawConsume(ctx, { queue: topo.mainQueue, count, prefetch, work: 'msg' })],
       session: [prepared, () => S.sessionConsume(ctx, { topo, count, prefetch })],
       consume: [prepared, () => S.pkgConsume(ctx, { topo, count, prefetch })],
       retry: [prepared, () => S.retryThroughput(ctx, 'pkg', { topo, count, prefetch })],
       park: [prepared, () => S.pkgPark(ctx, { topo, count, prefetch })],
-      publish: [async () => void (await admin.assertQueue(queue, { durable: true })), () => S.pkgPublish(ctx, { queue, count, window: prefetch, payload: ctx.body1k })],
+      publish: [
+        async () => {
+          await admin.assertQueue(queue, { durable: true });
+        },
+        () => S.pkgPublish(ctx, { queue, count, window: prefetch, payload: ctx.body1k }),
+      ],
       nodered: [
-        async () => undefined,
+        () => Promise.resolve(),
         () =>
           S.nodeRedPair({
             count,
@@ -83,12 +87,12 @@ async function main() {
     if (!selected) throw new Error(`unknown case '${what}': one of ${Object.keys(cases).join(', ')}`);
     await selected[0]();
     fullGc();
-    // Warm-up pass is not profiled for consume cases: JIT state like the benchmark's later repetitions.
     await post(session, 'Profiler.start');
-    result = await selected[1]();
-    const { profile } = await post(session, 'Profiler.stop');
-    mkdirSync(path.join(here, 'profiles'), { recursive: true });
-    const file = path.join(here, 'profiles', `${what}-${size}-p${prefetch}.cpuprofile`);
+    const result = await selected[1]();
+    const { profile } = await post<{ profile: CpuProfile }>(session, 'Profiler.stop');
+    const dir = path.join(__dirname, '..', 'profiles');
+    mkdirSync(dir, { recursive: true });
+    const file = path.join(dir, `${what}-${size}-p${prefetch}.cpuprofile`);
     writeFileSync(file, JSON.stringify(profile));
     process.stdout.write(`# profile: ${what}, ${count} msgs of ${size} B, prefetch/window ${prefetch}\n# ${RUNTIME_DESCRIPTION}\n`);
     process.stdout.write(`# run: ${Math.round(result.msgPerSec)} msg/s, ${result.cpuUsPerMsg.toFixed(1)} µs CPU/msg (under the profiler)\n# written: ${path.relative(process.cwd(), file)}\n`);
@@ -102,8 +106,8 @@ async function main() {
 
 main().then(
   () => process.exit(0),
-  (err) => {
-    process.stderr.write(`${err.stack ?? err}\n`);
+  (err: unknown) => {
+    process.stderr.write(`${errorText(err)}\n`);
     process.exit(1);
   },
 );

@@ -5,79 +5,71 @@
  * way retry-settle does, `inFlight` at a time like a prefetch. What remains is the package's own
  * cost per delivery: decode, x-death parsing, registry, timers, stats events, settle.
  *
- *   npm run build && node --expose-gc bench/micro.mjs [deliveries] [inFlight]
- *   BENCH_DIST=/path/to/other/dist node --expose-gc bench/micro.mjs      (compare a change)
+ *   npm run build && node --expose-gc --import tsx bench/tools/micro.ts [deliveries] [inFlight]
+ *   BENCH_DIST=/path/to/other/dist node --expose-gc --import tsx bench/tools/micro.ts      (compare a change)
  *
  * Prints ns per delivery+settle for a few option sets (median of 7 runs). Uses only the session's
  * public API and the connection interface it consumes (createChannel, withThrowawayChannel, ...).
  */
 import { EventEmitter } from 'node:events';
-import { performance } from 'node:perf_hooks';
-import { fullGc, makeBody, median } from './lib/common.mjs';
-import { consumerSessionClass, distRoot, packageNodes } from './lib/nodered.mjs';
-import { createRequire } from 'node:module';
 import path from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { errorText, fullGc, makeBody, median } from '../lib/common';
+import { distLib, distRoot, packageNodes, type Msg } from '../lib/nodered';
+import { consumerSessionClass } from '../lib/scenarios';
 
-const require = createRequire(import.meta.url);
 const [countArg, inFlightArg] = process.argv.slice(2);
 const COUNT = Number(countArg ?? 200_000);
 const IN_FLIGHT = Number(inFlightArg ?? 100);
 
-packageNodes();
-const ConsumerSession = consumerSessionClass();
-const { DeliveryRegistry } = require(path.join(distRoot, 'lib/delivery-registry.js'));
-const { topologyFromDefinition } = require(path.join(distRoot, 'nodes/shared/retry-config-node.js'));
+type Deliver = (message: Msg | null) => void;
 
 class FakeChannel extends EventEmitter {
-  constructor() {
-    super();
-    this.acks = 0;
-    this.consumer = undefined;
-  }
-  prefetch() {
+  acks = 0;
+  consumer: Deliver | undefined;
+  prefetch(): Promise<void> {
     return Promise.resolve();
   }
-  consume(_queue, callback) {
+  consume(_queue: string, callback: Deliver): Promise<{ consumerTag: string }> {
     this.consumer = callback;
     return Promise.resolve({ consumerTag: 'amq.ctag-micro' });
   }
-  ack() {
+  ack(): void {
     this.acks += 1;
   }
-  nack() {}
-  cancel() {
+  nack(): void {
+    // Not used: every delivery is acked.
+  }
+  cancel(): Promise<void> {
     return Promise.resolve();
   }
-  close() {
+  close(): Promise<void> {
     return Promise.resolve();
   }
-  assertExchange() {
+  assertExchange(): Promise<object> {
     return Promise.resolve({});
   }
-  assertQueue(queue) {
+  assertQueue(queue: string): Promise<object> {
     return Promise.resolve({ queue, messageCount: 0, consumerCount: 0 });
   }
-  checkQueue(queue) {
+  checkQueue(queue: string): Promise<object> {
     return Promise.resolve({ queue, messageCount: 0, consumerCount: 0 });
   }
-  bindQueue() {
+  bindQueue(): Promise<object> {
     return Promise.resolve({});
   }
 }
 
 class FakeConnection extends EventEmitter {
-  constructor() {
-    super();
-    this.channel = new FakeChannel();
-    this.connection = {}; // "connected"
-  }
-  createChannel() {
+  channel = new FakeChannel();
+  connection = {}; // "connected"
+  createChannel(): Promise<FakeChannel> {
     return Promise.resolve(this.channel);
   }
-  withThrowawayChannel(work) {
+  withThrowawayChannel<T>(work: (channel: FakeChannel) => T): T {
     return work(new FakeChannel());
   }
-  publisher() {
+  publisher(): Promise<never> {
     return Promise.reject(new Error('no publishing in the micro benchmark'));
   }
 }
@@ -97,7 +89,7 @@ const def = {
   parkingQueueArgs: '{}',
 };
 
-function message(i, content) {
+function message(i: number, content: Buffer): Msg {
   return {
     content,
     fields: { deliveryTag: i, redelivered: false, exchange: '', routingKey: 'micro', consumerTag: 'amq.ctag-micro' },
@@ -105,13 +97,18 @@ function message(i, content) {
   };
 }
 
-async function run(options, content) {
+packageNodes();
+const ConsumerSession = consumerSessionClass();
+const { DeliveryRegistry } = distLib('delivery-registry') as { DeliveryRegistry: new (id: string) => object };
+// eslint-disable-next-line @typescript-eslint/no-require-imports -- compiled CommonJS of the build under test
+const { topologyFromDefinition } = require(path.join(distRoot, 'nodes/shared/retry-config-node.js')) as { topologyFromDefinition: (d: object) => object };
+
+async function run(options: Record<string, unknown>, content: Buffer): Promise<{ ns: number; statsEvents: number }> {
   const connection = new FakeConnection();
-  const registry = new DeliveryRegistry('config');
   const session = new ConsumerSession({
     connection,
     topology: topologyFromDefinition(def),
-    registry,
+    registry: new DeliveryRegistry('config'),
     prefetch: IN_FLIGHT,
     settleTimeoutMs: 60_000,
     decode: 'auto',
@@ -122,8 +119,8 @@ async function run(options, content) {
   session.on('stats', () => {
     statsListener += 1; // like retry-consumer: schedules a status update, reads nothing
   });
-  const waiting = [];
-  session.on('message', (delivered) => waiting.push(delivered.amqp.deliveryId));
+  const waiting: string[] = [];
+  session.on('message', (delivered) => waiting.push(String(delivered.amqp.deliveryId)));
   session.start();
   for (let i = 0; i < 100 && !connection.channel.consumer; i += 1) await new Promise((resolve) => setImmediate(resolve));
   const deliver = connection.channel.consumer;
@@ -143,24 +140,33 @@ async function run(options, content) {
   return { ns, statsEvents: statsListener / COUNT };
 }
 
-const cases = [
+const cases: Array<[string, Record<string, unknown>, number]> = [
   ['1 KB JSON, decode auto, settle timeout 60 s (defaults)', {}, 1024],
   ['1 KB JSON, settle timeout 0 (no timer)', { settleTimeoutMs: 0 }, 1024],
   ["1 KB JSON, decode 'buffer' (no JSON.parse)", { decode: 'buffer' }, 1024],
   ['16 KB JSON, decode auto', {}, 16384],
 ];
 
-process.stdout.write(`# package per-message cost without broker or Node-RED: ${COUNT} deliveries, ${IN_FLIGHT} in flight, ${path.relative(process.cwd(), distRoot) || '.'}\n`);
-for (const [label, options, size] of cases) {
-  const content = Buffer.from(JSON.stringify(makeBody(size)));
-  await run(options, content); // warm-up
-  const runs = [];
-  let events = 0;
-  for (let r = 0; r < 7; r += 1) {
-    const result = await run(options, content);
-    runs.push(result.ns);
-    events = result.statsEvents;
+async function main(): Promise<void> {
+  process.stdout.write(`# package per-message cost without broker or Node-RED: ${COUNT} deliveries, ${IN_FLIGHT} in flight, ${path.relative(process.cwd(), distRoot) || '.'}\n`);
+  for (const [label, options, size] of cases) {
+    const content = Buffer.from(JSON.stringify(makeBody(size)));
+    await run(options, content); // warm-up
+    const runs: number[] = [];
+    let events = 0;
+    for (let r = 0; r < 7; r += 1) {
+      const result = await run(options, content);
+      runs.push(result.ns);
+      events = result.statsEvents;
+    }
+    process.stdout.write(`${label.padEnd(56)} ${median(runs).toFixed(0).padStart(7)} ns/msg   (stats events/msg ${events.toFixed(1)})\n`);
   }
-  process.stdout.write(`${label.padEnd(56)} ${median(runs).toFixed(0).padStart(7)} ns/msg   (stats events/msg ${events.toFixed(1)})\n`);
 }
-process.exit(0);
+
+main().then(
+  () => process.exit(0),
+  (err: unknown) => {
+    process.stderr.write(`${errorText(err)}\n`);
+    process.exit(1);
+  },
+);

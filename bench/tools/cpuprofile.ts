@@ -5,7 +5,36 @@
  */
 import path from 'node:path';
 
-export function origin(url, functionName) {
+interface CallFrame {
+  functionName: string;
+  url: string;
+  lineNumber: number;
+}
+interface ProfileNode {
+  id: number;
+  callFrame: CallFrame;
+  children?: number[];
+}
+export interface CpuProfile {
+  nodes: ProfileNode[];
+  samples: number[];
+  timeDeltas: number[];
+}
+interface FunctionTime {
+  fn: string;
+  url: string;
+  line: number;
+  us: number;
+}
+export interface Summary {
+  totalMs: number;
+  busyMs: number;
+  origins: Array<{ origin: string; ms: number; pct: number }>;
+  topSelf: Array<{ fn: string; where: string; origin: string; ms: number; pct: number }>;
+  packageInclusive: Array<{ fn: string; where: string; ms: number; pct: number }>;
+}
+
+export function origin(url: string, functionName: string): string {
   if (!url) {
     if (functionName === '(garbage collector)') return 'GC';
     if (functionName === '(program)' || functionName === '(idle)' || functionName === '(root)') return functionName;
@@ -15,7 +44,7 @@ export function origin(url, functionName) {
   if (/\/dist\/(lib|nodes)\//.test(url) && !url.includes('node_modules')) return 'package (dist/)';
   if (url.includes('/bench/')) return 'bench harness';
   const m = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(url.replace(/.*node_modules\/(?=.*node_modules\/)/, ''));
-  if (m) {
+  if (m?.[1]) {
     const name = m[1];
     if (name.startsWith('@node-red/') || name === 'node-red') return `Node-RED (${name})`;
     return name;
@@ -23,7 +52,7 @@ export function origin(url, functionName) {
   return 'other';
 }
 
-function shortUrl(url) {
+function shortUrl(url: string): string {
   if (!url) return '';
   const i = url.lastIndexOf('node_modules/');
   if (i >= 0) return url.slice(i + 'node_modules/'.length);
@@ -32,27 +61,29 @@ function shortUrl(url) {
   return path.basename(url);
 }
 
-export function summarize(profile, { top = 25 } = {}) {
+export function summarize(profile: CpuProfile, { top = 25 } = {}): Summary {
   const byId = new Map(profile.nodes.map((n) => [n.id, n]));
-  const self = new Map(); // node id → µs
+  const self = new Map<number, number>(); // node id → µs
   const { samples, timeDeltas } = profile;
   for (let i = 0; i < samples.length; i += 1) {
     // timeDeltas[i] is the time before sample i; attribute the following interval to sample i.
     const dt = timeDeltas[i + 1] ?? 0;
-    self.set(samples[i], (self.get(samples[i]) ?? 0) + dt);
+    const id = samples[i]!;
+    self.set(id, (self.get(id) ?? 0) + dt);
   }
   const total = [...self.values()].reduce((a, b) => a + b, 0);
   const idle = [...byId.values()].filter((n) => n.callFrame.functionName === '(idle)').reduce((a, n) => a + (self.get(n.id) ?? 0), 0);
   const busy = total - idle;
 
-  const key = (n) => `${n.callFrame.functionName || '(anonymous)'}\u0000${n.callFrame.url}\u0000${n.callFrame.lineNumber}`;
-  const fnSelf = new Map();
-  const originSelf = new Map();
+  const key = (n: ProfileNode): string => `${n.callFrame.functionName || '(anonymous)'}\u0000${n.callFrame.url}\u0000${n.callFrame.lineNumber}`;
+  const entryOf = (n: ProfileNode): FunctionTime => ({ fn: n.callFrame.functionName || '(anonymous)', url: n.callFrame.url, line: n.callFrame.lineNumber + 1, us: 0 });
+  const fnSelf = new Map<string, FunctionTime>();
+  const originSelf = new Map<string, number>();
   for (const n of byId.values()) {
     const t = self.get(n.id) ?? 0;
     if (t === 0) continue;
     const k = key(n);
-    const entry = fnSelf.get(k) ?? { fn: n.callFrame.functionName || '(anonymous)', url: n.callFrame.url, line: n.callFrame.lineNumber + 1, us: 0 };
+    const entry = fnSelf.get(k) ?? entryOf(n);
     entry.us += t;
     fnSelf.set(k, entry);
     const o = origin(n.callFrame.url, n.callFrame.functionName);
@@ -60,24 +91,24 @@ export function summarize(profile, { top = 25 } = {}) {
   }
 
   // Inclusive time of package functions (each stack counted once per function, recursion-safe).
-  const parent = new Map();
+  const parent = new Map<number, number>();
   for (const n of byId.values()) for (const c of n.children ?? []) parent.set(c, n.id);
-  const incl = new Map();
+  const incl = new Map<string, FunctionTime>();
   for (const [id, t] of self) {
-    const seen = new Set();
-    for (let cur = id; cur !== undefined; cur = parent.get(cur)) {
+    const seen = new Set<string>();
+    for (let cur: number | undefined = id; cur !== undefined; cur = parent.get(cur)) {
       const n = byId.get(cur);
-      if (origin(n.callFrame.url, n.callFrame.functionName) !== 'package (dist/)') continue;
+      if (!n || origin(n.callFrame.url, n.callFrame.functionName) !== 'package (dist/)') continue;
       const k = key(n);
       if (seen.has(k)) continue;
       seen.add(k);
-      const entry = incl.get(k) ?? { fn: n.callFrame.functionName || '(anonymous)', url: n.callFrame.url, line: n.callFrame.lineNumber + 1, us: 0 };
+      const entry = incl.get(k) ?? entryOf(n);
       entry.us += t;
       incl.set(k, entry);
     }
   }
 
-  const pct = (us) => (busy > 0 ? (100 * us) / busy : 0);
+  const pct = (us: number): number => (busy > 0 ? (100 * us) / busy : 0);
   return {
     totalMs: total / 1000,
     busyMs: busy / 1000,
@@ -97,15 +128,15 @@ export function summarize(profile, { top = 25 } = {}) {
   };
 }
 
-export function formatSummary(s, perMsgDivisor) {
-  const lines = [];
-  const perMsg = (ms) => (perMsgDivisor ? ` ${((ms * 1000) / perMsgDivisor).toFixed(2).padStart(7)} µs/msg` : '');
+export function formatSummary(s: Summary, perMsgDivisor?: number): string {
+  const lines: string[] = [];
+  const perMsg = (ms: number): string => (perMsgDivisor ? ` ${((ms * 1000) / perMsgDivisor).toFixed(2).padStart(7)} µs/msg` : '');
   lines.push(`busy CPU in profile: ${s.busyMs.toFixed(0)} ms (of ${s.totalMs.toFixed(0)} ms sampled, main thread)`);
   lines.push('self time by origin:');
   for (const o of s.origins) lines.push(`  ${o.pct.toFixed(1).padStart(5)} %  ${o.ms.toFixed(0).padStart(6)} ms${perMsg(o.ms)}  ${o.origin}`);
   lines.push('top functions by self time:');
   for (const f of s.topSelf) lines.push(`  ${f.pct.toFixed(1).padStart(5)} %  ${f.ms.toFixed(0).padStart(6)} ms${perMsg(f.ms)}  ${f.fn}  [${f.origin}] ${f.where}`);
-  lines.push("package functions by inclusive time (self + what they call):");
+  lines.push('package functions by inclusive time (self + what they call):');
   for (const f of s.packageInclusive) lines.push(`  ${f.pct.toFixed(1).padStart(5)} %  ${f.ms.toFixed(0).padStart(6)} ms${perMsg(f.ms)}  ${f.fn}  ${f.where}`);
   return lines.join('\n');
 }

@@ -1,55 +1,55 @@
 /**
  * Shared by the benchmark scripts: statistics, message bodies, the amqplib probe that times both
- * sides identically, and raw broker helpers (preload with confirms, unique names, cleanup).
+ * sides identically, and raw broker helpers (preload with confirms, run-scoped names, cleanup).
+ * Broker access (URL, management API) comes from test/helpers/broker.ts.
  */
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { performance } from 'node:perf_hooks';
+import * as amqp from 'amqplib';
+import type { ChannelModel, ConsumeMessage, Options } from 'amqplib';
+import { AMQP_URL, management, vhostPath } from '../../test/helpers/broker';
+import type { Names } from '../../test/helpers/flows';
 
-const require = createRequire(import.meta.url);
-export const amqp = require('amqplib');
+export { AMQP_URL };
 
-export const AMQP_URL = process.env.AMQP_URL ?? 'amqp://guest:guest@127.0.0.1:5672';
-export const MANAGEMENT_URL = process.env.AMQP_MANAGEMENT_URL ?? `http://${new URL(AMQP_URL).hostname}:15672`;
+export const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
-export const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
-
-export function median(values) {
+export function median(values: number[]): number {
   const v = values.filter((x) => Number.isFinite(x)).sort((a, b) => a - b);
   if (v.length === 0) return NaN;
   const mid = Math.floor(v.length / 2);
-  return v.length % 2 ? v[mid] : (v[mid - 1] + v[mid]) / 2;
+  return v.length % 2 ? v[mid]! : (v[mid - 1]! + v[mid]!) / 2;
 }
 
 /** Nearest-rank percentile (p in 0..100). */
-export function percentile(values, p) {
+export function percentile(values: number[], p: number): number {
   const v = values.filter((x) => Number.isFinite(x)).sort((a, b) => a - b);
   if (v.length === 0) return NaN;
   const rank = Math.min(v.length - 1, Math.max(0, Math.ceil((p / 100) * v.length) - 1));
-  return v[rank];
+  return v[rank]!;
 }
 
-export function round(x, digits = 0) {
-  if (!Number.isFinite(x)) return null;
+export function round(x: number | undefined, digits = 0): number | null {
+  if (x === undefined || !Number.isFinite(x)) return null;
   const f = 10 ** digits;
   return Math.round(x * f) / f;
 }
 
 /** Full GC (the benchmark runs with --expose-gc), twice so weak/finalizable garbage goes too. */
-export function fullGc() {
-  const gc = globalThis.gc;
+export function fullGc(): void {
+  const gc = (globalThis as { gc?: () => void }).gc;
   if (typeof gc === 'function') {
     gc();
     gc();
   }
 }
 
-export async function withTimeout(promise, ms, what) {
-  let timer;
-  const timeout = new Promise((_resolve, reject) => {
+export async function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_resolve, reject) => {
     timer = setTimeout(() => {
       reject(new Error(`timed out after ${Math.round(ms / 1000)} s waiting for ${what}`));
     }, ms);
@@ -61,9 +61,21 @@ export async function withTimeout(promise, ms, what) {
   }
 }
 
+export const errorText = (err: unknown): string => (err instanceof Error ? (err.stack ?? err.message) : String(err));
+
+export interface Body {
+  type: string;
+  id: string;
+  amount: number;
+  currency: string;
+  createdAt: string;
+  customer: Record<string, string>;
+  items: Array<{ sku: string; qty: number; price: number; note: string }>;
+}
+
 /** A JSON business message of about `bytes` bytes (a payment with line items). */
-export function makeBody(bytes) {
-  const body = {
+export function makeBody(bytes: number): Body {
+  const body: Body = {
     type: 'payment',
     id: 'pay-4f1c2a9e-7d3b-4c61-9a0e-1b2c3d4e5f60',
     amount: 10.23,
@@ -81,7 +93,7 @@ export function makeBody(bytes) {
 }
 
 /** Properties every preloaded message carries (the same for raw and package consumers). */
-export function messageProperties(i) {
+export function messageProperties(i: number): Options.Publish {
   return {
     contentType: 'application/json',
     deliveryMode: 1,
@@ -92,32 +104,38 @@ export function messageProperties(i) {
   };
 }
 
+/** One measured run. */
+export interface RunResult {
+  seconds: number;
+  msgPerSec: number;
+  cpuUsPerMsg: number;
+  cpuPercent: number;
+  brokerUsPerMsg: number;
+  brokerCpuPercent: number;
+}
+
 // ---------------------------------------------------------------------------------------------
 // Broker CPU: when the broker runs on this machine (the management API gives its os_pid and
 // /proc/<pid>/stat is readable), its user+system CPU time is sampled around each measured run.
 
-let brokerStat;
+let brokerStat: string | undefined;
 let clockTicks = 100;
 
 /** Finds the broker's OS process; afterwards brokerCpuUs() works (else it returns NaN). */
-export async function initBrokerCpu() {
+export async function initBrokerCpu(): Promise<number | undefined> {
   try {
     const host = new URL(AMQP_URL).hostname;
     if (!['127.0.0.1', 'localhost', '::1', '[::1]'].includes(host)) return undefined;
-    const url = new URL(AMQP_URL);
-    const auth = Buffer.from(`${decodeURIComponent(url.username || 'guest')}:${decodeURIComponent(url.password || 'guest')}`).toString('base64');
-    const response = await fetch(`${MANAGEMENT_URL}/api/nodes?columns=name,os_pid`, { headers: { authorization: `Basic ${auth}` }, signal: AbortSignal.timeout(5000) });
-    if (!response.ok) return undefined;
-    const nodes = await response.json();
+    const nodes = (await (await management('GET', 'nodes?columns=name,os_pid')).json()) as Array<{ os_pid?: string }>;
     if (nodes.length !== 1) return undefined;
     try {
       clockTicks = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
     } catch {
       clockTicks = 100;
     }
-    brokerStat = `/proc/${nodes[0].os_pid}/stat`;
+    brokerStat = `/proc/${String(nodes[0]?.os_pid)}/stat`;
     if (!Number.isFinite(brokerCpuUs())) brokerStat = undefined;
-    return brokerStat ? Number(nodes[0].os_pid) : undefined;
+    return brokerStat ? Number(nodes[0]?.os_pid) : undefined;
   } catch {
     brokerStat = undefined;
     return undefined;
@@ -125,7 +143,7 @@ export async function initBrokerCpu() {
 }
 
 /** The broker process's CPU time so far (µs, user + system), or NaN when unknown. */
-export function brokerCpuUs() {
+export function brokerCpuUs(): number {
   if (!brokerStat) return NaN;
   try {
     const text = readFileSync(brokerStat, 'utf8');
@@ -138,15 +156,33 @@ export function brokerCpuUs() {
 }
 
 // ---------------------------------------------------------------------------------------------
-// The probe: amqplib's Channel.prototype.consume / ack / nack are wrapped once, so the raw consumer
-// and the package (which uses the same amqplib module instance) are timed at exactly the same
-// points: first delivery handed to the consumer callback → N-th ack written to the socket.
+// The probe: amqplib's Channel.prototype.consume / ack / nack are wrapped once per amqplib copy, so
+// the raw consumer, the package (which uses the same amqplib module instance) and a peer package
+// (its own amqplib copy, wrapped the same way) are timed at exactly the same points: first delivery
+// handed to the consumer callback → N-th ack written to the socket.
 
-const state = {
+interface ProbeState {
+  deliveries: number;
+  acks: number;
+  nacks: number;
+  target: number;
+  t0: number;
+  cpu0: NodeJS.CpuUsage | undefined;
+  tEnd: number;
+  cpuEnd: NodeJS.CpuUsage | undefined;
+  broker0: number;
+  brokerEnd: number;
+  resolve: (() => void) | undefined;
+  onDelivery: ((message: ConsumeMessage) => void) | undefined;
+  onNack: ((message: ConsumeMessage) => void) | undefined;
+}
+
+type ProbeHooks = Pick<Partial<ProbeState>, 'onDelivery' | 'onNack'>;
+const fresh = (target: number, hooks: ProbeHooks): ProbeState => ({
   deliveries: 0,
   acks: 0,
   nacks: 0,
-  target: Infinity,
+  target,
   t0: 0,
   cpu0: undefined,
   tEnd: 0,
@@ -154,13 +190,12 @@ const state = {
   broker0: NaN,
   brokerEnd: NaN,
   resolve: undefined,
-  onDelivery: undefined,
-  onNack: undefined,
-};
+  onDelivery: hooks.onDelivery,
+  onNack: hooks.onNack,
+});
+const state: ProbeState = fresh(Infinity, {});
 
-let probeInstalled = false;
-
-function onDelivered(message) {
+function onDelivered(message: ConsumeMessage): void {
   state.deliveries += 1;
   if (state.deliveries === 1) {
     state.broker0 = brokerCpuUs();
@@ -170,7 +205,7 @@ function onDelivered(message) {
   if (state.onDelivery) state.onDelivery(message);
 }
 
-function onAcked() {
+function onAcked(): void {
   state.acks += 1;
   if (state.acks === state.target) {
     state.tEnd = performance.now();
@@ -182,31 +217,40 @@ function onAcked() {
   }
 }
 
-/** Wraps amqplib's Channel.prototype (the same class the package's channels are). */
-export function installProbe(channel) {
-  if (probeInstalled) return;
-  probeInstalled = true;
-  let proto = Object.getPrototypeOf(channel);
+type Callback = (message: ConsumeMessage | null) => void;
+interface ChannelMethods {
+  consume(this: unknown, queue: string, callback: Callback, ...rest: unknown[]): unknown;
+  ack(this: unknown, message: ConsumeMessage, allUpTo?: boolean): void;
+  nack(this: unknown, message: ConsumeMessage, allUpTo?: boolean, requeue?: boolean): void;
+}
+
+const probed = new Set<object>();
+
+/** Wraps the Channel class that defines consume/ack/nack, found from any channel object of that amqplib copy. */
+export function installProbe(channel: object): void {
+  let proto = Object.getPrototypeOf(channel) as object | null;
   // A ConfirmChannel's parent is the Channel class that defines consume/ack/nack.
-  while (proto && !Object.prototype.hasOwnProperty.call(proto, 'ack')) proto = Object.getPrototypeOf(proto);
+  while (proto && !Object.prototype.hasOwnProperty.call(proto, 'ack')) proto = Object.getPrototypeOf(proto) as object | null;
   if (!proto) throw new Error('amqplib Channel.prototype.ack not found');
-  const { consume, ack, nack } = proto;
-  proto.consume = function probedConsume(queue, callback, options) {
-    return consume.call(
-      this,
-      queue,
-      (message) => {
-        if (message) onDelivered(message);
-        callback(message);
-      },
-      options,
-    );
+  if (probed.has(proto)) return;
+  probed.add(proto);
+  const methods = proto as ChannelMethods;
+  // The originals are called with the channel as `this` (.call below).
+  // eslint-disable-next-line @typescript-eslint/unbound-method
+  const { consume, ack, nack } = methods;
+  // `...rest`: options, and the completion callback of amqplib's callback API (what amqp-ts uses).
+  methods.consume = function probedConsume(queue, callback, ...rest) {
+    const probedCallback: Callback = (message) => {
+      if (message) onDelivered(message);
+      callback(message);
+    };
+    return consume.call(this, queue, probedCallback, ...rest);
   };
-  proto.ack = function probedAck(message, allUpTo) {
+  methods.ack = function probedAck(message, allUpTo) {
     ack.call(this, message, allUpTo);
     onAcked();
   };
-  proto.nack = function probedNack(message, allUpTo, requeue) {
+  methods.nack = function probedNack(message, allUpTo, requeue) {
     nack.call(this, message, allUpTo, requeue);
     state.nacks += 1;
     if (state.onNack) state.onNack(message);
@@ -214,32 +258,19 @@ export function installProbe(channel) {
 }
 
 /** Resets the counters; the promise resolves at the `target`-th ack. */
-export function armProbe(target, hooks = {}) {
-  Object.assign(state, {
-    deliveries: 0,
-    acks: 0,
-    nacks: 0,
-    target,
-    t0: 0,
-    cpu0: undefined,
-    tEnd: 0,
-    cpuEnd: undefined,
-    broker0: NaN,
-    brokerEnd: NaN,
-    onDelivery: hooks.onDelivery,
-    onNack: hooks.onNack,
-  });
+export function armProbe(target: number, hooks: ProbeHooks = {}): Promise<void> {
+  Object.assign(state, fresh(target, hooks));
   return new Promise((resolve) => {
     state.resolve = resolve;
   });
 }
 
-export function probeCounts() {
+export function probeCounts(): { deliveries: number; acks: number; nacks: number } {
   return { deliveries: state.deliveries, acks: state.acks, nacks: state.nacks };
 }
 
 /** Throughput and CPU of the armed window: first delivery → target-th ack. */
-export function probeResult() {
+export function probeResult(): RunResult {
   const seconds = (state.tEnd - state.t0) / 1000;
   const cpu = state.cpuEnd ? state.cpuEnd.user + state.cpuEnd.system : NaN;
   const broker = state.brokerEnd - state.broker0;
@@ -256,7 +287,7 @@ export function probeResult() {
 // ---------------------------------------------------------------------------------------------
 // Raw broker access for the benchmark itself.
 
-export async function connect(name = 'bench') {
+export async function connect(name = 'bench'): Promise<ChannelModel> {
   const model = await amqp.connect(AMQP_URL, { clientProperties: { connection_name: name } });
   model.on('error', () => undefined);
   return model;
@@ -266,13 +297,13 @@ export async function connect(name = 'bench') {
  * Publishes `count` messages to a queue through the default exchange on a confirm channel, up to
  * `window` unconfirmed, and waits for every confirm. `props(i)` gives each message's properties.
  */
-export async function preload(model, queue, count, content, props = messageProperties, window = 2000) {
+export async function preload(model: ChannelModel, queue: string, count: number, content: Buffer, props = messageProperties, window = 2000): Promise<void> {
   const ch = await model.createConfirmChannel();
   ch.on('error', () => undefined);
   let inFlight = 0;
-  let wake;
-  let failure;
-  const confirmed = (err) => {
+  let wake: (() => void) | undefined;
+  let failure: unknown;
+  const confirmed = (err: unknown): void => {
     inFlight -= 1;
     if (err) failure ??= err;
     if (wake && inFlight <= window / 2) {
@@ -283,7 +314,7 @@ export async function preload(model, queue, count, content, props = messagePrope
   };
   for (let i = 0; i < count; i += 1) {
     if (inFlight >= window) {
-      await new Promise((resolve) => {
+      await new Promise<void>((resolve) => {
         wake = resolve;
       });
     }
@@ -293,34 +324,36 @@ export async function preload(model, queue, count, content, props = messagePrope
   }
   await ch.waitForConfirms();
   await ch.close().catch(() => undefined);
-  if (failure) throw new Error(`preload of ${queue} failed: ${String(failure)}`);
+  if (failure) throw new Error(`preload of ${queue} failed: ${errorText(failure)}`);
 }
 
 /** Names this run creates: one random prefix, everything deleted at the end. */
 export class NameBook {
+  readonly prefix: string;
+  private readonly queues = new Set<string>();
+
   constructor(tag = 'bench') {
     this.prefix = `${tag}-${randomBytes(4).toString('hex')}`;
-    this.queues = new Set();
   }
 
-  queue(suffix) {
+  queue(suffix: string): string {
     const name = `${this.prefix}.${suffix}`;
     this.queues.add(name);
     return name;
   }
 
-  /** The main / retry / parking names of one retry topology. */
-  topology(suffix) {
-    return { mainQueue: this.queue(suffix), retryQueue: this.queue(`${suffix}.retry`), parkingQueue: this.queue(`${suffix}.parking`) };
+  /** The names of one retry topology on the default exchange (test/helpers/flows.ts's Names). */
+  topology(suffix: string): Names {
+    return { mainExchange: '', mainQueue: this.queue(suffix), retryExchange: '', retryQueue: this.queue(`${suffix}.retry`), parkingQueue: this.queue(`${suffix}.parking`), routingKey: '' };
   }
 
   /**
    * Deletes every queue this run named, then (management API, best effort) any other queue with the
    * run's prefix, e.g. retry tiers the package derived from a name.
    */
-  async cleanup() {
-    const deleted = [];
-    let model;
+  async cleanup(): Promise<string[]> {
+    const deleted: string[] = [];
+    let model: ChannelModel | undefined;
     try {
       model = await connect('bench cleanup');
       for (const q of this.queues) {
@@ -335,23 +368,16 @@ export class NameBook {
         }
       }
     } catch (err) {
-      process.stderr.write(`bench cleanup: ${err.message}\n`);
+      process.stderr.write(`bench cleanup: ${errorText(err)}\n`);
     } finally {
       if (model) await model.close().catch(() => undefined);
     }
     try {
-      const url = new URL(AMQP_URL);
-      const vhost = encodeURIComponent(decodeURIComponent(url.pathname.slice(1)) || '/');
-      const auth = Buffer.from(`${decodeURIComponent(url.username || 'guest')}:${decodeURIComponent(url.password || 'guest')}`).toString('base64');
-      const headers = { authorization: `Basic ${auth}` };
-      const response = await fetch(`${MANAGEMENT_URL}/api/queues/${vhost}?columns=name`, { headers, signal: AbortSignal.timeout(5000) });
-      if (response.ok) {
-        const list = await response.json();
-        for (const { name } of list) {
-          if (name.startsWith(`${this.prefix}.`)) {
-            await fetch(`${MANAGEMENT_URL}/api/queues/${vhost}/${encodeURIComponent(name)}`, { method: 'DELETE', headers, signal: AbortSignal.timeout(5000) });
-            deleted.push(name);
-          }
+      const list = (await (await management('GET', `queues/${vhostPath()}?columns=name`)).json()) as Array<{ name: string }>;
+      for (const { name } of list) {
+        if (name.startsWith(`${this.prefix}.`)) {
+          await management('DELETE', `queues/${vhostPath()}/${encodeURIComponent(name)}`);
+          deleted.push(name);
         }
       }
     } catch {
@@ -362,7 +388,7 @@ export class NameBook {
 }
 
 /** Waits until a queue holds exactly `count` messages (or throws after `timeoutMs`). */
-export async function waitForCount(model, queue, count, timeoutMs = 30_000) {
+export async function waitForCount(model: ChannelModel, queue: string, count: number, timeoutMs = 30_000): Promise<void> {
   const ch = await model.createChannel();
   ch.on('error', () => undefined);
   const deadline = Date.now() + timeoutMs;
@@ -378,7 +404,7 @@ export async function waitForCount(model, queue, count, timeoutMs = 30_000) {
   }
 }
 
-export async function purge(model, queue) {
+export async function purge(model: ChannelModel, queue: string): Promise<void> {
   const ch = await model.createChannel();
   ch.on('error', () => undefined);
   try {
