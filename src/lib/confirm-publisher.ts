@@ -5,7 +5,7 @@
  */
 import type { ConfirmChannel, Message, Options } from 'amqplib';
 
-export type PublishFailure = 'unroutable' | 'nacked' | 'channel-closed';
+export type PublishFailure = 'unroutable' | 'nacked' | 'channel-closed' | 'unencodable';
 
 export class PublishError extends Error {
   constructor(
@@ -27,14 +27,17 @@ interface InFlight {
 export class ConfirmPublisher {
   private readonly inFlight = new Set<InFlight>();
   private closedReason: string | undefined;
+  /** The AMQP reply code the broker closed the channel with (404, 406, ...). */
+  private closedCode: number | undefined;
 
   constructor(private readonly channel: ConfirmChannel) {
     channel.on('return', (message: Message) => this.onReturn(message));
     channel.on('close', () => {
       this.closedReason ??= 'channel closed';
     });
-    channel.on('error', (err: Error) => {
+    channel.on('error', (err: Error & { code?: unknown }) => {
       this.closedReason = err.message;
+      if (typeof err.code === 'number') this.closedCode = err.code;
     });
   }
 
@@ -57,11 +60,12 @@ export class ConfirmPublisher {
         this.inFlight.delete(entry);
         if (entry.returned) {
           const target = exchange === '' ? `queue '${routingKey}' (default exchange)` : `exchange '${exchange}' with routing key '${routingKey}'`;
-          reject(new PublishError(`message was returned unroutable: no queue is bound for ${target}`, 'unroutable'));
+          const hint = routingKey === '' ? ' (the routing key is empty: set one on the node or in msg.topic)' : '';
+          reject(new PublishError(`message was returned unroutable: no queue is bound for ${target}${hint}`, 'unroutable'));
         } else if (err) {
           const text = err instanceof Error ? err.message : JSON.stringify(err);
           const failure: PublishFailure = /nack/i.test(text) ? 'nacked' : 'channel-closed';
-          const detail = failure === 'nacked' ? 'the broker refused the message (nack)' : (this.closedReason ?? text);
+          const detail = failure === 'nacked' ? 'the broker refused the message (nack)' : describeChannelClose(this.closedCode, this.closedReason ?? text, exchange);
           reject(new PublishError(`publish to ${exchange === '' ? `queue '${routingKey}'` : `exchange '${exchange}'`} failed: ${detail}`, failure));
         } else {
           resolve();
@@ -70,10 +74,15 @@ export class ConfirmPublisher {
       try {
         this.channel.publish(exchange, routingKey, content, Object.assign({}, options, { mandatory: true }), done);
       } catch (err) {
-        // amqplib throws synchronously when the channel is already closed.
         this.inFlight.delete(entry);
-        this.closedReason ??= (err as Error).message;
-        reject(new PublishError(`cannot publish: ${(err as Error).message}`, 'channel-closed'));
+        // amqplib throws synchronously when the channel is already closed, and when it cannot encode
+        // the properties: then nothing was sent and the channel is fine.
+        if ((err as Error).name === 'IllegalOperationError') {
+          this.closedReason ??= (err as Error).message;
+          reject(new PublishError(`cannot publish: ${(err as Error).message}`, 'channel-closed'));
+        } else {
+          reject(new PublishError(`cannot encode the message's properties or headers: ${(err as Error).message}`, 'unencodable'));
+        }
       }
     });
   }
@@ -105,4 +114,20 @@ export class ConfirmPublisher {
       }
     }
   }
+}
+
+/**
+ * Why the broker closed a publishing channel, as a user can act on it. Branches on the reply code;
+ * the names and sizes are only in the text.
+ */
+export function describeChannelClose(code: number | undefined, text: string, exchange: string): string {
+  if (code === 404) {
+    const named = /no exchange '([^']*)'/.exec(text)?.[1] ?? exchange;
+    return `exchange '${named}' does not exist (404 NOT_FOUND; the broker closed this publishing channel, the next publish opens a new one)`;
+  }
+  if (code === 406) {
+    const size = /message size (\d+) is larger than configured max size (\d+)/.exec(text);
+    if (size) return `a message of ${size[1]} bytes is larger than the broker's max_message_size of ${size[2]} bytes (406 PRECONDITION_FAILED)`;
+  }
+  return text;
 }

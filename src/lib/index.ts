@@ -1,4 +1,5 @@
 /** The package's RabbitMQ logic, usable without Node-RED. */
+export * from './amqp-values';
 export * from './attempts';
 export * from './backoff';
 export * from './broker-connection';

@@ -42,5 +42,13 @@ export function encodePayload(payload: unknown): { content: Buffer; contentType:
   if (Buffer.isBuffer(payload)) return { content: payload, contentType: undefined };
   if (typeof payload === 'string') return { content: Buffer.from(payload, 'utf8'), contentType: 'text/plain' };
   if (payload === undefined) return { content: Buffer.alloc(0), contentType: undefined };
-  return { content: Buffer.from(JSON.stringify(payload), 'utf8'), contentType: 'application/json' };
+  let json: string | undefined;
+  try {
+    json = JSON.stringify(payload);
+  } catch (err) {
+    // e.g. a circular structure or a BigInt; the first line of the message says which.
+    throw new Error(`msg.payload cannot be encoded as JSON: ${(err as Error).message.split('\n')[0]}`, { cause: err });
+  }
+  if (json === undefined) throw new Error(`msg.payload is a ${typeof payload}, which cannot be sent: use an object, a string or a Buffer`);
+  return { content: Buffer.from(json, 'utf8'), contentType: 'application/json' };
 }

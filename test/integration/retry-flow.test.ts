@@ -219,7 +219,7 @@ describe('retry flow in the Node-RED runtime (real broker)', function () {
     helper.getNode('missing').receive({ payload: { n: 2 } });
     await waitFor(() => errors.length === 2, 'both publish errors');
     assert.ok(errors.some((e) => /^unroutable: .*returned unroutable: no queue is bound for exchange/.test(e)), errors.join(' | '));
-    assert.ok(errors.some((e) => /^missing: .*404 \(NOT-FOUND\) .*no exchange/.test(e)), errors.join(' | '));
+    assert.ok(errors.some((e) => /^missing: .*exchange '.*\.missing' does not exist \(404 NOT_FOUND/.test(e)), errors.join(' | '));
     // The 404 closed only the publish node's own channel: parking works on.
     await broker.publish(names.mainExchange, names.routingKey, { n: 3 });
     await waitFor(async () => (await broker.messageCount(names.parkingQueue)) === 1, 'the message parked');

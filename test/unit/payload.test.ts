@@ -35,4 +35,12 @@ describe('payload decoding', () => {
     assert.deepEqual(encodePayload(Buffer.from([1])), { content: Buffer.from([1]), contentType: undefined });
     assert.deepEqual(encodePayload(5), { content: Buffer.from('5'), contentType: 'application/json' });
   });
+
+  it('says why a payload cannot be encoded', () => {
+    const loop: Record<string, unknown> = {};
+    loop.self = loop;
+    assert.throws(() => encodePayload(loop), /^Error: msg.payload cannot be encoded as JSON: Converting circular structure to JSON$/);
+    assert.throws(() => encodePayload({ n: 1n }), /msg.payload cannot be encoded as JSON: Do not know how to serialize a BigInt/);
+    assert.throws(() => encodePayload(() => 1), /msg.payload is a function, which cannot be sent/);
+  });
 });

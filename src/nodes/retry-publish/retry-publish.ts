@@ -5,6 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Options } from 'amqplib';
+import { publishOptionsProblem } from '../../lib/amqp-values';
 import { encodePayload } from '../../lib/payload';
 import { ensureQueueExists } from '../../lib/topology-broker';
 import { findBroker, type BrokerUser } from '../shared/broker-node';
@@ -56,6 +57,8 @@ export = function register(RED: NodeAPI): void {
         const encoded = encodePayload(msg.payload);
         content = encoded.content;
         options = publishOptions(settings, msg, encoded.contentType, randomUUID);
+        const problem = publishOptionsProblem(options as Record<string, unknown>);
+        if (problem !== undefined) throw new Error(`msg.properties: ${problem}`);
       } catch (err) {
         done(err as Error);
         return;

@@ -1,0 +1,68 @@
+/**
+ * What AMQP 0-9-1 (as amqplib encodes it) can carry in message properties and headers, checked before
+ * a publish so that a bad value is a clear error naming it, not an exception from the encoder. Pure.
+ */
+
+/** Properties the protocol sends as short strings: at most 255 bytes. */
+const SHORT_STRING_PROPERTIES = ['contentType', 'contentEncoding', 'correlationId', 'replyTo', 'expiration', 'messageId', 'type', 'userId', 'appId'] as const;
+
+/** Why a header value cannot be encoded, or undefined when it can. `path` names it in the message. */
+function headerValueProblem(value: unknown, path: string, seen: Set<object>): string | undefined {
+  switch (typeof value) {
+    case 'string':
+    case 'boolean':
+      return undefined;
+    case 'number':
+      return Number.isNaN(value) ? `${path} is NaN` : undefined;
+    case 'undefined':
+      // amqplib leaves undefined out of a table, but cannot encode it in an array.
+      return undefined;
+    case 'object':
+      break;
+    default:
+      return `${path} is a ${typeof value}, which AMQP cannot carry (use a string or a number)`;
+  }
+  if (value === null || Buffer.isBuffer(value)) return undefined;
+  if (value instanceof Date) return `${path} is a Date, which AMQP headers cannot carry as such (use an ISO string, or {"!": "timestamp", "value": seconds})`;
+  if (seen.has(value)) return `${path} refers to itself (a circular structure)`;
+  seen.add(value);
+  try {
+    if (Array.isArray(value)) {
+      for (const [i, item] of value.entries()) {
+        const problem = item === undefined ? `${path}[${i}] is undefined` : headerValueProblem(item, `${path}[${i}]`, seen);
+        if (problem) return problem;
+      }
+      return undefined;
+    }
+    // {"!": type, value}: amqplib's way to give a type; it checks the value itself.
+    if (Object.hasOwn(value, '!')) return undefined;
+    for (const [key, item] of Object.entries(value)) {
+      if (Buffer.byteLength(key) > 255) return `${path} has a key longer than 255 bytes`;
+      const problem = headerValueProblem(item, `${path}.${key}`, seen);
+      if (problem) return problem;
+    }
+    return undefined;
+  } finally {
+    seen.delete(value);
+  }
+}
+
+/** The first problem that keeps these publish options from being sent, or undefined. */
+export function publishOptionsProblem(options: Record<string, unknown>): string | undefined {
+  for (const key of SHORT_STRING_PROPERTIES) {
+    const value = options[key];
+    if (value === undefined || value === null) continue;
+    // amqplib turns a numeric expiration into its string.
+    if (key === 'expiration' && typeof value === 'number') continue;
+    if (typeof value !== 'string') return `property ${key} must be a string (got ${typeof value})`;
+    if (Buffer.byteLength(value) > 255) return `property ${key} is longer than 255 bytes, the AMQP limit`;
+  }
+  const priority = options.priority;
+  if (priority !== undefined && !(Number.isInteger(priority) && (priority as number) >= 0 && (priority as number) <= 255)) {
+    return 'property priority must be a whole number from 0 to 255';
+  }
+  const headers = options.headers;
+  if (headers === undefined || headers === null) return undefined;
+  if (typeof headers !== 'object' || Array.isArray(headers) || Buffer.isBuffer(headers)) return 'headers must be an object';
+  return headerValueProblem(headers, 'headers', new Set());
+}

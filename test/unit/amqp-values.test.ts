@@ -1,0 +1,31 @@
+import assert from 'node:assert/strict';
+import { publishOptionsProblem } from '../../src/lib/amqp-values';
+
+describe('AMQP-encodable publish options', () => {
+  it('accepts what amqplib encodes', () => {
+    assert.equal(publishOptionsProblem({}), undefined);
+    const headers = { s: 'x', n: 1.5, big: 2 ** 60, b: true, nil: null, buf: Buffer.from('x'), list: ['a', 1, [true]], nested: { k: { deep: 1 } }, typed: { '!': 'timestamp', value: 1 }, gone: undefined };
+    assert.equal(publishOptionsProblem({ messageId: 'm', expiration: 1000, priority: 9, headers }), undefined);
+  });
+
+  it('names the value it cannot encode', () => {
+    assert.match(String(publishOptionsProblem({ headers: { when: new Date() } })), /^headers.when is a Date/);
+    assert.match(String(publishOptionsProblem({ headers: { n: 10n } })), /^headers.n is a bigint/);
+    assert.match(String(publishOptionsProblem({ headers: { f: () => 1 } })), /^headers.f is a function/);
+    assert.match(String(publishOptionsProblem({ headers: { a: [1, undefined] } })), /^headers.a\[1\] is undefined/);
+    assert.match(String(publishOptionsProblem({ headers: { x: { y: Number.NaN } } })), /^headers.x.y is NaN/);
+    const loop: Record<string, unknown> = {};
+    loop.self = loop;
+    assert.match(String(publishOptionsProblem({ headers: { loop } })), /^headers.loop.self refers to itself/);
+    assert.match(String(publishOptionsProblem({ headers: { ['k'.repeat(256)]: 1 } })), /key longer than 255 bytes/);
+    assert.match(String(publishOptionsProblem({ headers: 'text' })), /headers must be an object/);
+    assert.match(String(publishOptionsProblem({ correlationId: 42 })), /correlationId must be a string/);
+    assert.match(String(publishOptionsProblem({ messageId: 'x'.repeat(256) })), /messageId is longer than 255 bytes/);
+    assert.match(String(publishOptionsProblem({ priority: 256 })), /priority must be a whole number from 0 to 255/);
+  });
+
+  it('a repeated (not circular) object is fine', () => {
+    const shared = { a: 1 };
+    assert.equal(publishOptionsProblem({ headers: { one: shared, two: shared } }), undefined);
+  });
+});
