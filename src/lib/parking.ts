@@ -1,6 +1,7 @@
 /** What a parked message looks like: the original body and properties plus failure headers. Pure. */
 import type { MessageProperties, Options } from 'amqplib';
 import { ATTEMPT_HEADER, FIRST_SEEN_HEADER, originalRoute } from './attempts';
+import { copiedProperties } from './message-info';
 
 /** Headers added to a parked message (none `x-` prefixed: RabbitMQ 4 treats some of those as its own). */
 export const PARK_HEADERS = {
@@ -44,26 +45,6 @@ export function parkedPublishOptions(input: ParkInput): Options.Publish {
     [PARK_HEADERS.attempt]: input.attempts,
   });
   return Object.assign(copiedProperties(p), { headers, persistent: true, mandatory: true });
-}
-
-/**
- * The properties worth carrying over when the package republishes a message. Left out on purpose:
- * `expiration` (a parked message waits for a human, it must not expire) and `userId` (the broker
- * rejects a publish whose user-id is not the connection's user).
- */
-export function copiedProperties(p: MessageProperties): Options.Publish {
-  const keys = ['contentType', 'contentEncoding', 'correlationId', 'replyTo', 'messageId', 'timestamp', 'type', 'appId', 'priority'] as const;
-  return pickDefined(p, keys);
-}
-
-/** The listed keys of an object that are neither undefined nor null. */
-export function pickDefined<T extends object>(source: T, keys: ReadonlyArray<keyof T>): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  for (const key of keys) {
-    const value: unknown = source[key];
-    if (value !== undefined && value !== null) out[String(key)] = value;
-  }
-  return out;
 }
 
 /**

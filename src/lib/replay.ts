@@ -5,9 +5,10 @@
 import type { MessageProperties, Options } from 'amqplib';
 import { ATTEMPT_HEADER, FIRST_SEEN_HEADER, readDeaths } from './attempts';
 import type { BrokerConnection } from './broker-connection';
+import { copiedProperties } from './message-info';
 import { MAX_SCAN, scanQueue } from './parked';
 import { describeParked, isEmptySelection, matchesSelection, type ParkedSelection } from './parked-view';
-import { copiedProperties, PARK_HEADERS } from './parking';
+import { PARK_HEADERS } from './parking';
 import type { RetryTopologyConfig } from './topology';
 
 /** Counts how often a message was replayed, so a message parked again and again shows it. */

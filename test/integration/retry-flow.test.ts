@@ -102,13 +102,19 @@ describe('retry flow in the Node-RED runtime (real broker)', function () {
   });
 
   it('never acks before the parked copy is confirmed: with the parking queue gone the original stays', async () => {
-    await loadDecisionFlow(decide);
+    const seen = await loadDecisionFlow(decide);
     const errors: string[] = [];
     helper.getNode('park').on('call:error', (call: { args: unknown[] }) => errors.push(String(call.args[0])));
+    const warnings: string[] = [];
+    helper.getNode('ack').on('call:warn', (call: { args: unknown[] }) => warnings.push(String(call.args[0])));
     await (await broker.ch()).deleteQueue(names.parkingQueue);
     await broker.publish(names.mainExchange, names.routingKey, { amount: -1 }, { messageId: 'unparkable' });
     await waitFor(() => errors.length > 0, 'the park error');
     assert.match(errors[0]!, /could not park message .* returned unroutable/);
+    // A failed park is no settle: a later settle (within the pause) is told the message goes back.
+    helper.getNode('ack').receive(seen[0]!);
+    await waitFor(() => warnings.length > 0, 'the warning of the late ack');
+    assert.match(warnings[0]!, /cannot be settled any more: parking failed, so it goes back to '.*main-queue' after a pause; this ack is ignored/);
     // Not acked: after the pause it is back in the queue (or already redelivered to the consumer).
     await (await broker.ch()).assertQueue(names.parkingQueue, { durable: true });
     await waitFor(async () => (await broker.messageCount(names.parkingQueue)) === 1, 'the message parked once the queue is back');

@@ -2,55 +2,63 @@ import assert from 'node:assert/strict';
 import { DeliveryRegistry } from '../../src/lib/delivery-registry';
 
 describe('delivery registry', () => {
-  const owner = {};
-  const other = {};
-  const make = () => new DeliveryRegistry<{ id: string; owner: object }>('cfg1', 2);
+  const make = () => new DeliveryRegistry<{ id: string }>('cfg1', 2);
 
-  it('hands an entry out once, then says how it ended', () => {
+  it('answers live until an entry is ended, then says how it ended', () => {
     const r = make();
     const id = r.nextId();
-    r.add({ id, owner });
+    r.add({ id });
     assert.equal(DeliveryRegistry.prefixOf(id), 'cfg1');
-    assert.equal(r.take(id, 'acked').status, 'live');
-    assert.deepEqual(r.take(id, 'acked'), { status: 'ended', how: 'acked' });
-    assert.deepEqual(r.take('cfg1:999', 'acked'), { status: 'unknown' });
+    assert.deepEqual(r.status(id), { status: 'live', entry: { id } });
+    assert.equal(r.size, 1);
+    r.end(id, 'acked');
+    assert.equal(r.size, 0);
+    assert.deepEqual(r.status(id), { status: 'ended', how: 'acked' });
+    assert.deepEqual(r.status('cfg1:999'), { status: 'unknown' });
   });
 
   it('marks the entries of a lost channel stale', () => {
     const r = make();
     const a = r.nextId();
-    const b = r.nextId();
-    r.add({ id: a, owner });
-    r.add({ id: b, owner: other });
-    assert.equal(r.endAllOf(owner, 'channel lost').length, 1);
-    assert.deepEqual(r.take(a, 'acked'), { status: 'stale', how: 'channel lost' });
-    assert.equal(r.countOf(other), 1);
+    r.add({ id: a });
+    assert.equal(r.endAll('channel lost').length, 1);
+    assert.deepEqual(r.status(a), { status: 'stale', how: 'channel lost' });
+    assert.equal(r.size, 0);
+  });
+
+  it('a later ending replaces an earlier one (a park that failed is not a settle)', () => {
+    const r = make();
+    const id = r.nextId();
+    r.add({ id });
+    r.end(id, 'parked');
+    r.end(id, 'parking failed', true);
+    assert.deepEqual(r.status(id), { status: 'stale', how: 'parking failed' });
   });
 
   it('remembers at least its memory of endings, then forgets the oldest', () => {
     const r = make();
     const ids = [r.nextId(), r.nextId(), r.nextId(), r.nextId(), r.nextId()];
     for (const id of ids) {
-      r.add({ id, owner });
-      r.take(id, 'acked');
+      r.add({ id });
+      r.end(id, 'acked');
     }
     // Memory 2: the last two endings at least are remembered, the oldest are forgotten.
-    assert.equal(r.take(ids[4]!, 'x').status, 'ended');
-    assert.equal(r.take(ids[3]!, 'x').status, 'ended');
-    assert.deepEqual(r.take(ids[0]!, 'x'), { status: 'unknown' });
+    assert.equal(r.status(ids[4]!).status, 'ended');
+    assert.equal(r.status(ids[3]!).status, 'ended');
+    assert.deepEqual(r.status(ids[0]!), { status: 'unknown' });
   });
 
   it('still knows a delivery settled 10 000 settles ago (the default memory)', () => {
-    const r = new DeliveryRegistry<{ id: string; owner: object }>('cfg2');
+    const r = new DeliveryRegistry<{ id: string }>('cfg2');
     const first = r.nextId();
-    r.add({ id: first, owner });
-    r.take(first, 'acked');
+    r.add({ id: first });
+    r.end(first, 'acked');
     for (let i = 0; i < 9_999; i += 1) {
       const id = r.nextId();
-      r.add({ id, owner });
-      r.take(id, 'acked');
+      r.add({ id });
+      r.end(id, 'acked');
     }
-    assert.deepEqual(r.take(first, 'retried'), { status: 'ended', how: 'acked' });
+    assert.deepEqual(r.status(first), { status: 'ended', how: 'acked' });
   });
 
   it('reads no prefix from things that are not ids', () => {

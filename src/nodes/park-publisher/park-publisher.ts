@@ -3,8 +3,7 @@
  * publish of the original body, properties and headers plus failure headers, and only then the ack.
  */
 import { errorText, stringProp, type Node, type NodeAPI, type NodeDef } from '../shared/node-red';
-import { settleMessage } from '../shared/retry-config-node';
-import { reportSettleFailure } from '../shared/settle-report';
+import { settleInput } from '../shared/settle';
 
 export = function register(RED: NodeAPI): void {
   function ParkPublisher(this: Node, def: NodeDef): void {
@@ -14,16 +13,12 @@ export = function register(RED: NodeAPI): void {
     let parked = 0;
     node.on('input', (msg, send, done) => {
       const reason = errorText(msg.error) || configuredReason || 'parked by flow';
-      settleMessage(RED, msg, 'park', reason).then(
-        (outcome) => {
-          parked += 1;
-          node.status({ fill: 'yellow', shape: 'dot', text: `parked ${parked}` });
-          msg.park = { queue: outcome.parkedTo ?? '', reason: outcome.parkReason ?? reason, attempt: outcome.attempt };
-          send(msg);
-          done();
-        },
-        (err: unknown) => reportSettleFailure(node, err, done),
-      );
+      settleInput(RED, node, msg, 'park', reason, done, (outcome) => {
+        parked += 1;
+        node.status({ fill: 'yellow', shape: 'dot', text: `parked ${parked}` });
+        msg.park = { queue: outcome.parkedTo ?? '', reason: outcome.parkReason ?? reason, attempt: outcome.attempt };
+        send(msg);
+      });
     });
   }
   RED.nodes.registerType('park-publisher', ParkPublisher);

@@ -1,9 +1,7 @@
 /**
  * `retry-config` config node: the retry topology (main / retry / parking queues and their arguments)
- * and the registry of deliveries waiting to be settled by the end nodes.
+ * that consumers, publishers and replays share.
  */
-import type { TrackedDelivery } from '../../lib/consumer-session';
-import { DeliveryRegistry } from '../../lib/delivery-registry';
 import { findBroker } from '../shared/broker-node';
 import { stringProp, type Node, type NodeAPI, type NodeDef } from '../shared/node-red';
 import { topologyFromDefinition, type RetryConfigNode } from '../shared/retry-config-node';
@@ -11,7 +9,6 @@ import { topologyFromDefinition, type RetryConfigNode } from '../shared/retry-co
 export = function register(RED: NodeAPI): void {
   function RetryConfig(this: RetryConfigNode, def: NodeDef): void {
     RED.nodes.createNode(this, def);
-    this.registry = new DeliveryRegistry<TrackedDelivery>(this.id);
     this.broker = findBroker(RED, def.broker);
     this.problems = [];
     try {

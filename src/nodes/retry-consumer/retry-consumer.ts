@@ -1,12 +1,18 @@
 /**
  * `retry-consumer`: consumes the main queue of a retry-config with manual ack and sends one msg per
- * delivery. The delivery itself stays in the config node's registry; the msg carries its id.
+ * delivery. The delivery itself stays in the session's registry; the msg carries its id, which
+ * starts with this node's id so the end nodes find the session.
  */
-import { ConsumerSession, type DeliveredMessage, type SessionState, type SessionStats } from '../../lib/consumer-session';
+import { ConsumerSession } from '../../lib/consumer-session';
+import { DeliveryRegistry } from '../../lib/delivery-registry';
+import type { DeliveredMessage } from '../../lib/message-info';
+import type { SessionState, SessionStats } from '../../lib/session-types';
+import type { TrackedDelivery } from '../../lib/settlement';
 import { DECODE_MODES, type DecodeMode } from '../../lib/payload';
 import type { BrokerUser } from '../shared/broker-node';
 import { numberProp, type Node, type NodeAPI, type NodeDef, type NodeMessage, type NodeStatus } from '../shared/node-red';
 import { findRetryConfig } from '../shared/retry-config-node';
+import type { RetryConsumerNode } from '../shared/settle';
 
 /** Status updates are throttled: at thousands of messages a second the editor needs a few a second. */
 const STATUS_INTERVAL_MS = 500;
@@ -57,7 +63,7 @@ export = function register(RED: NodeAPI): void {
     const session = new ConsumerSession({
       connection: broker.connection,
       topology: config.topology,
-      registry: config.registry,
+      registry: new DeliveryRegistry<TrackedDelivery>(node.id),
       // Ordered processing needs one message at a time: nothing may overtake a failed one.
       prefetch: ordered ? 1 : Math.max(1, Math.floor(numberProp(def.prefetch, 10))),
       ordered: ordered ? { pauseMs: Math.max(0, numberProp(def.orderedPause, 5)) * 1000 } : undefined,
@@ -67,6 +73,8 @@ export = function register(RED: NodeAPI): void {
       invalidBody: def.invalidBody === 'error' ? 'error' : 'park',
       definitionReader: broker.managementApi,
     });
+    // The end nodes reach the session through this node, named by the delivery ids.
+    (node as RetryConsumerNode).session = session;
 
     let statusTimer: NodeJS.Timeout | undefined;
     let lastText = '';

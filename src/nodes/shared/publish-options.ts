@@ -1,5 +1,6 @@
 /** Where a publish goes and with which AMQP properties, from the node's settings and the msg. Pure. */
 import type { Options } from 'amqplib';
+import { pickDefined, PUBLISH_PROPERTY_KEYS } from '../../lib/message-info';
 import type { NodeMessage } from './node-red';
 
 export interface PublishSettings {
@@ -11,8 +12,6 @@ export interface PublishSettings {
   /** Empty: implied by the payload (object → application/json, string → text/plain). */
   contentType: string;
 }
-
-const PROPERTY_KEYS = ['contentType', 'contentEncoding', 'correlationId', 'replyTo', 'messageId', 'headers', 'expiration', 'priority', 'type', 'appId', 'timestamp', 'persistent'] as const;
 
 function record(value: unknown): Record<string, unknown> {
   return value && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
@@ -46,10 +45,7 @@ export function publishOptions(
   now: () => number = Date.now,
 ): Options.Publish {
   const given = record(msg.properties);
-  const options: Record<string, unknown> = { persistent: settings.persistent };
-  for (const key of PROPERTY_KEYS) {
-    if (given[key] !== undefined && given[key] !== null) options[key] = given[key];
-  }
+  const options: Record<string, unknown> = Object.assign({ persistent: settings.persistent }, pickDefined(given, PUBLISH_PROPERTY_KEYS));
   if (settings.mode === 'reply') {
     const correlationId = consumedProperties(msg).correlationId;
     if (correlationId !== undefined) options.correlationId = correlationId;

@@ -1,47 +1,19 @@
-/** The retry-config node's shape as other nodes see it, and how a settle node finds it from a msg. */
-import { notSettleable, SettleError, type SettleAction, type SettleOutcome, type TrackedDelivery } from '../../lib/consumer-session';
-import { DeliveryRegistry } from '../../lib/delivery-registry';
+/** The retry-config node's shape as other nodes see it. */
 import { EXCHANGE_TYPES, parseDelays, parseQueueArguments, validateTopologyConfig, type ExchangeType, type RetryTopologyConfig } from '../../lib/topology';
 import type { RetryBrokerNode } from './broker-node';
-import { numberProp, stringProp, type Node, type NodeAPI, type NodeDef, type NodeMessage } from './node-red';
+import { numberProp, stringProp, type Node, type NodeAPI, type NodeDef } from './node-red';
 
 export interface RetryConfigNode extends Node {
   /** undefined when the configuration is invalid; `problems` then says why. */
   topology: RetryTopologyConfig | undefined;
   problems: string[];
   broker: RetryBrokerNode | undefined;
-  /** Deliveries of every consumer using this configuration, waiting to be settled. */
-  registry: DeliveryRegistry<TrackedDelivery>;
 }
 
 export function findRetryConfig(RED: NodeAPI, id: unknown): RetryConfigNode | undefined {
   if (typeof id !== 'string' || id === '') return undefined;
   const node = RED.nodes.getNode(id);
   return node && node.type === 'retry-config' ? (node as RetryConfigNode) : undefined;
-}
-
-/** The delivery id a consumer put on `msg.amqp.deliveryId`, if the msg still carries one. */
-export function deliveryIdOf(msg: NodeMessage): string | undefined {
-  const amqp = msg.amqp as { deliveryId?: unknown } | undefined;
-  return typeof amqp?.deliveryId === 'string' ? amqp.deliveryId : undefined;
-}
-
-/**
- * Settles the delivery a msg refers to: the id names the retry-config node whose registry holds it,
- * and the registry entry names the consumer session that owns its channel.
- */
-export async function settleMessage(RED: NodeAPI, msg: NodeMessage, action: SettleAction, reason: string): Promise<SettleOutcome> {
-  const id = deliveryIdOf(msg);
-  if (id === undefined) {
-    throw new Error(`msg.amqp.deliveryId is missing: ${action} needs the msg that came out of a retry consumer (keep msg.amqp when you build a new msg)`);
-  }
-  const config = findRetryConfig(RED, DeliveryRegistry.prefixOf(id));
-  if (!config) {
-    throw new SettleError(`message ${id}: its retry consumer is gone (redeployed?); the broker redelivers the message`, 'unknown');
-  }
-  const entry = config.registry.peek(id);
-  if (!entry) throw notSettleable(config.registry.take(id, action), id, action);
-  return entry.owner.settle(id, action, reason);
 }
 
 function exchangeType(value: unknown, fallback: ExchangeType): ExchangeType {

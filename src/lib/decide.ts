@@ -1,0 +1,99 @@
+/**
+ * The settle decision: what a settle asked for becomes, given the attempt, the max age, the backoff
+ * tiers, the queue type and the consumer's mode. Pure — no channel, no clock of its own — so every
+ * branch is unit-tested without a broker; `settler.ts` carries the decision out.
+ */
+import type { MessageProperties, Options } from 'amqplib';
+import { attemptsExhausted, firstSeenMs, type RetryInfo } from './attempts';
+import { parkedPublishOptions, retryPublishOptions } from './parking';
+import type { SettleAction } from './settlement';
+import { retryQueueFor, retryRoute, type RetryRoute, type RetryTopologyConfig } from './topology';
+
+export type Decision =
+  /** Done: ack the delivery. */
+  | { kind: 'ack' }
+  /** Retry by rejecting without requeue: the main queue's dead-letter exchange takes it to the retry queue. */
+  | { kind: 'dead-letter' }
+  /** Retry by a confirmed copy in the retry queue of the attempt's tier, then ack. */
+  | { kind: 'republish'; queue: string; options: Options.Publish }
+  /** Ordered mode: keep it unacked at the head of the queue and run it again after a pause. */
+  | { kind: 'hold'; reason: string }
+  /** A confirmed copy in the parking queue, then ack. */
+  | { kind: 'park'; queue: string; reason: string; options: Options.Publish };
+
+/** What a consumer's decisions depend on, fixed when it starts. */
+export interface DecisionPolicy {
+  topology: Pick<RetryTopologyConfig, 'mainQueue' | 'parkingQueue' | 'maxAgeMs' | 'retryQueue' | 'retryDelaysMs'>;
+  route: RetryRoute;
+  /** Strict ordered processing: a retry holds the message instead of letting others overtake it. */
+  ordered: boolean;
+}
+
+export function decisionPolicy(topology: RetryTopologyConfig, ordered: boolean): DecisionPolicy {
+  return { topology, route: retryRoute(topology), ordered };
+}
+
+/** The parts of a delivery a decision reads. */
+export interface Decidable {
+  message: { content: Buffer; properties: MessageProperties; fields: { exchange: string; routingKey: string } };
+  retry: Pick<RetryInfo, 'attempt' | 'maxAttempts'>;
+  /** When the consumer received it (ms since epoch): its first-seen time when nothing else tells. */
+  receivedAt: number;
+}
+
+export type InvalidBodyPolicy = 'park' | 'error';
+
+/** What happens to a delivery on arrival: a body that does not decode is parked or reported, never passed on. */
+export function onArrival(decodeError: string | undefined, policy: InvalidBodyPolicy): 'deliver' | 'report-invalid' | 'park' {
+  if (decodeError === undefined) return 'deliver';
+  return policy === 'error' ? 'report-invalid' : 'park';
+}
+
+const ACK: Decision = { kind: 'ack' };
+const DEAD_LETTER: Decision = { kind: 'dead-letter' };
+
+/** When the message was first seen (ms since epoch); receipt by this consumer when nothing tells. */
+function firstSeen(policy: DecisionPolicy, delivery: Decidable): number {
+  const { properties } = delivery.message;
+  return firstSeenMs(properties.headers, properties.timestamp, policy.topology.mainQueue) ?? delivery.receivedAt;
+}
+
+/**
+ * Decides a settle. `reason` is the flow's error text (may be empty); `now` is ms since epoch. A retry
+ * parks once attempts are exhausted or the message is older than the max age.
+ */
+export function decide(policy: DecisionPolicy, delivery: Decidable, action: SettleAction, reason: string, now: number): Decision {
+  if (action === 'ack') return ACK;
+  const { topology } = policy;
+  let parkReason = reason || 'parked';
+  if (action === 'retry') {
+    if (policy.ordered) return { kind: 'hold', reason };
+    const { retry } = delivery;
+    const lastError = reason ? `; last error: ${reason}` : '';
+    if (attemptsExhausted(retry)) {
+      parkReason = `max attempts (${retry.maxAttempts}) reached${lastError}`;
+    } else {
+      // First-seen reads the headers: only when a max age asks for it, or a republished copy carries it.
+      const seen = topology.maxAgeMs > 0 ? firstSeen(policy, delivery) : undefined;
+      if (seen !== undefined && now - seen > topology.maxAgeMs) {
+        parkReason = `older than the max age of ${topology.maxAgeMs / 1000} s${lastError}`;
+      } else if (policy.route === 'dead-letter') {
+        return DEAD_LETTER;
+      } else {
+        const options = retryPublishOptions(delivery.message.properties, retry.attempt, seen ?? firstSeen(policy, delivery));
+        return { kind: 'republish', queue: retryQueueFor(topology, retry.attempt), options };
+      }
+    }
+  }
+  const { message } = delivery;
+  const options = parkedPublishOptions({
+    content: message.content,
+    properties: message.properties,
+    fields: message.fields,
+    mainQueue: topology.mainQueue,
+    attempts: delivery.retry.attempt,
+    reason: parkReason,
+    now: new Date(now),
+  });
+  return { kind: 'park', queue: topology.parkingQueue, reason: parkReason, options };
+}

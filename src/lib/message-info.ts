@@ -1,0 +1,106 @@
+/**
+ * Message building in one place: which AMQP properties a consumed message shows on `msg.amqp`,
+ * which ones the package carries over when it republishes, and which ones a flow may set on a
+ * publish. Pure.
+ */
+import type { ConsumeMessage, MessageProperties, Options } from 'amqplib';
+import type { RetryInfo } from './attempts';
+
+/** What a delivery becomes on `msg.amqp`: plain data only. */
+export interface AmqpInfo {
+  deliveryId: string;
+  queue: string;
+  exchange: string;
+  routingKey: string;
+  redelivered: boolean;
+  deliveryTag: number;
+  consumerTag: string;
+  /** AMQP properties that were set, headers excluded. */
+  properties: Record<string, unknown>;
+  headers: Record<string, unknown>;
+}
+
+export interface DeliveredMessage {
+  payload: unknown;
+  amqp: AmqpInfo;
+  retry: RetryInfo;
+}
+
+/** Every property of a consumed message, headers excluded: what `msg.amqp.properties` shows. */
+export const CONSUMED_PROPERTY_KEYS = [
+  'contentType',
+  'contentEncoding',
+  'deliveryMode',
+  'priority',
+  'correlationId',
+  'replyTo',
+  'expiration',
+  'messageId',
+  'timestamp',
+  'type',
+  'userId',
+  'appId',
+  'clusterId',
+] as const satisfies ReadonlyArray<keyof MessageProperties>;
+
+/**
+ * The properties worth carrying over when the package republishes a message. Left out on purpose:
+ * `expiration` (a parked message waits for a human, it must not expire) and `userId` (the broker
+ * rejects a publish whose user-id is not the connection's user).
+ */
+export const COPIED_PROPERTY_KEYS = [
+  'contentType',
+  'contentEncoding',
+  'correlationId',
+  'replyTo',
+  'messageId',
+  'timestamp',
+  'type',
+  'appId',
+  'priority',
+] as const satisfies ReadonlyArray<keyof MessageProperties>;
+
+/** What a flow may set on `msg.properties` for retry-publish. */
+export const PUBLISH_PROPERTY_KEYS = [
+  'contentType',
+  'contentEncoding',
+  'correlationId',
+  'replyTo',
+  'messageId',
+  'headers',
+  'expiration',
+  'priority',
+  'type',
+  'appId',
+  'timestamp',
+  'persistent',
+] as const satisfies ReadonlyArray<keyof Options.Publish>;
+
+/** The listed keys of an object that are neither undefined nor null. */
+export function pickDefined<T extends object>(source: T, keys: ReadonlyArray<keyof T>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const key of keys) {
+    const value: unknown = source[key];
+    if (value !== undefined && value !== null) out[String(key)] = value;
+  }
+  return out;
+}
+
+/** The properties of a consumed message that a republished copy keeps. */
+export function copiedProperties(p: MessageProperties): Options.Publish {
+  return pickDefined(p, COPIED_PROPERTY_KEYS);
+}
+
+export function toAmqpInfo(deliveryId: string, queue: string, message: ConsumeMessage): AmqpInfo {
+  return {
+    deliveryId,
+    queue,
+    exchange: message.fields.exchange,
+    routingKey: message.fields.routingKey,
+    redelivered: message.fields.redelivered,
+    deliveryTag: message.fields.deliveryTag,
+    consumerTag: message.fields.consumerTag,
+    properties: pickDefined(message.properties, CONSUMED_PROPERTY_KEYS),
+    headers: { ...(message.properties.headers ?? {}) },
+  };
+}

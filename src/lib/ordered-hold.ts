@@ -1,0 +1,50 @@
+/**
+ * Ordered mode's hold: a failed message stays at the head of the queue — unacked, so nothing behind
+ * it is delivered (prefetch 1) — and goes through the flow again after a pause. It is never returned
+ * to the broker, so a quorum queue's delivery limit cannot drop it.
+ */
+import type { ConsumeMessage } from 'amqplib';
+import type { TrackedDelivery } from './settlement';
+
+export interface OrderedHoldHost {
+  /** Whether the held delivery's channel is still the consumer's. */
+  usable(entry: TrackedDelivery): boolean;
+  /** Runs a held delivery through the flow again, as attempt `attempt`. */
+  redeliver(entry: TrackedDelivery, attempt: number): void;
+  /** Processing is blocked (with a text saying since when and why), or flows again (undefined). */
+  blocked(detail: string | undefined): void;
+}
+
+export class OrderedHold {
+  private held: { since: Date; attempt: number; content: Buffer; messageId: unknown } | undefined;
+
+  constructor(
+    private readonly pauseMs: number,
+    private readonly host: OrderedHoldHost,
+  ) {}
+
+  /** Ordered mode has no attempt limit; a held message redelivered after a lost channel keeps its count. */
+  attemptOf(message: ConsumeMessage): number {
+    const held = this.held;
+    const again = held !== undefined && held.content.equals(message.content) && held.messageId === (message.properties.messageId as unknown);
+    return again ? held.attempt + 1 : 1;
+  }
+
+  hold(entry: TrackedDelivery, reason: string): void {
+    const { attempt } = entry.retry;
+    const since = this.held?.since ?? new Date();
+    this.held = { since, attempt, content: entry.message.content, messageId: entry.message.properties.messageId as unknown };
+    this.host.blocked(`blocked since ${since.toISOString()}, attempt ${attempt}${reason ? `: ${reason}` : ''}`);
+    const timer = setTimeout(() => {
+      if (this.host.usable(entry)) this.host.redeliver(entry, attempt + 1);
+    }, this.pauseMs);
+    timer.unref?.();
+  }
+
+  /** The held message was acked or parked: processing goes on. */
+  release(): void {
+    if (!this.held) return;
+    this.held = undefined;
+    this.host.blocked(undefined);
+  }
+}

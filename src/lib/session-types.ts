@@ -1,0 +1,62 @@
+/** The consumer session's options, states, counters and events, as plain types. */
+import type { BrokerConnection } from './broker-connection';
+import type { InvalidBodyPolicy } from './decide';
+import type { DeliveryRegistry } from './delivery-registry';
+import type { DeliveredMessage } from './message-info';
+import type { DecodeMode } from './payload';
+import type { TrackedDelivery } from './settlement';
+import type { DefinitionReader } from './topology-broker';
+import type { RetryTopologyConfig } from './topology';
+
+export interface SessionStats {
+  inFlight: number;
+  acked: number;
+  retried: number;
+  parked: number;
+  /** Messages waiting in the parking queue (from all consumers and the broker), when watched. */
+  parkingDepth?: number;
+}
+
+export type SessionPhase = 'waiting-for-connection' | 'checking-topology' | 'consuming' | 'blocked' | 'topology-error' | 'channel-lost' | 'stopped';
+
+export interface SessionState {
+  phase: SessionPhase;
+  detail?: string;
+}
+
+export interface ConsumerSessionOptions {
+  connection: BrokerConnection;
+  topology: RetryTopologyConfig;
+  /**
+   * This consumer's deliveries waiting to be settled, one registry per session; its prefix names the
+   * node that owns the session. Default: a registry of its own with prefix `consumer`.
+   */
+  registry?: DeliveryRegistry<TrackedDelivery>;
+  prefetch: number;
+  /** A delivery nobody settles within this time is retried; 0 disables the timer. */
+  settleTimeoutMs: number;
+  decode: DecodeMode;
+  /** What happens to a body that does not decode (JSON that does not parse). */
+  invalidBody: InvalidBodyPolicy;
+  definitionReader?: DefinitionReader;
+  /** Pause before a delivery whose parking failed goes back to the queue. */
+  parkFailurePauseMs?: number;
+  /**
+   * Strict ordered processing: prefetch 1, and a retry keeps the message at the head of the queue and
+   * runs it again after `pauseMs`, until it succeeds or is parked.
+   */
+  ordered?: { pauseMs: number };
+  /** How often to look at the parking queue's depth (a passive check); 0: never. */
+  parkingWatchMs?: number;
+}
+
+export interface ConsumerSessionEvents {
+  state: [SessionState];
+  /** The counters changed: read `stats` (not computed per event: it fires on every delivery). */
+  stats: [];
+  message: [DeliveredMessage];
+  /** A body that did not decode, with `invalidBody: 'error'`: the delivery waits to be settled. */
+  invalid: [DeliveredMessage, string];
+  warning: [string];
+  error: [string];
+}

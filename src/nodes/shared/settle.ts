@@ -1,0 +1,58 @@
+/**
+ * The one way the end nodes settle the delivery a msg refers to, and report a settle that could not
+ * happen. The delivery id names the retry-consumer node whose session holds the delivery.
+ */
+import type { ConsumerSession } from '../../lib/consumer-session';
+import { DeliveryRegistry } from '../../lib/delivery-registry';
+import { SettleError, type SettleAction, type SettleOutcome } from '../../lib/settlement';
+import type { DoneFunction, Node, NodeAPI, NodeMessage } from './node-red';
+
+/** A retry-consumer node as the end nodes see it: undefined session when it did not start. */
+export interface RetryConsumerNode extends Node {
+  session: ConsumerSession | undefined;
+}
+
+/** The delivery id a consumer put on `msg.amqp.deliveryId`, if the msg still carries one. */
+export function deliveryIdOf(msg: NodeMessage): string | undefined {
+  const amqp = msg.amqp as { deliveryId?: unknown } | undefined;
+  return typeof amqp?.deliveryId === 'string' ? amqp.deliveryId : undefined;
+}
+
+/** Settles the delivery a msg refers to; throws {@link SettleError} (or an Error without an id). */
+export async function settleMessage(RED: NodeAPI, msg: NodeMessage, action: SettleAction, reason: string): Promise<SettleOutcome> {
+  const id = deliveryIdOf(msg);
+  if (id === undefined) {
+    throw new Error(`msg.amqp.deliveryId is missing: ${action} needs the msg that came out of a retry consumer (keep msg.amqp when you build a new msg)`);
+  }
+  const owner = RED.nodes.getNode(DeliveryRegistry.prefixOf(id) ?? '');
+  const session = owner?.type === 'retry-consumer' ? (owner as RetryConsumerNode).session : undefined;
+  if (!session) {
+    throw new SettleError(`message ${id}: its retry consumer is gone (redeployed?); the broker redelivers the message`, 'unknown');
+  }
+  return session.settle(id, action, reason);
+}
+
+/**
+ * An end node's input: settles, then hands the outcome on. A delivery that was already settled, or
+ * whose channel is gone, is a warning: the broker redelivers it (or already has), so nothing is lost
+ * and the flow has nothing to handle. Anything else — no delivery id, a failed park — is an error a
+ * Catch node can handle.
+ */
+export function settleInput(RED: NodeAPI, node: Node, msg: NodeMessage, action: SettleAction, reason: string, done: DoneFunction, settled: (outcome: SettleOutcome) => void): void {
+  settleMessage(RED, msg, action, reason).then(
+    (outcome) => {
+      settled(outcome);
+      done();
+    },
+    (err: unknown) => {
+      if (err instanceof SettleError && err.kind !== 'broker') {
+        node.status({ fill: 'yellow', shape: 'ring', text: err.kind.replace('-', ' ') });
+        node.warn(err.message);
+        done();
+        return;
+      }
+      node.status({ fill: 'red', shape: 'ring', text: 'failed' });
+      done(err instanceof Error ? err : new Error(String(err)));
+    },
+  );
+}

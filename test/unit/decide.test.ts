@@ -1,0 +1,154 @@
+/** decide(): every branch of the settle decision, without a broker. */
+import assert from 'node:assert/strict';
+import type { MessageProperties } from 'amqplib';
+import { ATTEMPT_HEADER, FIRST_SEEN_HEADER } from '../../src/lib/attempts';
+import { decide, decisionPolicy, onArrival, type Decidable, type Decision, type DecisionPolicy } from '../../src/lib/decide';
+import { PARK_HEADERS } from '../../src/lib/parking';
+import type { RetryTopologyConfig } from '../../src/lib/topology';
+
+const NOW = Date.parse('2026-11-23T12:00:00Z');
+
+function topology(extra: Partial<RetryTopologyConfig> = {}): RetryTopologyConfig {
+  return {
+    mode: 'declare',
+    mainExchange: 'main-exchange',
+    mainExchangeType: 'direct',
+    mainQueue: 'main-queue',
+    routingKeys: ['rk'],
+    retryExchange: '',
+    retryExchangeType: 'fanout',
+    retryQueue: 'main-queue.retry',
+    retryDelaysMs: [5000],
+    parkingQueue: 'main-queue.parking',
+    maxAttempts: 3,
+    maxAgeMs: 0,
+    mainQueueArguments: {},
+    retryQueueArguments: {},
+    parkingQueueArguments: {},
+    ...extra,
+  };
+}
+
+function delivery(attempt: number, options: { maxAttempts?: number; headers?: Record<string, unknown>; timestamp?: number; receivedAt?: number } = {}): Decidable {
+  const properties = { messageId: 'm-1', contentType: 'application/json', deliveryMode: 2, headers: options.headers ?? { origin: 'test' }, timestamp: options.timestamp } as unknown as MessageProperties;
+  return {
+    message: { content: Buffer.from('{}'), properties, fields: { exchange: 'main-exchange', routingKey: 'rk' } },
+    retry: { attempt, maxAttempts: options.maxAttempts ?? 3 },
+    receivedAt: options.receivedAt ?? NOW,
+  };
+}
+
+function parked(decision: Decision): Extract<Decision, { kind: 'park' }> {
+  assert.equal(decision.kind, 'park');
+  return decision;
+}
+
+function republished(decision: Decision): Extract<Decision, { kind: 'republish' }> {
+  assert.equal(decision.kind, 'republish');
+  return decision;
+}
+
+describe('decide()', () => {
+  const classic: DecisionPolicy = decisionPolicy(topology(), false);
+
+  it('ack: acks, whatever the attempt', () => {
+    assert.deepEqual(decide(classic, delivery(3), 'ack', 'ignored', NOW), { kind: 'ack' });
+  });
+
+  it('retry with attempts left, one delay on a classic queue: dead-letters to the retry queue', () => {
+    assert.equal(classic.route, 'dead-letter');
+    assert.deepEqual(decide(classic, delivery(1), 'retry', 'boom', NOW), { kind: 'dead-letter' });
+  });
+
+  it('retry on the last attempt: parks, with the last error in the reason', () => {
+    const d = parked(decide(classic, delivery(3), 'retry', 'boom', NOW));
+    assert.equal(d.queue, 'main-queue.parking');
+    assert.equal(d.reason, 'max attempts (3) reached; last error: boom');
+    assert.equal(d.options.headers?.[PARK_HEADERS.reason], 'max attempts (3) reached; last error: boom');
+    assert.equal(d.options.headers?.[PARK_HEADERS.attempt], 3);
+    assert.equal(d.options.headers?.[PARK_HEADERS.time], new Date(NOW).toISOString());
+    assert.equal(d.options.headers?.origin, 'test');
+    assert.equal(d.options.persistent, true);
+    assert.equal(d.options.mandatory, true);
+  });
+
+  it('retry on the last attempt without an error text: parks with the bare reason', () => {
+    assert.equal(parked(decide(classic, delivery(3), 'retry', '', NOW)).reason, 'max attempts (3) reached');
+  });
+
+  it('retry of a message older than the max age: parks, though attempts are left', () => {
+    const policy = decisionPolicy(topology({ maxAgeMs: 60_000 }), false);
+    const old = delivery(1, { headers: { [FIRST_SEEN_HEADER]: NOW - 120_000 } });
+    assert.equal(parked(decide(policy, old, 'retry', 'boom', NOW)).reason, 'older than the max age of 60 s; last error: boom');
+  });
+
+  it('max age without any clue in the message: its age counts from receipt by this consumer', () => {
+    const policy = decisionPolicy(topology({ maxAgeMs: 60_000 }), false);
+    assert.deepEqual(decide(policy, delivery(1, { receivedAt: NOW - 1000 }), 'retry', '', NOW), { kind: 'dead-letter' });
+    assert.equal(parked(decide(policy, delivery(1, { receivedAt: NOW - 61_000 }), 'retry', '', NOW)).reason, 'older than the max age of 60 s');
+  });
+
+  it('max age reads the publisher timestamp (seconds) too', () => {
+    const policy = decisionPolicy(topology({ maxAgeMs: 60_000 }), false);
+    const stamped = delivery(1, { timestamp: Math.floor((NOW - 3_600_000) / 1000) });
+    assert.equal(parked(decide(policy, stamped, 'retry', '', NOW)).reason, 'older than the max age of 60 s');
+  });
+
+  it('retry with backoff tiers: a confirmed copy in the tier of the attempt, the last tier repeating', () => {
+    const policy = decisionPolicy(topology({ retryDelaysMs: [1000, 10_000], maxAttempts: 5 }), false);
+    assert.equal(policy.route, 'republish');
+    const first = republished(decide(policy, delivery(1, { maxAttempts: 5, receivedAt: NOW - 5 }), 'retry', 'boom', NOW));
+    assert.equal(first.queue, 'main-queue.retry.1s');
+    assert.equal(first.options.headers?.[ATTEMPT_HEADER], 1);
+    assert.equal(first.options.headers?.[FIRST_SEEN_HEADER], NOW - 5);
+    assert.equal(first.options.headers?.origin, 'test');
+    assert.equal(first.options.persistent, true);
+    assert.equal(first.options.mandatory, true);
+    assert.equal(republished(decide(policy, delivery(2, { maxAttempts: 5 }), 'retry', '', NOW)).queue, 'main-queue.retry.10s');
+    assert.equal(republished(decide(policy, delivery(4, { maxAttempts: 5 }), 'retry', '', NOW)).queue, 'main-queue.retry.10s');
+  });
+
+  it('retry with tiers and a max age: the copy keeps the first-seen time the age was measured from', () => {
+    const policy = decisionPolicy(topology({ retryDelaysMs: [1000, 10_000], maxAgeMs: 60_000 }), false);
+    const d = republished(decide(policy, delivery(1, { headers: { [FIRST_SEEN_HEADER]: NOW - 30_000 } }), 'retry', '', NOW));
+    assert.equal(d.options.headers?.[FIRST_SEEN_HEADER], NOW - 30_000);
+  });
+
+  it('retry on a quorum main queue: republishes to the retry queue (the broker dead-letters to parking)', () => {
+    const policy = decisionPolicy(topology({ mainQueueArguments: { 'x-queue-type': 'quorum' } }), false);
+    assert.equal(policy.route, 'republish');
+    assert.equal(republished(decide(policy, delivery(2), 'retry', '', NOW)).queue, 'main-queue.retry');
+    assert.equal(parked(decide(policy, delivery(3), 'retry', '', NOW)).reason, 'max attempts (3) reached');
+  });
+
+  it('retry in ordered mode: holds with the reason, whatever the attempt or age', () => {
+    const policy = decisionPolicy(topology({ maxAgeMs: 1 }), true);
+    assert.deepEqual(decide(policy, delivery(7, { maxAttempts: 0, receivedAt: 0 }), 'retry', 'boom', NOW), { kind: 'hold', reason: 'boom' });
+  });
+
+  it('park in ordered mode, and ack: not held', () => {
+    const policy = decisionPolicy(topology(), true);
+    assert.equal(parked(decide(policy, delivery(1, { maxAttempts: 0 }), 'park', 'bad', NOW)).reason, 'bad');
+    assert.deepEqual(decide(policy, delivery(1), 'ack', '', NOW), { kind: 'ack' });
+  });
+
+  it('park: parks at once with the given reason, or "parked" without one', () => {
+    const d = parked(decide(classic, delivery(1), 'park', 'negative amount', NOW));
+    assert.equal(d.reason, 'negative amount');
+    assert.equal(d.options.headers?.[PARK_HEADERS.attempt], 1);
+    assert.equal(d.options.headers?.[PARK_HEADERS.originalQueue], 'main-queue');
+    assert.equal(parked(decide(classic, delivery(1), 'park', '', NOW)).reason, 'parked');
+  });
+});
+
+describe('onArrival()', () => {
+  it('passes a decoded body on', () => {
+    assert.equal(onArrival(undefined, 'park'), 'deliver');
+    assert.equal(onArrival(undefined, 'error'), 'deliver');
+  });
+
+  it('parks a body that does not decode, or reports it for the flow to settle', () => {
+    assert.equal(onArrival('body is not valid JSON', 'park'), 'park');
+    assert.equal(onArrival('body is not valid JSON', 'error'), 'report-invalid');
+  });
+});
