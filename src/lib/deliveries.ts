@@ -45,7 +45,7 @@ export class Deliveries {
     const decoded = decodePayload(message.content, message.properties.contentType as string | undefined, options.decode);
     const error = decoded.ok ? undefined : decoded.error;
     const delivered: DeliveredMessage = {
-      payload: decoded.ok ? decoded.payload : message.content.toString('utf8'),
+      payload: decoded.ok ? decoded.payload : decoded.raw,
       amqp: toAmqpInfo(id, options.mainQueue, message),
       retry,
     };

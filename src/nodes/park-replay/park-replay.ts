@@ -7,7 +7,8 @@ import { peekHazard, selectionFrom } from '../../lib/parked-view';
 import { replayParked } from '../../lib/replay';
 import type { RetryTopologyConfig } from '../../lib/topology';
 import type { RetryBrokerNode } from '../shared/broker-node';
-import { numberProp, type Node, type NodeAPI, type NodeDef, type NodeMessage, type NodeStatus } from '../shared/node-red';
+import { type Node, type NodeAPI, type NodeDef, type NodeMessage, type NodeStatus } from '../shared/node-red';
+import { readNumberField } from '../shared/number-fields';
 import { findRetryConfig } from '../shared/retry-config-node';
 
 const PARK_ACTIONS = ['replay', 'peek', 'purge'] as const;
@@ -48,12 +49,19 @@ export = function register(RED: NodeAPI): void {
     RED.nodes.createNode(this, def);
     const node = this;
     const config = findRetryConfig(RED, def.config);
-    const configuredMax = Math.max(1, Math.floor(numberProp(def.max, 100)));
+    const read = readNumberField(def.max, { label: 'at most', fallback: 100, min: 1, integer: true });
+    const problem = 'problem' in read ? read.problem : undefined;
+    if (problem) node.status({ fill: 'red', shape: 'ring', text: problem });
+    const configuredMax = 'value' in read ? read.value : 100;
     const resetAttempts = def.resetAttempts !== false;
     let running = false;
     node.on('input', (msg, send, done) => {
       const topology = config?.topology;
       const broker = config?.broker;
+      if (problem) {
+        done(new Error(`parking: ${problem}`));
+        return;
+      }
       if (!topology || !broker) {
         done(new Error(`parking: ${config ? config.problems.join('; ') || 'no broker' : 'no retry configuration selected'}`));
         return;

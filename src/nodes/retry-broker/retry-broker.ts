@@ -7,7 +7,8 @@ import { BrokerConnection } from '../../lib/broker-connection';
 import { resolveConnectTarget, isUnresolvedEnv } from '../../lib/connection-settings';
 import { ManagementApi } from '../../lib/management-api';
 import { connectionStatus, type BrokerUser, type RetryBrokerNode } from '../shared/broker-node';
-import { numberProp, stringProp, type Node, type NodeAPI, type NodeDef } from '../shared/node-red';
+import { MAX_TIMER_SECONDS, readNumberFields } from '../shared/number-fields';
+import { stringProp, type Node, type NodeAPI, type NodeDef } from '../shared/node-red';
 
 export = function register(RED: NodeAPI): void {
   function RetryBroker(this: RetryBrokerNode, def: NodeDef): void {
@@ -18,17 +19,23 @@ export = function register(RED: NodeAPI): void {
     if (url !== '' && isUnresolvedEnv(url)) {
       node.log(`broker URL ${url}: environment variable not set, using host ${stringProp(def.host, '127.0.0.1')}`);
     }
+    const numbers = readNumberFields(def, {
+      port: { label: 'port', fallback: 5672, min: 1, max: 65535, integer: true },
+      heartbeat: { label: 'heartbeat', fallback: 30, min: 0, max: 65535, integer: true, unit: 's' },
+      reconnectMax: { label: 'maximum reconnect delay', fallback: 30, min: 1, max: MAX_TIMER_SECONDS, unit: 's' },
+    });
     let target: { url: string; display: string };
     try {
+      if (numbers.problems.length > 0) throw new Error(numbers.problems.join('; '));
       target = resolveConnectTarget({
         url,
         host: stringProp(def.host, '127.0.0.1'),
-        port: numberProp(def.port, 5672),
+        port: numbers.values.port,
         vhost: stringProp(def.vhost, '/'),
         tls: def.tls === true,
         username: node.credentials?.user,
         password: node.credentials?.password,
-        heartbeat: numberProp(def.heartbeat, 30),
+        heartbeat: numbers.values.heartbeat,
       });
     } catch (err) {
       node.error((err as Error).message);
@@ -38,7 +45,7 @@ export = function register(RED: NodeAPI): void {
     node.connection = new BrokerConnection({
       url: target.url,
       connectionName: `node-red ${stringProp(def.name) || node.id}`,
-      reconnect: { initialMs: 1000, maxMs: numberProp(def.reconnectMax, 30) * 1000 },
+      reconnect: { initialMs: 1000, maxMs: numbers.values.reconnectMax * 1000 },
     });
     const parsed = new URL(target.url);
     const managementUrl = stringProp(def.managementUrl);

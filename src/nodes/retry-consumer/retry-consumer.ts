@@ -10,7 +10,8 @@ import type { SessionState, SessionStats } from '../../lib/session-types';
 import type { TrackedDelivery } from '../../lib/settlement';
 import { DECODE_MODES, type DecodeMode } from '../../lib/payload';
 import type { BrokerUser } from '../shared/broker-node';
-import { numberProp, type Node, type NodeAPI, type NodeDef, type NodeMessage, type NodeStatus } from '../shared/node-red';
+import { type Node, type NodeAPI, type NodeDef, type NodeMessage, type NodeStatus } from '../shared/node-red';
+import { MAX_TIMER_SECONDS, readNumberFields } from '../shared/number-fields';
 import { findRetryConfig } from '../shared/retry-config-node';
 import type { RetryConsumerNode } from '../shared/settle';
 
@@ -49,26 +50,34 @@ export = function register(RED: NodeAPI): void {
   function RetryConsumer(this: Node, def: NodeDef): void {
     RED.nodes.createNode(this, def);
     const node = this;
+    const ordered = def.mode === 'ordered';
+    const { values, problems } = readNumberFields(def, {
+      // Ordered processing forces prefetch 1, so its field is not read then.
+      ...(ordered ? {} : { prefetch: { label: 'prefetch', fallback: 10, min: 1, max: 65535, integer: true } }),
+      ...(ordered ? { orderedPause: { label: 'pause', fallback: 5, min: 0, max: MAX_TIMER_SECONDS, unit: 's' } } : {}),
+      settleTimeout: { label: 'settle timeout', fallback: 60, min: 0, max: MAX_TIMER_SECONDS, unit: 's' },
+      parkingWatch: { label: 'watch parking', fallback: 30, min: 0, max: MAX_TIMER_SECONDS, unit: 's' },
+    });
     const config = findRetryConfig(RED, def.config);
-    if (!config || !config.topology || !config.broker) {
-      const why = !config ? 'no retry configuration selected' : config.problems.join('; ') || 'retry configuration has no broker';
+    if (!config) problems.unshift('no retry configuration selected');
+    else if (!config.topology || !config.broker) problems.unshift(config.problems.join('; ') || 'retry configuration has no broker');
+    if (!config || !config.topology || !config.broker || problems.length > 0) {
+      const why = problems.join('; ');
       node.status({ fill: 'red', shape: 'ring', text: why });
       node.error(`retry consumer not started: ${why}`);
       return;
     }
     const broker = config.broker;
     const decode: DecodeMode = DECODE_MODES.find((m) => m === def.decode) ?? 'auto';
-    const settleTimeoutMs = Math.max(0, numberProp(def.settleTimeout, 60)) * 1000;
-    const ordered = def.mode === 'ordered';
     const session = new ConsumerSession({
       connection: broker.connection,
       topology: config.topology,
       registry: new DeliveryRegistry<TrackedDelivery>(node.id),
       // Ordered processing needs one message at a time: nothing may overtake a failed one.
-      prefetch: ordered ? 1 : Math.max(1, Math.floor(numberProp(def.prefetch, 10))),
-      ordered: ordered ? { pauseMs: Math.max(0, numberProp(def.orderedPause, 5)) * 1000 } : undefined,
-      parkingWatchMs: Math.max(0, numberProp(def.parkingWatch, 30)) * 1000,
-      settleTimeoutMs,
+      prefetch: ordered ? 1 : (values.prefetch ?? 10),
+      ordered: ordered ? { pauseMs: (values.orderedPause ?? 5) * 1000 } : undefined,
+      parkingWatchMs: values.parkingWatch * 1000,
+      settleTimeoutMs: values.settleTimeout * 1000,
       decode,
       invalidBody: def.invalidBody === 'error' ? 'error' : 'park',
       definitionReader: broker.managementApi,

@@ -59,13 +59,6 @@ export interface NodeAPI {
   _(key: string, substitutions?: Record<string, unknown>): string;
 }
 
-/** Reads a Node-RED editor number field (stored as string or number) with a fallback. */
-export function numberProp(value: unknown, fallback: number): number {
-  if (typeof value === 'number' && Number.isFinite(value)) return value;
-  if (typeof value === 'string' && value.trim() !== '' && Number.isFinite(Number(value))) return Number(value);
-  return fallback;
-}
-
 export function stringProp(value: unknown, fallback = ''): string {
   return typeof value === 'string' ? value.trim() : fallback;
 }

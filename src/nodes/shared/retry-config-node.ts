@@ -1,7 +1,8 @@
 /** The retry-config node's shape as other nodes see it. */
 import { EXCHANGE_TYPES, parseDelays, parseQueueArguments, validateTopologyConfig, type ExchangeType, type RetryTopologyConfig } from '../../lib/topology';
 import type { RetryBrokerNode } from './broker-node';
-import { numberProp, stringProp, type Node, type NodeAPI, type NodeDef } from './node-red';
+import { readNumberFields } from './number-fields';
+import { stringProp, type Node, type NodeAPI, type NodeDef } from './node-red';
 
 export interface RetryConfigNode extends Node {
   /** undefined when the configuration is invalid; `problems` then says why. */
@@ -23,6 +24,11 @@ function exchangeType(value: unknown, fallback: ExchangeType): ExchangeType {
 /** The topology a node definition describes; throws with every problem found. */
 export function topologyFromDefinition(def: NodeDef): RetryTopologyConfig {
   const mainQueue = stringProp(def.mainQueue);
+  // Ranges are checked with the rest of the topology (validateTopologyConfig); here only what is not a number.
+  const numbers = readNumberFields(def, {
+    maxAttempts: { label: 'max attempts', fallback: 3 },
+    maxAge: { label: 'max age', fallback: 0 },
+  });
   const topology: RetryTopologyConfig = {
     mode: def.mode === 'check' ? 'check' : 'declare',
     mainExchange: stringProp(def.mainExchange),
@@ -38,13 +44,13 @@ export function topologyFromDefinition(def: NodeDef): RetryTopologyConfig {
     retryQueue: stringProp(def.retryQueue) || (mainQueue && `${mainQueue}.retry`),
     retryDelaysMs: parseDelays(typeof def.retryDelay === 'number' ? def.retryDelay : stringProp(def.retryDelay) || '5000'),
     parkingQueue: stringProp(def.parkingQueue) || (mainQueue && `${mainQueue}.parking`),
-    maxAttempts: numberProp(def.maxAttempts, 3),
-    maxAgeMs: Math.round(numberProp(def.maxAge, 0) * 1000),
+    maxAttempts: numbers.values.maxAttempts,
+    maxAgeMs: Math.round(numbers.values.maxAge * 1000),
     mainQueueArguments: parseQueueArguments(stringProp(def.mainQueueArgs), 'main queue arguments'),
     retryQueueArguments: parseQueueArguments(stringProp(def.retryQueueArgs), 'retry queue arguments'),
     parkingQueueArguments: parseQueueArguments(stringProp(def.parkingQueueArgs), 'parking queue arguments'),
   };
-  const problems = validateTopologyConfig(topology);
+  const problems = numbers.problems.length > 0 ? numbers.problems : validateTopologyConfig(topology);
   if (problems.length > 0) throw new Error(problems.join('; '));
   return topology;
 }
