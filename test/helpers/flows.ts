@@ -22,8 +22,14 @@ export function uniqueNames(prefix: string): Names {
   };
 }
 
+/**
+ * The test broker node's name, unique per test process: its connection is `node-red <name>` on the
+ * broker, and a test that has the broker close it must not close other runs' connections.
+ */
+export const TEST_BROKER_NAME = uniqueName('broker');
+
 export function brokerNode(extra: Record<string, unknown> = {}): Record<string, unknown> {
-  return { id: 'broker', type: 'retry-broker', name: 'test broker', url: AMQP_URL, heartbeat: '30', ...extra };
+  return { id: 'broker', type: 'retry-broker', name: TEST_BROKER_NAME, url: AMQP_URL, heartbeat: '30', ...extra };
 }
 
 export function configNode(names: Names, extra: Record<string, unknown> = {}): Record<string, unknown> {

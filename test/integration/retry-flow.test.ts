@@ -4,7 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { Broker, closeConnectionsNamed, waitFor } from '../helpers/broker';
-import { brokerNode, configNode, consumerNode, tab, uniqueNames, type Names } from '../helpers/flows';
+import { brokerNode, configNode, consumerNode, tab, TEST_BROKER_NAME, uniqueNames, type Names } from '../helpers/flows';
 import { helper, loadFlow } from '../helpers/node-red';
 
 type Msg = Record<string, any>;
@@ -180,7 +180,7 @@ describe('retry flow in the Node-RED runtime (real broker)', function () {
     await broker.publish(names.mainExchange, names.routingKey, { n: 1 });
     await waitFor(() => seen.length === 1, 'the first delivery');
     // The broker closes the shared connection under the consumer, as a broker restart would.
-    await closeConnectionsNamed('node-red test broker');
+    await closeConnectionsNamed(`node-red ${TEST_BROKER_NAME}`);
     await waitFor(() => seen.length === 2, 'the redelivery after reconnect');
     helper.getNode('ack').receive(seen[0]!);
     await waitFor(() => warnings.length === 1, 'the stale warning');
