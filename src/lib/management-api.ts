@@ -24,9 +24,17 @@ export class ManagementApi implements DefinitionReader {
   }
 
   async exchangeType(name: string): Promise<string | undefined> {
-    const body = await this.get(`exchanges/${encodeURIComponent(this.options.vhost)}/${encodeURIComponent(name)}`);
-    const type = (body as { type?: unknown } | undefined)?.type;
+    const type = (await this.exchange(name))?.type;
     return typeof type === 'string' ? type : undefined;
+  }
+
+  async exchangeArguments(name: string): Promise<Record<string, unknown> | undefined> {
+    const args = (await this.exchange(name))?.arguments;
+    return args && typeof args === 'object' ? (args as Record<string, unknown>) : undefined;
+  }
+
+  private async exchange(name: string): Promise<{ type?: unknown; arguments?: unknown } | undefined> {
+    return (await this.get(`exchanges/${encodeURIComponent(this.options.vhost)}/${encodeURIComponent(name)}`)) as { type?: unknown; arguments?: unknown } | undefined;
   }
 
   /** undefined on 404 (the AMQP check reports missing objects); throws on anything else unexpected. */

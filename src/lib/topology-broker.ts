@@ -33,6 +33,8 @@ export class TopologyError extends Error {
 export interface DefinitionReader {
   queueArguments(name: string): Promise<QueueArguments | undefined>;
   exchangeType(name: string): Promise<string | undefined>;
+  /** The exchange's arguments (e.g. `alternate-exchange`); optional for readers that cannot tell. */
+  exchangeArguments?(name: string): Promise<Record<string, unknown> | undefined>;
 }
 
 export interface TopologyResult {
@@ -75,7 +77,7 @@ export async function declareTopology(run: ChannelRunner, plan: TopologyPlan): P
     try {
       for (const ex of plan.exchanges) {
         step = { kind: 'exchange', name: ex.name, action: 'declare' };
-        await channel.assertExchange(ex.name, ex.type, { durable: true });
+        await channel.assertExchange(ex.name, ex.type, ex.arguments ? { durable: true, arguments: ex.arguments } : { durable: true });
       }
       for (const q of plan.queues) {
         step = { kind: 'queue', name: q.name, action: 'declare' };
@@ -116,6 +118,12 @@ export async function checkTopology(run: ChannelRunner, plan: TopologyPlan, read
     if (exists && reader) {
       const type = await reader.exchangeType(ex.name);
       if (type !== undefined && type !== ex.type) problems.push(`exchange '${ex.name}': type is '${type}' on the broker, config says '${ex.type}'`);
+      // Only the arguments the configuration sets: an exchange may carry others it does not care about.
+      const onBroker = ex.arguments && (await reader.exchangeArguments?.(ex.name));
+      if (onBroker && ex.arguments) {
+        const relevant = Object.fromEntries(Object.entries(onBroker).filter(([key]) => key in (ex.arguments ?? {})));
+        for (const diff of diffArguments(relevant, ex.arguments)) problems.push(describeDifference('exchange', ex.name, diff));
+      }
     }
   }
   for (const q of plan.queues) {

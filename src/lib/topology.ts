@@ -42,15 +42,25 @@ export interface RetryTopologyConfig {
   mainQueueArguments: QueueArguments;
   retryQueueArguments: QueueArguments;
   parkingQueueArguments: QueueArguments;
+  /**
+   * Declared as the main exchange's `alternate-exchange` (a fanout) when set: messages published to
+   * the main exchange that no binding routes land in {@link unroutedQueue} instead of being dropped,
+   * whoever published them. Empty or absent: none.
+   */
+  alternateExchange?: string;
+  /** The queue bound to the alternate exchange; default `<main exchange>.unrouted`. */
+  unroutedQueue?: string;
 }
 
 export interface PlannedExchange {
   name: string;
   type: ExchangeType;
+  /** Exchange arguments the configuration sets (`alternate-exchange`). */
+  arguments?: Record<string, unknown>;
 }
 
 export interface PlannedQueue {
-  role: 'main' | 'retry' | 'parking';
+  role: 'main' | 'retry' | 'parking' | 'unrouted';
   name: string;
   arguments: QueueArguments;
 }
@@ -70,6 +80,14 @@ export interface TopologyPlan {
 export const DEAD_LETTER_EXCHANGE = 'x-dead-letter-exchange';
 export const DEAD_LETTER_ROUTING_KEY = 'x-dead-letter-routing-key';
 export const MESSAGE_TTL = 'x-message-ttl';
+export const ALTERNATE_EXCHANGE = 'alternate-exchange';
+
+/** The alternate exchange and its queue, or undefined when the configuration sets none. */
+export function unroutedRoute(config: Pick<RetryTopologyConfig, 'mainExchange' | 'alternateExchange' | 'unroutedQueue'>): { exchange: string; queue: string } | undefined {
+  const exchange = config.alternateExchange ?? '';
+  if (exchange === '') return undefined;
+  return { exchange, queue: config.unroutedQueue || `${config.mainExchange}.unrouted` };
+}
 
 /**
  * How a retry reaches its delay queue.
@@ -146,8 +164,17 @@ export function validateTopologyConfig(config: RetryTopologyConfig): string[] {
     else if (name.startsWith('amq.')) problems.push(`${label} '${name}': names starting with 'amq.' are reserved by RabbitMQ`);
     else if (Buffer.byteLength(name) > 255) problems.push(`${label} name is longer than 255 bytes`);
   }
+  const unrouted = unroutedRoute(config);
+  if (unrouted) {
+    names.push(['unrouted-messages queue', unrouted.queue]);
+    if (config.mainExchange === '') problems.push('an alternate exchange needs a main exchange: the default exchange cannot have one');
+    if (unrouted.exchange.startsWith('amq.')) problems.push(`alternate exchange '${unrouted.exchange}': names starting with 'amq.' are reserved by RabbitMQ`);
+    if (unrouted.exchange === config.mainExchange || unrouted.exchange === config.retryExchange) {
+      problems.push('the alternate exchange must differ from the main and retry exchanges');
+    }
+  }
   const distinct = new Set(names.map(([, n]) => n));
-  if (distinct.size !== names.length) problems.push('main, retry and parking queues (and retry delays) must all be different');
+  if (distinct.size !== names.length) problems.push('main, retry, parking (and unrouted-messages) queues and retry delays must all be different');
   if (config.retryExchange !== '' && config.retryExchange === config.mainExchange) {
     problems.push('retry exchange must differ from the main exchange (a retried message would loop straight back)');
   }
@@ -187,7 +214,12 @@ export function validateTopologyConfig(config: RetryTopologyConfig): string[] {
 export function planTopology(config: RetryTopologyConfig): TopologyPlan {
   const owned = topologyArguments(config);
   const exchanges: PlannedExchange[] = [];
-  if (config.mainExchange !== '') exchanges.push({ name: config.mainExchange, type: config.mainExchangeType });
+  const unrouted = unroutedRoute(config);
+  // The alternate exchange first: it should exist before the exchange that names it.
+  if (unrouted) exchanges.push({ name: unrouted.exchange, type: 'fanout' });
+  if (config.mainExchange !== '') {
+    exchanges.push(unrouted ? { name: config.mainExchange, type: config.mainExchangeType, arguments: { [ALTERNATE_EXCHANGE]: unrouted.exchange } } : { name: config.mainExchange, type: config.mainExchangeType });
+  }
   if (config.retryExchange !== '') exchanges.push({ name: config.retryExchange, type: config.retryExchangeType });
 
   const tierNames = retryQueueNames(config);
@@ -200,6 +232,7 @@ export function planTopology(config: RetryTopologyConfig): TopologyPlan {
     })),
     { role: 'parking', name: config.parkingQueue, arguments: { ...config.parkingQueueArguments } },
   ];
+  if (unrouted) queues.push({ role: 'unrouted', name: unrouted.queue, arguments: {} });
 
   const bindings: PlannedBinding[] = [];
   if (config.mainExchange !== '') {
@@ -213,6 +246,7 @@ export function planTopology(config: RetryTopologyConfig): TopologyPlan {
     const keys = config.retryExchangeType === 'fanout' || config.routingKeys.length === 0 ? [''] : config.routingKeys;
     for (const routingKey of keys) bindings.push({ queue: config.retryQueue, exchange: config.retryExchange, routingKey });
   }
+  if (unrouted) bindings.push({ queue: unrouted.queue, exchange: unrouted.exchange, routingKey: '' });
   return { exchanges, queues, bindings };
 }
 

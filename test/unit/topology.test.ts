@@ -181,3 +181,27 @@ describe('406 PRECONDITION_FAILED texts', () => {
     assert.equal(parsePreconditionFailure('PRECONDITION_FAILED - inequi'), null);
   });
 });
+
+describe('alternate exchange for unrouted messages', () => {
+  const withAe: RetryTopologyConfig = { ...seed, alternateExchange: 'main-exchange.ae' };
+
+  it('declares the main exchange with alternate-exchange, a fanout AE first, and a queue bound to it', () => {
+    const plan = planTopology(withAe);
+    assert.deepEqual(plan.exchanges.slice(0, 2), [
+      { name: 'main-exchange.ae', type: 'fanout' },
+      { name: 'main-exchange', type: 'direct', arguments: { 'alternate-exchange': 'main-exchange.ae' } },
+    ]);
+    assert.deepEqual(plan.queues.at(-1), { role: 'unrouted', name: 'main-exchange.unrouted', arguments: {} });
+    assert.deepEqual(plan.bindings.at(-1), { queue: 'main-exchange.unrouted', exchange: 'main-exchange.ae', routingKey: '' });
+    assert.equal(planTopology({ ...withAe, unroutedQueue: 'lost' }).queues.at(-1)?.name, 'lost');
+    assert.deepEqual(planTopology(seed).exchanges[0], { name: 'main-exchange', type: 'direct' });
+  });
+
+  it('refuses an alternate exchange without a main exchange, equal to another exchange, or a clashing queue name', () => {
+    assert.match(validateTopologyConfig({ ...withAe, mainExchange: '', routingKeys: [] }).join('; '), /alternate exchange needs a main exchange/);
+    assert.match(validateTopologyConfig({ ...withAe, alternateExchange: 'retry-exchange' }).join('; '), /must differ from the main and retry exchanges/);
+    assert.match(validateTopologyConfig({ ...withAe, unroutedQueue: 'parking-queue' }).join('; '), /must all be different/);
+    assert.match(validateTopologyConfig({ ...withAe, alternateExchange: 'amq.fanout' }).join('; '), /'amq.' are reserved/);
+    assert.deepEqual(validateTopologyConfig(withAe), []);
+  });
+});

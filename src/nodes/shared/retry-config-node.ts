@@ -49,6 +49,8 @@ export function topologyFromDefinition(def: NodeDef): RetryTopologyConfig {
     mainQueueArguments: parseQueueArguments(stringProp(def.mainQueueArgs), 'main queue arguments'),
     retryQueueArguments: parseQueueArguments(stringProp(def.retryQueueArgs), 'retry queue arguments'),
     parkingQueueArguments: parseQueueArguments(stringProp(def.parkingQueueArgs), 'parking queue arguments'),
+    alternateExchange: stringProp(def.alternateExchange),
+    unroutedQueue: stringProp(def.unroutedQueue),
   };
   const problems = numbers.problems.length > 0 ? numbers.problems : validateTopologyConfig(topology);
   if (problems.length > 0) throw new Error(problems.join('; '));
