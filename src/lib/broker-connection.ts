@@ -7,7 +7,8 @@ import { EventEmitter } from 'node:events';
 import * as amqp from 'amqplib';
 import type { Channel, ChannelModel } from 'amqplib';
 import { backoffDelay, type BackoffOptions } from './backoff';
-import { ConfirmPublisher } from './confirm-publisher';
+import type { PublishLimits } from './publish-buffer';
+import { Publishers, type Publisher, type PublisherOptions } from './publishers';
 
 export type ConnectionPhase = 'idle' | 'connecting' | 'connected' | 'waiting' | 'closed';
 
@@ -24,6 +25,8 @@ export interface BrokerConnectionOptions {
   /** Shown in the broker's management UI for this connection. */
   connectionName: string;
   reconnect: BackoffOptions;
+  /** How much may wait to be published while the broker blocks or is unreachable. */
+  publishLimits?: PublishLimits;
 }
 
 export interface BrokerConnectionEvents {
@@ -38,11 +41,14 @@ export class BrokerConnection extends EventEmitter<BrokerConnectionEvents> {
   private attempt = 0;
   private timer: NodeJS.Timeout | undefined;
   private stopping = false;
-  private readonly publishers = new Map<string, Promise<ConfirmPublisher>>();
+  /** Confirm channels per purpose and the buffer where publishes wait under back-pressure. */
+  readonly publishers: Publishers;
   private current: ConnectionState = { phase: 'idle' };
 
   constructor(private readonly options: BrokerConnectionOptions) {
     super();
+    const unused = 'not connected to the broker (no node uses this broker configuration)';
+    this.publishers = new Publishers(() => (this.current.phase === 'idle' || this.current.phase === 'closed' ? unused : undefined), options.publishLimits);
   }
 
   get state(): ConnectionState {
@@ -80,7 +86,7 @@ export class BrokerConnection extends EventEmitter<BrokerConnectionEvents> {
     this.timer = undefined;
     const model = this.model;
     this.model = undefined;
-    this.publishers.clear();
+    this.publishers.closed();
     if (model) {
       try {
         await model.close();
@@ -118,39 +124,17 @@ export class BrokerConnection extends EventEmitter<BrokerConnectionEvents> {
   }
 
   /**
-   * A confirm-mode publisher on this connection, recreated when its channel was closed. Each `purpose`
-   * gets its own channel, so a publish that the broker answers with a channel error (404: no such
-   * exchange) in one node cannot fail the parking of another.
+   * Publishes with confirms on the channel of `purpose`. Each purpose gets its own channel, so a
+   * publish that the broker answers with a channel error (404: no such exchange) in one node cannot
+   * fail the parking of another. Under back-pressure publishes wait in `publishers.buffer`.
    */
-  async publisher(purpose = 'default'): Promise<ConfirmPublisher> {
-    const current = this.publishers.get(purpose);
-    if (current) {
-      const existing = await current.catch(() => undefined);
-      if (existing && !existing.closed) return existing;
-      // Only the first caller to find it closed replaces it; the others get the replacement.
-      if (this.publishers.get(purpose) === current) this.publishers.delete(purpose);
-    }
-    let created = this.publishers.get(purpose);
-    if (!created) {
-      const model = await this.whenConnected();
-      // Another caller may have created it while this one waited for the connection.
-      const raced = this.publishers.get(purpose);
-      if (raced) return raced;
-      created = model.createConfirmChannel().then((channel) => {
-        channel.on('error', () => undefined);
-        return new ConfirmPublisher(channel);
-      });
-      this.publishers.set(purpose, created);
-    }
-    return created;
+  publisher(purpose = 'default', options: PublisherOptions = {}): Publisher {
+    return this.publishers.publisher(purpose, options);
   }
 
   /** Closes the publisher of one purpose (a node that is going away). */
-  async closePublisher(purpose: string): Promise<void> {
-    const current = this.publishers.get(purpose);
-    this.publishers.delete(purpose);
-    const publisher = await current?.catch(() => undefined);
-    await publisher?.close();
+  closePublisher(purpose: string): Promise<void> {
+    return this.publishers.close(purpose);
   }
 
   /**
@@ -204,16 +188,15 @@ export class BrokerConnection extends EventEmitter<BrokerConnectionEvents> {
     this.attempt = 0;
     model.on('error', () => undefined); // 'close' follows and drives the reconnect
     model.on('close', (err?: Error) => this.onClosed(model, err));
-    model.on('blocked', (reason: string) => this.setState({ phase: 'connected', error: `broker blocked publishing: ${reason}` }));
-    model.on('unblocked', () => this.setState({ phase: 'connected' }));
     this.setState({ phase: 'connected' });
     this.emit('connected', model);
+    this.publishers.connected(model); // also follows the broker's blocked / unblocked
   }
 
   private onClosed(model: ChannelModel, err: Error | undefined): void {
     if (this.model !== model) return;
     this.model = undefined;
-    this.publishers.clear();
+    this.publishers.disconnected();
     this.emit('disconnected', err);
     if (!this.stopping) this.scheduleReconnect(err ?? new Error('connection closed by the broker'));
   }

@@ -5,7 +5,7 @@
  */
 import type { ConfirmChannel, Message, Options } from 'amqplib';
 
-export type PublishFailure = 'unroutable' | 'nacked' | 'channel-closed' | 'unencodable';
+export type PublishFailure = 'unroutable' | 'nacked' | 'channel-closed' | 'unencodable' | 'buffer-full';
 
 export class PublishError extends Error {
   constructor(
@@ -50,12 +50,21 @@ export class ConfirmPublisher {
    * {@link PublishError} otherwise. `mandatory` is always set.
    */
   publish(exchange: string, routingKey: string, content: Buffer, options: Options.Publish = {}): Promise<void> {
+    return this.send(exchange, routingKey, content, options).confirmed;
+  }
+
+  /**
+   * Like {@link publish}, and also says whether the channel's write buffer still has room: `written`
+   * false means "wait for {@link whenWritable} before the next publish" (amqplib buffers it anyway).
+   */
+  send(exchange: string, routingKey: string, content: Buffer, options: Options.Publish = {}): { written: boolean; confirmed: Promise<void> } {
     if (this.closedReason !== undefined) {
-      return Promise.reject(new PublishError(`cannot publish: ${this.closedReason}`, 'channel-closed'));
+      return { written: true, confirmed: Promise.reject(new PublishError(`cannot publish: ${this.closedReason}`, 'channel-closed')) };
     }
     const entry: InFlight = { exchange, routingKey, content, returned: false };
     this.inFlight.add(entry);
-    return new Promise<void>((resolve, reject) => {
+    let written = true;
+    const confirmed = new Promise<void>((resolve, reject) => {
       const done = (err: unknown): void => {
         this.inFlight.delete(entry);
         if (entry.returned) {
@@ -72,7 +81,7 @@ export class ConfirmPublisher {
         }
       };
       try {
-        this.channel.publish(exchange, routingKey, content, Object.assign({}, options, { mandatory: true }), done);
+        written = this.channel.publish(exchange, routingKey, content, Object.assign({}, options, { mandatory: true }), done);
       } catch (err) {
         this.inFlight.delete(entry);
         // amqplib throws synchronously when the channel is already closed, and when it cannot encode
@@ -84,6 +93,21 @@ export class ConfirmPublisher {
           reject(new PublishError(`cannot encode the message's properties or headers: ${(err as Error).message}`, 'unencodable'));
         }
       }
+    });
+    return { written, confirmed };
+  }
+
+  /** Resolves when the channel's write buffer drained, or the channel closed (nothing to wait for then). */
+  whenWritable(): Promise<void> {
+    if (this.closedReason !== undefined) return Promise.resolve();
+    return new Promise((resolve) => {
+      const settle = (): void => {
+        this.channel.off('drain', settle);
+        this.channel.off('close', settle);
+        resolve();
+      };
+      this.channel.on('drain', settle);
+      this.channel.on('close', settle);
     });
   }
 

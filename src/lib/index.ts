@@ -17,6 +17,8 @@ export * from './parked-view';
 export * from './parking';
 export * from './parking-watch';
 export * from './payload';
+export * from './publish-buffer';
+export * from './publishers';
 export * from './topology';
 export * from './topology-broker';
 export * from './replay';

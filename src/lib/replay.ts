@@ -64,7 +64,7 @@ export async function replayParked(
   topology: RetryTopologyConfig,
   options: { max: number; resetAttempts: boolean; selection?: ParkedSelection; scanLimit?: number },
 ): Promise<ReplayResult> {
-  const publisher = await connection.publisher('replay');
+  const publisher = connection.publisher('replay');
   const found = new Set<string>();
   let replayed = 0;
   let failure: unknown;

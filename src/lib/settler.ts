@@ -74,8 +74,7 @@ export class Settler {
   private async publishThenAck(entry: TrackedDelivery, queue: string, options: Options.Publish, action: SettleAction, what: string): Promise<void> {
     const { message } = entry;
     try {
-      const publisher = await this.options.connection.publisher('settle');
-      await publisher.publish('', queue, message.content, options);
+      await this.options.connection.publisher('settle').publish('', queue, message.content, options);
     } catch (err) {
       this.requeueLater(entry);
       throw new SettleError(

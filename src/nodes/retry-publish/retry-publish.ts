@@ -34,19 +34,11 @@ export = function register(RED: NodeAPI): void {
     // The queue to make sure of (e.g. the reply queue), once per connection: checked passively,
     // declared plain and durable only when missing, so a queue with arguments is never redeclared.
     const declareQueue = stringProp(def.declareQueue);
-    let ensured: Promise<void> | undefined;
-    const onConnected = (): void => {
-      ensured = undefined;
-    };
-    broker.connection.on('connected', onConnected);
-    const ensureQueue = (): Promise<void> => {
-      if (declareQueue === '') return Promise.resolve();
-      ensured ??= ensureQueueExists(broker.connection, declareQueue).catch((err: unknown) => {
-        ensured = undefined;
-        throw err;
-      });
-      return ensured;
-    };
+    // A producer's msg waits in the broker's buffer through a reconnect: nothing else would send it.
+    const publisher = broker.connection.publisher(node.id, {
+      survivesReconnect: true,
+      prepare: declareQueue === '' ? undefined : () => ensureQueueExists(broker.connection, declareQueue),
+    });
 
     node.on('input', (msg: NodeMessage, send, done) => {
       let target: { exchange: string; routingKey: string };
@@ -63,9 +55,8 @@ export = function register(RED: NodeAPI): void {
         done(err as Error);
         return;
       }
-      ensureQueue()
-        .then(() => broker.connection.publisher(node.id))
-        .then((publisher) => publisher.publish(target.exchange, target.routingKey, content, options))
+      publisher
+        .publish(target.exchange, target.routingKey, content, options)
         .then(
           () => {
             const amqp = (msg.amqp && typeof msg.amqp === 'object' ? msg.amqp : {}) as Record<string, unknown>;
@@ -77,7 +68,6 @@ export = function register(RED: NodeAPI): void {
         );
     });
     node.on('close', (_removed, done) => {
-      broker.connection.off('connected', onConnected);
       broker.connection
         .closePublisher(node.id)
         .then(() => broker.deregister(user))

@@ -1,6 +1,7 @@
 /** The broker config node's shape as other nodes see it, and its status texts. */
 import type { BrokerConnection, ConnectionState } from '../../lib/broker-connection';
 import type { ManagementApi } from '../../lib/management-api';
+import type { PublishBufferState } from '../../lib/publish-buffer';
 import type { Node, NodeAPI, NodeStatus } from './node-red';
 
 export interface BrokerUser {
@@ -18,7 +19,18 @@ export interface RetryBrokerNode extends Node {
   connectionStatus(): NodeStatus;
 }
 
-export function connectionStatus(state: ConnectionState): NodeStatus {
+/** The connection's status; under back-pressure it says who blocks and how full the publish buffer is. */
+export function connectionStatus(state: ConnectionState, buffer?: PublishBufferState): NodeStatus {
+  const status = phaseStatus(state);
+  if (!buffer || (buffer.blockedBy === undefined && buffer.messages === 0)) return status;
+  const fill = buffer.messages > 0 ? ` · buffer ${buffer.messages}/${buffer.limits.maxMessages}` : '';
+  if (state.phase === 'connected' && buffer.blockedBy !== undefined) {
+    return { fill: 'yellow', shape: 'dot', text: `blocked by broker: ${buffer.blockedBy}${fill}` };
+  }
+  return { fill: status.fill === 'green' ? 'yellow' : status.fill, shape: status.shape, text: `${status.text ?? ''}${fill}` };
+}
+
+function phaseStatus(state: ConnectionState): NodeStatus {
   switch (state.phase) {
     case 'connected':
       return state.error ? { fill: 'yellow', shape: 'dot', text: state.error } : { fill: 'green', shape: 'dot', text: 'connected' };

@@ -1,0 +1,201 @@
+/**
+ * Publishing under back-pressure. While the broker blocks the connection (a memory or disk alarm), a
+ * channel's write buffer is full (amqplib's publish() returned false) or the connection is being
+ * re-established, publishes wait here — in order, bounded by a message count and a byte size —
+ * instead of growing amqplib's buffers without limit. Past the bound a publish fails at once.
+ * Each waiting publish is handed to a channel exactly once: the buffer never sends a message twice.
+ */
+import { EventEmitter } from 'node:events';
+import type { Options } from 'amqplib';
+import { PublishError, type ConfirmPublisher } from './confirm-publisher';
+
+export interface PublishLimits {
+  maxMessages: number;
+  maxBytes: number;
+}
+
+export const DEFAULT_PUBLISH_LIMITS: Readonly<PublishLimits> = { maxMessages: 1000, maxBytes: 16 * 1024 * 1024 };
+
+export interface PublishBufferState {
+  /** The broker's reason (`connection.blocked`) while it blocks publishing. */
+  blockedBy?: string;
+  /** Publishes waiting to be sent. */
+  messages: number;
+  bytes: number;
+  limits: PublishLimits;
+}
+
+export interface PublishRequest {
+  /** Which confirm channel: one per purpose, so one node's channel error cannot fail another's publish. */
+  purpose: string;
+  exchange: string;
+  routingKey: string;
+  content: Buffer;
+  options: Options.Publish;
+  /**
+   * Still sent after a reconnect: a producer's msg. Not for the copy of a delivery (retry, park, replay):
+   * when the connection goes, the broker redelivers the original, so a late copy would be a duplicate.
+   */
+  survivesReconnect: boolean;
+}
+
+interface Waiting extends PublishRequest {
+  resolve: () => void;
+  reject: (err: Error) => void;
+}
+
+/** What the buffer needs of a confirm publisher. */
+export type SendTarget = Pick<ConfirmPublisher, 'send' | 'whenWritable'>;
+
+/** The live connection's confirm publishers, as the buffer needs them. */
+export interface PublisherSource {
+  /** The publisher of a purpose when it is open now, else undefined. */
+  ready(purpose: string): SendTarget | undefined;
+  /** Opens the publisher of a purpose on the live connection; rejects when there is none. */
+  open(purpose: string): Promise<SendTarget>;
+}
+
+function mib(bytes: number): string {
+  return `${(bytes / 1024 / 1024).toFixed(1)} MiB`;
+}
+
+export class PublishBuffer extends EventEmitter<{ change: [] }> {
+  private readonly waiting: Waiting[] = [];
+  private bytes = 0;
+  private connected = false;
+  private blockedBy: string | undefined;
+  /** A channel's write buffer is full: nothing more is handed over until it drains. */
+  private draining = false;
+  private pumping = false;
+
+  constructor(
+    private readonly source: PublisherSource,
+    private readonly limits: PublishLimits = DEFAULT_PUBLISH_LIMITS,
+  ) {
+    super();
+  }
+
+  get state(): PublishBufferState {
+    const state: PublishBufferState = { messages: this.waiting.length, bytes: this.bytes, limits: this.limits };
+    if (this.blockedBy !== undefined) state.blockedBy = this.blockedBy;
+    return state;
+  }
+
+  private get open(): boolean {
+    return this.connected && this.blockedBy === undefined && !this.draining;
+  }
+
+  /** Resolves once the broker confirmed the message (see ConfirmPublisher.publish); rejects otherwise. */
+  publish(request: PublishRequest): Promise<void> {
+    if (this.open && this.waiting.length === 0) {
+      // The hot path: nothing waits, so nothing can be overtaken.
+      const publisher = this.source.ready(request.purpose);
+      if (publisher) return this.hand(publisher, request);
+    }
+    if (!this.connected && !request.survivesReconnect) {
+      return Promise.reject(new PublishError('not connected to the broker: the message was not published', 'channel-closed'));
+    }
+    const { maxMessages, maxBytes } = this.limits;
+    if (this.waiting.length >= maxMessages || this.bytes + request.content.length > maxBytes) {
+      const size = `${this.waiting.length}/${maxMessages} messages, ${mib(this.bytes)} of ${mib(maxBytes)}`;
+      return Promise.reject(new PublishError(`publish buffer full (${size}) while ${this.waitingFor()}: this message was not published`, 'buffer-full'));
+    }
+    return new Promise<void>((resolve, reject) => {
+      this.waiting.push(Object.assign({}, request, { resolve, reject }));
+      this.bytes += request.content.length;
+      this.emit('change');
+      void this.pump();
+    });
+  }
+
+  setConnected(connected: boolean): void {
+    this.connected = connected;
+    if (connected) {
+      void this.pump();
+      return;
+    }
+    this.blockedBy = undefined;
+    this.draining = false;
+    this.rejectWhere((w) => !w.survivesReconnect, 'the connection to the broker was lost before it was sent; the broker redelivers the original');
+  }
+
+  setBlocked(reason: string | undefined): void {
+    this.blockedBy = reason;
+    this.emit('change');
+    void this.pump();
+  }
+
+  /** Fails what waits for one purpose (its node stops). */
+  rejectPurpose(purpose: string, why: string): void {
+    this.rejectWhere((w) => w.purpose === purpose, why);
+  }
+
+  rejectAll(why: string): void {
+    this.connected = false;
+    this.rejectWhere(() => true, why);
+  }
+
+  private waitingFor(): string {
+    if (this.blockedBy !== undefined) return `the broker blocks publishing (${this.blockedBy})`;
+    if (!this.connected) return 'waiting for the connection to the broker';
+    return 'waiting for the connection to send what it has';
+  }
+
+  private rejectWhere(match: (w: Waiting) => boolean, why: string): void {
+    const removed = this.waiting.filter(match);
+    if (removed.length === 0) return;
+    const kept = this.waiting.filter((w) => !match(w));
+    this.waiting.splice(0, this.waiting.length, ...kept);
+    this.bytes = kept.reduce((sum, w) => sum + w.content.length, 0);
+    for (const w of removed) w.reject(new PublishError(`not published: ${why}`, 'channel-closed'));
+    this.emit('change');
+  }
+
+  private hand(publisher: SendTarget, request: PublishRequest): Promise<void> {
+    const { written, confirmed } = publisher.send(request.exchange, request.routingKey, request.content, request.options);
+    if (!written) {
+      this.draining = true;
+      void publisher.whenWritable().then(() => {
+        this.draining = false;
+        void this.pump();
+      });
+    }
+    return confirmed;
+  }
+
+  /** Sends what waits, oldest first, while the connection takes it. */
+  private async pump(): Promise<void> {
+    if (this.pumping) return;
+    this.pumping = true;
+    try {
+      for (let head = this.waiting[0]; this.open && head; head = this.waiting[0]) {
+        let publisher = this.source.ready(head.purpose);
+        if (!publisher) {
+          try {
+            publisher = await this.source.open(head.purpose);
+          } catch (err) {
+            if (!this.connected) break; // the next connection pumps again
+            // The connection lives, but this purpose gets no channel: this publish fails, the rest go on.
+            if (this.waiting[0] === head) {
+              this.shift();
+              head.reject(err instanceof Error ? err : new Error(String(err)));
+            }
+            continue;
+          }
+          // Blocked, disconnected or dropped while the channel opened: the loop looks again.
+          if (!this.open || this.waiting[0] !== head) continue;
+        }
+        this.shift();
+        this.hand(publisher, head).then(head.resolve, head.reject);
+      }
+    } finally {
+      this.pumping = false;
+    }
+    this.emit('change');
+  }
+
+  private shift(): void {
+    const head = this.waiting.shift();
+    if (head) this.bytes -= head.content.length;
+  }
+}

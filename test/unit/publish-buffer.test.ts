@@ -1,0 +1,162 @@
+import assert from 'node:assert/strict';
+import { PublishBuffer, type PublishRequest, type SendTarget } from '../../src/lib/publish-buffer';
+
+/** A channel that records what it was handed and confirms when told to. */
+class FakeChannel implements SendTarget {
+  readonly sent: string[] = [];
+  full = false;
+  private readonly confirms: Array<() => void> = [];
+  private readonly drains: Array<() => void> = [];
+
+  send(_exchange: string, routingKey: string, content: Buffer): { written: boolean; confirmed: Promise<void> } {
+    this.sent.push(`${routingKey}:${content.toString()}`);
+    const confirmed = new Promise<void>((resolve) => this.confirms.push(resolve));
+    return { written: !this.full, confirmed };
+  }
+
+  whenWritable(): Promise<void> {
+    return new Promise((resolve) => this.drains.push(resolve));
+  }
+
+  confirmAll(): void {
+    for (const confirm of this.confirms.splice(0)) confirm();
+  }
+
+  drain(): void {
+    this.full = false;
+    for (const drained of this.drains.splice(0)) drained();
+  }
+}
+
+function setup(limits = { maxMessages: 3, maxBytes: 1000 }) {
+  const channel = new FakeChannel();
+  let opened = false;
+  const buffer = new PublishBuffer(
+    {
+      ready: () => (opened ? channel : undefined),
+      open: () => {
+        opened = true;
+        return Promise.resolve(channel);
+      },
+    },
+    limits,
+  );
+  const publish = (body: string, more: Partial<PublishRequest> = {}) =>
+    buffer.publish(Object.assign({ purpose: 'p', exchange: '', routingKey: 'q', content: Buffer.from(body), options: {}, survivesReconnect: true }, more));
+  return { channel, buffer, publish };
+}
+
+/** Lets the buffer's pump (promise callbacks) run. */
+const settle = () => new Promise((resolve) => setImmediate(resolve));
+
+describe('publish buffer', () => {
+  it('publishes at once when nothing holds it back, and resolves on the confirm', async () => {
+    const { channel, buffer, publish } = setup();
+    buffer.setConnected(true);
+    const first = publish('a');
+    await settle();
+    assert.deepEqual(channel.sent, ['q:a']);
+    assert.equal(buffer.state.messages, 0);
+    channel.confirmAll();
+    await first;
+  });
+
+  it('holds publishes while the broker blocks, fails the one past the bound, then sends each once in order', async () => {
+    const { channel, buffer, publish } = setup();
+    buffer.setConnected(true);
+    const warmUp = publish('warm-up');
+    await settle();
+    channel.confirmAll();
+    await warmUp;
+    buffer.setBlocked('low on memory');
+    const held = ['1', '2', '3'].map((body) => publish(body));
+    await assert.rejects(publish('4'), (err: Error & { failure?: string }) => {
+      assert.equal(err.failure, 'buffer-full');
+      assert.match(err.message, /^publish buffer full \(3\/3 messages, .*\) while the broker blocks publishing \(low on memory\): this message was not published$/);
+      return true;
+    });
+    await settle();
+    assert.deepEqual(channel.sent, ['q:warm-up']);
+    assert.deepEqual(buffer.state, { blockedBy: 'low on memory', messages: 3, bytes: 3, limits: { maxMessages: 3, maxBytes: 1000 } });
+    buffer.setBlocked(undefined);
+    await settle();
+    assert.deepEqual(channel.sent, ['q:warm-up', 'q:1', 'q:2', 'q:3']);
+    channel.confirmAll();
+    await Promise.all(held);
+    assert.equal(buffer.state.messages, 0);
+  });
+
+  it('bounds the bytes waiting, too', async () => {
+    const { buffer, publish } = setup({ maxMessages: 100, maxBytes: 10 });
+    buffer.setConnected(true);
+    buffer.setBlocked('low on memory');
+    void publish('123456');
+    await assert.rejects(publish('12345'), /publish buffer full \(1\/100 messages/);
+  });
+
+  it('waits for a full channel to drain before it hands over more', async () => {
+    const { channel, buffer, publish } = setup();
+    buffer.setConnected(true);
+    const a = publish('a');
+    await settle();
+    channel.full = true;
+    const b = publish('b');
+    const c = publish('c');
+    await settle();
+    assert.deepEqual(channel.sent, ['q:a', 'q:b']);
+    assert.equal(buffer.state.messages, 1);
+    channel.drain();
+    await settle();
+    assert.deepEqual(channel.sent, ['q:a', 'q:b', 'q:c']);
+    channel.confirmAll();
+    await Promise.all([a, b, c]);
+  });
+
+  it('keeps a producer publish through a reconnect, fails a delivery copy, and sends nothing twice', async () => {
+    const { channel, buffer, publish } = setup();
+    buffer.setConnected(true);
+    buffer.setBlocked('low on memory');
+    const producer = publish('producer');
+    const copy = publish('copy', { survivesReconnect: false });
+    buffer.setConnected(false);
+    await assert.rejects(copy, /not published: the connection to the broker was lost before it was sent/);
+    await assert.rejects(publish('late copy', { survivesReconnect: false }), /not connected to the broker/);
+    const whileDown = publish('while down');
+    assert.equal(buffer.state.messages, 2);
+    assert.equal(buffer.state.blockedBy, undefined);
+    buffer.setConnected(true);
+    await settle();
+    assert.deepEqual(channel.sent, ['q:producer', 'q:while down']);
+    channel.confirmAll();
+    await Promise.all([producer, whileDown]);
+  });
+
+  it('fails what one purpose has waiting when its node stops', async () => {
+    const { buffer, publish } = setup();
+    const mine = publish('mine', { purpose: 'node-1' });
+    const theirs = publish('theirs', { purpose: 'node-2' });
+    buffer.rejectPurpose('node-1', 'the node stopped before the broker took it');
+    await assert.rejects(mine, /the node stopped/);
+    assert.equal(buffer.state.messages, 1);
+    buffer.rejectAll('closed');
+    await assert.rejects(theirs, /closed/);
+  });
+
+  it('fails the head publish when its channel cannot be opened on a live connection, and goes on', async () => {
+    const channel = new FakeChannel();
+    let attempts = 0;
+    const buffer = new PublishBuffer({
+      ready: () => undefined,
+      open: () => (++attempts === 1 ? Promise.reject(new Error('access refused')) : Promise.resolve(channel)),
+    });
+    buffer.setConnected(true);
+    const request = { purpose: 'p', exchange: '', routingKey: 'q', options: {}, survivesReconnect: true };
+    const first = buffer.publish(Object.assign({ content: Buffer.from('1') }, request));
+    const second = buffer.publish(Object.assign({ content: Buffer.from('2') }, request));
+    await assert.rejects(first, /access refused/);
+    await settle();
+    assert.deepEqual(channel.sent, ['q:2']);
+    channel.confirmAll();
+    await second;
+  });
+});
