@@ -38,10 +38,7 @@ export class Publishers {
   ) {
     this.buffer = new PublishBuffer(
       {
-        ready: (purpose) => {
-          const publisher = this.open.get(purpose);
-          return publisher && !publisher.closed ? publisher : undefined;
-        },
+        ready: (purpose) => this.current(purpose),
         open: (purpose) => this.confirmPublisher(purpose),
       },
       limits,
@@ -58,6 +55,12 @@ export class Publishers {
         return this.buffer.publish({ purpose, exchange, routingKey, content, options: publishOptions, survivesReconnect });
       },
     };
+  }
+
+  /** The open confirm channel of a purpose, if it has one now. */
+  current(purpose: string): ConfirmPublisher | undefined {
+    const publisher = this.open.get(purpose);
+    return publisher && !publisher.closed ? publisher : undefined;
   }
 
   connected(model: ChannelModel): void {

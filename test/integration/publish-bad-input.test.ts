@@ -96,16 +96,20 @@ describe('publish: bad input is a clear error and the next message goes through 
     const connection = new BrokerConnection({ url: AMQP_URL, connectionName: 'bad-input test', reconnect: { initialMs: 1000, maxMs: 1000 } });
     connection.acquire('test');
     try {
-      const publisher = await connection.publisher('test');
-      await assert.rejects(publisher.publish(exchange, 'rk', Buffer.from('1'), { headers: { n: 10n } }), (err: Error & { failure?: string }) => {
+      const publisher = connection.publisher('test');
+      await publisher.publish(exchange, 'rk', Buffer.from('1'));
+      const channel = connection.publishers.current('test');
+      assert.ok(channel);
+      await assert.rejects(publisher.publish(exchange, 'rk', Buffer.from('2'), { headers: { n: 10n } }), (err: Error & { failure?: string }) => {
         assert.equal(err.failure, 'unencodable');
         assert.match(err.message, /cannot encode the message's properties or headers: .*bigint/);
         return true;
       });
-      assert.equal(publisher.closed, false);
-      await publisher.publish(exchange, 'rk', Buffer.from('2'));
-      assert.equal(await connection.publisher('test'), publisher);
-      assert.equal((await broker.take(queue)).content.toString(), '2');
+      assert.equal(channel.closed, false);
+      await publisher.publish(exchange, 'rk', Buffer.from('3'));
+      assert.equal(connection.publishers.current('test'), channel);
+      assert.equal((await broker.take(queue)).content.toString(), '1');
+      assert.equal((await broker.take(queue)).content.toString(), '3');
     } finally {
       await connection.release('test');
     }
