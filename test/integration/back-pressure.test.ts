@@ -16,6 +16,7 @@ import type { ChannelModel } from 'amqplib';
 import { uniqueName, waitFor } from '../helpers/broker';
 import { configNode, consumerNode, tab, uniqueNames } from '../helpers/flows';
 import { helper, loadFlow } from '../helpers/node-red';
+import type { RetryBrokerNode } from '../../src/nodes/shared/broker-node';
 
 type Msg = Record<string, any>;
 
@@ -203,7 +204,7 @@ describe('publishing under back-pressure (a private broker node with a real memo
     const parked: Msg[] = [];
     helper.getNode('seen').on('input', (msg: Msg) => seen.push(msg));
     helper.getNode('parked').on('input', (msg: Msg) => parked.push(msg));
-    const buffer = helper.getNode('broker').connection.publishers.buffer;
+    const buffer = (helper.getNode('broker') as unknown as RetryBrokerNode).connection.publishers.buffer;
     try {
       await waitFor(async () => (await consumersOf(names.mainQueue)) === 1, 'the consumer');
       const ch = await admin.createConfirmChannel();
@@ -214,9 +215,9 @@ describe('publishing under back-pressure (a private broker node with a real memo
 
       await setAlarm(true);
       const park = helper.getNode('park');
-      park.receive(seen[0]);
+      park.receive(seen[0]!);
       await waitFor(() => buffer.state.blockedBy === 'low on memory', 'the broker to block the connection');
-      park.receive(seen[1]);
+      park.receive(seen[1]!);
       await waitFor(() => buffer.state.messages === 1, 'the second park waiting in the buffer');
       assert.equal(parked.length, 0, 'no original is acked before its parked copy is confirmed');
 
