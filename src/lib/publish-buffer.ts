@@ -33,8 +33,9 @@ export interface PublishRequest {
   content: Buffer;
   options: Options.Publish;
   /**
-   * Still sent after a reconnect: a producer's msg. Not for the copy of a delivery (retry, park, replay):
-   * when the connection goes, the broker redelivers the original, so a late copy would be a duplicate.
+   * Keeps waiting when the connection is lost: a producer's msg. Not the copy of a delivery (retry,
+   * park, replay): when the connection goes, the broker redelivers the original, so a late copy would
+   * be a duplicate. (A publish made while there is no connection waits for the next one either way.)
    */
   survivesReconnect: boolean;
 }
@@ -91,9 +92,6 @@ export class PublishBuffer extends EventEmitter<{ change: [] }> {
       // The hot path: nothing waits, so nothing can be overtaken.
       const publisher = this.source.ready(request.purpose);
       if (publisher) return this.hand(publisher, request);
-    }
-    if (!this.connected && !request.survivesReconnect) {
-      return Promise.reject(new PublishError('not connected to the broker: the message was not published', 'channel-closed'));
     }
     const { maxMessages, maxBytes } = this.limits;
     if (this.waiting.length >= maxMessages || this.bytes + request.content.length > maxBytes) {
