@@ -21,6 +21,8 @@ export * from './publish-buffer';
 export * from './publishers';
 export * from './topology';
 export * from './topology-broker';
+export * from './topology-diff';
+export * from './topology-parse';
 export * from './replay';
 export * from './session-types';
 export * from './settlement';

@@ -4,15 +4,8 @@
  * the channel it happens on. Decisions branch on the AMQP reply `code`: the broker truncates texts.
  */
 import type { Channel } from 'amqplib';
-import {
-  describeDifference,
-  describePreconditionFailure,
-  diffArguments,
-  parsePreconditionFailure,
-  type QueueArguments,
-  type TopologyMode,
-  type TopologyPlan,
-} from './topology';
+import type { QueueArguments, TopologyMode, TopologyPlan } from './topology';
+import { describeDifference, describePreconditionFailure, diffArguments, parsePreconditionFailure } from './topology-diff';
 
 /** AMQP reply codes this module branches on. */
 export const AMQP_CODE = { ACCESS_REFUSED: 403, NOT_FOUND: 404, RESOURCE_LOCKED: 405, PRECONDITION_FAILED: 406 } as const;

@@ -1,8 +1,10 @@
 /**
  * The retry topology as plain data: what exchanges, queues, arguments and bindings a retry
- * configuration means, and how to explain a difference between that and the broker.
- * Pure: applying a plan to a broker lives in topology-broker.ts.
+ * configuration means, and whether a configuration is valid.
+ * Pure: parsing the editor's fields lives in topology-parse.ts, comparing with the broker in
+ * topology-diff.ts, applying a plan to a broker in topology-broker.ts.
  */
+import { sameArgumentValue } from './topology-diff';
 
 export type ExchangeType = 'direct' | 'topic' | 'fanout' | 'headers';
 export const EXCHANGE_TYPES: readonly ExchangeType[] = ['direct', 'topic', 'fanout', 'headers'];
@@ -248,129 +250,4 @@ export function planTopology(config: RetryTopologyConfig): TopologyPlan {
   }
   if (unrouted) bindings.push({ queue: unrouted.queue, exchange: unrouted.exchange, routingKey: '' });
   return { exchanges, queues, bindings };
-}
-
-const DELAY_UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
-
-/**
- * Parses retry delays: `3000` (ms), or a comma-separated list with optional units such as
- * `1s, 10s, 1m`. Throws an Error naming the part it cannot read.
- */
-export function parseDelays(text: string | number | undefined | null): number[] {
-  if (typeof text === 'number') return [text];
-  const parts = (text ?? '').split(',').map((p) => p.trim()).filter((p) => p !== '');
-  if (parts.length === 0) throw new Error('retry delay is empty');
-  return parts.map((part) => {
-    const match = /^(\d+(?:\.\d+)?)\s*(ms|s|m|h)?$/i.exec(part);
-    if (!match) throw new Error(`retry delay '${part}' is not a duration such as 500, 500ms, 10s, 2m or 1h`);
-    return Math.round(Number(match[1]) * (DELAY_UNITS[(match[2] ?? 'ms').toLowerCase()] ?? 1));
-  });
-}
-
-/**
- * Parses the JSON of extra queue arguments. Numbers stay numbers (`x-message-ttl: 3000`, not "3000").
- * Throws an Error whose message names the problem.
- */
-export function parseQueueArguments(text: string | undefined | null, label: string): QueueArguments {
-  if (text === undefined || text === null || text.trim() === '') return {};
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(text);
-  } catch (err) {
-    throw new Error(`${label}: not valid JSON (${(err as Error).message})`, { cause: err });
-  }
-  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
-    throw new Error(`${label}: must be a JSON object such as {"x-queue-type":"quorum"}`);
-  }
-  const args: QueueArguments = {};
-  for (const [key, value] of Object.entries(parsed as Record<string, unknown>)) {
-    if (value === null) throw new Error(`${label}: ${key} is null; leave it out instead`);
-    if (!['string', 'number', 'boolean'].includes(typeof value)) {
-      throw new Error(`${label}: ${key} must be a string, number or boolean`);
-    }
-    args[key] = value;
-  }
-  return args;
-}
-
-/** Numeric arguments compare by value: the broker treats `short 3000` and `long 3000` alike. */
-export function sameArgumentValue(a: unknown, b: unknown): boolean {
-  if (typeof a === 'number' || typeof b === 'number') return Number(a) === Number(b);
-  return a === b;
-}
-
-export interface ArgumentDifference {
-  argument: string;
-  /** Value on the broker; undefined when the broker has none. */
-  broker: unknown;
-  /** Value the configuration wants; undefined when it sets none. */
-  config: unknown;
-}
-
-/** Arguments that differ between the broker's queue and the plan, sorted by name. */
-export function diffArguments(broker: QueueArguments, config: QueueArguments): ArgumentDifference[] {
-  const keys = [...new Set([...Object.keys(broker), ...Object.keys(config)])].sort();
-  const out: ArgumentDifference[] = [];
-  for (const argument of keys) {
-    const b = broker[argument];
-    const c = config[argument];
-    if (b === undefined && c === undefined) continue;
-    if (b !== undefined && c !== undefined && sameArgumentValue(b, c)) continue;
-    // Classic is the default queue type: an explicit 'classic' on one side equals none on the other.
-    if (argument === 'x-queue-type' && (b ?? 'classic') === 'classic' && (c ?? 'classic') === 'classic') continue;
-    out.push({ argument, broker: b, config: c });
-  }
-  return out;
-}
-
-function show(value: unknown): string {
-  if (value === undefined) return 'none';
-  if (typeof value === 'number') return String(value);
-  return `'${typeof value === 'string' ? value : JSON.stringify(value)}'`;
-}
-
-/** `queue 'main-queue': x-dead-letter-exchange is 'retry-exchange' on the broker, config says none` */
-export function describeDifference(kind: 'queue' | 'exchange', name: string, diff: ArgumentDifference): string {
-  return `${kind} '${name}': ${diff.argument} is ${show(diff.broker)} on the broker, config says ${show(diff.config)}`;
-}
-
-export interface PreconditionFailure {
-  kind: 'queue' | 'exchange';
-  name: string;
-  argument: string;
-  /** What the declare sent ("none" when it sent no value). */
-  received?: string;
-  /** What the broker has. */
-  current?: string;
-}
-
-const INEQUIVALENT =
-  /inequivalent arg '([^']+)' for (queue|exchange) '([^']*)' in vhost '[^']*': received (none|'([^']*)'|the value '([^']*)'[^:]*?) but current is (none|'([^']*)'|the value '([^']*)')/;
-const INEQUIVALENT_PREFIX = /inequivalent arg '([^']+)' for (queue|exchange) '([^']*)'/;
-
-/**
- * Reads a broker's 406 PRECONDITION_FAILED text. The broker truncates long texts, so whatever part
- * survived is returned; null when even the argument name is gone. Decisions branch on the error's
- * `code`, never on this text: it only makes the message clearer.
- */
-export function parsePreconditionFailure(text: string): PreconditionFailure | null {
-  const full = INEQUIVALENT.exec(text);
-  if (full) {
-    const failure: PreconditionFailure = { kind: full[2] as 'queue' | 'exchange', name: full[3] ?? '', argument: full[1] ?? '' };
-    const received = full[5] ?? full[6] ?? (full[4] === 'none' ? 'none' : undefined);
-    const current = full[8] ?? full[9] ?? (full[7] === 'none' ? 'none' : undefined);
-    if (received !== undefined) failure.received = received;
-    if (current !== undefined) failure.current = current;
-    return failure;
-  }
-  const prefix = INEQUIVALENT_PREFIX.exec(text);
-  if (!prefix) return null;
-  return { kind: prefix[2] as 'queue' | 'exchange', name: prefix[3] ?? '', argument: prefix[1] ?? '' };
-}
-
-/** A sentence about a 406 on declare, with the arguments when the broker's text still has them. */
-export function describePreconditionFailure(failure: PreconditionFailure): string {
-  const onBroker = failure.current === undefined ? 'different' : failure.current === 'none' ? 'none' : `'${failure.current}'`;
-  const inConfig = failure.received === undefined ? 'something else' : failure.received === 'none' ? 'none' : `'${failure.received}'`;
-  return `${failure.kind} '${failure.name}': ${failure.argument} is ${onBroker} on the broker, config says ${inConfig}`;
 }

@@ -1,11 +1,5 @@
 import assert from 'node:assert/strict';
 import {
-  describeDifference,
-  describePreconditionFailure,
-  diffArguments,
-  parsePreconditionFailure,
-  parseDelays,
-  parseQueueArguments,
   planTopology,
   retryQueueFor,
   retryQueueNames,
@@ -13,6 +7,8 @@ import {
   validateTopologyConfig,
   type RetryTopologyConfig,
 } from '../../src/lib/topology';
+import { describeDifference, describePreconditionFailure, diffArguments, parsePreconditionFailure } from '../../src/lib/topology-diff';
+import { parseDelays, parseQueueArguments } from '../../src/lib/topology-parse';
 
 const seed: RetryTopologyConfig = {
   mode: 'declare',

@@ -1,5 +1,6 @@
 /** The retry-config node's shape as other nodes see it. */
-import { EXCHANGE_TYPES, parseDelays, parseQueueArguments, validateTopologyConfig, type ExchangeType, type RetryTopologyConfig } from '../../lib/topology';
+import { EXCHANGE_TYPES, validateTopologyConfig, type ExchangeType, type RetryTopologyConfig } from '../../lib/topology';
+import { parseDelays, parseQueueArguments } from '../../lib/topology-parse';
 import type { RetryBrokerNode } from './broker-node';
 import { readNumberFields } from './number-fields';
 import { stringProp, type Node, type NodeAPI, type NodeDef } from './node-red';
