@@ -12,6 +12,7 @@ import { retryInfo } from './attempts';
 import { backoffDelay } from './backoff';
 import { decisionPolicy } from './decide';
 import { Deliveries } from './deliveries';
+import type { FailureDetails } from './failure';
 import { DeliveryRegistry } from './delivery-registry';
 import { OrderedHold } from './ordered-hold';
 import { ParkingWatch } from './parking-watch';
@@ -105,8 +106,8 @@ export class ConsumerSession extends EventEmitter<ConsumerSessionEvents> {
    * The one way a delivery is settled (settle nodes, the settle timeout, an invalid body). Throws
    * {@link SettleError} when it cannot be settled (any more).
    */
-  settle(id: string, action: SettleAction, reason = ''): Promise<SettleOutcome> {
-    return this.deliveries.settle(id, action, reason);
+  settle(id: string, action: SettleAction, reason = '', failure?: FailureDetails): Promise<SettleOutcome> {
+    return this.deliveries.settle(id, action, reason, failure);
   }
 
   private setState(state: SessionState): void {

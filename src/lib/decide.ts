@@ -5,6 +5,7 @@
  */
 import type { MessageProperties, Options } from 'amqplib';
 import { attemptsExhausted, firstSeenMs, type RetryInfo } from './attempts';
+import { firstFailureMs, type FailureDetails } from './failure';
 import { parkedPublishOptions, retryPublishOptions } from './parking';
 import type { SettleAction } from './settlement';
 import { retryQueueFor, retryRoute, type RetryRoute, type RetryTopologyConfig } from './topology';
@@ -59,10 +60,11 @@ function firstSeen(policy: DecisionPolicy, delivery: Decidable): number {
 }
 
 /**
- * Decides a settle. `reason` is the flow's error text (may be empty); `now` is ms since epoch. A retry
- * parks once attempts are exhausted or the message is older than the max age.
+ * Decides a settle. `reason` is the flow's error text (may be empty), `failure` the details of its
+ * error object; `now` is ms since epoch. A retry parks once attempts are exhausted or the message is
+ * older than the max age.
  */
-export function decide(policy: DecisionPolicy, delivery: Decidable, action: SettleAction, reason: string, now: number): Decision {
+export function decide(policy: DecisionPolicy, delivery: Decidable, action: SettleAction, reason: string, now: number, failure?: FailureDetails): Decision {
   if (action === 'ack') return ACK;
   const { topology } = policy;
   let parkReason = reason || 'parked';
@@ -80,7 +82,9 @@ export function decide(policy: DecisionPolicy, delivery: Decidable, action: Sett
       } else if (policy.route === 'dead-letter') {
         return DEAD_LETTER;
       } else {
-        const options = retryPublishOptions(delivery.message.properties, retry.attempt, seen ?? firstSeen(policy, delivery));
+        const { properties } = delivery.message;
+        const firstFailure = firstFailureMs(properties.headers, topology.mainQueue, now);
+        const options = retryPublishOptions(properties, retry.attempt, seen ?? firstSeen(policy, delivery), firstFailure);
         return { kind: 'republish', queue: retryQueueFor(topology, retry.attempt), options };
       }
     }
@@ -94,6 +98,8 @@ export function decide(policy: DecisionPolicy, delivery: Decidable, action: Sett
     attempts: delivery.retry.attempt,
     reason: parkReason,
     now: new Date(now),
+    firstFailureMs: firstFailureMs(message.properties.headers, topology.mainQueue, now),
+    ...(failure ? { failure } : {}),
   });
   return { kind: 'park', queue: topology.parkingQueue, reason: parkReason, options };
 }

@@ -6,6 +6,7 @@ import type { EventEmitter } from 'node:events';
 import type { Channel, ConsumeMessage } from 'amqplib';
 import type { RetryInfo } from './attempts';
 import { decide, onArrival, type Decision, type DecisionPolicy } from './decide';
+import type { FailureDetails } from './failure';
 import type { DeliveryRegistry } from './delivery-registry';
 import { toAmqpInfo, type DeliveredMessage } from './message-info';
 import { decodePayload } from './payload';
@@ -67,14 +68,14 @@ export class Deliveries {
    * The one way a delivery is settled (settle nodes, the settle timeout, an invalid body). Throws
    * {@link SettleError} when it cannot be settled (any more).
    */
-  async settle(id: string, action: SettleAction, reason = ''): Promise<SettleOutcome> {
+  async settle(id: string, action: SettleAction, reason = '', failure?: FailureDetails): Promise<SettleOutcome> {
     const { registry } = this;
     const status = registry.status(id);
     if (status.status !== 'live') throw notSettleable(status, id, action);
     const entry = status.entry;
     registry.end(id, PAST_TENSE[action]);
     clearTimeout(entry.timer);
-    const decision = decide(this.policy, entry, action, reason, Date.now());
+    const decision = decide(this.policy, entry, action, reason, Date.now(), failure);
     try {
       await this.settler.execute(entry, decision, action);
     } catch (err) {

@@ -9,6 +9,7 @@ export * from './consumer-session';
 export * from './decide';
 export * from './deliveries';
 export * from './delivery-registry';
+export * from './failure';
 export * from './management-api';
 export * from './message-info';
 export * from './ordered-hold';

@@ -4,6 +4,7 @@
  */
 import type { MessageProperties } from 'amqplib';
 import { attemptHeaderCount, readDeaths } from './attempts';
+import { FAILURE_HEADERS } from './failure';
 import { PARK_HEADERS } from './parking';
 
 /** One parked message as a flow or the editor sees it: plain data only, no channel. */
@@ -19,6 +20,11 @@ export interface ParkedMessage {
   parkedAt: string | null;
   /** Attempts made (`retry-attempt`), 0 when unknown. */
   attempts: number;
+  /** When it first and last failed (ISO), from the `park-*-failure-time` headers. */
+  firstFailureAt: string | null;
+  lastFailureAt: string | null;
+  /** The flow's error, when it was an error object: `park-error-*` headers. */
+  error: { name: string | null; message: string | null; stack: string | null; source: { id: string | null; type: string | null; name: string | null } } | null;
   originalExchange: string | null;
   originalRoutingKey: string | null;
   originalQueue: string | null;
@@ -80,6 +86,18 @@ function textPreview(bytes: Buffer, truncated: boolean): string | undefined {
   return decoded;
 }
 
+function parkedError(headers: Record<string, unknown>): ParkedMessage['error'] {
+  const h = (name: string): string | null => text(headers[name]);
+  const error = {
+    name: h(FAILURE_HEADERS.errorName),
+    message: h(FAILURE_HEADERS.errorMessage),
+    stack: h(FAILURE_HEADERS.errorStack),
+    source: { id: h(FAILURE_HEADERS.sourceId), type: h(FAILURE_HEADERS.sourceType), name: h(FAILURE_HEADERS.sourceName) },
+  };
+  const any = [error.name, error.message, error.stack, error.source.id, error.source.type, error.source.name].some((v) => v !== null);
+  return any ? error : null;
+}
+
 export function describeParked(
   message: { content: Buffer; properties: Pick<MessageProperties, 'headers' | 'messageId' | 'correlationId' | 'contentType'> },
   position: number,
@@ -98,6 +116,9 @@ export function describeParked(
     reason: text(headers[PARK_HEADERS.reason]) ?? death?.reason ?? null,
     parkedAt: text(headers[PARK_HEADERS.time]) ?? death?.time ?? null,
     attempts: attemptHeaderCount(headers),
+    firstFailureAt: text(headers[FAILURE_HEADERS.firstFailure]),
+    lastFailureAt: text(headers[FAILURE_HEADERS.lastFailure]),
+    error: parkedError(headers),
     originalExchange: text(headers[PARK_HEADERS.originalExchange]) ?? death?.exchange ?? null,
     originalRoutingKey: text(headers[PARK_HEADERS.originalRoutingKey]) ?? death?.routingKeys[0] ?? null,
     originalQueue: text(headers[PARK_HEADERS.originalQueue]) ?? death?.queue ?? null,

@@ -1,6 +1,7 @@
 /** What a parked message looks like: the original body and properties plus failure headers. Pure. */
 import type { MessageProperties, Options } from 'amqplib';
 import { ATTEMPT_HEADER, FIRST_SEEN_HEADER, originalRoute } from './attempts';
+import { failureHeaders, FIRST_FAILURE_HEADER, type FailureDetails } from './failure';
 import { copiedProperties } from './message-info';
 
 /** Headers added to a parked message (none `x-` prefixed: RabbitMQ 4 treats some of those as its own). */
@@ -23,6 +24,10 @@ export interface ParkInput {
   attempts: number;
   reason: string;
   now: Date;
+  /** What the flow's error said (name, message, stack, failing node), when it was an error object. */
+  failure?: FailureDetails;
+  /** When it first failed (ms since epoch); default: now. */
+  firstFailureMs?: number;
 }
 
 /** Reason texts can be anything a flow throws; headers are kept readable and bounded. */
@@ -43,7 +48,7 @@ export function parkedPublishOptions(input: ParkInput): Options.Publish {
     [PARK_HEADERS.originalRoutingKey]: route.routingKey,
     [PARK_HEADERS.originalQueue]: input.mainQueue,
     [PARK_HEADERS.attempt]: input.attempts,
-  });
+  }, failureHeaders(input.failure, input.firstFailureMs ?? input.now.getTime(), input.now.getTime()));
   return Object.assign(copiedProperties(p), { headers, persistent: true, mandatory: true });
 }
 
@@ -52,7 +57,8 @@ export function parkedPublishOptions(input: ParkInput): Options.Publish {
  * headers, plus the package's attempt and first-seen headers (RabbitMQ 4 ignores a republished
  * `x-death`, so the count must travel in a header of the package's own).
  */
-export function retryPublishOptions(p: MessageProperties, failedAttempts: number, firstSeenMs: number): Options.Publish {
+export function retryPublishOptions(p: MessageProperties, failedAttempts: number, firstSeenMs: number, firstFailureMs?: number): Options.Publish {
   const headers: Record<string, unknown> = Object.assign({}, p.headers, { [ATTEMPT_HEADER]: failedAttempts, [FIRST_SEEN_HEADER]: firstSeenMs });
+  if (firstFailureMs !== undefined) headers[FIRST_FAILURE_HEADER] = firstFailureMs;
   return Object.assign(copiedProperties(p), { headers, persistent: p.deliveryMode === 2, mandatory: true });
 }

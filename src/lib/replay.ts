@@ -5,6 +5,7 @@
 import type { MessageProperties, Options } from 'amqplib';
 import { ATTEMPT_HEADER, FIRST_SEEN_HEADER, readDeaths } from './attempts';
 import type { BrokerConnection } from './broker-connection';
+import { FAILURE_HEADERS, FIRST_FAILURE_HEADER } from './failure';
 import { copiedProperties } from './message-info';
 import { MAX_SCAN, scanQueue } from './parked';
 import { describeParked, isEmptySelection, matchesSelection, type ParkedSelection } from './parked-view';
@@ -36,8 +37,8 @@ export function replayTarget(headers: Record<string, unknown> | undefined, topol
  * also without the attempt history, so the message gets its full number of attempts again.
  */
 export function replayPublishOptions(properties: MessageProperties, resetAttempts: boolean): Options.Publish {
-  const dropped = new Set<string>(Object.values(PARK_HEADERS).filter((name) => name !== ATTEMPT_HEADER));
-  if (resetAttempts) for (const name of [ATTEMPT_HEADER, FIRST_SEEN_HEADER, ...BROKER_DEATH_HEADERS]) dropped.add(name);
+  const dropped = new Set<string>([...Object.values(PARK_HEADERS), ...Object.values(FAILURE_HEADERS)].filter((name) => name !== ATTEMPT_HEADER));
+  if (resetAttempts) for (const name of [ATTEMPT_HEADER, FIRST_SEEN_HEADER, FIRST_FAILURE_HEADER, ...BROKER_DEATH_HEADERS]) dropped.add(name);
   const original = properties.headers ?? {};
   const headers = Object.fromEntries(Object.entries(original).filter(([name]) => !dropped.has(name)));
   const previous = Number(original[REPLAY_HEADER]);

@@ -149,4 +149,29 @@ describe('parking queue: peek, purge, replay by messageId (real broker)', functi
     assert.equal(await broker.messageCount(names.parkingQueue), 4);
     assert.deepEqual((await act('purge', {}, io)).payload, { purged: 4, remaining: 0 });
   });
+
+  it('failure metadata: the error thrown in a node, caught, retried and parked, with the node and the first and last failure time', async () => {
+    await loadFlow([
+      tab(),
+      brokerNode(),
+      configNode(names, { retryExchange: '', maxAttempts: '2', retryDelay: '100' }),
+      consumerNode([['work']]),
+      { id: 'work', type: 'function', z: 'flow', name: 'process payment', func: "throw new TypeError('amount is missing');", outputs: 1, wires: [[]] },
+      { id: 'catch', type: 'catch', z: 'flow', scope: ['work'], uncaught: false, wires: [['retry']] },
+      { id: 'retry', type: 'retry-settle', z: 'flow', action: 'retry', wires: [] },
+    ]);
+    await broker.waitForConsumer(names.mainQueue);
+    await broker.publish(names.mainExchange, names.routingKey, { n: 1 });
+    const parked = await broker.take(names.parkingQueue);
+    const h = parked.properties.headers ?? {};
+    assert.equal(h['park-error-name'], 'TypeError');
+    assert.match(String(h['park-error-message']), /amount is missing/);
+    assert.equal(h['park-error-source-id'], 'work');
+    assert.equal(h['park-error-source-type'], 'function');
+    assert.equal(h['park-error-source-name'], 'process payment');
+    const first = Date.parse(String(h['park-first-failure-time']));
+    const last = Date.parse(String(h['park-last-failure-time']));
+    assert.ok(first <= last, `${String(h['park-first-failure-time'])} <= ${String(h['park-last-failure-time'])}`);
+    assert.equal(h['park-last-failure-time'], h['park-time']);
+  });
 });

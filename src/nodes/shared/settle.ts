@@ -4,6 +4,7 @@
  */
 import type { ConsumerSession } from '../../lib/consumer-session';
 import { DeliveryRegistry } from '../../lib/delivery-registry';
+import { failureDetails } from '../../lib/failure';
 import { SettleError, type SettleAction, type SettleOutcome } from '../../lib/settlement';
 import type { DoneFunction, Node, NodeAPI, NodeMessage } from './node-red';
 
@@ -29,7 +30,7 @@ export async function settleMessage(RED: NodeAPI, msg: NodeMessage, action: Sett
   if (!session) {
     throw new SettleError(`message ${id}: its retry consumer is gone (redeployed?); the broker redelivers the message`, 'unknown');
   }
-  return session.settle(id, action, reason);
+  return session.settle(id, action, reason, failureDetails(msg.error));
 }
 
 /**
