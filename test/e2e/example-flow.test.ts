@@ -31,6 +31,9 @@ const NODE_TYPES = Object.keys(repoPackage['node-red'].nodes).sort();
 /** The broker objects the example declares, by their name in examples/flows.json. */
 const EXAMPLE_NAMES = ['main-exchange', 'main-queue', 'retry-exchange', 'retry-queue', 'parking-queue', 'reply-queue'] as const;
 type ExampleName = (typeof EXAMPLE_NAMES)[number];
+/** The broker objects of examples/async-web-service.json (queues derived from them are renamed with them). */
+const ASYNC_NAMES = ['payments-exchange', 'payments-queue', 'payments-replies'] as const;
+type AsyncName = (typeof ASYNC_NAMES)[number];
 
 interface FlowNode {
   id: string;
@@ -122,6 +125,8 @@ function exampleFlowOn(runtime: NodeRedRuntime, packedTarball: () => string): vo
   let broker: Broker;
   const names = {} as Record<ExampleName, string>;
   for (const n of EXAMPLE_NAMES) names[n] = uniqueName(`e2e-${n}`);
+  const asyncNames = {} as Record<AsyncName, string>;
+  for (const n of ASYNC_NAMES) asyncNames[n] = uniqueName(`e2e-${n}`);
 
   /** Node-RED's output so far, for failure messages. */
   const log = (): string => `\n--- Node-RED output ---\n${output.slice(-8000)}`;
@@ -169,6 +174,9 @@ function exampleFlowOn(runtime: NodeRedRuntime, packedTarball: () => string): vo
     broker = await Broker.open();
     broker.track('queue', names['main-queue'], names['retry-queue'], names['parking-queue'], names['reply-queue']);
     broker.track('exchange', names['main-exchange'], names['retry-exchange']);
+    const asyncQueues = [asyncNames['payments-queue'], asyncNames['payments-replies']];
+    broker.track('queue', ...asyncQueues.flatMap((q) => [q, `${q}.retry`, `${q}.parking`]));
+    broker.track('exchange', asyncNames['payments-exchange']);
 
     // A fresh user directory with the tarball installed the way the palette manager would.
     userDir = mkdtempSync(path.join(os.tmpdir(), 'rmq-retry-userdir-'));
@@ -350,6 +358,70 @@ function exampleFlowOn(runtime: NodeRedRuntime, packedTarball: () => string): vo
 
     assert.equal(await count(names['main-queue']), 0);
     assert.equal(await count(names['retry-queue']), 0);
+    const errors = output.split('\n').filter((line) => line.includes('[error]'));
+    assert.deepEqual(errors, [], `Node-RED logged errors${log()}`);
+  });
+
+  it('runs the async web service example over real HTTP: 202 {id} at once, then done or parked with the reason', async function () {
+    // Importable from the menu: Import ▸ Examples lists it beside the retry demo.
+    const listed = JSON.stringify(await getJson(`/library/examples/flows/${PACKAGE}`));
+    assert.ok(listed.includes('async-web-service') && listed.includes('"flows"'), `Import ▸ Examples lists ${listed}`);
+    let text = readFileSync(path.join(userDir, 'node_modules', PACKAGE, 'examples', 'async-web-service.json'), 'utf8');
+    for (const n of ASYNC_NAMES) assert.ok(text.includes(n), `the async example no longer mentions ${n}`);
+    text = text.replace(new RegExp(`\\b(${ASYNC_NAMES.join('|')})\\b`, 'g'), (n) => asyncNames[n as AsyncName]);
+    const deployed = await api('POST', '/flows', JSON.parse(text), { 'Node-RED-Deployment-Type': 'full' });
+    assert.ok(deployed.ok, `deploy failed: ${deployed.status} ${await deployed.text()}${log()}`);
+    await waitFor(
+      async () => (await consumerCount(asyncNames['payments-queue'])) === 1 && (await consumerCount(asyncNames['payments-replies'])) === 1,
+      `consumers on the payments and reply queues${log()}`,
+      60_000,
+    );
+
+    const post = async (body: unknown): Promise<{ status: number; json: Record<string, unknown> }> => {
+      const response = await fetch(`${base}/payments`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+      return { status: response.status, json: (await response.json()) as Record<string, unknown> };
+    };
+    const outcome = async (id: string): Promise<{ status: number; json: Record<string, unknown> }> => {
+      const response = await fetch(`${base}/payments/${encodeURIComponent(id)}`);
+      return { status: response.status, json: (await response.json()) as Record<string, unknown> };
+    };
+
+    const good = await post({ amount: 10.23 });
+    const poison = await post({ amount: 210.23 });
+    assert.equal(good.status, 202, JSON.stringify(good.json) + log());
+    assert.equal(poison.status, 202, JSON.stringify(poison.json) + log());
+    const goodId = String(good.json.id);
+    const poisonId = String(poison.json.id);
+    assert.notEqual(goodId, poisonId);
+    assert.deepEqual(Object.keys(good.json), ['id']);
+
+    const settled = async (id: string): Promise<Record<string, unknown>> => {
+      let last: Record<string, unknown> = {};
+      await waitFor(async () => {
+        const r = await outcome(id);
+        assert.equal(r.status, 200, JSON.stringify(r.json));
+        last = r.json;
+        return last.status !== 'pending';
+      }, `the outcome of ${id}${log()}`, 30_000);
+      return last;
+    };
+    const done = await settled(goodId);
+    assert.equal(done.status, 'done');
+    assert.equal(done.amount, 10.23);
+    const parked = await settled(poisonId);
+    assert.equal(parked.status, 'parked');
+    assert.equal(parked.reason, 'amount 210.23 is over the 100.00 limit');
+
+    // The failure was parked once, never retried: the parking queue holds exactly it.
+    const parkedMessages = await drain(broker, `${asyncNames['payments-queue']}.parking`);
+    assert.equal(parkedMessages.length, 1);
+    assert.equal(parkedMessages[0]!.properties.correlationId, poisonId);
+    assert.equal(parkedMessages[0]!.properties.headers?.['retry-attempt'], 1);
+    assert.equal(await count(`${asyncNames['payments-queue']}.retry`), 0);
+
+    // Bad input and unknown ids are answered, not hung.
+    assert.equal((await post({ amount: 'ten' })).status, 400);
+    assert.equal((await outcome('no-such-id')).status, 404);
     const errors = output.split('\n').filter((line) => line.includes('[error]'));
     assert.deepEqual(errors, [], `Node-RED logged errors${log()}`);
   });
