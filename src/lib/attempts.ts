@@ -103,6 +103,38 @@ export function readDeaths(headers: Headers): DeathRecord[] {
   return deaths;
 }
 
+/** A whole number as AMQP carries one (plain, bigint, or amqplib's `{ '!': type, value }`). */
+function isCount(value: unknown): boolean {
+  const v = unwrap(value);
+  return (typeof v === 'number' && Number.isInteger(v) && v >= 0) || (typeof v === 'bigint' && v >= 0n);
+}
+
+function shownCount(value: unknown): string {
+  if (value === undefined) return 'none';
+  if (typeof value === 'string') return `'${value.slice(0, 40)}'`;
+  if (typeof value === 'number' || typeof value === 'bigint' || typeof value === 'boolean') return String(value);
+  return value === null ? 'null' : 'a table';
+}
+
+/**
+ * What is wrong with an `x-death` header the broker could not have written (a producer forged or
+ * mangled it), or undefined when it is absent or well-formed. Such a message must never be
+ * dead-lettered: RabbitMQ 3.10 adds 1 to the `count` of the matching entry, and a count that is not a
+ * number crashes the queue, again on every redelivery, until it is unavailable.
+ */
+export function malformedDeathHeader(headers: Headers): string | undefined {
+  const raw = headers?.['x-death'];
+  if (raw === undefined || raw === null) return undefined;
+  if (!Array.isArray(raw)) return 'x-death is not an array';
+  for (const [i, item] of raw.entries()) {
+    const entry = asRecord(item);
+    if (!entry) return `x-death entry ${i + 1} is not a table`;
+    if (asText(entry.queue) === undefined || asText(entry.reason) === undefined) return `x-death entry ${i + 1} has no queue or reason`;
+    if (!isCount(entry.count)) return `x-death entry ${i + 1} has count ${shownCount(unwrap(entry.count))}, not a whole number`;
+  }
+  return undefined;
+}
+
 /** The death record for (queue, reason), found by key — never by position. */
 export function findDeath(deaths: DeathRecord[], queue: string, reason: string): DeathRecord | undefined {
   return deaths.find((d) => d.queue === queue && d.reason === reason);

@@ -4,7 +4,7 @@
  * branch is unit-tested without a broker; `settler.ts` carries the decision out.
  */
 import type { MessageProperties, Options } from 'amqplib';
-import { attemptsExhausted, firstSeenMs, type RetryInfo } from './attempts';
+import { attemptsExhausted, firstSeenMs, malformedDeathHeader, type RetryInfo } from './attempts';
 import { firstFailureMs, type FailureDetails } from './failure';
 import { parkedPublishOptions, retryPublishOptions } from './parking';
 import type { SettleAction } from './settlement';
@@ -50,6 +50,9 @@ export function onArrival(decodeError: string | undefined, policy: InvalidBodyPo
   return policy === 'error' ? 'report-invalid' : 'park';
 }
 
+/** Park reason of a retry whose `x-death` header the broker could not have written. */
+export const MALFORMED_X_DEATH = 'malformed x-death header';
+
 const ACK: Decision = { kind: 'ack' };
 const DEAD_LETTER: Decision = { kind: 'dead-letter' };
 
@@ -72,7 +75,11 @@ export function decide(policy: DecisionPolicy, delivery: Decidable, action: Sett
     if (policy.ordered) return { kind: 'hold', reason };
     const { retry } = delivery;
     const lastError = reason ? `; last error: ${reason}` : '';
-    if (attemptsExhausted(retry)) {
+    // Never reject such a message: RabbitMQ 3.10 crashes the queue dead-lettering it.
+    const malformed = malformedDeathHeader(delivery.message.properties.headers);
+    if (malformed !== undefined) {
+      parkReason = `${MALFORMED_X_DEATH} (${malformed})${lastError}`;
+    } else if (attemptsExhausted(retry)) {
       parkReason = `max attempts (${retry.maxAttempts}) reached${lastError}`;
     } else {
       // First-seen reads the headers: only when a max age asks for it, or a republished copy carries it.

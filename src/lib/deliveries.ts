@@ -85,7 +85,7 @@ export class Deliveries {
       }
       throw err;
     }
-    return this.counted(decision, entry.retry.attempt);
+    return this.counted(id, decision, entry.retry.attempt);
   }
 
   /** Ends every unsettled delivery (its channel is gone or closing: the broker has it again); returns how many. */
@@ -95,13 +95,15 @@ export class Deliveries {
     return gone.length;
   }
 
-  private counted(decision: Decision, attempt: number): SettleOutcome {
+  private counted(id: string, decision: Decision, attempt: number): SettleOutcome {
     let outcome: SettleOutcome;
     if (decision.kind === 'ack') {
       this.counters.acked += 1;
       outcome = { done: 'acked', attempt };
     } else if (decision.kind === 'park') {
       this.counters.parked += 1;
+      // A parked message waits for a human: say so in the log, whatever parked it.
+      this.events.emit('warning', `message ${id} parked in '${decision.queue}': ${decision.reason}`);
       outcome = { done: 'parked', attempt, parkReason: decision.reason, parkedTo: decision.queue };
     } else {
       this.counters.retried += 1;

@@ -1,6 +1,6 @@
 /** What a parked message looks like: the original body and properties plus failure headers. Pure. */
 import type { MessageProperties, Options } from 'amqplib';
-import { ATTEMPT_HEADER, FIRST_SEEN_HEADER, originalRoute } from './attempts';
+import { ATTEMPT_HEADER, FIRST_SEEN_HEADER, malformedDeathHeader, originalRoute } from './attempts';
 import { failureHeaders, FIRST_FAILURE_HEADER, type FailureDetails } from './failure';
 import { copiedProperties } from './message-info';
 
@@ -49,7 +49,16 @@ export function parkedPublishOptions(input: ParkInput): Options.Publish {
     [PARK_HEADERS.originalQueue]: input.mainQueue,
     [PARK_HEADERS.attempt]: input.attempts,
   }, failureHeaders(input.failure, input.firstFailureMs ?? input.now.getTime(), input.now.getTime()));
-  return Object.assign(copiedProperties(p), { headers, persistent: true, mandatory: true });
+  return Object.assign(copiedProperties(p), { headers: withoutMalformedDeath(headers), persistent: true, mandatory: true });
+}
+
+/**
+ * A copy never carries an `x-death` the broker could not have written: dead-lettered anywhere (a TTL,
+ * a user's dead-letter exchange) it would crash that queue on RabbitMQ 3.10 (see malformedDeathHeader).
+ */
+function withoutMalformedDeath(headers: Record<string, unknown>): Record<string, unknown> {
+  if (malformedDeathHeader(headers) !== undefined) delete headers['x-death'];
+  return headers;
 }
 
 /**
@@ -60,5 +69,5 @@ export function parkedPublishOptions(input: ParkInput): Options.Publish {
 export function retryPublishOptions(p: MessageProperties, failedAttempts: number, firstSeenMs: number, firstFailureMs?: number): Options.Publish {
   const headers: Record<string, unknown> = Object.assign({}, p.headers, { [ATTEMPT_HEADER]: failedAttempts, [FIRST_SEEN_HEADER]: firstSeenMs });
   if (firstFailureMs !== undefined) headers[FIRST_FAILURE_HEADER] = firstFailureMs;
-  return Object.assign(copiedProperties(p), { headers, persistent: p.deliveryMode === 2, mandatory: true });
+  return Object.assign(copiedProperties(p), { headers: withoutMalformedDeath(headers), persistent: p.deliveryMode === 2, mandatory: true });
 }

@@ -22,8 +22,9 @@ export class Broker {
   private readonly queues = new Set<string>();
   private readonly exchanges = new Set<string>();
 
-  static async open(): Promise<Broker> {
-    const model = await amqp.connect(AMQP_URL);
+  /** The shared broker at AMQP_URL, or another (e.g. a private node a test may hurt). */
+  static async open(url = AMQP_URL): Promise<Broker> {
+    const model = await amqp.connect(url);
     model.on('error', () => undefined);
     const channel = await model.createChannel();
     channel.on('error', () => undefined);

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { cycle3, republished } from './fixtures/x-death';
-import { ATTEMPT_HEADER, attemptsExhausted, failedAttempts, FIRST_SEEN_HEADER, firstSeenMs, originalRoute, readDeaths, retryInfo } from '../../src/lib/attempts';
+import { ATTEMPT_HEADER, attemptsExhausted, failedAttempts, FIRST_SEEN_HEADER, firstSeenMs, malformedDeathHeader, originalRoute, readDeaths, retryInfo } from '../../src/lib/attempts';
 
 const ts = (seconds: number) => ({ '!': 'timestamp', value: seconds });
 
@@ -105,6 +105,26 @@ describe('attempts from x-death', () => {
     it('without the header, RabbitMQ 4 restarts the count after a republish (why the header exists)', () => {
       assert.equal(retryInfo(republished['3.10.8'], 'main-queue', 5).attempt, 4);
       assert.equal(retryInfo(republished['4.0.5'], 'main-queue', 5).attempt, 2);
+    });
+  });
+
+  describe('malformed x-death (a forged header RabbitMQ 3.10 crashes on)', () => {
+    it('accepts what brokers write, and no header at all', () => {
+      for (const headers of [undefined, {}, thirdDelivery, cycle3['3.10.8'], cycle3['4.0.5'], { 'x-death': [{ count: { '!': 'long', value: 2 }, queue: 'q', reason: 'rejected' }] }]) {
+        assert.equal(malformedDeathHeader(headers), undefined);
+      }
+    });
+
+    it('names what the broker could not have written', () => {
+      const entry = { queue: 'main-queue', reason: 'rejected' };
+      assert.equal(malformedDeathHeader({ 'x-death': [{ ...entry, count: 'abc' }] }), "x-death entry 1 has count 'abc', not a whole number");
+      assert.equal(malformedDeathHeader({ 'x-death': [thirdDelivery['x-death'][0], { ...entry, count: '2' }] }), "x-death entry 2 has count '2', not a whole number");
+      assert.equal(malformedDeathHeader({ 'x-death': [{ ...entry, count: 1.5 }] }), 'x-death entry 1 has count 1.5, not a whole number');
+      assert.equal(malformedDeathHeader({ 'x-death': [{ ...entry, count: -1 }] }), 'x-death entry 1 has count -1, not a whole number');
+      assert.equal(malformedDeathHeader({ 'x-death': [entry] }), 'x-death entry 1 has count none, not a whole number');
+      assert.equal(malformedDeathHeader({ 'x-death': [{ count: 1, reason: 'rejected' }] }), 'x-death entry 1 has no queue or reason');
+      assert.equal(malformedDeathHeader({ 'x-death': ['text'] }), 'x-death entry 1 is not a table');
+      assert.equal(malformedDeathHeader({ 'x-death': 'abc' }), 'x-death is not an array');
     });
   });
 });

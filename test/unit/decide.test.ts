@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import type { MessageProperties } from 'amqplib';
 import { ATTEMPT_HEADER, FIRST_SEEN_HEADER } from '../../src/lib/attempts';
-import { decide, decisionPolicy, onArrival, type Decidable, type Decision, type DecisionPolicy } from '../../src/lib/decide';
+import { decide, decisionPolicy, MALFORMED_X_DEATH, onArrival, type Decidable, type Decision, type DecisionPolicy } from '../../src/lib/decide';
 import { PARK_HEADERS } from '../../src/lib/parking';
 import type { RetryTopologyConfig } from '../../src/lib/topology';
 
@@ -150,5 +150,39 @@ describe('onArrival()', () => {
   it('parks a body that does not decode, or reports it for the flow to settle', () => {
     assert.equal(onArrival('body is not valid JSON', 'park'), 'park');
     assert.equal(onArrival('body is not valid JSON', 'error'), 'report-invalid');
+  });
+});
+
+describe('decide() with a malformed x-death header (RabbitMQ 3.10 crashes the queue dead-lettering it)', () => {
+  const classic: DecisionPolicy = decisionPolicy(topology(), false);
+  const forged = { 'x-death': [{ count: 'abc', queue: 'main-queue', reason: 'rejected', exchange: '', 'routing-keys': ['rk'] }], origin: 'test' };
+
+  it('retry never rejects it: parks it with the reason, and the parked copy leaves the header out', () => {
+    const decision = parked(decide(classic, delivery(1, { headers: forged }), 'retry', 'boom', NOW));
+    assert.equal(decision.reason, `${MALFORMED_X_DEATH} (x-death entry 1 has count 'abc', not a whole number); last error: boom`);
+    assert.equal(decision.options.headers?.['x-death'], undefined);
+    assert.equal(decision.options.headers?.origin, 'test');
+    assert.equal(forged['x-death'].length, 1, 'the delivery itself is left alone');
+  });
+
+  it('parks it on the republish route too (tiers, quorum)', () => {
+    const tiers = decisionPolicy(topology({ retryDelaysMs: [1000, 10_000] }), false);
+    assert.match(parked(decide(tiers, delivery(1, { headers: forged }), 'retry', '', NOW)).reason, /^malformed x-death header \(/);
+  });
+
+  it('ack acks it; ordered mode holds it (neither rejects)', () => {
+    assert.deepEqual(decide(classic, delivery(1, { headers: forged }), 'ack', '', NOW), { kind: 'ack' });
+    assert.equal(decide(decisionPolicy(topology(), true), delivery(1, { headers: forged }), 'retry', '', NOW).kind, 'hold');
+  });
+
+  it('a park asked by the flow keeps its reason, without the header', () => {
+    const decision = parked(decide(classic, delivery(1, { headers: forged }), 'park', 'bad amount', NOW));
+    assert.equal(decision.reason, 'bad amount');
+    assert.equal(decision.options.headers?.['x-death'], undefined);
+  });
+
+  it('a well-formed x-death is kept on the parked copy', () => {
+    const headers = { 'x-death': [{ count: 2, queue: 'main-queue', reason: 'rejected', exchange: 'main-exchange', 'routing-keys': ['rk'] }] };
+    assert.deepEqual(parked(decide(classic, delivery(3, { headers }), 'retry', '', NOW)).options.headers?.['x-death'], headers['x-death']);
   });
 });
