@@ -3,20 +3,15 @@
  * 3.10.8 crashes the classic queue that dead-letters it, again on every redelivery, until the queue
  * is `crashed`. The consumer must never reject it: a retry parks it, and the parked copy leaves the
  * header out. On 3.x this test hurts the broker, so it runs on a private node of the installed
- * rabbitmq-server (scripts/rabbitmq-node.sh, ports 5688/15688), reset afterwards; on RabbitMQ 4 (the
+ * rabbitmq-server (test/helpers/private-node.ts), reset afterwards; on RabbitMQ 4 (the
  * second CI leg) it runs on the broker at AMQP_URL, where the message must behave the same way.
  */
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import path from 'node:path';
 import * as amqp from 'amqplib';
 import { AMQP_URL, Broker, MANAGEMENT_URL, waitFor } from '../helpers/broker';
 import { brokerNode, configNode, consumerNode, tab, uniqueNames, type Names } from '../helpers/flows';
 import { helper, loadFlow } from '../helpers/node-red';
-
-const NODE_SCRIPT = path.resolve(__dirname, '../../scripts/rabbitmq-node.sh');
-const PRIVATE = { name: 'faults7', url: 'amqp://guest:guest@127.0.0.1:5688', management: 'http://127.0.0.1:15688' };
+import { canStartPrivateNode, startPrivateNode, type PrivateNode } from '../helpers/private-node';
 
 async function serverVersion(url: string): Promise<string> {
   const model = await amqp.connect(url);
@@ -41,7 +36,8 @@ async function queueState(management: string, queue: string): Promise<string> {
 }
 
 describe('malformed x-death header (a broker that crashes on it)', function () {
-  let target: { url: string; management: string; version: string; private: boolean };
+  let target: { url: string; management: string; version: string };
+  let privateNode: PrivateNode | undefined;
   let broker: Broker;
   let names: Names;
 
@@ -49,22 +45,22 @@ describe('malformed x-death header (a broker that crashes on it)', function () {
     this.timeout(180_000);
     const shared = await serverVersion(AMQP_URL);
     if (Number(shared.split('.')[0]) >= 4) {
-      target = { url: AMQP_URL, management: MANAGEMENT_URL, version: shared, private: false };
+      target = { url: AMQP_URL, management: MANAGEMENT_URL, version: shared };
       return;
     }
-    if (!existsSync('/usr/lib/rabbitmq/bin/rabbitmq-server')) {
+    if (!canStartPrivateNode()) {
       // Never on the shared 3.x broker: the test would crash its queue for everyone.
       console.log('      (skipped: needs the installed rabbitmq-server for a private node)');
       this.skip();
     }
-    execFileSync(NODE_SCRIPT, ['start', PRIVATE.name, '5688', '15688'], { stdio: 'ignore' });
-    target = { ...PRIVATE, version: await serverVersion(PRIVATE.url), private: true };
+    privateNode = await startPrivateNode('xdeath');
+    target = { url: privateNode.url, management: privateNode.management, version: await serverVersion(privateNode.url) };
   });
 
   after(function () {
     this.timeout(120_000);
     // A crashed queue stays crashed until the node restarts: leave nothing behind.
-    if (target?.private) execFileSync(NODE_SCRIPT, ['reset', PRIVATE.name], { stdio: 'ignore' });
+    privateNode?.reset();
   });
 
   beforeEach(async () => {

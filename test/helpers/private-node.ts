@@ -1,0 +1,59 @@
+/**
+ * A private RabbitMQ node (scripts/rabbitmq-node.sh) for a test that hurts its broker. Its name and
+ * ports are this test process's own, so two runs of the suite at once (CI legs, engineers sharing a
+ * machine) never stop or reset each other's node.
+ */
+import { execFileSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { createServer, type Server } from 'node:net';
+import path from 'node:path';
+
+const SCRIPT = path.resolve(__dirname, '../../scripts/rabbitmq-node.sh');
+
+export interface PrivateNode {
+  name: string;
+  url: string;
+  management: string;
+  /** Stops the node and deletes its data. */
+  reset(): void;
+}
+
+/** Whether this machine has the rabbitmq-server a private node runs on. */
+export function canStartPrivateNode(): boolean {
+  return existsSync('/usr/lib/rabbitmq/bin/rabbitmq-server');
+}
+
+/** Ports nobody listens on now, all held open together so they differ. */
+async function freePorts(count: number): Promise<number[]> {
+  const servers: Server[] = [];
+  try {
+    for (let i = 0; i < count; i++) {
+      const server = createServer();
+      servers.push(server);
+      await new Promise<void>((resolve, reject) => {
+        server.once('error', reject);
+        server.listen(0, '127.0.0.1', resolve);
+      });
+    }
+    return servers.map((s) => {
+      const address = s.address();
+      return typeof address === 'object' && address ? address.port : 0;
+    });
+  } finally {
+    await Promise.all(servers.map((s) => new Promise((resolve) => s.close(resolve))));
+  }
+}
+
+/** Starts a node named `<prefix>-<pid>` on free ports (AMQP, management, Erlang distribution). */
+export async function startPrivateNode(prefix: string): Promise<PrivateNode> {
+  const [amqpPort, managementPort, distPort] = await freePorts(3);
+  const name = `${prefix}-${process.pid}`;
+  const env = { ...process.env, RABBITMQ_NODE_DIST_PORT: String(distPort) };
+  execFileSync(SCRIPT, ['start', name, String(amqpPort), String(managementPort)], { env, stdio: 'ignore' });
+  return {
+    name,
+    url: `amqp://guest:guest@127.0.0.1:${amqpPort}`,
+    management: `http://127.0.0.1:${managementPort}`,
+    reset: () => execFileSync(SCRIPT, ['reset', name], { stdio: 'ignore' }),
+  };
+}
