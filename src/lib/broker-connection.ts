@@ -2,6 +2,8 @@
  * One AMQP connection per broker configuration, shared by every node that uses it.
  * Connects when the first user arrives, closes when the last one leaves, and reconnects with capped
  * exponential backoff in between. Users listen for `connected` to (re)build their channels.
+ * With several targets (the nodes of a cluster) it connects to the first that answers and, when that
+ * connection is lost, goes on with the next one at once (round-robin); backoff only after a full round.
  */
 import { EventEmitter } from 'node:events';
 import * as amqp from 'amqplib';
@@ -9,8 +11,11 @@ import type { Channel, ChannelModel } from 'amqplib';
 import { backoffDelay, type BackoffOptions } from './backoff';
 import type { PublishLimits } from './publish-buffer';
 import { Publishers, type Publisher, type PublisherOptions } from './publishers';
+import { describeConnectionError } from './connection-errors';
+import { resolveConnectTargets, type ConnectTarget } from './connection-settings';
 
-export type ConnectionPhase = 'idle' | 'connecting' | 'connected' | 'waiting' | 'closed';
+/** `invalid`: the configuration cannot work (bad URL, unusable TLS settings); nothing is tried. */
+export type ConnectionPhase = 'idle' | 'connecting' | 'connected' | 'waiting' | 'closed' | 'invalid';
 
 export interface ConnectionState {
   phase: ConnectionPhase;
@@ -18,10 +23,22 @@ export interface ConnectionState {
   error?: string;
   /** While `waiting`: ms until the next attempt. */
   retryInMs?: number;
+  /** While `connected`: the broker's `host:port`. */
+  address?: string;
 }
 
+/** A socket that has not finished the AMQP handshake by then counts as not answering. */
+const CONNECT_TIMEOUT_MS = 10_000;
+
 export interface BrokerConnectionOptions {
-  url: string;
+  /** Brokers to try, in order: one, or the nodes of a cluster (see resolveConnectTargets)... */
+  targets?: ConnectTarget[];
+  /** ...or one AMQP URL, or several separated by commas. */
+  url?: string;
+  /** Why the configuration cannot work; when set the connection never tries and says this instead. */
+  configError?: string;
+  /** Passed to amqplib's connect: TLS options (ca, cert, key, passphrase, servername, rejectUnauthorized). */
+  socketOptions?: Record<string, unknown>;
   /** Shown in the broker's management UI for this connection. */
   connectionName: string;
   reconnect: BackoffOptions;
@@ -43,12 +60,35 @@ export class BrokerConnection extends EventEmitter<BrokerConnectionEvents> {
   private stopping = false;
   /** Confirm channels per purpose and the buffer where publishes wait under back-pressure. */
   readonly publishers: Publishers;
-  private current: ConnectionState = { phase: 'idle' };
+  private current: ConnectionState;
+  private readonly targets: ConnectTarget[];
+  private readonly configError: string | undefined;
+  /** Index of the target the next connect starts with. */
+  private next = 0;
 
   constructor(private readonly options: BrokerConnectionOptions) {
     super();
+    let targets = options.targets ?? [];
+    let configError = options.configError;
+    if (!options.targets && !configError) {
+      try {
+        targets = resolveConnectTargets({ url: options.url ?? '', host: '', port: 0, vhost: '/', tls: false, heartbeat: -1 });
+      } catch (err) {
+        configError = (err as Error).message;
+      }
+    }
+    this.targets = targets;
+    this.configError = configError;
+    this.current = this.restingState();
     const unused = 'not connected to the broker (no node uses this broker configuration)';
-    this.publishers = new Publishers(() => (this.current.phase === 'idle' || this.current.phase === 'closed' ? unused : undefined), options.publishLimits);
+    this.publishers = new Publishers(
+      () => (this.current.phase === 'invalid' ? this.current.error : this.current.phase === 'idle' || this.current.phase === 'closed' ? unused : undefined),
+      options.publishLimits,
+    );
+  }
+
+  private restingState(phase: 'idle' | 'closed' = 'idle'): ConnectionState {
+    return this.configError ? { phase: 'invalid', error: this.configError } : { phase };
   }
 
   get state(): ConnectionState {
@@ -94,7 +134,7 @@ export class BrokerConnection extends EventEmitter<BrokerConnectionEvents> {
         // The socket may already be gone; closing is best effort.
       }
     }
-    this.setState({ phase: 'closed' });
+    this.setState(this.restingState('closed'));
   }
 
   /** A new channel on the live connection; throws when there is none. */
@@ -143,6 +183,7 @@ export class BrokerConnection extends EventEmitter<BrokerConnectionEvents> {
    */
   whenConnected(timeoutMs = 15_000): Promise<ChannelModel> {
     if (this.model) return Promise.resolve(this.model);
+    if (this.current.phase === 'invalid') return Promise.reject(new Error(this.current.error));
     if (this.current.phase === 'idle' || this.current.phase === 'closed') {
       return Promise.reject(new Error('not connected to the broker (no node uses this broker configuration)'));
     }
@@ -170,56 +211,68 @@ export class BrokerConnection extends EventEmitter<BrokerConnectionEvents> {
   }
 
   private async connect(): Promise<void> {
-    if (this.stopping) return;
+    if (this.stopping || this.configError) return;
     this.attempt += 1;
     this.setState({ phase: 'connecting' });
-    let model: ChannelModel;
-    try {
-      model = await amqp.connect(this.options.url, { clientProperties: { connection_name: this.options.connectionName } });
-    } catch (err) {
-      this.scheduleReconnect(err as Error);
+    const { targets } = this;
+    const failures: string[] = [];
+    // From the next target on, wrapping around: each target once per round.
+    const round = [...targets.slice(this.next), ...targets.slice(0, this.next)];
+    for (const target of round) {
+      let model: ChannelModel;
+      try {
+        model = await amqp.connect(target.url, {
+          ...this.options.socketOptions,
+          timeout: CONNECT_TIMEOUT_MS,
+          clientProperties: { connection_name: this.options.connectionName },
+        });
+      } catch (err) {
+        const why = describeConnectionError(err as Error, target);
+        failures.push(targets.length > 1 ? `${target.address}: ${why}` : why);
+        if (this.stopping) return;
+        continue;
+      }
+      if (this.stopping) {
+        await model.close().catch(() => undefined);
+        return;
+      }
+      // Round-robin: after a loss the next attempt starts with the following node.
+      this.next = (targets.indexOf(target) + 1) % targets.length;
+      this.attach(model, target);
       return;
     }
-    if (this.stopping) {
-      await model.close().catch(() => undefined);
-      return;
-    }
+    this.scheduleReconnect(failures.join('; '));
+  }
+
+  private attach(model: ChannelModel, target: ConnectTarget): void {
     this.model = model;
     this.attempt = 0;
     model.on('error', () => undefined); // 'close' follows and drives the reconnect
-    model.on('close', (err?: Error) => this.onClosed(model, err));
-    this.setState({ phase: 'connected' });
+    model.on('close', (err?: Error) => this.onClosed(model, target, err));
+    this.setState({ phase: 'connected', address: target.address });
     this.emit('connected', model);
     this.publishers.connected(model); // also follows the broker's blocked / unblocked
   }
 
-  private onClosed(model: ChannelModel, err: Error | undefined): void {
+  private onClosed(model: ChannelModel, target: ConnectTarget, err: Error | undefined): void {
     if (this.model !== model) return;
     this.model = undefined;
     this.publishers.disconnected();
     this.emit('disconnected', err);
-    if (!this.stopping) this.scheduleReconnect(err ?? new Error('connection closed by the broker'));
+    if (this.stopping) return;
+    // Another node of a cluster may answer right away: try the others before waiting.
+    if (this.targets.length > 1) void this.connect();
+    else this.scheduleReconnect(err ? describeConnectionError(err, target) : 'connection closed by the broker');
   }
 
-  private scheduleReconnect(err: Error): void {
+  private scheduleReconnect(why: string): void {
     if (this.stopping) return;
     const delay = backoffDelay(Math.max(1, this.attempt), this.options.reconnect);
-    this.setState({ phase: 'waiting', error: describeConnectionError(err), retryInMs: delay });
+    this.setState({ phase: 'waiting', error: why, retryInMs: delay });
     clearTimeout(this.timer);
     this.timer = setTimeout(() => {
       this.timer = undefined;
       void this.connect();
     }, delay);
   }
-}
-
-/** Connection errors as a user can act on them. */
-export function describeConnectionError(err: Error): string {
-  const code = (err as NodeJS.ErrnoException).code;
-  if (code === 'ECONNREFUSED') return 'connection refused: is RabbitMQ running at this address?';
-  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return 'broker host not found';
-  if (code === 'ETIMEDOUT') return 'connection timed out';
-  if (/ACCESS_REFUSED|403/.test(err.message)) return 'access refused: check user and password';
-  if (/NOT_ALLOWED|530/.test(err.message)) return 'vhost not found or not allowed for this user';
-  return err.message;
 }

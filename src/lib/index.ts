@@ -4,6 +4,7 @@ export * from './attempts';
 export * from './backoff';
 export * from './broker-connection';
 export * from './confirm-publisher';
+export * from './connection-errors';
 export * from './connection-settings';
 export * from './consumer-session';
 export * from './decide';

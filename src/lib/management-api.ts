@@ -2,20 +2,44 @@
  * Reads queue arguments and exchange types through RabbitMQ's management HTTP API, so check mode can
  * compare arguments (AMQP's passive declare only says whether a queue exists). Read-only requests.
  */
+import { redactUrl } from './connection-settings';
 import type { DefinitionReader } from './topology-broker';
 import type { QueueArguments } from './topology';
 
 export interface ManagementApiOptions {
-  /** e.g. http://127.0.0.1:15672 */
+  /** e.g. http://127.0.0.1:15672; a user:password in it wins over username / password. */
   baseUrl: string;
   vhost: string;
+  /** Usually the AMQP connection's. */
   username: string;
   password: string;
   timeoutMs?: number;
 }
 
 export class ManagementApi implements DefinitionReader {
-  constructor(private readonly options: ManagementApiOptions) {}
+  /** The base URL without credentials: fetch refuses a URL with them, and it is safe to show. */
+  readonly baseUrl: string;
+  private readonly authorization: string;
+
+  /** Throws when the URL is not an http(s) URL; the message never contains the password. */
+  constructor(private readonly options: ManagementApiOptions) {
+    let url: URL;
+    try {
+      url = new URL(options.baseUrl.trim());
+    } catch {
+      throw new Error(`management API URL '${redactUrl(options.baseUrl.trim())}' is not a valid URL (in a user name or password, write / : @ % as %2F %3A %40 %25)`);
+    }
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error(`management API URL must start with http:// or https://, not ${url.protocol}//`);
+    let { username, password } = options;
+    if (url.username !== '') {
+      username = decodeURIComponent(url.username);
+      password = decodeURIComponent(url.password);
+      url.username = '';
+      url.password = '';
+    }
+    this.baseUrl = url.toString().replace(/\/+$/, '');
+    this.authorization = `Basic ${Buffer.from(`${username}:${password}`).toString('base64')}`;
+  }
 
   async queueArguments(name: string): Promise<QueueArguments | undefined> {
     const body = await this.get(`queues/${encodeURIComponent(this.options.vhost)}/${encodeURIComponent(name)}`);
@@ -39,17 +63,16 @@ export class ManagementApi implements DefinitionReader {
 
   /** undefined on 404 (the AMQP check reports missing objects); throws on anything else unexpected. */
   private async get(path: string): Promise<unknown> {
-    const url = `${this.options.baseUrl.replace(/\/+$/, '')}/api/${path}`;
-    const auth = Buffer.from(`${this.options.username}:${this.options.password}`).toString('base64');
+    const url = `${this.baseUrl}/api/${path}`;
     let response: Response;
     try {
-      response = await fetch(url, { headers: { authorization: `Basic ${auth}` }, signal: AbortSignal.timeout(this.options.timeoutMs ?? 5000) });
+      response = await fetch(url, { headers: { authorization: this.authorization }, signal: AbortSignal.timeout(this.options.timeoutMs ?? 5000) });
     } catch (err) {
-      throw new Error(`management API at ${this.options.baseUrl} did not answer: ${(err as Error).message}`, { cause: err });
+      throw new Error(`management API at ${this.baseUrl} did not answer: ${(err as Error).message}`, { cause: err });
     }
     if (response.status === 404) return undefined;
-    if (response.status === 401) throw new Error(`management API at ${this.options.baseUrl} refused the credentials (401)`);
-    if (!response.ok) throw new Error(`management API at ${this.options.baseUrl} answered ${response.status}`);
+    if (response.status === 401) throw new Error(`management API at ${this.baseUrl} refused the credentials (401)`);
+    if (!response.ok) throw new Error(`management API at ${this.baseUrl} answered ${response.status}`);
     return response.json();
   }
 }

@@ -1,4 +1,5 @@
 /** Builds small test flows around one broker and one retry configuration with unique names. */
+import type { Channel } from 'amqplib';
 import { AMQP_URL, uniqueName } from './broker';
 
 export interface Names {
@@ -61,4 +62,15 @@ export function consumerNode(wires: string[][], extra: Record<string, unknown> =
 
 export function tab(): Record<string, unknown> {
   return { id: 'flow', type: 'tab', label: 'test' };
+}
+
+/** The seed's classic topology (fanout retry exchange, 500 ms TTL) created with plain amqplib, as another tool would. */
+export async function declareSeedTopology(ch: Channel, names: Names): Promise<void> {
+  await ch.assertExchange(names.mainExchange, 'direct', { durable: true });
+  await ch.assertExchange(names.retryExchange, 'fanout', { durable: true });
+  await ch.assertQueue(names.mainQueue, { durable: true, arguments: { 'x-dead-letter-exchange': names.retryExchange } });
+  await ch.assertQueue(names.retryQueue, { durable: true, arguments: { 'x-message-ttl': 500, 'x-dead-letter-exchange': names.mainExchange } });
+  await ch.assertQueue(names.parkingQueue, { durable: true });
+  await ch.bindQueue(names.mainQueue, names.mainExchange, names.routingKey);
+  await ch.bindQueue(names.retryQueue, names.retryExchange, '');
 }

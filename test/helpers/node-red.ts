@@ -26,6 +26,7 @@ export const coreNodes: unknown[] = [
   require(path.join(core, 'core/function/15-change.js')),
   require(path.join(core, 'core/common/25-catch.js')),
   require(path.join(core, 'core/common/60-link.js')),
+  require(path.join(core, 'core/network/05-tls.js')),
 ];
 /* eslint-enable @typescript-eslint/no-require-imports */
 
@@ -35,7 +36,41 @@ export { helper };
  * Loads a test flow. Nodes on a tab get x/y: Node-RED takes a node without a position for a config
  * node.
  */
-export async function loadFlow(flow: Array<Record<string, unknown>>, nodes: unknown[] = [...packageNodes, ...coreNodes]): Promise<void> {
+export async function loadFlow(
+  flow: Array<Record<string, unknown>>,
+  nodes: unknown[] = [...packageNodes, ...coreNodes],
+  credentials: Record<string, Record<string, string>> = {},
+): Promise<void> {
   const positioned = flow.map((n) => (n.z !== undefined && n.x === undefined ? { x: 100, y: 100, ...n } : n));
-  await helper.load(nodes, positioned);
+  await helper.load(nodes, positioned, credentials);
+}
+
+interface SpyCall {
+  thisValue: { id?: string };
+  args: Array<{ fill?: string; text?: string } | undefined>;
+}
+
+/** Every status a node set since the last load (the test helper spies on Node.prototype.status). */
+export function statusCalls(): Array<{ id: string; status: { fill?: string; text?: string } }> {
+  const proto = (helper as unknown as { _NodePrototype: { status: { getCalls(): SpyCall[] } } })._NodePrototype;
+  return proto.status.getCalls().map((c) => ({ id: String(c.thisValue.id), status: c.args[0] ?? {} }));
+}
+
+/** The status texts one node showed, in order. */
+export function statusTexts(id: string): string[] {
+  return statusCalls()
+    .filter((c) => c.id === id)
+    .map((c) => c.status.text ?? '');
+}
+
+/** Every log line (log, warn, error of any node) since the last load. */
+export function logLines(): string[] {
+  return helper.log().args.map(([entry]) => (typeof entry.msg === 'string' ? entry.msg : JSON.stringify(entry.msg)));
+}
+
+/** The error log lines (what the debug sidebar shows) of one node since the last load. */
+export function errorsOf(id: string): string[] {
+  return helper.log()
+    .args.filter(([entry]) => entry.level === 20 && entry.id === id)
+    .map(([entry]) => String(entry.msg));
 }

@@ -13,6 +13,8 @@ declare module 'node-red-node-test-helper' {
     getNode(id: string): TestNode;
     startServer(): Promise<void>;
     stopServer(): Promise<void>;
+    /** The spy on RED.log.log since the last load: every log line (args[0] is {level, id, type, msg}). */
+    log(): { args: Array<[{ level: number; id?: string; msg: unknown }]> };
   }
   const helper: Helper;
   export default helper;

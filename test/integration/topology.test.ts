@@ -4,7 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { AMQP_URL, Broker, management, MANAGEMENT_URL, uniqueName, vhostPath, waitFor } from '../helpers/broker';
-import { brokerNode, configNode, consumerNode, tab, uniqueNames, type Names } from '../helpers/flows';
+import { brokerNode, configNode, consumerNode, declareSeedTopology, tab, uniqueNames, type Names } from '../helpers/flows';
 import { helper, loadFlow } from '../helpers/node-red';
 
 type Msg = Record<string, any>;
@@ -39,14 +39,7 @@ describe('retry topology on the real broker', function () {
 
   /** The same topology created with plain amqplib. */
   async function createSeedWithAmqplib(): Promise<void> {
-    const ch = await broker.ch();
-    await ch.assertExchange(names.mainExchange, 'direct', { durable: true });
-    await ch.assertExchange(names.retryExchange, 'fanout', { durable: true });
-    await ch.assertQueue(names.mainQueue, { durable: true, arguments: { 'x-dead-letter-exchange': names.retryExchange } });
-    await ch.assertQueue(names.retryQueue, { durable: true, arguments: { 'x-message-ttl': 500, 'x-dead-letter-exchange': names.mainExchange } });
-    await ch.assertQueue(names.parkingQueue, { durable: true });
-    await ch.bindQueue(names.mainQueue, names.mainExchange, names.routingKey);
-    await ch.bindQueue(names.retryQueue, names.retryExchange, '');
+    await declareSeedTopology(await broker.ch(), names);
   }
 
   function retryFlow(config: Record<string, unknown>, brokerExtra: Record<string, unknown> = {}): Array<Record<string, unknown>> {

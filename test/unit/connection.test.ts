@@ -1,6 +1,10 @@
 import assert from 'node:assert/strict';
 import { backoffDelay } from '../../src/lib/backoff';
-import { isUnresolvedEnv, resolveConnectTarget, type BrokerSettings } from '../../src/lib/connection-settings';
+import { describeConnectionError } from '../../src/lib/connection-errors';
+import { isUnresolvedEnv, redactUrl, resolveConnectTargets, type BrokerSettings } from '../../src/lib/connection-settings';
+import { ManagementApi } from '../../src/lib/management-api';
+
+const resolveConnectTarget = (settings: BrokerSettings) => resolveConnectTargets(settings)[0]!;
 
 describe('reconnect backoff', () => {
   const options = { initialMs: 1000, maxMs: 30_000, jitter: 0 };
@@ -37,5 +41,83 @@ describe('connect target', () => {
   it('refuses URLs that are not AMQP', () => {
     assert.throws(() => resolveConnectTarget({ ...base, url: 'http://x' }), /must start with amqp/);
     assert.throws(() => resolveConnectTarget({ ...base, url: 'amqp://u:p@[bad' }), /not a valid URL/);
+  });
+
+  it('takes several URLs or hosts: the nodes of a cluster, in order', () => {
+    const urls = resolveConnectTargets({ ...base, url: 'amqp://a:b@n1:5681, amqp://a:b@n2:5682\namqps://a:b@n3' });
+    assert.deepEqual(urls.map((t) => t.address), ['n1:5681', 'n2:5682', 'n3:5671']);
+    assert.deepEqual(urls.map((t) => t.tls), [false, false, true]);
+    const hosts = resolveConnectTargets({ ...base, host: 'n1:5681, n2 ,[::1]:5683', vhost: 'v', username: 'app', password: 'pw' });
+    assert.deepEqual(hosts.map((t) => t.url), ['amqp://app:pw@n1:5681/v?heartbeat=30', 'amqp://app:pw@n2:5672/v?heartbeat=30', 'amqp://app:pw@[::1]:5683/v?heartbeat=30']);
+    assert.deepEqual(hosts.map((t) => [t.vhost, t.user]), [['v', 'app'], ['v', 'app'], ['v', 'app']]);
+    assert.throws(() => resolveConnectTargets({ ...base, host: 'n1:5681/x' }), /is not a host name or host:port/);
+  });
+
+  it('names an environment variable that is not set when nothing else says where to connect', () => {
+    assert.throws(() => resolveConnectTargets({ ...base, url: '${AMQP_URL}', host: '' }), /^Error: environment variable AMQP_URL is not set and no host is given$/);
+    assert.throws(() => resolveConnectTargets({ ...base, url: 'amqp://${RMQ_HOST}:5672' }), /environment variable RMQ_HOST is not set/);
+  });
+});
+
+describe('password redaction', () => {
+  const base: BrokerSettings = { url: '', host: '127.0.0.1', port: 5672, vhost: '/', tls: false, heartbeat: 30 };
+  // Each holds the password S3cr...; whatever the shape, no part of it may be shown.
+  const shapes = [
+    'amqp://u:S3cr/et@host/vhost',
+    'amqp://u:S3cr@et@host',
+    'amqp://u:S3cr?et@host',
+    'amqp://u:S3cr#et@host/v',
+    'amqp://u:S3cret@[bad',
+    'amqp://u:S3cret',
+    'amqp://u:S3cret/vhost',
+    'amqps://u:S3cr et@host',
+    'amqp://u/x:S3cret@host',
+    'u:S3cret@host',
+    'AMQP://U:S3cr/et@HOST',
+  ];
+  for (const raw of shapes) {
+    it(`hides the password of ${raw.replace('S3cr', '<pw>')}`, () => {
+      assert.ok(!redactUrl(raw).includes('S3cr'), redactUrl(raw));
+      let message: string;
+      try {
+        message = JSON.stringify(resolveConnectTargets({ ...base, url: raw }).map((t) => ({ ...t, url: undefined })));
+      } catch (err) {
+        message = (err as Error).message;
+      }
+      assert.ok(!message.includes('S3cr'), message);
+    });
+  }
+  it('keeps what helps: scheme, user, host, port', () => {
+    assert.equal(redactUrl('amqp://u:S3cr/et@host:5672/vhost'), 'amqp://u:***@host:5672/vhost');
+    assert.equal(redactUrl('amqp://host:5672/v'), 'amqp://host:5672/v');
+    assert.equal(redactUrl('amqp://u:S3cret/v'), 'amqp://u:***/v');
+  });
+
+  it('sends a management URL\'s credentials as a Basic header and never shows them', () => {
+    const api = new ManagementApi({ baseUrl: 'http://admin:S3cr%2Fet@127.0.0.1:15672/', vhost: '/', username: 'guest', password: 'guest' });
+    assert.equal(api.baseUrl, 'http://127.0.0.1:15672');
+    assert.throws(
+      () => new ManagementApi({ baseUrl: 'http://admin:S3cr/et@127.0.0.1:15672', vhost: '/', username: 'guest', password: 'guest' }),
+      (err: Error) => /management API URL 'http:\/\/admin:\*\*\*@127.0.0.1:15672' is not a valid URL/.test(err.message) && !err.message.includes('S3cr'),
+    );
+  });
+});
+
+describe('connection errors in words', () => {
+  const target = { address: 'rabbit:5672', vhost: 'payments', user: 'app' };
+  const withCode = (code: string, message = code): Error => Object.assign(new Error(message), { code });
+  it('names the vhost and the user when RabbitMQ closes instead of opening', () => {
+    assert.equal(describeConnectionError(new Error('Expected ConnectionOpenOk; got <ConnectionClose channel:0>'), target), "vhost 'payments' not found or not allowed for user 'app'");
+  });
+  it('says a plain port does not speak TLS', () => {
+    assert.equal(describeConnectionError(withCode('ERR_SSL_WRONG_VERSION_NUMBER', 'ssl3_get_record:wrong version number'), target), 'TLS handshake failed: rabbit:5672 does not speak TLS (amqps is usually 5671)');
+  });
+  it('tells an untrusted certificate from a wrong name', () => {
+    assert.match(describeConnectionError(withCode('SELF_SIGNED_CERT_IN_CHAIN', 'self-signed certificate in certificate chain'), target), /^TLS: the broker's certificate is not trusted .*set the CA certificate/);
+    assert.match(describeConnectionError(withCode('ERR_TLS_CERT_ALTNAME_INVALID'), target), /^TLS: the broker's certificate is not valid for 'rabbit' .*server name/);
+  });
+  it('names the user whose login was refused, and the address nobody listens on', () => {
+    assert.equal(describeConnectionError(new Error('Handshake terminated by server: 403 (ACCESS-REFUSED)'), target), "access refused for user 'app': check user and password");
+    assert.equal(describeConnectionError(withCode('ECONNREFUSED'), target), 'connection refused: is RabbitMQ running at rabbit:5672?');
   });
 });

@@ -5,9 +5,10 @@
  */
 import { BrokerConnection } from '../../lib/broker-connection';
 import { DEFAULT_PUBLISH_LIMITS } from '../../lib/publish-buffer';
-import { resolveConnectTarget, isUnresolvedEnv } from '../../lib/connection-settings';
+import { resolveConnectTargets, isUnresolvedEnv, type ConnectTarget } from '../../lib/connection-settings';
 import { ManagementApi } from '../../lib/management-api';
 import { connectionStatus, type BrokerUser, type RetryBrokerNode } from '../shared/broker-node';
+import { tlsSocketOptions } from '../shared/tls-config';
 import { MAX_TIMER_SECONDS, readNumberFields } from '../shared/number-fields';
 import { stringProp, type Node, type NodeAPI, type NodeDef } from '../shared/node-red';
 
@@ -20,9 +21,6 @@ export = function register(RED: NodeAPI): void {
     const node = this;
     const users = new Map<string, BrokerUser>();
     const url = stringProp(def.url);
-    if (url !== '' && isUnresolvedEnv(url)) {
-      node.log(`broker URL ${url}: environment variable not set, using host ${stringProp(def.host, '127.0.0.1')}`);
-    }
     const numbers = readNumberFields(def, {
       port: { label: 'port', fallback: 5672, min: 1, max: 65535, integer: true },
       heartbeat: { label: 'heartbeat', fallback: 30, min: 0, max: 65535, integer: true, unit: 's' },
@@ -30,42 +28,53 @@ export = function register(RED: NodeAPI): void {
       bufferMessages: { label: 'publish buffer (messages)', fallback: DEFAULT_PUBLISH_LIMITS.maxMessages, min: 1, integer: true },
       bufferMiB: { label: 'publish buffer (MiB)', fallback: DEFAULT_PUBLISH_LIMITS.maxBytes / MIB, min: 0.001, unit: 'MiB' },
     });
-    let target: { url: string; display: string };
+    const tlsId = stringProp(def.tlsConfig);
+    let targets: ConnectTarget[] = [];
+    let socketOptions: Record<string, unknown> | undefined;
+    let configError: string | undefined;
     try {
       if (numbers.problems.length > 0) throw new Error(numbers.problems.join('; '));
-      target = resolveConnectTarget({
+      targets = resolveConnectTargets({
         url,
         host: stringProp(def.host, '127.0.0.1'),
         port: numbers.values.port,
         vhost: stringProp(def.vhost, '/'),
-        tls: def.tls === true,
+        // A TLS configuration means TLS for the host fields; a URL says it itself (amqps://).
+        tls: def.tls === true || tlsId !== '',
         username: node.credentials?.user,
         password: node.credentials?.password,
         heartbeat: numbers.values.heartbeat,
       });
+      socketOptions = tlsSocketOptions(RED, tlsId, targets);
     } catch (err) {
-      node.error((err as Error).message);
-      target = { url: 'amqp://invalid.invalid', display: 'invalid broker configuration' };
+      configError = (err as Error).message;
     }
-    node.display = target.display;
+    if (url !== '' && isUnresolvedEnv(url) && !configError) {
+      node.warn(`broker URL ${url}: environment variable not set, using ${targets.map((t) => t.display).join(', ')}`);
+    }
+    node.display = configError ? 'invalid broker configuration' : targets.map((t) => t.display).join(', ');
+    const first = targets[0];
+    const managementUrl = stringProp(def.managementUrl);
+    try {
+      node.managementApi =
+        first && managementUrl && !isUnresolvedEnv(managementUrl)
+          ? new ManagementApi({ baseUrl: managementUrl, vhost: first.vhost, username: first.user, password: decodeURIComponent(new URL(first.url).password) || 'guest' })
+          : undefined;
+    } catch (err) {
+      configError ??= (err as Error).message;
+    }
+    if (configError) node.error(`broker configuration not usable: ${configError}`);
     node.connection = new BrokerConnection({
-      url: target.url,
+      targets,
+      configError,
+      socketOptions,
       connectionName: `node-red ${stringProp(def.name) || node.id}`,
       reconnect: { initialMs: 1000, maxMs: numbers.values.reconnectMax * 1000 },
       publishLimits: { maxMessages: numbers.values.bufferMessages, maxBytes: numbers.values.bufferMiB * MIB },
     });
-    const parsed = new URL(target.url);
-    const managementUrl = stringProp(def.managementUrl);
-    node.managementApi =
-      managementUrl && !isUnresolvedEnv(managementUrl)
-        ? new ManagementApi({
-            baseUrl: managementUrl,
-            vhost: decodeURIComponent(parsed.pathname.replace(/^\//, '')) || '/',
-            username: decodeURIComponent(parsed.username) || 'guest',
-            password: decodeURIComponent(parsed.password) || 'guest',
-          })
-        : undefined;
 
+    /** The URL of the node connected to (of a cluster), else all of them. */
+    const shown = (): string => targets.find((t) => t.address === node.connection.state.address)?.display ?? node.display;
     const buffer = node.connection.publishers.buffer;
     node.connectionStatus = () => connectionStatus(node.connection.state, buffer.state);
     let lastStatus = '';
@@ -88,8 +97,8 @@ export = function register(RED: NodeAPI): void {
       const { blockedBy } = buffer.state;
       if (blockedBy === blockedLogged) return;
       blockedLogged = blockedBy;
-      if (blockedBy !== undefined) node.warn(`${target.display} blocks publishing: ${blockedBy}; publishes wait (at most ${buffer.state.limits.maxMessages} messages)`);
-      else node.log(`${target.display} accepts publishes again`);
+      if (blockedBy !== undefined) node.warn(`${shown()} blocks publishing: ${blockedBy}; publishes wait (at most ${buffer.state.limits.maxMessages} messages)`);
+      else node.log(`${shown()} accepts publishes again`);
     });
 
     let lastLogged = '';
@@ -97,7 +106,7 @@ export = function register(RED: NodeAPI): void {
       lastStatus = '';
       pushStatus();
       // Log each distinct problem once, not on every reconnect attempt.
-      const line = state.phase === 'waiting' ? `cannot connect to ${target.display}: ${state.error ?? ''}` : state.phase === 'connected' ? `connected to ${target.display}` : '';
+      const line = state.phase === 'waiting' ? `cannot connect to ${node.display}: ${state.error ?? ''}` : state.phase === 'connected' ? `connected to ${shown()}` : '';
       if (line && line !== lastLogged) {
         lastLogged = line;
         if (state.phase === 'connected') node.log(line);
@@ -108,6 +117,10 @@ export = function register(RED: NodeAPI): void {
     node.register = (user) => {
       users.set(user.id, user);
       user.status(node.connectionStatus());
+      // Every node that depends on a broken configuration says so, in its status and as an error.
+      // Users register from their constructor, before Node-RED can find them by id: report just after.
+      const problem = configError;
+      if (problem) setImmediate(() => RED.nodes.getNode(user.id)?.error(`broker '${stringProp(def.name) || node.id}' not usable: ${problem}`));
       node.connection.acquire(user.id);
     };
     node.deregister = async (user) => {

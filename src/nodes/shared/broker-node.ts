@@ -11,7 +11,7 @@ export interface BrokerUser {
 
 export interface RetryBrokerNode extends Node {
   connection: BrokerConnection;
-  /** Host part of the URL, without credentials, for labels and messages. */
+  /** The broker URL(s) without passwords, for labels and messages. */
   display: string;
   managementApi: ManagementApi | undefined;
   register(user: BrokerUser): void;
@@ -34,6 +34,8 @@ function phaseStatus(state: ConnectionState): NodeStatus {
   switch (state.phase) {
     case 'connected':
       return state.error ? { fill: 'yellow', shape: 'dot', text: state.error } : { fill: 'green', shape: 'dot', text: 'connected' };
+    case 'invalid':
+      return { fill: 'red', shape: 'ring', text: state.error ?? 'invalid broker configuration' };
     case 'connecting':
       return { fill: 'yellow', shape: 'ring', text: 'connecting' };
     case 'waiting': {
