@@ -25,7 +25,7 @@ urls() {
 
 up() {
   # Fresh data: a node left over from an earlier run may belong to another cluster.
-  for i in 1 2 3; do bash "$node_sh" reset "$base-$i" >/dev/null; done
+  down
   # Started together: each takes several seconds to boot, and 2 cores are enough for three.
   local pids=()
   for i in 1 2 3; do
@@ -58,7 +58,8 @@ up() {
 }
 
 down() {
-  for i in 1 2 3; do bash "$node_sh" reset "$base-$i" >/dev/null 2>&1 || true; done
+  for i in 1 2 3; do bash "$node_sh" reset "$base-$i" >/dev/null 2>&1 & done
+  wait
 }
 
 case "$cmd" in

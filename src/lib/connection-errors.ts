@@ -23,15 +23,16 @@ export function describeConnectionError(err: Error, target?: Pick<ConnectTarget,
     return `TLS handshake failed: ${target?.address ?? 'the broker'} does not speak TLS (amqps is usually 5671)`;
   }
   if (code === 'ERR_TLS_CERT_ALTNAME_INVALID') {
-    return `TLS: the broker's certificate is not valid for '${host}' (${(err as Error & { reason?: string }).reason ?? err.message}): connect by a name the certificate has, or set the server name in the TLS configuration`;
+    const reason = ((err as Error & { reason?: string }).reason ?? err.message).replace(/[:\s]+$/, '');
+    return `TLS: the broker's certificate is not valid for '${host}' (${reason}): connect by a name the certificate has, or set the server name in the TLS configuration`;
   }
   if (UNTRUSTED_CERT.has(code)) {
     return `TLS: the broker's certificate is not trusted (${err.message}): set the CA certificate that signed it in the TLS configuration`;
   }
   if (code === 'CERT_HAS_EXPIRED' || code === 'CERT_NOT_YET_VALID') return `TLS: the broker's certificate is not valid now (${err.message})`;
-  if (/CERTIFICATE_REQUIRED|HANDSHAKE_FAILURE|BAD_CERTIFICATE|UNKNOWN_CA/.test(code)) {
-    return `TLS handshake failed: the broker refused it (${code}): does it require a client certificate? Set certificate and key in the TLS configuration`;
-  }
+  if (/CERTIFICATE_REQUIRED/.test(code)) return 'TLS: the broker requires a client certificate: set certificate and key in the TLS configuration';
+  if (/BAD_CERTIFICATE|UNKNOWN_CA|CERTIFICATE_UNKNOWN/.test(code)) return `TLS: the broker refused the client certificate (${code}): it must be signed by a CA the broker trusts`;
+  if (/HANDSHAKE_FAILURE/.test(code)) return `TLS handshake failed: the broker refused it (${code}): does it require a client certificate?`;
   if (/ACCESS_REFUSED|\b403\b/.test(err.message)) return `access refused${target ? ` for user '${target.user}'` : ''}: check user and password`;
   // RabbitMQ refuses an unknown vhost by closing the connection instead of opening it (530 NOT_ALLOWED).
   if (/NOT_ALLOWED|\b530\b|Expected ConnectionOpenOk; got <ConnectionClose/.test(err.message)) {

@@ -65,7 +65,7 @@ export function statusTexts(id: string): string[] {
 
 /** Every log line (log, warn, error of any node) since the last load. */
 export function logLines(): string[] {
-  return helper.log().args.map(([entry]) => (typeof entry.msg === 'string' ? entry.msg : JSON.stringify(entry.msg)));
+  return helper.log().args.map(([entry]) => (typeof entry.msg === 'string' ? entry.msg : (JSON.stringify(entry.msg) ?? '')));
 }
 
 /** The error log lines (what the debug sidebar shows) of one node since the last load. */
