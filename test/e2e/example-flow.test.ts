@@ -9,24 +9,14 @@
  * Needs `npm run build` first (the tarball packs dist/); `npm test` builds before running mocha.
  */
 import assert from 'node:assert/strict';
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { promisify } from 'node:util';
 import type { GetMessage } from 'amqplib';
 import { AMQP_URL, Broker, uniqueName, waitFor } from '../helpers/broker';
+import { NodeRedProcess, packPackage, PACKAGE, repoPackage, userDirWith } from '../helpers/node-red-process';
 import { NODE_RED_RUNTIMES, type NodeRedRuntime } from './node-red-runtimes';
 
-const run = promisify(execFile);
-const root = path.resolve(__dirname, '../..');
-const repoPackage = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')) as {
-  name: string;
-  version: string;
-  'node-red': { nodes: Record<string, string> };
-};
-const PACKAGE = repoPackage.name;
 const NODE_TYPES = Object.keys(repoPackage['node-red'].nodes).sort();
 /** The broker objects the example declares, by their name in examples/flows.json. */
 const EXAMPLE_NAMES = ['main-exchange', 'main-queue', 'retry-exchange', 'retry-queue', 'parking-queue', 'reply-queue'] as const;
@@ -58,18 +48,6 @@ interface AttemptSeen {
 
 const ATTEMPT_MARK = 'e2e-attempt ';
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
-}
-
 const pause = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** All messages now in a queue, taken off it. */
@@ -82,13 +60,6 @@ async function drain(broker: Broker, queue: string): Promise<GetMessage[]> {
   }
 }
 
-/** The environment for Node-RED: without NODE_OPTIONS, so no loader hook of the test runner (tsx) is inherited. */
-function nodeRedEnv(): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { ...process.env, AMQP_URL };
-  delete env.NODE_OPTIONS;
-  return env;
-}
-
 describe('example flow in a real Node-RED, installed from npm pack', function () {
   this.timeout(180_000);
 
@@ -96,16 +67,9 @@ describe('example flow in a real Node-RED, installed from npm pack', function ()
   let tarball = '';
 
   before(async function () {
-    if (!existsSync(path.join(root, 'dist', 'nodes', 'retry-consumer', 'retry-consumer.js'))) {
-      throw new Error('dist/ is missing: run `npm run build` first (npm pack ships the compiled dist/, `npm test` builds it)');
-    }
     // The package as it would be published, packed once for every Node-RED version.
     packDir = mkdtempSync(path.join(os.tmpdir(), 'rmq-retry-pack-'));
-    const packed = await run('npm', ['pack', '--json', '--pack-destination', packDir], { cwd: root, maxBuffer: 16 * 1024 * 1024 });
-    const [info] = JSON.parse(packed.stdout) as { filename: string }[];
-    assert.ok(info, `npm pack printed no result: ${packed.stdout} ${packed.stderr}`);
-    tarball = path.join(packDir, info.filename);
-    assert.ok(existsSync(tarball), `npm pack did not write ${tarball}`);
+    tarball = await packPackage(packDir);
   });
 
   after(function () {
@@ -117,11 +81,8 @@ describe('example flow in a real Node-RED, installed from npm pack', function ()
 
 /** The scenario on one Node-RED version: fresh user dir, own broker object names, own process. */
 function exampleFlowOn(runtime: NodeRedRuntime, packedTarball: () => string): void {
-  const tempDirs: string[] = [];
   let userDir = '';
-  let base = '';
-  let child: ChildProcess | undefined;
-  let output = '';
+  let red: NodeRedProcess | undefined;
   let broker: Broker;
   const names = {} as Record<ExampleName, string>;
   for (const n of EXAMPLE_NAMES) names[n] = uniqueName(`e2e-${n}`);
@@ -129,28 +90,12 @@ function exampleFlowOn(runtime: NodeRedRuntime, packedTarball: () => string): vo
   for (const n of ASYNC_NAMES) asyncNames[n] = uniqueName(`e2e-${n}`);
 
   /** Node-RED's output so far, for failure messages. */
-  const log = (): string => `\n--- Node-RED output ---\n${output.slice(-8000)}`;
-
-  async function api(method: string, route: string, body?: unknown, headers: Record<string, string> = {}): Promise<Response> {
-    const all: Record<string, string> = { accept: 'application/json', ...headers };
-    const init: RequestInit = { method, headers: all };
-    if (body !== undefined) {
-      init.body = JSON.stringify(body);
-      all['content-type'] = 'application/json';
-    }
-    return fetch(`${base}${route}`, init);
-  }
-
-  async function getJson(route: string): Promise<unknown> {
-    const response = await api('GET', route);
-    assert.equal(response.status, 200, `GET ${route}: ${response.status} ${await response.clone().text()}${log()}`);
-    return response.json();
-  }
+  const log = (): string => red?.log() ?? '';
+  const output = (): string => red?.output ?? '';
+  const getJson = (route: string): Promise<unknown> => red!.getJson(route);
 
   function attemptsSeen(): AttemptSeen[] {
-    return output
-      .slice(0, output.lastIndexOf('\n') + 1) // complete lines only
-      .split('\n')
+    return (red?.lines() ?? [])
       .filter((line) => line.includes(ATTEMPT_MARK))
       .map((line) => JSON.parse(line.slice(line.indexOf(ATTEMPT_MARK) + ATTEMPT_MARK.length)) as AttemptSeen);
   }
@@ -178,77 +123,24 @@ function exampleFlowOn(runtime: NodeRedRuntime, packedTarball: () => string): vo
     broker.track('queue', ...asyncQueues.flatMap((q) => [q, `${q}.retry`, `${q}.parking`]));
     broker.track('exchange', asyncNames['payments-exchange']);
 
-    // A fresh user directory with the tarball installed the way the palette manager would.
-    userDir = mkdtempSync(path.join(os.tmpdir(), 'rmq-retry-userdir-'));
-    tempDirs.push(userDir);
-    writeFileSync(path.join(userDir, 'package.json'), JSON.stringify({ name: 'node-red-e2e-userdir', version: '0.0.0', private: true }));
-    await run('npm', ['install', '--no-save', '--no-audit', '--no-fund', '--ignore-scripts', '--prefer-offline', tarball], {
-      cwd: userDir,
-      maxBuffer: 16 * 1024 * 1024,
-    });
-    assert.ok(existsSync(path.join(userDir, 'node_modules', PACKAGE, 'package.json')), 'npm install did not install the tarball');
-
-    const port = await freePort();
-    base = `http://127.0.0.1:${port}`;
-    writeFileSync(
-      path.join(userDir, 'settings.js'),
-      `module.exports = {
-  flowFile: 'flows.json',
-  credentialSecret: 'e2e-test-secret',
-  uiHost: '127.0.0.1',
-  uiPort: ${port},
-  diagnostics: { enabled: false },
-  telemetry: { enabled: false },
-  editorTheme: { projects: { enabled: false }, tours: false },
-  logging: { console: { level: 'info', metrics: false, audit: false } },
-};
-`,
-    );
-    writeFileSync(path.join(userDir, 'flows.json'), '[]');
-
-    const proc = spawn(launch.node, [launch.redJs, '--userDir', userDir, '--port', String(port)], {
-      cwd: userDir,
-      env: nodeRedEnv(),
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    child = proc;
-    proc.stdout.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
-    proc.stderr.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
-
-    await waitFor(
-      async () => {
-        if (proc.exitCode !== null) throw new Error(`Node-RED exited with code ${proc.exitCode}${log()}`);
-        return api('GET', '/settings').then(
-          (r) => r.ok,
-          () => false,
-        );
-      },
-      'the Node-RED admin API',
-      60_000,
-    );
+    userDir = await userDirWith(tarball);
+    red = await NodeRedProcess.start({ launch, userDir, env: { AMQP_URL } });
   });
 
   after(async function () {
-    const proc = child;
-    if (proc && proc.exitCode === null && proc.signalCode === null) {
-      const exited = new Promise<void>((resolve) => proc.once('exit', () => resolve()));
-      proc.kill('SIGTERM');
-      const killer = setTimeout(() => proc.kill('SIGKILL'), 10_000);
-      await exited;
-      clearTimeout(killer);
-    }
+    await red?.stop();
     // Node-RED is gone, so nothing redeclares them: delete every queue and exchange the flow used.
     await broker?.cleanup();
-    for (const dir of tempDirs) rmSync(dir, { recursive: true, force: true });
+    if (userDir) rmSync(userDir, { recursive: true, force: true });
   });
 
   it(`is the expected Node-RED and Node.js (${runtime.nodeRedVersion.source}, ${runtime.nodeVersion.source})`, async function () {
     const settings = (await getJson('/settings')) as { version?: string };
     assert.match(String(settings.version), runtime.nodeRedVersion, `GET /settings reports Node-RED ${settings.version}${log()}`);
-    const nodeLine = /Node\.js\s+version:\s*(v\S+)/.exec(output);
+    const nodeLine = /Node\.js\s+version:\s*(v\S+)/.exec(output());
     assert.ok(nodeLine, `no Node.js version in the startup log${log()}`);
     assert.match(nodeLine[1]!, runtime.nodeVersion);
-    const redLine = /Node-RED version:\s*v(\S+)/.exec(output);
+    const redLine = /Node-RED version:\s*v(\S+)/.exec(output());
     assert.equal(redLine?.[1], settings.version, `startup log and GET /settings disagree${log()}`);
   });
 
@@ -294,13 +186,12 @@ function exampleFlowOn(runtime: NodeRedRuntime, packedTarball: () => string): vo
     const good = byName('inject', 'publish good payment');
     const poison = byName('inject', 'publish poison payment');
 
-    const deployed = await api('POST', '/flows', flow, { 'Node-RED-Deployment-Type': 'full' });
-    assert.ok(deployed.ok, `deploy failed: ${deployed.status} ${await deployed.text()}${log()}`);
+    await red!.deploy(flow);
 
     await waitFor(async () => (await consumerCount(names['main-queue'])) === 1, `a consumer on ${names['main-queue']}${log()}`, 60_000);
 
     const inject = async (node: FlowNode): Promise<void> => {
-      const response = await api('POST', `/inject/${node.id}`);
+      const response = await red!.api('POST', `/inject/${node.id}`);
       assert.equal(response.status, 200, `inject ${node.name ?? node.id}: ${response.status} ${await response.text()}`);
       await pause(20); // correlationIds are "good-" & $millis(): never two injects in the same millisecond
     };
@@ -358,7 +249,7 @@ function exampleFlowOn(runtime: NodeRedRuntime, packedTarball: () => string): vo
 
     assert.equal(await count(names['main-queue']), 0);
     assert.equal(await count(names['retry-queue']), 0);
-    const errors = output.split('\n').filter((line) => line.includes('[error]'));
+    const errors = output().split('\n').filter((line) => line.includes('[error]'));
     assert.deepEqual(errors, [], `Node-RED logged errors${log()}`);
   });
 

@@ -19,16 +19,12 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, s
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import type { NodeRedLaunch } from '../helpers/node-red-process';
+
+export type { NodeRedLaunch };
 
 const run = promisify(execFile);
 const root = path.resolve(__dirname, '../..');
-
-/** How to start one Node-RED version. */
-export interface NodeRedLaunch {
-  /** The node binary to run red.js with. */
-  node: string;
-  redJs: string;
-}
 
 export interface NodeRedRuntime {
   /** For the mocha `describe`, e.g. "Node-RED 5.0 on Node.js 22". */
