@@ -1,0 +1,106 @@
+/**
+ * The fault suite's own RabbitMQ nodes (scripts/rabbitmq-node.sh), on ports no other test uses, so the
+ * suite may stop, restart and alarm them: a single node `faults` (AMQP 5691, management 15691).
+ */
+import { execFile } from 'node:child_process';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import * as amqp from 'amqplib';
+
+const run = promisify(execFile);
+const NODE_SCRIPT = path.resolve(__dirname, '../../scripts/rabbitmq-node.sh');
+
+export const pause = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Polls (every 250 ms) until the condition holds; throws after the limit. Never a timing assertion. */
+export async function waitUntil(condition: () => Promise<boolean>, what: string, timeoutMs = 60_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    if (await condition().catch(() => false)) return;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await pause(250);
+  }
+}
+
+/** scripts/rabbitmq-node.sh with these arguments; its output. */
+export async function nodeScript(...args: string[]): Promise<string> {
+  try {
+    return (await run('bash', [NODE_SCRIPT, ...args], { timeout: 180_000 })).stdout;
+  } catch (err) {
+    const e = err as Error & { stdout?: string; stderr?: string };
+    throw new Error(`scripts/rabbitmq-node.sh ${args.join(' ')} failed: ${e.message}\n${e.stdout ?? ''}${e.stderr ?? ''}`, { cause: err });
+  }
+}
+
+/** Resolves once a client can open a connection to `url` again. */
+export async function acceptingConnections(url: string, timeoutMs = 120_000): Promise<void> {
+  await waitUntil(async () => {
+    const connection = await amqp.connect(url);
+    connection.on('error', () => undefined);
+    await connection.close();
+    return true;
+  }, `the broker at ${url} to accept connections`, timeoutMs);
+}
+
+export type BrokerKind = 'single' | 'cluster';
+
+export interface BrokerNode {
+  kind: BrokerKind;
+  /** For the suite's own short connections (set-up, draining). */
+  url: string;
+  /** What the producer tries, in turn. */
+  urls: string[];
+  /** AMQP_URL as the deployed flow's broker config reads it. */
+  nodeRedUrl: string;
+  /** rabbitmqctl on the node Node-RED is connected to. */
+  ctl(...args: string[]): Promise<string>;
+  /** Stops the node Node-RED is connected to (the whole Erlang VM). */
+  stopNode(): Promise<void>;
+  /** Starts it again and waits until it accepts connections. */
+  startNode(): Promise<void>;
+}
+
+const SINGLE = { name: 'faults', amqp: 5691, management: 15691 };
+
+function single(): BrokerNode {
+  const url = `amqp://guest:guest@127.0.0.1:${SINGLE.amqp}`;
+  const start = async (): Promise<void> => {
+    await nodeScript('start', SINGLE.name, String(SINGLE.amqp), String(SINGLE.management));
+    await acceptingConnections(url);
+  };
+  return {
+    kind: 'single',
+    url,
+    urls: [url],
+    nodeRedUrl: url,
+    ctl: (...args) => nodeScript('ctl', SINGLE.name, ...args),
+    stopNode: async () => {
+      await nodeScript('stop', SINGLE.name);
+    },
+    startNode: start,
+  };
+}
+
+const started = new Map<BrokerKind, Promise<BrokerNode>>();
+
+/** The broker of that kind, started fresh (data reset) the first time it is asked for. */
+export function brokerNode(kind: BrokerKind): Promise<BrokerNode> {
+  let node = started.get(kind);
+  if (!node) {
+    node = (async () => {
+      if (kind !== 'single') throw new Error(`no ${kind} broker in this suite yet`);
+      await nodeScript('reset', SINGLE.name);
+      const broker = single();
+      await broker.startNode();
+      return broker;
+    })();
+    started.set(kind, node);
+  }
+  return node;
+}
+
+/** Stops every node the suite started and deletes its data. */
+export async function resetBrokerNodes(): Promise<void> {
+  if (started.has('single')) await nodeScript('reset', SINGLE.name);
+  started.clear();
+}

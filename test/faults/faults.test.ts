@@ -1,0 +1,170 @@
+/**
+ * The fault suite (`npm run test:faults`): the packed package in a real Node-RED process, a broker the
+ * suite starts itself on its own ports (scripts/rabbitmq-node.sh) so it may hurt it, and one fault per
+ * run while messages flow. It prints (and writes to faults-table.md) a table: fault, published,
+ * processed, parked, duplicates, LOST, left in queues, recovery seconds. A message is lost when the
+ * broker confirmed it and it was neither processed, nor parked, nor is still in a queue: every row must
+ * show 0, and every message must end processed or parked. Recovery is reported, not asserted.
+ *
+ * Needs `npm run build` first (the tarball packs dist/) and an installed rabbitmq-server.
+ */
+import assert from 'node:assert/strict';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { NodeRedProcess, packPackage, userDirWith, type NodeRedLaunch } from '../helpers/node-red-process';
+import { nodeRed4 } from '../e2e/node-red-runtimes';
+import { faultFlow, faultNames, healthy, latestStatuses } from './fault-flow';
+import { FAULTS, type Fault, type FaultWindow } from './faults';
+import { brokerNode, pause, resetBrokerNodes, waitUntil } from './fault-broker';
+import { Accounting, drain, Producer, withChannel } from './workload';
+
+/** Messages per second the producer starts; the run lasts about 20 s plus the fault. */
+const RATE = 40;
+/** Publishing goes on this long after the fault ended, so there is something to recover with. */
+const AFTER_FAULT_MS = 5_000;
+const TABLE_FILE = process.env.FAULTS_TABLE ?? path.resolve(__dirname, '../../faults-table.md');
+/** Each run's Node-RED output, for a look after the fact. */
+const LOG_DIR = path.join(os.tmpdir(), 'rabbitmq-retry-faults');
+
+interface Row {
+  fault: string;
+  published: number;
+  processed: number;
+  parked: number;
+  duplicates: number;
+  lost: number;
+  left: number;
+  /** Worst over the fault's repetitions; undefined: nothing was processed after it. */
+  recovery: number | undefined;
+}
+
+function table(rows: Row[]): string {
+  const head = '| fault | published | processed (distinct) | parked | duplicates | LOST | left in queues | recovery (s) |';
+  const lines = rows.map(
+    (r) =>
+      `| ${r.fault} | ${r.published} | ${r.processed} | ${r.parked} | ${r.duplicates} | **${r.lost}** | ${r.left} | ${r.recovery === undefined ? 'none' : r.recovery.toFixed(1)} |`,
+  );
+  return [head, '|---|---:|---:|---:|---:|---:|---:|---:|', ...lines].join('\n');
+}
+
+describe('fault suite: the packed package in a real Node-RED against a broker that fails', function () {
+  this.timeout(180_000);
+  const rows: Row[] = [];
+  let packDir = '';
+  let userDir = '';
+  const launch: Promise<NodeRedLaunch> = nodeRed4.prepare();
+
+  before(async function () {
+    packDir = mkdtempSync(path.join(os.tmpdir(), 'rmq-retry-pack-'));
+    userDir = await userDirWith(await packPackage(packDir));
+  });
+
+  after(async function () {
+    if (rows.length > 0) {
+      const text = table(rows);
+      console.log(`\n${text}\n`);
+      writeFileSync(TABLE_FILE, `${text}\n`);
+    }
+    for (const dir of [packDir, userDir]) if (dir) rmSync(dir, { recursive: true, force: true });
+    await resetBrokerNodes();
+  });
+
+  for (const fault of FAULTS) {
+    it(fault.name, async function () {
+      if (fault.skip) {
+        const why = fault.skip();
+        if (why) {
+          console.log(`      skipped: ${why}`);
+          this.skip();
+        }
+      }
+      const { row, missing, statuses, log } = await runFault(fault, await launch, userDir);
+      rows.push(row);
+      assert.equal(row.lost, 0, `${row.lost} confirmed message(s) LOST after ${fault.name}: ${missing.lost.slice(0, 20).join(', ')}${log}`);
+      assert.equal(missing.stuck.length, 0, `${missing.stuck.length} message(s) neither processed nor parked after ${fault.name}, left in queues: ${missing.stuck.slice(0, 20).join(', ')}${log}`);
+      assert.equal(statuses, undefined, `a status stuck after ${fault.name}: ${statuses ?? ''}${log}`);
+    });
+  }
+});
+
+/** One run: fresh queue names, fresh Node-RED process, the workload, the fault, the accounting. */
+interface RunResult {
+  row: Row;
+  missing: { lost: string[]; stuck: string[] };
+  /** The nodes' latest statuses when they did not show a consuming, connected flow at the end. */
+  statuses: string | undefined;
+  log: string;
+}
+
+async function runFault(fault: Fault, launch: NodeRedLaunch, userDir: string): Promise<RunResult> {
+  const broker = await brokerNode(fault.broker);
+  const names = faultNames(fault.id);
+  const flow = faultFlow(names, { quorum: fault.broker === 'cluster' });
+  await withChannel(broker.url, (ch) => ch.assertQueue(names.processedQueue, { durable: true }));
+  const outputs: string[] = [];
+  let red = await NodeRedProcess.start({ launch, userDir, env: { AMQP_URL: broker.nodeRedUrl } });
+  const log = (): string => `\n--- Node-RED output ---\n${[...outputs, red.output].join('\n--- restarted ---\n').slice(-8000)}`;
+  const accounting = new Accounting();
+  try {
+    await red.deploy(flow);
+    await waitUntil(async () => (await withChannel(broker.url, (ch) => ch.checkQueue(names.mainQueue)).catch(() => undefined))?.consumerCount === 1, `a consumer on ${names.mainQueue}${log()}`);
+    const producer = new Producer(broker.urls, names.exchange, names.routingKey, fault.id);
+    producer.start(RATE);
+    await waitUntil(async () => {
+      accounting.addRecords(await drain(broker.url, names.processedQueue));
+      return accounting.processed.size >= 40;
+    }, `the flow to process its first messages${log()}`);
+
+    const windows: FaultWindow[] = await fault.inject({
+      broker,
+      redeploy: () => red.deploy(flow),
+      killNodeRed: async () => {
+        outputs.push(red.output);
+        await red.kill('SIGKILL');
+      },
+      startNodeRed: async () => {
+        red = await NodeRedProcess.start({ launch, userDir, env: { AMQP_URL: broker.nodeRedUrl } });
+      },
+    });
+    await pause(AFTER_FAULT_MS);
+    const published = await producer.stop();
+
+    // Everything the broker confirmed must end processed or parked; wait (generously) until it has.
+    const settled = async (): Promise<boolean> => {
+      accounting.addRecords(await drain(broker.url, names.processedQueue));
+      accounting.addParked(await drain(broker.url, names.parkingQueue));
+      return accounting.missing(producer.confirmed).length === 0;
+    };
+    await waitUntil(settled, 'every message processed or parked', 90_000).catch(() => undefined);
+    let statuses: string | undefined;
+    await waitUntil(() => Promise.resolve(healthy(latestStatuses(red.lines()))), 'consuming and connected statuses', 30_000).catch(() => {
+      statuses = JSON.stringify([...latestStatuses(red.lines()).values()]);
+    });
+    await red.stop(); // unsettled deliveries go back to their queue
+    const left = [...(await drain(broker.url, names.mainQueue)), ...(await drain(broker.url, names.retryQueue))];
+    const leftIds = new Set(left.map((m) => String(m.properties.messageId)));
+    const stuck = accounting.missing(producer.confirmed);
+    const lost = stuck.filter((id) => !leftIds.has(id));
+    const recoveries = windows.map((w) => accounting.recovery(w, fault.newConsumer));
+    const row: Row = {
+      fault: fault.name,
+      published,
+      processed: accounting.processed.size,
+      parked: accounting.parked.size,
+      duplicates: accounting.duplicates,
+      lost: lost.length,
+      left: left.length,
+      recovery: recoveries.some((r) => r === undefined) ? undefined : Math.max(...(recoveries as number[])),
+    };
+    return { row, missing: { lost, stuck }, statuses, log: log() };
+  } finally {
+    await red.stop();
+    mkdirSync(LOG_DIR, { recursive: true });
+    writeFileSync(path.join(LOG_DIR, `${fault.id}.log`), [...outputs, red.output].join('\n--- restarted ---\n'));
+    await withChannel(broker.url, async (ch) => {
+      for (const q of [names.mainQueue, names.retryQueue, names.parkingQueue, names.processedQueue]) await ch.deleteQueue(q).catch(() => undefined);
+      await ch.deleteExchange(names.exchange).catch(() => undefined);
+    }).catch(() => undefined);
+  }
+}

@@ -1,0 +1,120 @@
+/**
+ * The faults, each injected into its own run while messages flow. Each returns when it is over, with
+ * one window per repetition: `start` (fault begins) and `end` (broker accepting connections again, the
+ * deploy answered, Node-RED answering again, the alarm cleared), from which recovery is measured.
+ */
+import { acceptingConnections, pause, type BrokerKind, type BrokerNode } from './fault-broker';
+
+export interface FaultWindow {
+  start: number;
+  end: number;
+}
+
+export interface FaultContext {
+  broker: BrokerNode;
+  /** A full deploy of the same flow through the admin API. */
+  redeploy: () => Promise<void>;
+  killNodeRed: () => Promise<void>;
+  /** Starts Node-RED again on the same user directory (its flows.json) and waits for its admin API. */
+  startNodeRed: () => Promise<void>;
+}
+
+export interface Fault {
+  /** In queue names and message ids. */
+  id: string;
+  /** In the table. */
+  name: string;
+  broker: BrokerKind;
+  /** Recovery counts only messages of a consumer that did not exist before the fault (it replaces them). */
+  newConsumer: boolean;
+  inject: (ctx: FaultContext) => Promise<FaultWindow[]>;
+  /** Why this row cannot run here (a missing script), or undefined. */
+  skip?: () => string | undefined;
+}
+
+async function repeat(times: number, gapMs: number, once: () => Promise<FaultWindow>): Promise<FaultWindow[]> {
+  const windows: FaultWindow[] = [];
+  for (let i = 0; i < times; i += 1) {
+    if (i > 0) await pause(gapMs);
+    windows.push(await once());
+  }
+  return windows;
+}
+
+/** Times a fault: start before `hurt`, end once `healed` returned. */
+async function timed(hurt: () => Promise<void>, healed: () => Promise<void>): Promise<FaultWindow> {
+  const start = Date.now();
+  await hurt();
+  await healed();
+  return { start, end: Date.now() };
+}
+
+/** A broker fault: over once the broker accepts connections again. */
+const brokerFault = (broker: BrokerNode, hurt: () => Promise<void>): Promise<FaultWindow> => timed(hurt, () => acceptingConnections(broker.url));
+
+export const FAULTS: Fault[] = [
+  {
+    id: 'close-all',
+    name: '`close_all_connections` ×3',
+    broker: 'single',
+    newConsumer: true,
+    inject: ({ broker }) =>
+      repeat(3, 4_000, () =>
+        brokerFault(broker, async () => {
+          await broker.ctl('close_all_connections', 'fault suite');
+        }),
+      ),
+  },
+  {
+    id: 'stop-app',
+    name: '`stop_app` / `start_app`',
+    broker: 'single',
+    newConsumer: true,
+    inject: async ({ broker }) => [
+      await brokerFault(broker, async () => {
+        await broker.ctl('stop_app');
+        await pause(2_000);
+        await broker.ctl('start_app');
+      }),
+    ],
+  },
+  {
+    id: 'restart',
+    name: 'broker process restart',
+    broker: 'single',
+    newConsumer: true,
+    inject: async ({ broker }) => [
+      await brokerFault(broker, async () => {
+        await broker.stopNode();
+        await broker.startNode();
+      }),
+    ],
+  },
+  {
+    id: 'redeploy',
+    name: 'full redeploy ×2 (admin API)',
+    broker: 'single',
+    newConsumer: true,
+    inject: ({ redeploy }) => repeat(2, 4_000, () => timed(redeploy, () => Promise.resolve())),
+  },
+  {
+    id: 'sigkill',
+    name: 'SIGKILL of Node-RED, restart',
+    broker: 'single',
+    newConsumer: true,
+    inject: async ({ killNodeRed, startNodeRed }) => [await timed(killNodeRed, startNodeRed)],
+  },
+  {
+    id: 'mem-alarm',
+    name: 'memory alarm 10 s while publishing',
+    broker: 'single',
+    newConsumer: false,
+    inject: async ({ broker }) => [
+      await brokerFault(broker, async () => {
+        await broker.ctl('set_vm_memory_high_watermark', '0.000001');
+        await pause(10_000);
+        await broker.ctl('set_vm_memory_high_watermark', '0.4');
+      }),
+    ],
+  },
+];
