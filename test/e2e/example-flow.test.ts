@@ -260,8 +260,7 @@ function exampleFlowOn(runtime: NodeRedRuntime, packedTarball: () => string): vo
     let text = readFileSync(path.join(userDir, 'node_modules', PACKAGE, 'examples', 'async-web-service.json'), 'utf8');
     for (const n of ASYNC_NAMES) assert.ok(text.includes(n), `the async example no longer mentions ${n}`);
     text = text.replace(new RegExp(`\\b(${ASYNC_NAMES.join('|')})\\b`, 'g'), (n) => asyncNames[n as AsyncName]);
-    const deployed = await api('POST', '/flows', JSON.parse(text), { 'Node-RED-Deployment-Type': 'full' });
-    assert.ok(deployed.ok, `deploy failed: ${deployed.status} ${await deployed.text()}${log()}`);
+    await red!.deploy(JSON.parse(text) as unknown[]);
     await waitFor(
       async () => (await consumerCount(asyncNames['payments-queue'])) === 1 && (await consumerCount(asyncNames['payments-replies'])) === 1,
       `consumers on the payments and reply queues${log()}`,
@@ -269,11 +268,11 @@ function exampleFlowOn(runtime: NodeRedRuntime, packedTarball: () => string): vo
     );
 
     const post = async (body: unknown): Promise<{ status: number; json: Record<string, unknown> }> => {
-      const response = await fetch(`${base}/payments`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+      const response = await fetch(`${red!.base}/payments`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
       return { status: response.status, json: (await response.json()) as Record<string, unknown> };
     };
     const outcome = async (id: string): Promise<{ status: number; json: Record<string, unknown> }> => {
-      const response = await fetch(`${base}/payments/${encodeURIComponent(id)}`);
+      const response = await fetch(`${red!.base}/payments/${encodeURIComponent(id)}`);
       return { status: response.status, json: (await response.json()) as Record<string, unknown> };
     };
 
@@ -313,7 +312,7 @@ function exampleFlowOn(runtime: NodeRedRuntime, packedTarball: () => string): vo
     // Bad input and unknown ids are answered, not hung.
     assert.equal((await post({ amount: 'ten' })).status, 400);
     assert.equal((await outcome('no-such-id')).status, 404);
-    const errors = output.split('\n').filter((line) => line.includes('[error]'));
+    const errors = output().split('\n').filter((line) => line.includes('[error]'));
     assert.deepEqual(errors, [], `Node-RED logged errors${log()}`);
   });
 }
