@@ -21,6 +21,16 @@ export interface ScanResult {
   remaining: number;
 }
 
+/** Ready messages in the queue; a missing queue is an error that names it (404 closes the channel). */
+async function queueDepth(channel: Channel, queue: string): Promise<number> {
+  try {
+    return (await channel.checkQueue(queue)).messageCount;
+  } catch (err) {
+    if ((err as { code?: unknown }).code === 404) throw new Error(`parking queue '${queue}' does not exist (yet): a retry consumer of this config declares it`, { cause: err });
+    throw err;
+  }
+}
+
 /** Body bytes shown in a peek unless told otherwise. */
 export const DEFAULT_PREVIEW_BYTES = 1024;
 
@@ -42,7 +52,7 @@ export async function scanQueue(
   let kept = 0;
   let removed = 0;
   try {
-    const { messageCount: depth } = await channel.checkQueue(queue);
+    const depth = await queueDepth(channel, queue);
     for (let position = 0; position < Math.min(limit, depth); position += 1) {
       const message = await channel.get(queue, { noAck: false });
       if (message === false) break;
@@ -94,6 +104,7 @@ export interface PurgeResult {
 export async function purgeParked(connection: BrokerConnection, queue: string, options: { selection?: ParkedSelection; scanLimit?: number } = {}): Promise<PurgeResult> {
   if (isEmptySelection(options.selection)) {
     return connection.withThrowawayChannel(async (channel) => {
+      await queueDepth(channel, queue);
       const { messageCount } = await channel.purgeQueue(queue);
       const after = await channel.checkQueue(queue);
       return { purged: messageCount, remaining: after.messageCount };

@@ -141,6 +141,14 @@ describe('parking queue: peek, purge, replay by messageId (real broker)', functi
     assert.deepEqual((await act('byTopic', { topic: 'purge', reason: 'timeout' }, io)).payload, { purged: 2, remaining: 2 });
   });
 
+  it('a missing parking queue is an error naming it, for peek, purge and replay', async () => {
+    const io = await load();
+    await (await broker.ch()).deleteQueue(names.parkingQueue);
+    for (const id of ['peek', 'purge', 'replay']) {
+      await assert.rejects(act(id, {}, io), new RegExp(`parking queue '${names.parkingQueue}' does not exist`));
+    }
+  });
+
   it('a quorum parking queue with a delivery limit refuses peeks (each would count as a delivery), and still purges all', async () => {
     const io = await load({ parkingQueueArgs: '{"x-queue-type":"quorum","x-delivery-limit":5}' });
     await parkFour();
