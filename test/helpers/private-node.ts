@@ -44,11 +44,15 @@ async function freePorts(count: number): Promise<number[]> {
   }
 }
 
-/** Starts a node named `<prefix>-<pid>` on free ports (AMQP, management, Erlang distribution). */
-export async function startPrivateNode(prefix: string): Promise<PrivateNode> {
+/**
+ * Starts a node named `<prefix>-<pid>` on free ports (AMQP, management, Erlang distribution);
+ * `extraConf`: rabbitmq.conf lines of its own (e.g. `max_message_size = 4096`).
+ */
+export async function startPrivateNode(prefix: string, options: { extraConf?: string } = {}): Promise<PrivateNode> {
   const [amqpPort, managementPort, distPort] = await freePorts(3);
   const name = `${prefix}-${process.pid}`;
-  const env = { ...process.env, RABBITMQ_NODE_DIST_PORT: String(distPort) };
+  const env: NodeJS.ProcessEnv = { ...process.env, RABBITMQ_NODE_DIST_PORT: String(distPort) };
+  if (options.extraConf !== undefined) env.RABBITMQ_NODE_EXTRA_CONF = options.extraConf;
   execFileSync(SCRIPT, ['start', name, String(amqpPort), String(managementPort)], { env, stdio: 'ignore' });
   return {
     name,
