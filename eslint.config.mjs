@@ -2,7 +2,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['dist/', 'node_modules/', 'coverage/', '.node-red-dev/', '**/*.html'] },
+  { ignores: ['dist/', 'resources/', 'node_modules/', 'coverage/', '.node-red-dev/', '**/*.html'] },
   js.configs.recommended,
   ...tseslint.configs.strictTypeChecked,
   {

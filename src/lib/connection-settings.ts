@@ -1,4 +1,5 @@
-/** Where and how to connect, from a broker configuration. Pure. */
+/** Where and how to connect, from a broker configuration. Pure (the editor runs it too). */
+import { isEnvReference } from './property-rules';
 
 export interface BrokerSettings {
   /**
@@ -32,12 +33,9 @@ export interface ConnectTarget {
   tls: boolean;
 }
 
-const UNRESOLVED_ENV = /^\$\{[^}]*\}$/;
 
-/** True when the value is a Node-RED `${VAR}` reference whose variable was not set. */
-export function isUnresolvedEnv(value: string): boolean {
-  return UNRESOLVED_ENV.test(value.trim());
-}
+/** True when the value is a Node-RED `${VAR}` reference whose variable was not set (Node-RED resolves set ones). */
+export const isUnresolvedEnv = isEnvReference;
 
 /**
  * A URL-like text with anything that may be a password removed, whatever its shape: everything

@@ -2,7 +2,7 @@
  * Reads queue arguments and exchange types through RabbitMQ's management HTTP API, so check mode can
  * compare arguments (AMQP's passive declare only says whether a queue exists). Read-only requests.
  */
-import { redactUrl } from './connection-settings';
+import { redactUrl, type ConnectTarget } from './connection-settings';
 import type { DefinitionReader } from './topology-broker';
 import type { QueueArguments } from './topology';
 
@@ -39,6 +39,11 @@ export class ManagementApi implements DefinitionReader {
     }
     this.baseUrl = url.toString().replace(/\/+$/, '');
     this.authorization = `Basic ${Buffer.from(`${username}:${password}`).toString('base64')}`;
+  }
+
+  /** The API of the broker a connect target points at, with its vhost and user (guest when it has none). */
+  static forTarget(baseUrl: string, target: ConnectTarget): ManagementApi {
+    return new ManagementApi({ baseUrl, vhost: target.vhost, username: target.user, password: decodeURIComponent(new URL(target.url).password) || 'guest' });
   }
 
   async queueArguments(name: string): Promise<QueueArguments | undefined> {

@@ -2,9 +2,9 @@
 import { isUtf8 } from 'node:buffer';
 import { TextDecoder } from 'node:util';
 
-/** `auto` decodes by content type; the others force one decoding whatever the content type says. */
-export type DecodeMode = 'auto' | 'json' | 'string' | 'buffer';
-export const DECODE_MODES: readonly DecodeMode[] = ['auto', 'json', 'string', 'buffer'];
+import type { DecodeMode } from './property-rules';
+
+export type { DecodeMode };
 
 export type DecodeResult =
   | { ok: true; payload: unknown; as: 'json' | 'string' | 'buffer' }

@@ -8,13 +8,18 @@
 import { EventEmitter } from 'node:events';
 import type { Options } from 'amqplib';
 import { PublishError, type ConfirmPublisher } from './confirm-publisher';
+import { NUMBER_FIELDS } from './number-fields';
 
 export interface PublishLimits {
   maxMessages: number;
   maxBytes: number;
 }
 
-export const DEFAULT_PUBLISH_LIMITS: Readonly<PublishLimits> = { maxMessages: 1000, maxBytes: 16 * 1024 * 1024 };
+/** The broker node's defaults (its number fields). */
+export const DEFAULT_PUBLISH_LIMITS: Readonly<PublishLimits> = {
+  maxMessages: NUMBER_FIELDS['retry-broker'].bufferMessages.fallback,
+  maxBytes: NUMBER_FIELDS['retry-broker'].bufferMiB.fallback * 1024 * 1024,
+};
 
 export interface PublishBufferState {
   /** The broker's reason (`connection.blocked`) while it blocks publishing. */

@@ -4,8 +4,8 @@
  * the channel it happens on. Decisions branch on the AMQP reply `code`: the broker truncates texts.
  */
 import type { Channel } from 'amqplib';
-import type { QueueArguments, TopologyMode, TopologyPlan } from './topology';
-import { describeDifference, describePreconditionFailure, diffArguments, parsePreconditionFailure } from './topology-diff';
+import type { PlannedQueue, QueueArguments, TopologyMode, TopologyPlan } from './topology';
+import { describeDifference, describePreconditionFailure, diffArguments, parsePreconditionFailure, type ArgumentDifference } from './topology-diff';
 
 /** AMQP reply codes this module branches on. */
 export const AMQP_CODE = { ACCESS_REFUSED: 403, NOT_FOUND: 404, RESOURCE_LOCKED: 405, PRECONDITION_FAILED: 406 } as const;
@@ -35,7 +35,7 @@ export interface TopologyResult {
   warnings: string[];
 }
 
-type ChannelRunner = <T>(work: (channel: Channel) => Promise<T>) => Promise<T>;
+export type ChannelRunner = <T>(work: (channel: Channel) => Promise<T>) => Promise<T>;
 
 function replyCode(err: unknown): number | undefined {
   const code = (err as { code?: unknown }).code;
@@ -87,48 +87,91 @@ export async function declareTopology(run: ChannelRunner, plan: TopologyPlan): P
   return { warnings: [] };
 }
 
+/** What a passive check found for one exchange or queue of the plan. */
+export interface ObjectCheck {
+  kind: 'exchange' | 'queue';
+  name: string;
+  /** A queue's part in the pattern. */
+  role?: PlannedQueue['role'];
+  /** `differs`: it exists, with other arguments (or exchange type) than the configuration's. */
+  state: 'ok' | 'missing' | 'differs' | 'error';
+  /** Per argument (`type` for an exchange's type): `config` expected, `broker` actual. */
+  differences: ArgumentDifference[];
+  /** The sentences the runtime reports for it. */
+  problems: string[];
+}
+
+export interface TopologyInspection {
+  objects: ObjectCheck[];
+  /** False without a definition reader: only existence was checked over AMQP. */
+  compared: boolean;
+  /** AMQP reply code of the first failure, when the broker gave one. */
+  firstCode?: number;
+}
+
 /**
- * Checks that every exchange and queue exists, with passive declares only. With a definition reader
- * (the management API) the queue arguments and exchange types are compared too; without one, only
- * existence can be checked over AMQP, which the result says as a warning.
+ * Looks at every exchange and queue of the plan with passive declares only, each on its own channel
+ * (a 404 closes the channel, and every missing object gets reported). With a definition reader (the
+ * management API) the queue arguments and exchange types are compared too.
  */
-export async function checkTopology(run: ChannelRunner, plan: TopologyPlan, reader?: DefinitionReader): Promise<TopologyResult> {
-  const problems: string[] = [];
-  let firstCode: number | undefined;
-  const attempt = async (kind: 'queue' | 'exchange', name: string, op: (ch: Channel) => Promise<unknown>): Promise<boolean> => {
+export async function inspectTopology(run: ChannelRunner, plan: TopologyPlan, reader?: DefinitionReader): Promise<TopologyInspection> {
+  const inspection: TopologyInspection = { objects: [], compared: reader !== undefined };
+  const look = async (check: ObjectCheck, op: (ch: Channel) => Promise<unknown>, compare: () => Promise<ArgumentDifference[]>): Promise<void> => {
+    inspection.objects.push(check);
     try {
-      // Each check on its own channel: a 404 closes the channel, and all missing objects get reported.
       await run(op);
-      return true;
     } catch (err) {
-      firstCode ??= replyCode(err);
-      problems.push(explain(err, kind, name, 'check', 'check'));
-      return false;
+      const code = replyCode(err);
+      inspection.firstCode ??= code;
+      check.state = code === AMQP_CODE.NOT_FOUND ? 'missing' : 'error';
+      check.problems.push(explain(err, check.kind, check.name, 'check', 'check'));
+      return;
     }
+    check.differences = await compare();
+    if (check.differences.length > 0) check.state = 'differs';
   };
   for (const ex of plan.exchanges) {
-    const exists = await attempt('exchange', ex.name, (ch) => ch.checkExchange(ex.name));
-    if (exists && reader) {
+    const check: ObjectCheck = { kind: 'exchange', name: ex.name, state: 'ok', differences: [], problems: [] };
+    await look(check, (ch) => ch.checkExchange(ex.name), async () => {
+      if (!reader) return [];
+      const differences: ArgumentDifference[] = [];
       const type = await reader.exchangeType(ex.name);
-      if (type !== undefined && type !== ex.type) problems.push(`exchange '${ex.name}': type is '${type}' on the broker, config says '${ex.type}'`);
+      if (type !== undefined && type !== ex.type) {
+        check.problems.push(`exchange '${ex.name}': type is '${type}' on the broker, config says '${ex.type}'`);
+        differences.push({ argument: 'type', broker: type, config: ex.type });
+      }
       // Only the arguments the configuration sets: an exchange may carry others it does not care about.
       const onBroker = ex.arguments && (await reader.exchangeArguments?.(ex.name));
       if (onBroker && ex.arguments) {
         const relevant = Object.fromEntries(Object.entries(onBroker).filter(([key]) => key in (ex.arguments ?? {})));
-        for (const diff of diffArguments(relevant, ex.arguments)) problems.push(describeDifference('exchange', ex.name, diff));
+        for (const diff of diffArguments(relevant, ex.arguments)) {
+          check.problems.push(describeDifference('exchange', ex.name, diff));
+          differences.push(diff);
+        }
       }
-    }
+      return differences;
+    });
   }
   for (const q of plan.queues) {
-    const exists = await attempt('queue', q.name, (ch) => ch.checkQueue(q.name));
-    if (exists && reader) {
-      const onBroker = await reader.queueArguments(q.name);
-      if (onBroker !== undefined) {
-        for (const diff of diffArguments(onBroker, q.arguments)) problems.push(describeDifference('queue', q.name, diff));
-      }
-    }
+    const check: ObjectCheck = { kind: 'queue', name: q.name, role: q.role, state: 'ok', differences: [], problems: [] };
+    await look(check, (ch) => ch.checkQueue(q.name), async () => {
+      const onBroker = reader ? await reader.queueArguments(q.name) : undefined;
+      const differences = onBroker === undefined ? [] : diffArguments(onBroker, q.arguments);
+      for (const diff of differences) check.problems.push(describeDifference('queue', q.name, diff));
+      return differences;
+    });
   }
-  if (problems.length > 0) throw new TopologyError(problems, firstCode);
+  return inspection;
+}
+
+/**
+ * Checks that every exchange and queue exists (see inspectTopology); without a definition reader
+ * only existence can be checked over AMQP, which the result says as a warning.
+ */
+export async function checkTopology(run: ChannelRunner, plan: TopologyPlan, reader?: DefinitionReader): Promise<TopologyResult> {
+  const inspection = await inspectTopology(run, plan, reader);
+  const problems = inspection.objects.flatMap((o) => o.problems);
+  if (problems.length > 0) throw new TopologyError(problems, inspection.firstCode);
   const warnings = reader ? [] : ['check mode: queues and exchanges exist; their arguments were not compared (set the management API URL on the broker to compare them)'];
   return { warnings };
 }

@@ -43,3 +43,9 @@ export function parseQueueArguments(text: string | undefined | null, label: stri
   }
   return args;
 }
+
+/** The retry and parking queue names a configuration means: empty ones default to `<main>.retry` and `<main>.parking`. */
+export function queueNamesOf(mainQueue: string, retryQueue: string, parkingQueue: string): { main: string; retry: string; parking: string } {
+  const main = mainQueue.trim();
+  return { main, retry: retryQueue.trim() || (main && `${main}.retry`), parking: parkingQueue.trim() || (main && `${main}.parking`) };
+}

@@ -1,9 +1,10 @@
 /**
  * The retry topology as plain data: what exchanges, queues, arguments and bindings a retry
  * configuration means, and whether a configuration is valid.
- * Pure: parsing the editor's fields lives in topology-parse.ts, comparing with the broker in
+ * Pure (the editor runs it too): parsing the editor's fields lives in topology-parse.ts, comparing with the broker in
  * topology-diff.ts, applying a plan to a broker in topology-broker.ts.
  */
+import { nameProblem, routingKeysProblem } from './property-rules';
 import { sameArgumentValue } from './topology-diff';
 
 export type ExchangeType = 'direct' | 'topic' | 'fanout' | 'headers';
@@ -162,10 +163,16 @@ export function validateTopologyConfig(config: RetryTopologyConfig): string[] {
     ['parking queue', config.parkingQueue],
   ];
   for (const [label, name] of names) {
+    const problem = name ? nameProblem(name) : null;
     if (!name) problems.push(`${label} name is empty`);
-    else if (name.startsWith('amq.')) problems.push(`${label} '${name}': names starting with 'amq.' are reserved by RabbitMQ`);
-    else if (Buffer.byteLength(name) > 255) problems.push(`${label} name is longer than 255 bytes`);
+    else if (problem) problems.push(`${label} '${name.slice(0, 60)}': ${problem.text}`);
   }
+  for (const [label, name] of [['main exchange', config.mainExchange], ['retry exchange', config.retryExchange]] as const) {
+    const problem = name ? nameProblem(name) : null;
+    if (problem) problems.push(`${label} '${name.slice(0, 60)}': ${problem.text}`);
+  }
+  const keysProblem = routingKeysProblem(config.routingKeys.join(','));
+  if (keysProblem) problems.push(keysProblem.text);
   const unrouted = unroutedRoute(config);
   if (unrouted) {
     names.push(['unrouted-messages queue', unrouted.queue]);

@@ -33,8 +33,8 @@ export interface NodeRedLaunch {
 
 /** Packs the package as it would be published into `packDir`; returns the tarball's path. */
 export async function packPackage(packDir: string): Promise<string> {
-  if (!existsSync(path.join(root, 'dist', 'nodes', 'retry-consumer', 'retry-consumer.js'))) {
-    throw new Error('dist/ is missing: run `npm run build` first (npm pack ships the compiled dist/, `npm test` builds it)');
+  if (!existsSync(path.join(root, 'dist', 'nodes', 'retry-consumer', 'retry-consumer.js')) || !existsSync(path.join(root, 'resources', 'editor.js'))) {
+    throw new Error('dist/ or resources/ is missing: run `npm run build` first (npm pack ships the build output, `npm test` builds it)');
   }
   const packed = await run('npm', ['pack', '--json', '--pack-destination', packDir], { cwd: root, maxBuffer: 16 * 1024 * 1024 });
   const [info] = JSON.parse(packed.stdout) as { filename: string }[];
@@ -100,7 +100,7 @@ export class NodeRedProcess {
   uiPort: ${port},
   diagnostics: { enabled: false },
   telemetry: { enabled: false },
-  editorTheme: { projects: { enabled: false }, tours: false },
+  editorTheme: { projects: { enabled: false }, tours: false, palette: { catalogues: [] } },
   logging: { console: { level: 'info', metrics: false, audit: false } },
 };
 `,

@@ -77,7 +77,7 @@ describe('consumer faults (real broker)', function () {
     it('refuses max attempts "abc" on the retry config, shown on the consumer', async () => {
       await loadAckFlow({ config: { maxAttempts: 'abc' } });
       const status = helper.getNode('consumer').status as { lastCall?: Call };
-      assert.deepEqual(status.lastCall?.args[0], { fill: 'red', shape: 'ring', text: "max attempts is 'abc': must be a number" });
+      assert.deepEqual(status.lastCall?.args[0], { fill: 'red', shape: 'ring', text: "max attempts is 'abc': must be a whole number of at least 1" });
     });
 
     it('refuses a broker port that is not a port', async () => {

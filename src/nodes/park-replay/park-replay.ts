@@ -8,10 +8,10 @@ import { replayParked } from '../../lib/replay';
 import type { RetryTopologyConfig } from '../../lib/topology';
 import type { RetryBrokerNode } from '../shared/broker-node';
 import { type Node, type NodeAPI, type NodeDef, type NodeMessage, type NodeStatus } from '../shared/node-red';
-import { readNumberField } from '../shared/number-fields';
+import { NUMBER_FIELDS, readNumberField } from '../../lib/number-fields';
+import { PARK_ACTIONS } from '../../lib/property-rules';
 import { findRetryConfig } from '../shared/retry-config-node';
 
-const PARK_ACTIONS = ['replay', 'peek', 'purge'] as const;
 type ParkAction = (typeof PARK_ACTIONS)[number];
 
 /** The action of one msg: the node's, or with *set by msg.topic* the msg's topic. */
@@ -49,7 +49,7 @@ export = function register(RED: NodeAPI): void {
     RED.nodes.createNode(this, def);
     const node = this;
     const config = findRetryConfig(RED, def.config);
-    const read = readNumberField(def.max, { label: 'at most', fallback: 100, min: 1, integer: true });
+    const read = readNumberField(def.max, NUMBER_FIELDS['park-replay'].max);
     const problem = 'problem' in read ? read.problem : undefined;
     if (problem) node.status({ fill: 'red', shape: 'ring', text: problem });
     const configuredMax = 'value' in read ? read.value : 100;

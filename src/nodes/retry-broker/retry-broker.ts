@@ -4,12 +4,11 @@
  * with the last, and its state is pushed to every user's status.
  */
 import { BrokerConnection } from '../../lib/broker-connection';
-import { DEFAULT_PUBLISH_LIMITS } from '../../lib/publish-buffer';
 import { resolveConnectTargets, isUnresolvedEnv, type ConnectTarget } from '../../lib/connection-settings';
 import { ManagementApi } from '../../lib/management-api';
-import { connectionStatus, type BrokerUser, type RetryBrokerNode } from '../shared/broker-node';
+import { NUMBER_FIELDS, readNumberFields } from '../../lib/number-fields';
+import { brokerSettingsOf, connectionStatus, type BrokerUser, type RetryBrokerNode } from '../shared/broker-node';
 import { tlsSocketOptions } from '../shared/tls-config';
-import { MAX_TIMER_SECONDS, readNumberFields } from '../shared/number-fields';
 import { stringProp, type Node, type NodeAPI, type NodeDef } from '../shared/node-red';
 
 const MIB = 1024 * 1024;
@@ -21,30 +20,15 @@ export = function register(RED: NodeAPI): void {
     const node = this;
     const users = new Map<string, BrokerUser>();
     const url = stringProp(def.url);
-    const numbers = readNumberFields(def, {
-      port: { label: 'port', fallback: 5672, min: 1, max: 65535, integer: true },
-      heartbeat: { label: 'heartbeat', fallback: 30, min: 0, max: 65535, integer: true, unit: 's' },
-      reconnectMax: { label: 'maximum reconnect delay', fallback: 30, min: 1, max: MAX_TIMER_SECONDS, unit: 's' },
-      bufferMessages: { label: 'publish buffer (messages)', fallback: DEFAULT_PUBLISH_LIMITS.maxMessages, min: 1, integer: true },
-      bufferMiB: { label: 'publish buffer (MiB)', fallback: DEFAULT_PUBLISH_LIMITS.maxBytes / MIB, min: 0.001, unit: 'MiB' },
-    });
+    const numbers = readNumberFields(def, NUMBER_FIELDS['retry-broker']);
     const tlsId = stringProp(def.tlsConfig);
     let targets: ConnectTarget[] = [];
     let socketOptions: Record<string, unknown> | undefined;
     let configError: string | undefined;
     try {
-      if (numbers.problems.length > 0) throw new Error(numbers.problems.join('; '));
-      targets = resolveConnectTargets({
-        url,
-        host: stringProp(def.host, '127.0.0.1'),
-        port: numbers.values.port,
-        vhost: stringProp(def.vhost, '/'),
-        // A TLS configuration means TLS for the host fields; a URL says it itself (amqps://).
-        tls: def.tls === true || tlsId !== '',
-        username: node.credentials?.user,
-        password: node.credentials?.password,
-        heartbeat: numbers.values.heartbeat,
-      });
+      const settings = brokerSettingsOf(def, node.credentials);
+      if (settings.problems.length > 0) throw new Error(settings.problems.join('; '));
+      targets = resolveConnectTargets(settings.settings);
       socketOptions = tlsSocketOptions(RED, tlsId, targets);
     } catch (err) {
       configError = (err as Error).message;
@@ -58,7 +42,7 @@ export = function register(RED: NodeAPI): void {
     try {
       node.managementApi =
         first && managementUrl && !isUnresolvedEnv(managementUrl)
-          ? new ManagementApi({ baseUrl: managementUrl, vhost: first.vhost, username: first.user, password: decodeURIComponent(new URL(first.url).password) || 'guest' })
+          ? ManagementApi.forTarget(managementUrl, first)
           : undefined;
     } catch (err) {
       configError ??= (err as Error).message;

@@ -5,6 +5,7 @@
 import { findBroker } from '../shared/broker-node';
 import { stringProp, type Node, type NodeAPI, type NodeDef } from '../shared/node-red';
 import { topologyFromDefinition, type RetryConfigNode } from '../shared/retry-config-node';
+import { registerCheckEndpoint } from './check-endpoint';
 
 export = function register(RED: NodeAPI): void {
   function RetryConfig(this: RetryConfigNode, def: NodeDef): void {
@@ -21,4 +22,5 @@ export = function register(RED: NodeAPI): void {
     if (this.problems.length > 0) this.error(`retry configuration '${def.name || stringProp(def.mainQueue) || this.id}': ${this.problems.join('; ')}`);
   }
   RED.nodes.registerType('retry-config', RetryConfig as (this: Node, def: NodeDef) => void);
+  registerCheckEndpoint(RED);
 };

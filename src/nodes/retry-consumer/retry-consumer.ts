@@ -8,10 +8,10 @@ import { DeliveryRegistry } from '../../lib/delivery-registry';
 import type { DeliveredMessage } from '../../lib/message-info';
 import type { SessionState, SessionStats } from '../../lib/session-types';
 import type { TrackedDelivery } from '../../lib/settlement';
-import { DECODE_MODES, type DecodeMode } from '../../lib/payload';
+import { DECODE_MODES, type DecodeMode } from '../../lib/property-rules';
 import type { BrokerUser } from '../shared/broker-node';
 import { type Node, type NodeAPI, type NodeDef, type NodeMessage, type NodeStatus } from '../shared/node-red';
-import { MAX_TIMER_SECONDS, readNumberFields } from '../shared/number-fields';
+import { NUMBER_FIELDS, readNumberFields } from '../../lib/number-fields';
 import { findRetryConfig } from '../shared/retry-config-node';
 import type { RetryConsumerNode } from '../shared/settle';
 
@@ -51,12 +51,13 @@ export = function register(RED: NodeAPI): void {
     RED.nodes.createNode(this, def);
     const node = this;
     const ordered = def.mode === 'ordered';
+    const fields = NUMBER_FIELDS['retry-consumer'];
     const { values, problems } = readNumberFields(def, {
       // Ordered processing forces prefetch 1, so its field is not read then.
-      ...(ordered ? {} : { prefetch: { label: 'prefetch', fallback: 10, min: 1, max: 65535, integer: true } }),
-      ...(ordered ? { orderedPause: { label: 'pause', fallback: 5, min: 0, max: MAX_TIMER_SECONDS, unit: 's' } } : {}),
-      settleTimeout: { label: 'settle timeout', fallback: 60, min: 0, max: MAX_TIMER_SECONDS, unit: 's' },
-      parkingWatch: { label: 'watch parking', fallback: 30, min: 0, max: MAX_TIMER_SECONDS, unit: 's' },
+      ...(ordered ? {} : { prefetch: fields.prefetch }),
+      ...(ordered ? { orderedPause: fields.orderedPause } : {}),
+      settleTimeout: fields.settleTimeout,
+      parkingWatch: fields.parkingWatch,
     });
     const config = findRetryConfig(RED, def.config);
     if (!config) problems.unshift('no retry configuration selected');

@@ -1,8 +1,10 @@
 /** The broker config node's shape as other nodes see it, and its status texts. */
 import type { BrokerConnection, ConnectionState } from '../../lib/broker-connection';
 import type { ManagementApi } from '../../lib/management-api';
+import type { BrokerSettings } from '../../lib/connection-settings';
+import { NUMBER_FIELDS, readNumberFields } from '../../lib/number-fields';
 import type { PublishBufferState } from '../../lib/publish-buffer';
-import type { Node, NodeAPI, NodeStatus } from './node-red';
+import { stringProp, type Node, type NodeAPI, type NodeStatus } from './node-red';
 
 export interface BrokerUser {
   id: string;
@@ -52,4 +54,24 @@ export function findBroker(RED: NodeAPI, id: unknown): RetryBrokerNode | undefin
   if (typeof id !== 'string' || id === '') return undefined;
   const node = RED.nodes.getNode(id);
   return node && node.type === 'retry-broker' ? (node as RetryBrokerNode) : undefined;
+}
+
+/**
+ * Where a broker definition connects to, with the given credentials (Node-RED keeps them apart);
+ * `problems` names the number fields that cannot be used.
+ */
+export function brokerSettingsOf(def: Record<string, unknown>, credentials: Record<string, string | undefined> | undefined): { settings: BrokerSettings; problems: string[] } {
+  const numbers = readNumberFields(def, NUMBER_FIELDS['retry-broker']);
+  const settings: BrokerSettings = {
+    url: stringProp(def.url),
+    host: stringProp(def.host, '127.0.0.1'),
+    port: numbers.values.port,
+    vhost: stringProp(def.vhost, '/'),
+    // A TLS configuration means TLS for the host fields; a URL says it itself (amqps://).
+    tls: def.tls === true || stringProp(def.tlsConfig) !== '',
+    username: credentials?.user,
+    password: credentials?.password,
+    heartbeat: numbers.values.heartbeat,
+  };
+  return { settings, problems: numbers.problems };
 }

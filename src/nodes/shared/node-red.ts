@@ -45,7 +45,23 @@ export interface CredentialsDefinition {
   [key: string]: { type: 'text' | 'password' };
 }
 
+/** The part of an Express request and response the admin endpoints use. */
+export interface AdminRequest {
+  body: unknown;
+  params: Record<string, string | undefined>;
+}
+export interface AdminResponse {
+  status(code: number): AdminResponse;
+  json(body: unknown): void;
+}
+export type AdminHandler = (req: AdminRequest, res: AdminResponse, next: () => void) => void;
+
 export interface NodeAPI {
+  httpAdmin: {
+    get(path: string, ...handlers: AdminHandler[]): void;
+    post(path: string, ...handlers: AdminHandler[]): void;
+  };
+  auth: { needsPermission(permission: string): AdminHandler };
   nodes: {
     createNode(node: Node, def: NodeDef): void;
     registerType(
@@ -54,6 +70,8 @@ export interface NodeAPI {
       options?: { credentials?: CredentialsDefinition; settings?: Record<string, unknown> },
     ): void;
     getNode(id: string): Node | null;
+    /** The stored credentials of a deployed node, undefined for a node never deployed. */
+    getCredentials(id: string): Record<string, string | undefined> | undefined;
   };
   log: { warn(text: string): void; info(text: string): void };
   _(key: string, substitutions?: Record<string, unknown>): string;

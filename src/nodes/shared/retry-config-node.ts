@@ -1,8 +1,9 @@
 /** The retry-config node's shape as other nodes see it. */
+import { NUMBER_FIELDS, readNumberFields } from '../../lib/number-fields';
+import { parseRoutingKeys } from '../../lib/property-rules';
 import { EXCHANGE_TYPES, validateTopologyConfig, type ExchangeType, type RetryTopologyConfig } from '../../lib/topology';
-import { parseDelays, parseQueueArguments } from '../../lib/topology-parse';
+import { parseDelays, parseQueueArguments, queueNamesOf } from '../../lib/topology-parse';
 import type { RetryBrokerNode } from './broker-node';
-import { readNumberFields } from './number-fields';
 import { stringProp, type Node, type NodeAPI, type NodeDef } from './node-red';
 
 export interface RetryConfigNode extends Node {
@@ -24,27 +25,20 @@ function exchangeType(value: unknown, fallback: ExchangeType): ExchangeType {
 
 /** The topology a node definition describes; throws with every problem found. */
 export function topologyFromDefinition(def: NodeDef): RetryTopologyConfig {
-  const mainQueue = stringProp(def.mainQueue);
-  // Ranges are checked with the rest of the topology (validateTopologyConfig); here only what is not a number.
-  const numbers = readNumberFields(def, {
-    maxAttempts: { label: 'max attempts', fallback: 3 },
-    maxAge: { label: 'max age', fallback: 0 },
-  });
+  const names = queueNamesOf(stringProp(def.mainQueue), stringProp(def.retryQueue), stringProp(def.parkingQueue));
+  const numbers = readNumberFields(def, NUMBER_FIELDS['retry-config']);
   const topology: RetryTopologyConfig = {
     mode: def.mode === 'check' ? 'check' : 'declare',
     mainExchange: stringProp(def.mainExchange),
     mainExchangeType: exchangeType(def.mainExchangeType, 'direct'),
-    mainQueue,
-    routingKeys: stringProp(def.routingKeys)
-      .split(',')
-      .map((k) => k.trim())
-      .filter((k) => k !== ''),
+    mainQueue: names.main,
+    routingKeys: parseRoutingKeys(stringProp(def.routingKeys)),
     retryExchange: stringProp(def.retryExchange),
     retryExchangeType: exchangeType(def.retryExchangeType, 'fanout'),
     // Predictable names when left empty, documented in the help.
-    retryQueue: stringProp(def.retryQueue) || (mainQueue && `${mainQueue}.retry`),
+    retryQueue: names.retry,
     retryDelaysMs: parseDelays(typeof def.retryDelay === 'number' ? def.retryDelay : stringProp(def.retryDelay) || '5000'),
-    parkingQueue: stringProp(def.parkingQueue) || (mainQueue && `${mainQueue}.parking`),
+    parkingQueue: names.parking,
     maxAttempts: numbers.values.maxAttempts,
     maxAgeMs: Math.round(numbers.values.maxAge * 1000),
     mainQueueArguments: parseQueueArguments(stringProp(def.mainQueueArgs), 'main queue arguments'),

@@ -1,0 +1,238 @@
+/**
+ * The editor's shared helpers: every node's .html uses these instead of its own copy. The build
+ * bundles this file with the pure rules it imports from src/lib into resources/editor.js
+ * (scripts/build-editor.mjs), which Node-RED serves at resources/<package>/editor.js; the bundle
+ * sets `window.RabbitmqRetry`. Browser code: no Node.js API here or in what it imports.
+ */
+import {
+  CONSUMER_MODES,
+  DECODE_MODES,
+  INVALID_BODY_ACTIONS,
+  PROPERTY_VERSIONS,
+  PARK_NODE_ACTIONS,
+  PUBLISH_MODES,
+  SETTLE_ACTIONS,
+  TOPOLOGY_MODES,
+  contentTypeProblem,
+  isEnvReference,
+  missingProperties,
+  nameProblem,
+  numberProblem,
+  oneOfProblem,
+  managementUrlProblem,
+  routingKeysProblem,
+  savedVersion,
+  utf8Length,
+  type Problem,
+} from '../lib/property-rules';
+import { resolveConnectTargets } from '../lib/connection-settings';
+import { NUMBER_FIELDS, type NumberField } from '../lib/number-fields';
+import { EXCHANGE_TYPES } from '../lib/topology';
+import { parseDelays, parseQueueArguments, queueNamesOf } from '../lib/topology-parse';
+
+export const PACKAGE = 'node-red-contrib-rabbitmq-retry';
+
+/** The little of the editor's RED and jQuery this module uses. */
+interface EditorRED {
+  _(key: string, args?: Record<string, unknown>): string;
+  tabs: { create(options: { id: string; onchange: (tab: { id: string }) => void }): { addTab(tab: { id: string; label: string }): void } };
+}
+interface JQueryLike {
+  val(): unknown;
+  val(value: string): JQueryLike;
+  empty(): JQueryLike;
+  append(content: JQueryLike): JQueryLike;
+  attr(name: string, value: string): JQueryLike;
+  text(value: string): JQueryLike;
+  children(): JQueryLike;
+  hide(): JQueryLike;
+  show(): JQueryLike;
+  length: number;
+}
+declare const RED: EditorRED;
+declare const $: (selector: string) => JQueryLike;
+
+export * as rules from '../lib/property-rules';
+
+export type Translate = (key: string, args?: Record<string, unknown>) => string;
+/** What Node-RED passes a validator: the property's label when it wants a message. */
+export interface ValidateOptions {
+  label?: string;
+}
+export type EditorNode = Record<string, unknown>;
+export type Validator = (this: EditorNode, value: unknown, opt?: ValidateOptions) => boolean | string;
+
+/** The translator for one node type's catalog: `t("label.name")`. */
+export function i18n(type: string): Translate {
+  return (key, args) => RED._(`${PACKAGE}/${type}:${type}.${key}`, args);
+}
+
+/** A validator's answer: false for the red mark, or the message when Node-RED asks for one. */
+export function fail(opt: ValidateOptions | undefined, text: string): string | false {
+  if (!opt) return false;
+  return opt.label ? `${opt.label}: ${text}` : text;
+}
+
+/** A problem in the user's language: `common.errors.<code>` of the catalogs, else its English text. */
+export function problemText(problem: Problem): string {
+  const key = `common.errors.${problem.code}`;
+  const text = RED._(`${PACKAGE}/retry-broker:${key}`, problem.params);
+  return text === '' || text.endsWith(key) ? problem.text : text;
+}
+
+function str(value: unknown): string {
+  return typeof value === 'string' || typeof value === 'number' ? String(value).trim() : '';
+}
+
+/** A validator from a rule; an empty value passes (`required` says when it may not). */
+export function rule(check: (this: EditorNode, value: string) => Problem | null, options: { allowEnv?: boolean } = {}): Validator {
+  return function (this: EditorNode, value, opt) {
+    const text = str(value);
+    if (text === '' || (options.allowEnv && isEnvReference(text))) return true;
+    const problem = check.call(this, text);
+    return problem ? fail(opt, problemText(problem)) : true;
+  };
+}
+
+export const validators = {
+  /** A number property, by the runtime's own table (NUMBER_FIELDS). */
+  number: (type: keyof typeof NUMBER_FIELDS, name: string): Validator => {
+    const field = (NUMBER_FIELDS[type] as Record<string, NumberField | undefined>)[name];
+    if (!field) throw new Error(`no number field ${type}.${name}`);
+    return function (value, opt) {
+      const problem = numberProblem(value, field);
+      return problem ? fail(opt, problemText(problem)) : true;
+    };
+  },
+  oneOf: (values: readonly string[]): Validator =>
+    function (value, opt) {
+      const problem = oneOfProblem(value, values);
+      return problem ? fail(opt, problemText(problem)) : true;
+    },
+  /** A queue or exchange name, with an optional rule that looks at other properties (`this`). */
+  name: (extra?: (this: EditorNode, value: string) => Problem | null): Validator =>
+    rule(function (value) {
+      return nameProblem(value) ?? (extra ? extra.call(this, value) : null);
+    }),
+  routingKeys: rule(routingKeysProblem),
+  /** The broker URL (one, or a cluster's list), read by the runtime's own parser. */
+  brokerUrl: rule(
+    (value) => {
+      try {
+        resolveConnectTargets({ url: value, host: 'localhost', port: 5672, vhost: '/', tls: false, heartbeat: 30 });
+        return null;
+      } catch (err) {
+        return { code: 'brokerUrl', params: { error: (err as Error).message }, text: (err as Error).message };
+      }
+    },
+    { allowEnv: true },
+  ),
+  managementUrl: rule(managementUrlProblem),
+  contentType: rule(contentTypeProblem),
+  /** At most 255 bytes (an AMQP short string), e.g. a routing key. */
+  shortString: rule((value) => (utf8Length(value) > 255 ? { code: 'tooLong', text: 'longer than 255 bytes' } : null)),
+  delays: ((): Validator => {
+    const check = rule(
+      (value) => {
+        try {
+          parseDelays(value);
+          return null;
+        } catch (err) {
+          return { code: 'delays', text: (err as Error).message };
+        }
+      },
+      { allowEnv: true },
+    );
+    // Unlike other fields an empty delay is a mistake, not "the default".
+    return function (value, opt) {
+      return str(value) === '' ? fail(opt, problemText({ code: 'delays', text: 'retry delay is empty' })) : check.call(this, value, opt);
+    };
+  })(),
+  queueArguments: rule((value) => {
+    try {
+      parseQueueArguments(value, 'arguments');
+      return null;
+    } catch (err) {
+      return { code: 'queueArguments', params: { error: (err as Error).message }, text: (err as Error).message };
+    }
+  }),
+};
+
+/** A number property's `defaults` entry: the runtime's fallback as the value, its range as the validator. */
+export function numberProperty(type: keyof typeof NUMBER_FIELDS, name: string, label: string): { value: number; label: string; validate: Validator } {
+  const field = (NUMBER_FIELDS[type] as Record<string, NumberField | undefined>)[name];
+  if (!field) throw new Error(`no number field ${type}.${name}`);
+  return { value: field.fallback, label, validate: validators.number(type, name) };
+}
+
+/** Values the runtime accepts for choice properties, for the dialogs' selects and validators. */
+export const choices = {
+  exchangeTypes: EXCHANGE_TYPES,
+  decodeModes: DECODE_MODES,
+  topologyModes: TOPOLOGY_MODES,
+  consumerModes: CONSUMER_MODES,
+  invalidBodyActions: INVALID_BODY_ACTIONS,
+  settleActions: SETTLE_ACTIONS,
+  publishModes: PUBLISH_MODES,
+  parkNodeActions: PARK_NODE_ACTIONS,
+};
+
+export { isEnvReference, queueNamesOf };
+
+/**
+ * A node type's `defaults` with its `version` property, and validators that accept a property an
+ * older saved node does not have yet (the dialog fills it in: see `migrate`).
+ */
+export function withVersion<T extends Record<string, { value: unknown; validate?: Validator }>>(type: string, defaults: T): T {
+  const table = PROPERTY_VERSIONS[type];
+  if (!table) return defaults;
+  const out: Record<string, { value: unknown; validate?: Validator }> = { ...defaults, version: { value: table.version } };
+  for (const [name, added] of Object.entries(table.added)) {
+    const def = out[name];
+    const inner = def?.validate;
+    if (!def || !inner) continue;
+    out[name] = {
+      ...def,
+      validate(this: EditorNode, value, opt) {
+        return added.since > savedVersion(this) && value === undefined ? true : inner.call(this, value, opt);
+      },
+    };
+  }
+  return out as T;
+}
+
+/**
+ * In oneditprepare: shows what an older saved node's missing properties mean, and sets the hidden
+ * `version` input so saving the dialog brings the node up to date.
+ */
+export function migrate(node: EditorNode, type: string, prefix: 'node-input' | 'node-config-input'): void {
+  for (const [name, value] of Object.entries(missingProperties(type, node))) $(`#${prefix}-${name}`).val(value);
+  const version = PROPERTY_VERSIONS[type]?.version;
+  if (version !== undefined) $(`#${prefix}-version`).val(String(version));
+}
+
+/**
+ * Fills a select with the values the runtime accepts (labels from `label`), then selects the
+ * node's value: the options are not in the template, so Node-RED's own fill-in found none.
+ */
+export function fillSelect(selector: string, values: readonly string[], label: (value: string) => string, selected: unknown): void {
+  const select = $(selector).empty();
+  for (const value of values) select.append($('<option>').attr('value', value).text(label(value)));
+  const current = typeof selected === 'string' && values.includes(selected) ? selected : values[0];
+  if (current !== undefined) select.val(current);
+}
+
+/**
+ * Tabs in a dialog, as the core mqtt-broker dialog has them: `<ul id="{id}">` and a
+ * `<div id="{id}-content">` whose children are the tabs' panes, named by the tabs' ids.
+ */
+export function tabs(id: string, panes: { id: string; label: string }[]): void {
+  const created = RED.tabs.create({
+    id,
+    onchange(tab) {
+      $(`#${id}-content`).children().hide();
+      $(`#${tab.id}`).show();
+    },
+  });
+  for (const pane of panes) created.addTab(pane);
+}

@@ -1,0 +1,133 @@
+/**
+ * The rules a node property follows, in one place for the runtime and the editor: the build bundles
+ * this module into the editor script (scripts/build-editor.mjs), so a dialog cannot accept what the
+ * runtime rejects. Pure, and free of Node.js APIs (it runs in the browser too).
+ */
+
+import { NUMBER_FIELDS, readNumberField, type NumberField } from './number-fields';
+
+/**
+ * A problem with a value. `code` names the editor's translated text (`common.errors.<code>` in the
+ * catalogs) and `params` fills it; `text` is the same in English for the runtime's logs.
+ */
+export interface Problem {
+  code: string;
+  params?: Record<string, string | number>;
+  text: string;
+}
+
+export const TOPOLOGY_MODES = ['declare', 'check'] as const;
+/** `auto` decodes a body by its content type; the others force one decoding (payload.ts). */
+export const DECODE_MODES = ['auto', 'json', 'string', 'buffer'] as const;
+export type DecodeMode = (typeof DECODE_MODES)[number];
+export const CONSUMER_MODES = ['retry', 'ordered'] as const;
+export const INVALID_BODY_ACTIONS = ['park', 'error'] as const;
+export const SETTLE_ACTIONS = ['ack', 'retry'] as const;
+export const PUBLISH_MODES = ['publish', 'reply'] as const;
+/** What the park-replay node does with the parking queue. */
+export const PARK_ACTIONS = ['replay', 'peek', 'purge'] as const;
+/** The node's setting: an action, or `topic` (msg.topic names it). */
+export const PARK_NODE_ACTIONS = [...PARK_ACTIONS, 'topic'] as const;
+
+const ENV_REFERENCE = /^\$\{[^}]*\}$/;
+
+/** True for a Node-RED `${VAR}` reference: resolved by Node-RED at deploy, empty when the variable is unset. */
+export function isEnvReference(value: string): boolean {
+  return ENV_REFERENCE.test(value.trim());
+}
+
+/** Bytes of the UTF-8 encoding: AMQP limits names (short strings) to 255 bytes, not characters. */
+export function utf8Length(text: string): number {
+  return new TextEncoder().encode(text).length;
+}
+
+export function oneOfProblem(value: unknown, values: readonly string[]): Problem | null {
+  if (typeof value === 'string' && values.includes(value)) return null;
+  return { code: 'oneOf', params: { values: values.join(', ') }, text: `must be one of ${values.join(', ')}` };
+}
+
+/**
+ * A number field checked with its NUMBER_FIELDS entry (number-fields.ts, the runtime's reader): empty
+ * is fine (the runtime uses the fallback), anything else must fit the range.
+ */
+export function numberProblem(value: unknown, field: NumberField): Problem | null {
+  const read = readNumberField(value, field);
+  if (!('problem' in read)) return null;
+  const params: Record<string, number> = {};
+  if (field.min !== undefined) params.min = field.min;
+  if (field.max !== undefined) params.max = field.max;
+  const code = `${field.integer ? 'integer' : 'number'}${field.min !== undefined ? 'Min' : ''}${field.max !== undefined ? 'Max' : ''}`;
+  return { code, params, text: read.problem };
+}
+
+/** A queue or exchange name: at most 255 bytes and not starting with `amq.`; empty is left to the caller. */
+export function nameProblem(name: string): Problem | null {
+  if (name.startsWith('amq.')) return { code: 'reserved', text: "names starting with 'amq.' are reserved by RabbitMQ" };
+  if (utf8Length(name) > 255) return { code: 'tooLong', text: 'longer than 255 bytes' };
+  return null;
+}
+
+/** Comma-separated binding keys, trimmed, empty ones dropped. */
+export function parseRoutingKeys(text: string): string[] {
+  return text
+    .split(',')
+    .map((k) => k.trim())
+    .filter((k) => k !== '');
+}
+
+export function routingKeysProblem(text: string): Problem | null {
+  return parseRoutingKeys(text).some((k) => utf8Length(k) > 255) ? { code: 'tooLong', text: 'a routing key is longer than 255 bytes' } : null;
+}
+
+/** The management API URL: empty, `${VAR}`, or one http(s) URL (ManagementApi reads it so). */
+export function managementUrlProblem(raw: string): Problem | null {
+  const text = raw.trim();
+  if (text === '' || isEnvReference(text)) return null;
+  let ok = /^https?:\/\/\S+$/.test(text) && !text.includes(',');
+  try {
+    ok &&= new URL(text).hostname !== '';
+  } catch {
+    ok = false;
+  }
+  return ok ? null : { code: 'managementUrl', text: 'management API URL must be one http:// or https:// URL (a password with / : @ percent-encoded)' };
+}
+
+/** A MIME type such as `application/json` or `text/plain; charset=utf-8`; empty means implied by the payload. */
+export function contentTypeProblem(raw: string): Problem | null {
+  const text = raw.trim();
+  if (text === '' || /^[^\s/]+\/[^\s/;]+(\s*;.*)?$/.test(text)) return null;
+  return { code: 'contentType', text: 'content type must look like application/json or text/plain' };
+}
+
+/**
+ * Properties a node type gained after its first release, with the value a flow saved before them
+ * means (the runtime's behaviour then). A node's `version` property records which of them its saved
+ * flow knows: the editor fills the rest in when the dialog opens and saves the current version.
+ */
+export const PROPERTY_VERSIONS: Record<string, { version: number; added: Record<string, { since: number; value?: string }> }> = {
+  // Number fields mean their NUMBER_FIELDS fallback; others name their value.
+  'retry-broker': { version: 2, added: { bufferMessages: { since: 2 }, bufferMiB: { since: 2 } } },
+  'park-replay': { version: 2, added: { action: { since: 2, value: 'replay' } } },
+  'retry-config': { version: 2, added: { maxAge: { since: 2 } } },
+  'retry-consumer': { version: 2, added: { mode: { since: 2, value: 'retry' }, orderedPause: { since: 2 }, parkingWatch: { since: 2 } } },
+};
+
+/** The version a saved node is at: none saved means 1, the first release. */
+export function savedVersion(props: { version?: unknown }): number {
+  const n = Number(props.version);
+  return Number.isInteger(n) && n >= 1 ? n : 1;
+}
+
+/** Properties an older saved node lacks, with the value they stand for. */
+export function missingProperties(type: string, props: Record<string, unknown>): Record<string, string> {
+  const table = PROPERTY_VERSIONS[type];
+  const out: Record<string, string> = {};
+  if (!table) return out;
+  const version = savedVersion(props);
+  for (const [name, added] of Object.entries(table.added)) {
+    const field = (NUMBER_FIELDS as Record<string, Record<string, NumberField> | undefined>)[type]?.[name];
+    const value = added.value ?? (field ? String(field.fallback) : undefined);
+    if (added.since > version && props[name] === undefined && value !== undefined) out[name] = value;
+  }
+  return out;
+}

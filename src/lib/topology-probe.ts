@@ -1,0 +1,51 @@
+/**
+ * A one-off look at a broker's topology on a connection of its own, e.g. for the editor's "check
+ * topology" button: connect (to the first node of a cluster that answers), check every object
+ * passively, disconnect. Never declares anything.
+ */
+import * as amqp from 'amqplib';
+import type { ConnectTarget } from './connection-settings';
+import { ManagementApi } from './management-api';
+import { planTopology, type RetryTopologyConfig } from './topology';
+import { inspectTopology, type ChannelRunner, type TopologyInspection } from './topology-broker';
+
+export interface ProbeOptions {
+  /** Socket options, e.g. TLS (certificates) from a tls-config node. */
+  socketOptions?: Record<string, unknown>;
+  /** Management API base URL, empty for none (existence checks only). */
+  managementUrl: string;
+  timeoutMs?: number;
+}
+
+async function connectFirst(targets: ConnectTarget[], options: ProbeOptions): Promise<{ model: amqp.ChannelModel; target: ConnectTarget }> {
+  const failures: string[] = [];
+  for (const target of targets) {
+    try {
+      return { model: await amqp.connect(target.url, { timeout: options.timeoutMs ?? 10_000, ...options.socketOptions }), target };
+    } catch (err) {
+      failures.push(`${target.display}: ${(err as Error).message}`);
+    }
+  }
+  throw new Error(failures.length > 0 ? `cannot connect: ${failures.join('; ')}` : 'no broker to connect to');
+}
+
+export async function probeTopology(targets: ConnectTarget[], topology: RetryTopologyConfig, options: ProbeOptions): Promise<TopologyInspection & { broker: string }> {
+  const { model, target } = await connectFirst(targets, options);
+  model.on('error', () => undefined);
+  const run: ChannelRunner = async (work) => {
+    const channel = await model.createChannel();
+    channel.on('error', () => undefined);
+    try {
+      return await work(channel);
+    } finally {
+      // Closed already by the broker after a 404 or 406.
+      await channel.close().catch(() => undefined);
+    }
+  };
+  try {
+    const reader = options.managementUrl ? ManagementApi.forTarget(options.managementUrl, target) : undefined;
+    return { broker: target.display, ...(await inspectTopology(run, planTopology(topology), reader)) };
+  } finally {
+    await model.close().catch(() => undefined);
+  }
+}

@@ -1,0 +1,267 @@
+/**
+ * The editor in a real browser: Debian's chromium, driven by playwright-core, against a Node-RED
+ * 4.1 started by the test with the PACKED package in a fresh user directory (see
+ * ../e2e/node-red-process.ts). Writes the README's screenshots to docs/images/.
+ *
+ * Without /usr/bin/chromium (or CHROMIUM_PATH) the suite is skipped on a developer machine and FAILS
+ * under CI=true: .ci/run installs chromium with apt.
+ */
+import assert from 'node:assert/strict';
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { AMQP_URL, Broker, MANAGEMENT_URL, uniqueName, waitFor } from '../helpers/broker';
+import { NodeRedProcess, packPackage, PACKAGE, repoPackage, userDirWith } from '../helpers/node-red-process';
+import { nodeRed4 } from '../e2e/node-red-runtimes';
+
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const IMAGES = path.resolve(__dirname, '../../docs/images');
+const CONFIG_TYPES = ['retry-broker', 'retry-config'];
+const FLOW_TYPES = Object.keys(repoPackage['node-red'].nodes).filter((t) => !CONFIG_TYPES.includes(t));
+
+/** The browser's globals the tests read; typed loosely on purpose, they only run in the page. */
+interface EditorNode {
+  id: string;
+  type: string;
+  valid?: boolean;
+}
+interface PageRED {
+  nodes: {
+    getType(type: string): unknown;
+    eachNode(cb: (n: EditorNode) => void): void;
+    eachConfig(cb: (n: EditorNode) => void): void;
+    node(id: string): EditorNode;
+  };
+  editor: { edit(node: EditorNode): void; editConfig(name: string, type: string, id: string): void };
+}
+declare const RED: PageRED;
+
+describe('editor in a real browser (chromium + playwright-core, packed package, Node-RED 4.1)', function () {
+  this.timeout(180_000);
+  const tempDirs: string[] = [];
+  let red: NodeRedProcess | undefined;
+  let browser: Browser | undefined;
+  let page: Page;
+  let broker: Broker;
+  /** Console errors and uncaught exceptions of the page since the last check. */
+  let pageErrors: string[] = [];
+
+  function takeErrors(): string[] {
+    const errors = pageErrors;
+    pageErrors = [];
+    return errors;
+  }
+
+  async function screenshot(name: string, selector?: string): Promise<void> {
+    mkdirSync(IMAGES, { recursive: true });
+    const file = path.join(IMAGES, name);
+    if (selector) await page.locator(selector).first().screenshot({ path: file });
+    else await page.screenshot({ path: file });
+  }
+
+  /** Opens a node's edit tray (a config node's too) and waits for its form. */
+  async function openEditor(id: string, type: string): Promise<void> {
+    const config = CONFIG_TYPES.includes(type);
+    await page.evaluate(
+      ({ id, type, config }) => (config ? RED.editor.editConfig('', type, id) : RED.editor.edit(RED.nodes.node(id))),
+      { id, type, config },
+    );
+    await page.locator(config ? '#node-config-dialog-ok' : '#node-dialog-ok').waitFor({ state: 'visible' });
+  }
+
+  async function closeEditor(type: string, button: 'ok' | 'cancel' = 'cancel'): Promise<void> {
+    const selector = CONFIG_TYPES.includes(type) ? `#node-config-dialog-${button}` : `#node-dialog-${button}`;
+    await page.locator(selector).click();
+    await page.locator(selector).waitFor({ state: 'detached' });
+  }
+
+  /** Shows a tab of the retry-config dialog. */
+  async function tab(id: 'connection' | 'topology' | 'policy'): Promise<void> {
+    // Node-RED's tabs take two clicks on tabs within 400 ms for a double click and ignore the
+    // second: click again until the pane shows.
+    const pane = page.locator(`#retry-config-tab-${id}`);
+    for (let i = 0; i < 10 && !(await pane.isVisible()); i++) {
+      await page.locator(`#retry-config-tabs a[href="#retry-config-tab-${id}"]`).click();
+      await pane.waitFor({ state: 'visible', timeout: 500 }).catch(() => undefined);
+    }
+    await pane.waitFor({ state: 'visible' });
+  }
+
+  /** Waits until Node-RED marks the input invalid (its `input-error` class), or valid. */
+  async function markedInvalid(selector: string, invalid: boolean): Promise<void> {
+    const input = page.locator(selector);
+    await waitFor(async () => ((await input.getAttribute('class')) ?? '').split(/\s+/).includes('input-error') === invalid, `${selector} marked ${invalid ? 'invalid' : 'valid'}`);
+  }
+
+  async function typeAndCheck(selector: string, value: string, invalid: boolean): Promise<void> {
+    await page.locator(selector).fill(value);
+    await page.locator(selector).dispatchEvent('change');
+    await markedInvalid(selector, invalid);
+  }
+
+  async function ourNodes(): Promise<EditorNode[]> {
+    // No named functions in here: tsx would wrap them in a helper the page does not have.
+    return page.evaluate(() => {
+      const out: EditorNode[] = [];
+      RED.nodes.eachConfig((n) => {
+        if (/^(retry-|park-)/.test(n.type)) out.push({ id: n.id, type: n.type, valid: n.valid });
+      });
+      RED.nodes.eachNode((n) => {
+        if (/^(retry-|park-)/.test(n.type)) out.push({ id: n.id, type: n.type, valid: n.valid });
+      });
+      return out;
+    });
+  }
+
+  before(async function () {
+    if (!existsSync(CHROMIUM)) {
+      if (process.env.CI === 'true') throw new Error(`${CHROMIUM} is missing: install Debian's chromium (apt-get install chromium; .ci/run does)`);
+      this.skip();
+    }
+    broker = await Broker.open();
+    const packDir = mkdtempSync(path.join(os.tmpdir(), 'rmq-retry-pack-'));
+    tempDirs.push(packDir);
+    const userDir = await userDirWith(await packPackage(packDir));
+    tempDirs.push(userDir);
+    red = await NodeRedProcess.start({ launch: await nodeRed4.prepare(), userDir, env: { AMQP_URL } });
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      headless: true,
+      args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
+    });
+    page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+    page.on('console', (m) => {
+      if (m.type() === 'error') pageErrors.push(`console: ${m.text()}`);
+    });
+    page.on('pageerror', (err) => pageErrors.push(`uncaught: ${err.message}`));
+    await page.goto(red.base);
+    await page.waitForFunction(() => typeof RED !== 'undefined' && !!RED.nodes?.getType?.('retry-config'), null, { timeout: 60_000 });
+    await page.locator('#red-ui-palette-container-RabbitMQ_retry').waitFor({ state: 'attached' });
+  });
+
+  afterEach(async function () {
+    if (this.currentTest?.state !== 'failed' || !browser) return;
+    // What the page looked like, for the failure report; and no tray left open for the next test.
+    const file = path.join(os.tmpdir(), `rmq-retry-browser-failure-${Date.now()}.png`);
+    await page.screenshot({ path: file }).catch(() => undefined);
+    console.log(`screenshot of the failure: ${file}`);
+    await page.evaluate(() => {
+      for (let i = 0; i < 5; i++) (RED as unknown as { tray: { close(): void } }).tray.close();
+    });
+  });
+
+  after(async function () {
+    await browser?.close();
+    await red?.stop();
+    for (const dir of tempDirs) rmSync(dir, { recursive: true, force: true });
+    await broker?.cleanup();
+  });
+
+  it('shows every node of the package in the palette, with no console error on load', async function () {
+    for (const type of FLOW_TYPES) {
+      const node = page.locator(`#red-ui-palette-container-RabbitMQ_retry .red-ui-palette-node[data-palette-type="${type}"]`);
+      assert.equal(await node.count(), 1, `${type} is not in the palette`);
+    }
+    assert.equal(await page.evaluate('typeof window.RabbitmqRetry'), 'object', `resources/${PACKAGE}/editor.js did not load`);
+    await page.locator('#red-ui-palette-container-RabbitMQ_retry').scrollIntoViewIfNeeded();
+    await screenshot('palette.png', '#red-ui-palette-RabbitMQ_retry, #red-ui-palette-container-RabbitMQ_retry');
+    assert.deepEqual(takeErrors(), []);
+  });
+
+  it('imports the example from the menu (Import ▸ Examples)', async function () {
+    await page.locator('#red-ui-header-button-sidemenu').click();
+    await page.locator('#menu-item-import').click();
+    await page.getByRole('link', { name: 'Examples' }).click();
+    const examples = page.locator('#red-ui-clipboard-dialog-import-tab-examples');
+    await examples.getByText(PACKAGE, { exact: true }).click();
+    await examples.locator('li').filter({ has: page.getByText(PACKAGE, { exact: true }) }).last().getByText('flows', { exact: true }).click();
+    await page.locator('#red-ui-clipboard-dialog-ok').click();
+    await page.mouse.click(700, 500); // drop the imported nodes on the workspace
+    await page.waitForFunction(() => {
+      let found = false;
+      RED.nodes.eachNode((n) => {
+        found ||= n.type === 'retry-consumer';
+      });
+      return found;
+    });
+    const nodes = await ourNodes();
+    assert.deepEqual([...new Set(nodes.map((n) => n.type))].sort(), Object.keys(repoPackage['node-red'].nodes).sort());
+    assert.deepEqual(nodes.filter((n) => n.valid === false), [], 'the example imports with invalid nodes');
+    assert.deepEqual(takeErrors(), []);
+  });
+
+  it('opens the edit dialog of every node type without a console error', async function () {
+    const seen = new Set<string>();
+    for (const node of await ourNodes()) {
+      if (seen.has(node.type)) continue;
+      seen.add(node.type);
+      await openEditor(node.id, node.type);
+      await closeEditor(node.type);
+      assert.deepEqual(takeErrors(), [], `editing ${node.type}`);
+    }
+    assert.equal(seen.size, Object.keys(repoPackage['node-red'].nodes).length);
+  });
+
+  it('marks a bad value invalid and accepts a good one', async function () {
+    const config = (await ourNodes()).find((n) => n.type === 'retry-config');
+    assert.ok(config);
+    await openEditor(config.id, config.type);
+    await tab('topology');
+    await typeAndCheck('#node-config-input-mainQueue', 'amq.reserved', true);
+    await typeAndCheck('#node-config-input-mainQueue', 'orders', false);
+    await tab('policy');
+    await typeAndCheck('#node-config-input-retryDelay', '1s, soon', true);
+    await typeAndCheck('#node-config-input-retryDelay', '1s, 10s', false);
+    await closeEditor(config.type);
+    assert.deepEqual(takeErrors(), []);
+  });
+
+  it('checks the topology with the dialog values: a queue with other arguments shows expected vs actual', async function () {
+    const names = { main: uniqueName('ui-main'), retry: uniqueName('ui-retry'), parking: uniqueName('ui-parking') };
+    broker.track('queue', names.main, names.retry, names.parking);
+    // The main queue exists, created elsewhere with another dead-letter exchange; the retry queue does not.
+    const ch = await broker.ch();
+    await ch.assertQueue(names.main, { durable: true, arguments: { 'x-dead-letter-exchange': 'somewhere-else', 'x-dead-letter-routing-key': names.retry } });
+    await ch.assertQueue(names.parking, { durable: true });
+
+    const nodes = await ourNodes();
+    const brokerNode = nodes.find((n) => n.type === 'retry-broker');
+    const config = nodes.find((n) => n.type === 'retry-config');
+    assert.ok(brokerNode && config);
+    // Unsaved edits of both config nodes: the check uses them, not what is deployed (nothing is).
+    await openEditor(brokerNode.id, brokerNode.type);
+    await page.locator('#node-config-input-managementUrl').fill(MANAGEMENT_URL);
+    await closeEditor(brokerNode.type, 'ok');
+
+    await openEditor(config.id, config.type);
+    await page.locator('#node-config-input-mode').selectOption('check');
+    await tab('topology');
+    await page.locator('#node-config-input-mainQueue').fill(names.main);
+    // Keys first: they hide once the main exchange is empty.
+    await page.locator('#node-config-input-routingKeys').fill('');
+    await page.locator('#node-config-input-mainExchange').fill('');
+    await page.locator('#node-config-input-retryQueue').fill(names.retry);
+    await page.locator('#node-config-input-retryExchange').fill('');
+    await page.locator('#node-config-input-parkingQueue').fill(names.parking);
+    await page.locator('#node-config-input-mainQueue').dispatchEvent('change');
+    await screenshot('retry-config-dialog.png', '.red-ui-tray');
+
+    await page.locator('#retry-config-check-button').click();
+    const table = page.locator('#retry-config-check-result table');
+    await table.waitFor({ state: 'visible' });
+    const state = (kind: string, name: string): Promise<string | null> => table.locator(`tr[data-object="${kind}:${name}"]`).getAttribute('data-state');
+    assert.equal(await state('queue', names.main), 'differs');
+    assert.equal(await state('queue', names.retry), 'missing');
+    assert.equal(await state('queue', names.parking), 'ok');
+    const diff = await table.locator(`tr[data-object="queue:${names.main}"] .retry-config-check-diff`).allTextContents();
+    assert.ok(
+      diff.some((d) => d.includes('x-dead-letter-exchange') && d.includes("expected ''") && d.includes("'somewhere-else'")),
+      `no expected-vs-actual line for x-dead-letter-exchange: ${JSON.stringify(diff)}`,
+    );
+    await page.locator('#retry-config-check-result').scrollIntoViewIfNeeded();
+    await screenshot('check-topology.png', '.red-ui-tray');
+    await closeEditor(config.type);
+    assert.deepEqual(takeErrors(), []);
+  });
+});

@@ -1,0 +1,66 @@
+/**
+ * The editor's shared module (src/editor, bundled into resources/editor.js) validates with the
+ * runtime's own rules: what a dialog accepts, the runtime reads the same way.
+ */
+import assert from 'node:assert/strict';
+import * as editor from '../../src/editor/index';
+import { NUMBER_FIELDS, readNumberField } from '../../src/lib/number-fields';
+import { missingProperties } from '../../src/lib/property-rules';
+import { EXCHANGE_TYPES } from '../../src/lib/topology';
+import { parseDelays } from '../../src/lib/topology-parse';
+
+// The editor's RED: a catalog without the common texts, so problems fall back to their English.
+(globalThis as Record<string, unknown>).RED = { _: (key: string) => key.slice(key.indexOf(':') + 1) };
+
+const ask = { label: 'Field' };
+
+describe('editor rules (src/editor)', function () {
+  it('accepts the retry delays the runtime parses and refuses the others, naming the part', function () {
+    for (const text of ['3000', '1s, 10s, 1m', '500ms']) {
+      assert.doesNotThrow(() => parseDelays(text));
+      assert.equal(editor.validators.delays.call({}, text, ask), true, text);
+    }
+    assert.throws(() => parseDelays('1s, soon'));
+    assert.match(String(editor.validators.delays.call({}, '1s, soon', ask)), /^Field: retry delay 'soon' is not a duration/);
+    assert.equal(editor.validators.delays.call({}, '${RETRY_DELAY}', ask), true, 'an environment reference is resolved at deploy');
+    assert.equal(editor.validators.delays.call({}, '', undefined), false);
+  });
+
+  it('takes number defaults and ranges from the runtime table', function () {
+    for (const [type, fields] of Object.entries(NUMBER_FIELDS)) {
+      for (const [name, field] of Object.entries(fields)) {
+        const property = editor.numberProperty(type as keyof typeof NUMBER_FIELDS, name, name);
+        assert.equal(property.value, field.fallback, `${type}.${name}`);
+        for (const value of [String(field.min - 1), String(field.min), 'abc', '1.5']) {
+          const runtimeOk = !('problem' in readNumberField(value, field));
+          assert.equal(property.validate.call({}, value) === true, runtimeOk, `${type}.${name} = ${value}`);
+        }
+      }
+    }
+  });
+
+  it('offers exactly the exchange types the topology accepts', function () {
+    assert.deepEqual([...editor.choices.exchangeTypes], [...EXCHANGE_TYPES]);
+  });
+
+  it('accepts a property an older saved node lacks, but not on a current node', function () {
+    const defaults = editor.withVersion('retry-consumer', { mode: { value: 'retry', validate: editor.validators.oneOf(editor.choices.consumerModes) } }) as Record<
+      string,
+      { value: unknown; validate?: editor.Validator }
+    >;
+    assert.equal(defaults.version?.value, 2);
+    const validate = defaults.mode?.validate;
+    assert.ok(validate);
+    assert.equal(validate.call({}, undefined), true, 'saved before mode existed');
+    assert.equal(validate.call({ version: 2 }, undefined), false, 'saved with mode, now missing');
+    assert.deepEqual(missingProperties('retry-consumer', {}), { mode: 'retry', orderedPause: '5', parkingWatch: '30' });
+    assert.deepEqual(missingProperties('retry-consumer', { version: 2 }), {});
+  });
+
+  it('refuses reserved and over-long names like the runtime', function () {
+    const name = editor.validators.name();
+    assert.equal(name.call({}, 'orders', ask), true);
+    assert.match(String(name.call({}, 'amq.orders', ask)), /reserved/);
+    assert.match(String(name.call({}, 'ä'.repeat(128), ask)), /255 bytes/);
+  });
+});
