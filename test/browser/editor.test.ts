@@ -76,13 +76,13 @@ describe('editor in a real browser (chromium + playwright-core, packed package, 
     await page.locator(selector).waitFor({ state: 'detached' });
   }
 
-  /** Shows a tab of the retry-config dialog. */
-  async function tab(id: 'connection' | 'topology' | 'policy'): Promise<void> {
+  /** Shows a tab of a config dialog (`retry-config-tab-policy`, …). */
+  async function tab(id: 'connection' | 'topology' | 'policy' | 'security' | 'advanced', dialog: 'retry-config' | 'retry-broker' = 'retry-config'): Promise<void> {
     // Node-RED's tabs take two clicks on tabs within 400 ms for a double click and ignore the
     // second: click again until the pane shows.
-    const pane = page.locator(`#retry-config-tab-${id}`);
+    const pane = page.locator(`#${dialog}-tab-${id}`);
     for (let i = 0; i < 10 && !(await pane.isVisible()); i++) {
-      await page.locator(`#retry-config-tabs a[href="#retry-config-tab-${id}"]`).click();
+      await page.locator(`#${dialog}-tabs a[href="#${dialog}-tab-${id}"]`).click();
       await pane.waitFor({ state: 'visible', timeout: 500 }).catch(() => undefined);
     }
     await pane.waitFor({ state: 'visible' });
@@ -231,6 +231,7 @@ describe('editor in a real browser (chromium + playwright-core, packed package, 
     assert.ok(brokerNode && config);
     // Unsaved edits of both config nodes: the check uses them, not what is deployed (nothing is).
     await openEditor(brokerNode.id, brokerNode.type);
+    await tab('advanced', 'retry-broker');
     await page.locator('#node-config-input-managementUrl').fill(MANAGEMENT_URL);
     await closeEditor(brokerNode.type, 'ok');
 
