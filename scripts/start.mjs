@@ -1,4 +1,4 @@
-// `npm start`: runs Node-RED (the devDependency) with this package and the example flow loaded,
+// `npm start`: runs Node-RED (the devDependency) with this package and the example flows loaded,
 // in the repo-local user directory .node-red-dev/, against the RabbitMQ in AMQP_URL — started
 // here when it is local, not running and installed.
 //
@@ -7,7 +7,7 @@
 //
 // Reset the demo: stop, delete .node-red-dev/flows.json (or all of .node-red-dev/), start again.
 import { spawn, spawnSync } from 'node:child_process';
-import { accessSync, constants, copyFileSync, existsSync, lstatSync, mkdirSync, readlinkSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { accessSync, constants, existsSync, readFileSync, lstatSync, mkdirSync, readlinkSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -135,10 +135,12 @@ module.exports = {
 
   const flows = path.join(userDir, 'flows.json');
   if (existsSync(flows)) {
-    log(`using the existing flows ${flows} (delete it to get the example flow back).`);
+    log(`using the existing flows ${flows} (delete it to get the example flows back).`);
   } else {
-    copyFileSync(path.join(root, 'examples', 'flows.json'), flows);
-    log(`example flow copied to ${flows} (delete it to reset the demo).`);
+    // Both examples, one tab each: the retry demo and the async web service (their node ids differ).
+    const example = (file) => JSON.parse(readFileSync(path.join(root, 'examples', file), 'utf8'));
+    writeFileSync(flows, JSON.stringify([...example('flows.json'), ...example('async-web-service.json')], null, 2));
+    log(`example flows written to ${flows} (delete it to reset the demo).`);
   }
 }
 
