@@ -161,6 +161,7 @@ describe('editor in a real browser (chromium + playwright-core, packed package, 
   it('shows every node of the package in the palette, with no console error on load', async function () {
     for (const type of FLOW_TYPES) {
       const node = page.locator(`#red-ui-palette-container-RabbitMQ_retry .red-ui-palette-node[data-palette-type="${type}"]`);
+      await node.waitFor({ state: 'attached' }).catch(() => undefined);
       assert.equal(await node.count(), 1, `${type} is not in the palette`);
     }
     assert.equal(await page.evaluate('typeof window.RabbitmqRetry'), 'object', `resources/${PACKAGE}/editor.js did not load`);
@@ -263,6 +264,51 @@ describe('editor in a real browser (chromium + playwright-core, packed package, 
     await page.locator('#retry-config-check-result').scrollIntoViewIfNeeded();
     await screenshot('check-topology.png', '.red-ui-tray');
     await closeEditor(config.type);
+    assert.deepEqual(takeErrors(), []);
+  });
+
+  it('lists a parked message in the parking browser (peek, not consume) and replays it after a confirmation', async function () {
+    const names = { main: uniqueName('ui-park-main'), parking: uniqueName('ui-park-parking') };
+    broker.track('queue', names.main, names.parking);
+    const ch = await broker.ch();
+    await ch.assertQueue(names.main, { durable: true });
+    await ch.assertQueue(names.parking, { durable: true });
+    await broker.publish('', names.parking, { order: 4711, amount: 210.23 }, {
+      messageId: 'ui-parked-1',
+      headers: {
+        'park-reason': 'amount 210.23 is over the 100.00 limit',
+        'park-time': new Date().toISOString(),
+        'park-original-exchange': '',
+        'park-original-routing-key': names.main,
+        'retry-attempt': 3,
+      },
+    });
+    // Deployed (the browser works on deployed configs): a broker and a retry config, no consumer.
+    const flow = [
+      { id: 'ui-broker', type: 'retry-broker', name: 'test broker', url: AMQP_URL },
+      { id: 'ui-config', type: 'retry-config', name: 'parking test', broker: 'ui-broker', mode: 'check', mainQueue: names.main, parkingQueue: names.parking, retryDelay: '1000', maxAttempts: '3' },
+    ];
+    const deployed = await red!.api('POST', '/flows', flow, { 'Node-RED-Deployment-Type': 'full' });
+    assert.ok(deployed.ok, `deploy: ${deployed.status} ${await deployed.text()}`);
+    page.once('dialog', (dialog) => void dialog.accept()); // "leave page?" for the unsaved example
+    await page.reload();
+    await page.waitForFunction(() => typeof RED !== 'undefined' && !!RED.nodes?.node?.('ui-config'), null, { timeout: 60_000 });
+
+    await page.evaluate(() => (RED as unknown as { sidebar: { show(id: string): void } }).sidebar.show('rabbitmq-retry-parking'));
+    await page.locator('#rmq-parking-config').selectOption('ui-config');
+    const row = page.locator('tr.rmq-parking-row[data-message-id="ui-parked-1"]');
+    await row.waitFor({ state: 'visible' });
+    assert.match((await row.textContent()) ?? '', /over the 100\.00 limit/);
+    assert.match((await row.textContent()) ?? '', /4711/);
+    assert.equal(await broker.messageCount(names.parking), 1, 'peeking consumed the message');
+    await screenshot('parking-browser.png', '#red-ui-sidebar');
+
+    await row.locator('input.rmq-parking-pick').check();
+    await page.locator('#rmq-parking-replay-selected').click();
+    await page.locator('.red-ui-notification button.primary').click();
+    await waitFor(async () => (await broker.messageCount(names.main)) === 1, 'the replayed message in the main queue');
+    await row.waitFor({ state: 'detached' });
+    assert.equal(await broker.messageCount(names.parking), 0);
     assert.deepEqual(takeErrors(), []);
   });
 });

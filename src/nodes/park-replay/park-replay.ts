@@ -2,17 +2,12 @@
  * `park-replay`: the runbook as a node. Each input replays parked messages of a retry config back to
  * where they were first published (confirmed), peeks at them without removing them, or purges them.
  */
-import { peekParked, purgeParked } from '../../lib/parked';
-import { peekHazard, selectionFrom } from '../../lib/parked-view';
-import { replayParked } from '../../lib/replay';
-import type { RetryTopologyConfig } from '../../lib/topology';
-import type { RetryBrokerNode } from '../shared/broker-node';
 import { type Node, type NodeAPI, type NodeDef, type NodeMessage, type NodeStatus } from '../shared/node-red';
 import { NUMBER_FIELDS, readNumberField } from '../../lib/number-fields';
 import { PARK_ACTIONS } from '../../lib/property-rules';
+import { runParkingAction, type ParkAction } from '../shared/parking-actions';
 import { findRetryConfig } from '../shared/retry-config-node';
-
-type ParkAction = (typeof PARK_ACTIONS)[number];
+import { registerParkingEndpoints } from './parking-endpoints';
 
 /** The action of one msg: the node's, or with *set by msg.topic* the msg's topic. */
 function actionOf(configured: unknown, msg: NodeMessage): ParkAction {
@@ -28,20 +23,6 @@ function resultStatus(action: ParkAction, payload: Record<string, unknown>): Nod
   if (action === 'peek') return { fill, shape: 'ring', text: `peeked ${(payload.messages as unknown[]).length} of ${left}` };
   if (action === 'purge') return { fill, shape: 'dot', text: `purged ${String(payload.purged)}, ${left} left` };
   return { fill, shape: 'dot', text: `replayed ${String(payload.replayed)}, ${left} left` };
-}
-
-async function run(action: ParkAction, msg: NodeMessage, broker: RetryBrokerNode, topology: RetryTopologyConfig, options: { max: number; resetAttempts: boolean }): Promise<Record<string, unknown>> {
-  const selection = selectionFrom(msg);
-  const model = await broker.connection.whenConnected();
-  // A purge of everything returns nothing to the queue; all else may, and must not harm it.
-  if (action === 'peek' || Object.keys(selection).length > 0) {
-    const hazard = peekHazard(topology.parkingQueue, topology.parkingQueueArguments, model.connection.serverProperties.version);
-    if (hazard !== undefined) throw new Error(hazard);
-  }
-  const queue = topology.parkingQueue;
-  if (action === 'peek') return { ...(await peekParked(broker.connection, queue, { limit: options.max })) };
-  if (action === 'purge') return { ...(await purgeParked(broker.connection, queue, { selection })) };
-  return { ...(await replayParked(broker.connection, topology, { ...options, selection })) };
 }
 
 export = function register(RED: NodeAPI): void {
@@ -78,13 +59,11 @@ export = function register(RED: NodeAPI): void {
         done();
         return;
       }
-      // Registered only while working: an idle node keeps no connection open.
-      const user = { id: node.id, status: () => undefined };
-      broker.register(user);
       running = true;
       node.status({ fill: 'blue', shape: 'dot', text: `${action}…` });
       const max = typeof msg.max === 'number' && msg.max > 0 ? Math.floor(msg.max) : configuredMax;
-      run(action, msg, broker, topology, { max, resetAttempts })
+      // The connection is held only while working: an idle node keeps none open.
+      runParkingAction(action, msg, broker, topology, { max, resetAttempts, userId: node.id })
         .then(
           (payload) => {
             node.status(resultStatus(action, payload));
@@ -99,9 +78,9 @@ export = function register(RED: NodeAPI): void {
         )
         .finally(() => {
           running = false;
-          void broker.deregister(user);
         });
     });
   }
   RED.nodes.registerType('park-replay', ParkReplay);
+  registerParkingEndpoints(RED);
 };
