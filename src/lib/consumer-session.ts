@@ -16,11 +16,12 @@ import type { FailureDetails } from './failure';
 import { DeliveryRegistry } from './delivery-registry';
 import { OrderedHold } from './ordered-hold';
 import { ParkingWatch } from './parking-watch';
+import type { QueueDepths } from './metrics';
 import type { ConsumerSessionEvents, ConsumerSessionOptions, SessionState, SessionStats } from './session-types';
 import type { SettleAction, SettleOutcome, TrackedDelivery } from './settlement';
 import { Settler } from './settler';
 import { applyTopology, TopologyError } from './topology-broker';
-import { planTopology, type TopologyPlan } from './topology';
+import { planTopology, retryQueueNames, type TopologyPlan } from './topology';
 
 const RECHECK_BACKOFF = { initialMs: 2000, maxMs: 60_000, factor: 2, jitter: 0.1 };
 
@@ -62,8 +63,10 @@ export class ConsumerSession extends EventEmitter<ConsumerSessionEvents> {
       settleTimeoutMs: options.settleTimeoutMs,
       decode: options.decode,
       invalidBody: options.invalidBody,
+      metrics: options.metrics,
     });
-    this.parkingWatch = new ParkingWatch(connection, topology.parkingQueue, () => !this.stopped && this.current.phase === 'consuming', () => this.emitStats());
+    const watched = { main: topology.mainQueue, retry: retryQueueNames(topology), parking: topology.parkingQueue };
+    this.parkingWatch = new ParkingWatch(connection, watched, () => !this.stopped && this.current.phase === 'consuming', () => this.emitStats());
   }
 
   get state(): SessionState {
@@ -75,6 +78,17 @@ export class ConsumerSession extends EventEmitter<ConsumerSessionEvents> {
     const depth = this.parkingWatch.depth;
     if (depth !== undefined) stats.parkingDepth = depth;
     return stats;
+  }
+
+  /** Depths of the main, retry and parking queues at the last look (every `parkingWatchMs`). */
+  get depths(): QueueDepths | undefined {
+    return this.parkingWatch.depths;
+  }
+
+  /** Looks at the queues' depths now. */
+  async lookAtQueues(): Promise<QueueDepths | undefined> {
+    await this.parkingWatch.look();
+    return this.parkingWatch.depths;
   }
 
   start(): void {

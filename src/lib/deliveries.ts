@@ -14,10 +14,10 @@ import type { ConsumerSessionEvents, ConsumerSessionOptions } from './session-ty
 import { notSettleable, PAST_TENSE, SettleError, type SettleAction, type SettleOutcome, type TrackedDelivery } from './settlement';
 import type { Settler } from './settler';
 
-export type DeliveryOptions = Pick<ConsumerSessionOptions, 'settleTimeoutMs' | 'decode' | 'invalidBody'> & { mainQueue: string };
+export type DeliveryOptions = Pick<ConsumerSessionOptions, 'settleTimeoutMs' | 'decode' | 'invalidBody' | 'metrics'> & { mainQueue: string };
 
 export class Deliveries {
-  readonly counters = { acked: 0, retried: 0, parked: 0 };
+  readonly counters = { delivered: 0, acked: 0, retried: 0, parked: 0 };
 
   constructor(
     /** Where `message`, `invalid`, `stats`, `warning` and `error` go: the session. */
@@ -36,6 +36,7 @@ export class Deliveries {
   /** Registers a delivery (with its settle timer) and hands it to the flow. */
   track(channel: Channel, message: ConsumeMessage, retry: RetryInfo, receivedAt: number): void {
     const { registry, options } = this;
+    this.counters.delivered += 1;
     const id = registry.nextId();
     const entry: TrackedDelivery = { id, channel, message, retry, receivedAt, timer: undefined };
     registry.add(entry);
@@ -85,7 +86,18 @@ export class Deliveries {
       }
       throw err;
     }
-    return this.counted(id, decision, entry.retry.attempt);
+    const outcome = this.counted(id, decision, entry.retry.attempt);
+    this.options.metrics?.record(outcome.done, Date.now() - entry.receivedAt);
+    if (this.events.listenerCount('settled') > 0) {
+      const messageId = entry.message.properties.messageId as unknown;
+      this.events.emit('settled', {
+        outcome,
+        reason: outcome.parkReason ?? reason,
+        messageId: typeof messageId === 'string' ? messageId : null,
+        durationMs: Date.now() - entry.receivedAt,
+      });
+    }
+    return outcome;
   }
 
   /** Ends every unsettled delivery (its channel is gone or closing: the broker has it again); returns how many. */

@@ -109,7 +109,7 @@ export const PROPERTY_VERSIONS: Record<string, { version: number; added: Record<
   'retry-broker': { version: 2, added: { bufferMessages: { since: 2 }, bufferMiB: { since: 2 } } },
   'park-replay': { version: 2, added: { action: { since: 2, value: 'replay' } } },
   'retry-config': { version: 2, added: { maxAge: { since: 2 } } },
-  'retry-consumer': { version: 2, added: { mode: { since: 2, value: 'retry' }, orderedPause: { since: 2 }, parkingWatch: { since: 2 } } },
+  'retry-consumer': { version: 3, added: { mode: { since: 2, value: 'retry' }, orderedPause: { since: 2 }, parkingWatch: { since: 2 }, statsEvery: { since: 3 } } },
 };
 
 /** The version a saved node is at: none saved means 1, the first release. */

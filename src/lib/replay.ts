@@ -8,7 +8,7 @@ import type { BrokerConnection } from './broker-connection';
 import { FAILURE_HEADERS, FIRST_FAILURE_HEADER } from './failure';
 import { copiedProperties } from './message-info';
 import { MAX_SCAN, scanQueue } from './parked';
-import { describeParked, isEmptySelection, matchesSelection, type ParkedSelection } from './parked-view';
+import { describeParked, isEmptySelection, matchesSelection, type ParkedMessage, type ParkedSelection } from './parked-view';
 import { PARK_HEADERS } from './parking';
 import type { RetryTopologyConfig } from './topology';
 
@@ -63,7 +63,7 @@ export interface ReplayResult {
 export async function replayParked(
   connection: BrokerConnection,
   topology: RetryTopologyConfig,
-  options: { max: number; resetAttempts: boolean; selection?: ParkedSelection; scanLimit?: number },
+  options: { max: number; resetAttempts: boolean; selection?: ParkedSelection; scanLimit?: number; onReplayed?: (parked: ParkedMessage) => void },
 ): Promise<ReplayResult> {
   const publisher = connection.publisher('replay');
   const found = new Set<string>();
@@ -85,6 +85,7 @@ export async function replayParked(
       return 'stop';
     }
     replayed += 1;
+    options.onReplayed?.(parked);
     return 'remove';
   });
   if (failure !== undefined) {

@@ -2,19 +2,32 @@
 import type { BrokerConnection } from './broker-connection';
 import type { InvalidBodyPolicy } from './decide';
 import type { DeliveryRegistry } from './delivery-registry';
+import type { QueueCounters } from './metrics';
 import type { DeliveredMessage } from './message-info';
 import type { DecodeMode } from './payload';
-import type { TrackedDelivery } from './settlement';
+import type { SettleOutcome, TrackedDelivery } from './settlement';
 import type { DefinitionReader } from './topology-broker';
 import type { RetryTopologyConfig } from './topology';
 
 export interface SessionStats {
   inFlight: number;
+  /** Deliveries received since the consumer started. */
+  delivered: number;
   acked: number;
   retried: number;
   parked: number;
   /** Messages waiting in the parking queue (from all consumers and the broker), when watched. */
   parkingDepth?: number;
+}
+
+/** One settled delivery, for metrics and the events output. */
+export interface Settled {
+  outcome: SettleOutcome;
+  /** The flow's reason (its error text), or the park reason. */
+  reason: string;
+  messageId: string | null;
+  /** From receipt to settle. */
+  durationMs: number;
 }
 
 export type SessionPhase = 'waiting-for-connection' | 'checking-topology' | 'consuming' | 'blocked' | 'topology-error' | 'channel-lost' | 'stopped';
@@ -46,14 +59,18 @@ export interface ConsumerSessionOptions {
    * runs it again after `pauseMs`, until it succeeds or is parked.
    */
   ordered?: { pauseMs: number };
-  /** How often to look at the parking queue's depth (a passive check); 0: never. */
+  /** How often to look at the queues' depths (passive checks); 0: never. */
   parkingWatchMs?: number;
+  /** Where settles are counted (Prometheus metrics): a few increments per settle. */
+  metrics?: QueueCounters;
 }
 
 export interface ConsumerSessionEvents {
   state: [SessionState];
   /** The counters changed: read `stats` (not computed per event: it fires on every delivery). */
   stats: [];
+  /** A delivery was settled; only built when someone listens (the hot path stays cheap). */
+  settled: [Settled];
   message: [DeliveredMessage];
   /** A body that did not decode, with `invalidBody: 'error'`: the delivery waits to be settled. */
   invalid: [DeliveredMessage, string];

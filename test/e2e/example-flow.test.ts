@@ -253,6 +253,18 @@ function exampleFlowOn(runtime: NodeRedRuntime, packedTarball: () => string): vo
     assert.deepEqual(errors, [], `Node-RED logged errors${log()}`);
   });
 
+  it('serves what the example consumer did as Prometheus metrics at /rabbitmq-retry/metrics', async function () {
+    const response = await api('GET', '/rabbitmq-retry/metrics', undefined, { accept: 'text/plain' });
+    const text = await response.text();
+    assert.equal(response.status, 200, `${text}${log()}`);
+    const consumed = (outcome: string): string => `messaging_client_consumed_messages_total{messaging_system="rabbitmq",queue="${names['main-queue']}",outcome="${outcome}"}`;
+    // The run above: two good payments acked, the poison one retried twice and parked.
+    for (const [outcome, n] of [['acked', 2], ['retried', 2], ['parked', 1]] as const) {
+      assert.ok(text.split('\n').includes(`${consumed(outcome)} ${n}`), `no "${consumed(outcome)} ${n}" in:\n${text}`);
+    }
+    assert.match(text, /# TYPE messaging_process_duration_seconds histogram/);
+  });
+
   it('runs the async web service example over real HTTP: 202 {id} at once, then done or parked with the reason', async function () {
     // Importable from the menu: Import ▸ Examples lists it beside the retry demo.
     const listed = JSON.stringify(await getJson(`/library/examples/flows/${PACKAGE}`));

@@ -16,7 +16,10 @@ declare module 'node-red-node-test-helper' {
     /** The spy on RED.log.log since the last load: every log line (args[0] is {level, id, type, msg}). */
     log(): { args: Array<[{ level: number; id?: string; msg: unknown }]> };
     /** supertest on the runtime's admin app (RED.httpAdmin). */
-    request(): { post(path: string): { send(body: unknown): PromiseLike<{ status: number; text: string }> } };
+    request(): {
+      post(path: string): { send(body: unknown): PromiseLike<{ status: number; text: string }> };
+      get(path: string): PromiseLike<{ status: number; text: string; headers: Record<string, string> }>;
+    };
   }
   const helper: Helper;
   export default helper;

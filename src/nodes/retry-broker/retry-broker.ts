@@ -4,6 +4,7 @@
  * with the last, and its state is pushed to every user's status.
  */
 import { BrokerConnection } from '../../lib/broker-connection';
+import { retryMetrics } from '../../lib/metrics';
 import { resolveConnectTargets, isUnresolvedEnv, type ConnectTarget } from '../../lib/connection-settings';
 import { ManagementApi } from '../../lib/management-api';
 import { NUMBER_FIELDS, readNumberFields } from '../../lib/number-fields';
@@ -111,8 +112,17 @@ export = function register(RED: NodeAPI): void {
       users.delete(user.id);
       await node.connection.release(user.id);
     };
+    const removeGauges = retryMetrics.addBroker({
+      id: node.id,
+      broker: node.display,
+      buffer: () => {
+        const state = buffer.state;
+        return { messages: state.messages, bytes: state.bytes, blocked: state.blockedBy !== undefined };
+      },
+    });
     node.on('close', (_removed, done) => {
       clearTimeout(bufferTimer);
+      removeGauges();
       users.clear();
       node.connection.close().then(done, done);
     });

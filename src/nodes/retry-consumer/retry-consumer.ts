@@ -5,6 +5,7 @@
  */
 import { ConsumerSession } from '../../lib/consumer-session';
 import { DeliveryRegistry } from '../../lib/delivery-registry';
+import { retryMetrics } from '../../lib/metrics';
 import type { DeliveredMessage } from '../../lib/message-info';
 import type { SessionState, SessionStats } from '../../lib/session-types';
 import type { TrackedDelivery } from '../../lib/settlement';
@@ -12,7 +13,9 @@ import { DECODE_MODES, type DecodeMode } from '../../lib/property-rules';
 import type { BrokerUser } from '../shared/broker-node';
 import { type Node, type NodeAPI, type NodeDef, type NodeMessage, type NodeStatus } from '../shared/node-red';
 import { NUMBER_FIELDS, readNumberFields } from '../../lib/number-fields';
+import { registerMetricsEndpoint } from '../shared/metrics-endpoint';
 import { findRetryConfig } from '../shared/retry-config-node';
+import { startEvents } from './consumer-events';
 import type { RetryConsumerNode } from '../shared/settle';
 
 /** Status updates are throttled: at thousands of messages a second the editor needs a few a second. */
@@ -58,7 +61,10 @@ export = function register(RED: NodeAPI): void {
       ...(ordered ? { orderedPause: fields.orderedPause } : {}),
       settleTimeout: fields.settleTimeout,
       parkingWatch: fields.parkingWatch,
+      statsEvery: fields.statsEvery,
     });
+    // The second output (settle events, stats) only when asked for: existing flows keep one output.
+    const events = def.events === true;
     const config = findRetryConfig(RED, def.config);
     if (!config) problems.unshift('no retry configuration selected');
     else if (!config.topology || !config.broker) problems.unshift(config.problems.join('; ') || 'retry configuration has no broker');
@@ -82,6 +88,7 @@ export = function register(RED: NodeAPI): void {
       decode,
       invalidBody: def.invalidBody === 'error' ? 'error' : 'park',
       definitionReader: broker.managementApi,
+      metrics: retryMetrics.counters(config.topology.mainQueue),
     });
     // The end nodes reach the session through this node, named by the delivery ids.
     (node as RetryConsumerNode).session = session;
@@ -121,11 +128,16 @@ export = function register(RED: NodeAPI): void {
         }
       },
     };
+    const { mainQueue, parkingQueue } = config.topology;
+    const removeGauges = retryMetrics.addConsumer({ queue: mainQueue, parkingQueue, inFlight: () => session.stats.inFlight, depths: () => session.depths });
+    const stopEvents = events ? startEvents(session, mainQueue, values.statsEvery * 1000, (msg) => node.send([null, msg])) : undefined;
     session.start();
     broker.register(user);
 
     node.on('close', (_removed, done) => {
       clearTimeout(statusTimer);
+      stopEvents?.();
+      removeGauges();
       // Messages still unsettled go back to the queue when the channel closes: redelivered, not lost.
       session
         .stop()
@@ -134,4 +146,5 @@ export = function register(RED: NodeAPI): void {
     });
   }
   RED.nodes.registerType('retry-consumer', RetryConsumer);
+  registerMetricsEndpoint(RED);
 };

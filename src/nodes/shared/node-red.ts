@@ -53,6 +53,8 @@ export interface AdminRequest {
 export interface AdminResponse {
   status(code: number): AdminResponse;
   json(body: unknown): void;
+  set(field: string, value: string): AdminResponse;
+  send(body: string): void;
 }
 export type AdminHandler = (req: AdminRequest, res: AdminResponse, next: () => void) => void;
 

@@ -3,7 +3,8 @@
  * parking browser (admin endpoints) both run them.
  */
 import { peekParked, purgeParked } from '../../lib/parked';
-import { peekHazard, selectionFrom } from '../../lib/parked-view';
+import { retryMetrics } from '../../lib/metrics';
+import { peekHazard, selectionFrom, type ParkedMessage } from '../../lib/parked-view';
 import type { PARK_ACTIONS } from '../../lib/property-rules';
 import { replayParked } from '../../lib/replay';
 import type { RetryTopologyConfig } from '../../lib/topology';
@@ -35,7 +36,10 @@ export async function runParkingAction(
     const queue = topology.parkingQueue;
     if (action === 'peek') return { ...(await peekParked(broker.connection, queue, { limit: options.max })) };
     if (action === 'purge') return { ...(await purgeParked(broker.connection, queue, { selection })) };
-    return { ...(await replayParked(broker.connection, topology, { max: options.max, resetAttempts: options.resetAttempts, selection })) };
+    // Each replayed message is counted, and is an event on the consumers of its queue.
+    const onReplayed = (parked: ParkedMessage): void =>
+      retryMetrics.replayed({ queue: topology.mainQueue, attempt: parked.attempts, reason: parked.reason, messageId: parked.messageId });
+    return { ...(await replayParked(broker.connection, topology, { max: options.max, resetAttempts: options.resetAttempts, selection, onReplayed })) };
   } finally {
     await broker.deregister(user);
   }

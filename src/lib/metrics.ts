@@ -1,0 +1,186 @@
+/**
+ * What the retry consumers of this process did, as counters and gauges, and its Prometheus text.
+ * Names follow the OpenTelemetry messaging semantic conventions where they exist
+ * (`messaging.client.consumed.messages`, `messaging.process.duration`), written the way
+ * OpenTelemetry's Prometheus exporter writes them (dots as `_`, unit suffix, `_total`); the rest are
+ * the package's own, under `rabbitmq_retry_`. Counting costs a few number increments per settle.
+ */
+import { EventEmitter } from 'node:events';
+
+export type SettledOutcome = 'acked' | 'retried' | 'parked';
+export type Outcome = SettledOutcome | 'replayed';
+
+/** One settle outcome as the events output sends it: plain data. */
+export interface OutcomeEvent {
+  event: Outcome;
+  attempt: number;
+  /** The flow's error (retried), the park reason (parked), null when there is none. */
+  reason: string | null;
+  /** The consumer's main queue. */
+  queue: string;
+  messageId: string | null;
+  /** From delivery to settle; null for a replay (no delivery of this consumer). */
+  durationMs: number | null;
+}
+
+/** Depths at the last look; null for a queue that could not be checked (missing). */
+export interface QueueDepths {
+  main: number | null;
+  /** Per retry queue (one per backoff tier). */
+  retry: Record<string, number | null>;
+  parking: number | null;
+}
+
+/** A live consumer, read for the gauges at each scrape. */
+export interface ConsumerGauges {
+  queue: string;
+  parkingQueue: string;
+  inFlight(): number;
+  depths(): QueueDepths | undefined;
+}
+
+/** A broker connection's publish buffer, read for the gauges at each scrape. */
+export interface BrokerGauges {
+  /** The config node's id: two configs may name the same host. */
+  id: string;
+  broker: string;
+  buffer(): { messages: number; bytes: number; blocked: boolean };
+}
+
+/** OpenTelemetry's advised bucket boundaries for `messaging.process.duration` (s). */
+export const DURATION_BUCKETS_S: readonly number[] = [0.005, 0.01, 0.025, 0.05, 0.075, 0.1, 0.25, 0.5, 0.75, 1, 2.5, 5, 7.5, 10];
+
+export class Histogram {
+  /** Per bucket, not cumulative: rendering adds them up. */
+  readonly counts: number[] = DURATION_BUCKETS_S.map(() => 0);
+  sum = 0;
+  count = 0;
+
+  observe(seconds: number): void {
+    this.sum += seconds;
+    this.count += 1;
+    const index = DURATION_BUCKETS_S.findIndex((le) => seconds <= le);
+    if (index >= 0) this.counts[index] = (this.counts[index] ?? 0) + 1;
+  }
+}
+
+/** One main queue's counters, kept for the life of the process (Prometheus counters never go back). */
+export class QueueCounters {
+  readonly consumed: Record<Outcome, number> = { acked: 0, retried: 0, parked: 0, replayed: 0 };
+  readonly durations: Record<SettledOutcome, Histogram> = { acked: new Histogram(), retried: new Histogram(), parked: new Histogram() };
+
+  record(outcome: SettledOutcome, durationMs: number): void {
+    this.consumed[outcome] += 1;
+    this.durations[outcome].observe(durationMs / 1000);
+  }
+}
+
+export interface RetryMetricsEvents {
+  /** A park-replay sent a parked message back to this main queue. */
+  replayed: [OutcomeEvent];
+}
+
+function label(value: string): string {
+  return value.replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/\n/g, '\\n');
+}
+
+function labels(pairs: Record<string, string>): string {
+  return `{${Object.entries(pairs)
+    .map(([name, value]) => `${name}="${label(value)}"`)
+    .join(',')}}`;
+}
+
+function header(lines: string[], name: string, type: string, help: string): void {
+  lines.push(`# HELP ${name} ${help}`, `# TYPE ${name} ${type}`);
+}
+
+export class RetryMetrics extends EventEmitter<RetryMetricsEvents> {
+  private readonly queues = new Map<string, QueueCounters>();
+  private readonly consumers = new Set<ConsumerGauges>();
+  private readonly brokers = new Set<BrokerGauges>();
+
+  /** The counters of a main queue, created on first use. */
+  counters(queue: string): QueueCounters {
+    let counters = this.queues.get(queue);
+    if (!counters) {
+      counters = new QueueCounters();
+      this.queues.set(queue, counters);
+    }
+    return counters;
+  }
+
+  /** Counts a replayed message and tells the consumers of its queue. */
+  replayed(event: Omit<OutcomeEvent, 'event' | 'durationMs'>): void {
+    this.counters(event.queue).consumed.replayed += 1;
+    if (this.listenerCount('replayed') > 0) this.emit('replayed', Object.assign({ event: 'replayed' as const, durationMs: null }, event));
+  }
+
+  addConsumer(gauges: ConsumerGauges): () => void {
+    this.consumers.add(gauges);
+    this.counters(gauges.queue);
+    return () => this.consumers.delete(gauges);
+  }
+
+  addBroker(gauges: BrokerGauges): () => void {
+    this.brokers.add(gauges);
+    return () => this.brokers.delete(gauges);
+  }
+
+  /** The Prometheus text exposition format (version 0.0.4). */
+  render(): string {
+    const lines: string[] = [];
+    const consumed = 'messaging_client_consumed_messages_total';
+    header(lines, consumed, 'counter', 'Messages retry consumers settled (acked, retried, parked) or park-replay sent back, by main queue and outcome.');
+    for (const [queue, counters] of this.queues) {
+      for (const [outcome, n] of Object.entries(counters.consumed)) lines.push(`${consumed}${labels({ messaging_system: 'rabbitmq', queue, outcome })} ${n}`);
+    }
+    const duration = 'messaging_process_duration_seconds';
+    header(lines, duration, 'histogram', 'Time from delivery to settle, by main queue and outcome.');
+    for (const [queue, counters] of this.queues) {
+      for (const [outcome, histogram] of Object.entries(counters.durations)) {
+        const base = { messaging_system: 'rabbitmq', queue, outcome };
+        let cumulative = 0;
+        DURATION_BUCKETS_S.forEach((le, i) => {
+          cumulative += histogram.counts[i] ?? 0;
+          lines.push(`${duration}_bucket${labels({ ...base, le: String(le) })} ${cumulative}`);
+        });
+        lines.push(`${duration}_bucket${labels({ ...base, le: '+Inf' })} ${histogram.count}`);
+        lines.push(`${duration}_sum${labels(base)} ${histogram.sum}`, `${duration}_count${labels(base)} ${histogram.count}`);
+      }
+    }
+    this.renderGauges(lines);
+    return `${lines.join('\n')}\n`;
+  }
+
+  private renderGauges(lines: string[]): void {
+    const inFlight = new Map<string, number>();
+    const depths = new Map<string, { role: string; consumerQueue: string; depth: number }>();
+    const parking = new Map<string, { parkingQueue: string; depth: number }>();
+    for (const consumer of this.consumers) {
+      inFlight.set(consumer.queue, (inFlight.get(consumer.queue) ?? 0) + consumer.inFlight());
+      const seen = consumer.depths();
+      if (!seen) continue;
+      const add = (name: string, role: string, depth: number | null): void => {
+        if (depth !== null) depths.set(name, { role, consumerQueue: consumer.queue, depth });
+      };
+      add(consumer.queue, 'main', seen.main);
+      for (const [name, depth] of Object.entries(seen.retry)) add(name, 'retry', depth);
+      add(consumer.parkingQueue, 'parking', seen.parking);
+      if (seen.parking !== null) parking.set(consumer.queue, { parkingQueue: consumer.parkingQueue, depth: seen.parking });
+    }
+    header(lines, 'rabbitmq_retry_in_flight_messages', 'gauge', 'Deliveries waiting to be settled, by main queue.');
+    for (const [queue, n] of inFlight) lines.push(`rabbitmq_retry_in_flight_messages${labels({ queue })} ${n}`);
+    header(lines, 'rabbitmq_retry_parking_messages', 'gauge', 'Messages waiting in the parking queue at the last look, by main queue.');
+    for (const [queue, p] of parking) lines.push(`rabbitmq_retry_parking_messages${labels({ queue, parking_queue: p.parkingQueue })} ${p.depth}`);
+    header(lines, 'rabbitmq_retry_queue_messages', 'gauge', 'Ready messages in the main, retry and parking queues at the last look.');
+    for (const [name, d] of depths) lines.push(`rabbitmq_retry_queue_messages${labels({ queue: name, role: d.role, main_queue: d.consumerQueue })} ${d.depth}`);
+    header(lines, 'rabbitmq_retry_publish_buffer_messages', 'gauge', 'Publishes waiting in the publish buffer of a broker connection.');
+    const buffers = [...this.brokers].map((b) => ({ id: b.id, broker: b.broker, state: b.buffer() }));
+    for (const { id, broker, state } of buffers) lines.push(`rabbitmq_retry_publish_buffer_messages${labels({ broker, id })} ${state.messages}`);
+    header(lines, 'rabbitmq_retry_broker_blocked', 'gauge', '1 while the broker blocks publishing on the connection (memory or disk alarm).');
+    for (const { id, broker, state } of buffers) lines.push(`rabbitmq_retry_broker_blocked${labels({ broker, id })} ${state.blocked ? 1 : 0}`);
+  }
+}
+
+/** One per process: every consumer counts here, the admin endpoint renders it. */
+export const retryMetrics = new RetryMetrics();

@@ -1,0 +1,91 @@
+/**
+ * The retry consumer's optional second output: one msg per settle outcome (acked, retried, parked,
+ * and replayed by a park-replay of the same queue) and a periodic stats msg. Built only when the
+ * output is on; the Prometheus counters are kept either way (see lib/metrics.ts).
+ */
+import type { ConsumerSession } from '../../lib/consumer-session';
+import { retryMetrics, type OutcomeEvent, type QueueDepths } from '../../lib/metrics';
+import type { Settled } from '../../lib/session-types';
+import type { NodeMessage } from '../shared/node-red';
+
+export interface StatsPayload {
+  event: 'stats';
+  queue: string;
+  delivered: number;
+  acked: number;
+  retried: number;
+  parked: number;
+  replayed: number;
+  inFlight: number;
+  /** Ready messages per queue at this look; null for a queue that could not be checked. */
+  depths: QueueDepths | null;
+  /** Deliveries per second since the previous stats msg. */
+  consumeRate: number;
+  intervalS: number;
+}
+
+export function settledEvent(queue: string, settled: Settled): OutcomeEvent {
+  const { outcome } = settled;
+  return {
+    event: outcome.done,
+    attempt: outcome.attempt,
+    reason: settled.reason === '' || outcome.done === 'acked' ? null : settled.reason,
+    queue,
+    messageId: settled.messageId,
+    durationMs: settled.durationMs,
+  };
+}
+
+/** Deliveries per second between two samples, to two decimals. */
+export function rate(before: number, after: number, elapsedMs: number): number {
+  return elapsedMs > 0 ? Math.round(((after - before) * 100_000) / elapsedMs) / 100 : 0;
+}
+
+/**
+ * Sends events and stats on the second output (`send([null, msg])`) until the returned function is
+ * called. `statsEveryMs` 0: events only.
+ */
+export function startEvents(session: ConsumerSession, queue: string, statsEveryMs: number, send: (msg: NodeMessage) => void): () => void {
+  const event = (payload: OutcomeEvent): void => send({ topic: payload.event, payload });
+  let replayed = 0;
+  const onSettled = (settled: Settled): void => event(settledEvent(queue, settled));
+  const onReplayed = (payload: OutcomeEvent): void => {
+    if (payload.queue !== queue) return;
+    replayed += 1;
+    event(payload);
+  };
+  session.on('settled', onSettled);
+  retryMetrics.on('replayed', onReplayed);
+
+  let timer: NodeJS.Timeout | undefined;
+  if (statsEveryMs > 0) {
+    let last = { at: Date.now(), delivered: session.stats.delivered };
+    timer = setInterval(() => {
+      void session.lookAtQueues().then((depths) => {
+        const stats = session.stats;
+        const now = Date.now();
+        const payload: StatsPayload = {
+          event: 'stats',
+          queue,
+          delivered: stats.delivered,
+          acked: stats.acked,
+          retried: stats.retried,
+          parked: stats.parked,
+          replayed,
+          inFlight: stats.inFlight,
+          depths: depths ?? null,
+          consumeRate: rate(last.delivered, stats.delivered, now - last.at),
+          intervalS: Math.round((now - last.at) / 100) / 10,
+        };
+        last = { at: now, delivered: stats.delivered };
+        send({ topic: 'stats', payload });
+      });
+    }, statsEveryMs);
+    timer.unref?.();
+  }
+  return () => {
+    clearInterval(timer);
+    session.off('settled', onSettled);
+    retryMetrics.off('replayed', onReplayed);
+  };
+}
