@@ -3,17 +3,22 @@
  * ports are this test process's own, so two runs of the suite at once (CI legs, engineers sharing a
  * machine) never stop or reset each other's node.
  */
-import { execFileSync } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import path from 'node:path';
+import { promisify } from 'node:util';
 
 const SCRIPT = path.resolve(__dirname, '../../scripts/rabbitmq-node.sh');
 
 export interface PrivateNode {
   name: string;
+  /** AMQP port. */
+  port: number;
   url: string;
   management: string;
+  /** rabbitmqctl against this node, e.g. `ctl('set_vm_memory_high_watermark', '0.000001')`. */
+  ctl(...args: string[]): Promise<void>;
   /** Stops the node and deletes its data. */
   reset(): void;
 }
@@ -56,6 +61,10 @@ export async function startPrivateNode(prefix: string, options: { extraConf?: st
   execFileSync(SCRIPT, ['start', name, String(amqpPort), String(managementPort)], { env, stdio: 'ignore' });
   return {
     name,
+    port: Number(amqpPort),
+    ctl: async (...args) => {
+      await promisify(execFile)(SCRIPT, ['ctl', name, ...args]);
+    },
     url: `amqp://guest:guest@127.0.0.1:${amqpPort}`,
     management: `http://127.0.0.1:${managementPort}`,
     reset: () => execFileSync(SCRIPT, ['reset', name], { stdio: 'ignore' }),

@@ -6,28 +6,17 @@
  * the reconnect, each confirmed and none twice.
  */
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
-import { existsSync } from 'node:fs';
 import net from 'node:net';
-import path from 'node:path';
-import { promisify } from 'node:util';
 import * as amqp from 'amqplib';
 import type { ChannelModel } from 'amqplib';
 import { uniqueName, waitFor } from '../helpers/broker';
 import { configNode, consumerNode, tab, uniqueNames } from '../helpers/flows';
 import { helper, loadFlow } from '../helpers/node-red';
+import { canStartPrivateNode, startPrivateNode, type PrivateNode } from '../helpers/private-node';
 import type { RetryBrokerNode } from '../../src/nodes/shared/broker-node';
 
 type Msg = Record<string, any>;
 
-const run = promisify(execFile);
-const NODE_SCRIPT = path.resolve(__dirname, '../../scripts/rabbitmq-node.sh');
-const NODE_NAME = 'backpressure';
-const AMQP_PORT = 5689;
-const PRIVATE_URL = `amqp://guest:guest@127.0.0.1:${AMQP_PORT}`;
-
-const ctl = (...args: string[]) => run(NODE_SCRIPT, ['ctl', NODE_NAME, ...args]);
-const setAlarm = (on: boolean) => ctl('set_vm_memory_high_watermark', on ? '0.000001' : '0.4');
 
 /** A TCP proxy to the private node that can go down (every connection through it dies) and come back. */
 class Proxy {
@@ -35,9 +24,11 @@ class Proxy {
   private readonly sockets = new Set<net.Socket>();
   port = 0;
 
+  constructor(private readonly target: number) {}
+
   async up(): Promise<void> {
     const server = net.createServer((client) => {
-      const upstream = net.connect(AMQP_PORT, '127.0.0.1');
+      const upstream = net.connect(this.target, '127.0.0.1');
       for (const s of [client, upstream]) {
         this.sockets.add(s);
         s.on('error', () => undefined);
@@ -64,25 +55,26 @@ class Proxy {
 
 describe('publishing under back-pressure (a private broker node with a real memory alarm)', function () {
   this.timeout(120_000);
+  let node: PrivateNode | undefined;
   let admin: ChannelModel;
   let queue: string;
+  let PRIVATE_URL = '';
+  const setAlarm = (on: boolean) => node!.ctl('set_vm_memory_high_watermark', on ? '0.000001' : '0.4');
 
   before(async function () {
-    if (!existsSync('/usr/lib/rabbitmq/bin/rabbitmq-server')) {
+    if (!canStartPrivateNode()) {
       // CI installs Debian's rabbitmq-server; a developer against a remote broker cannot start a node.
       this.skip();
     }
-    await run(NODE_SCRIPT, ['start', NODE_NAME, String(AMQP_PORT)]);
-    await setAlarm(false);
+    node = await startPrivateNode('backpressure');
+    PRIVATE_URL = node.url;
     admin = await amqp.connect(PRIVATE_URL);
     admin.on('error', () => undefined);
   });
 
   after(async function () {
-    if (!admin) return;
-    await setAlarm(false).catch(() => undefined);
-    await admin.close().catch(() => undefined);
-    await run(NODE_SCRIPT, ['stop', NODE_NAME]);
+    await admin?.close().catch(() => undefined);
+    node?.reset();
   });
 
   beforeEach(async () => {
@@ -168,7 +160,7 @@ describe('publishing under back-pressure (a private broker node with a real memo
   });
 
   it('keeps publishes while the broker is unreachable and sends each once after the reconnect', async () => {
-    const proxy = new Proxy();
+    const proxy = new Proxy(node!.port);
     await proxy.up();
     try {
       const { pub, out, caught, lastStatus } = await loadPublishFlow({ url: `amqp://guest:guest@127.0.0.1:${proxy.port}` });
