@@ -254,7 +254,7 @@ function exampleFlowOn(runtime: NodeRedRuntime, packedTarball: () => string): vo
   });
 
   it('serves what the example consumer did as Prometheus metrics at /rabbitmq-retry/metrics', async function () {
-    const response = await api('GET', '/rabbitmq-retry/metrics', undefined, { accept: 'text/plain' });
+    const response = await red!.api('GET', '/rabbitmq-retry/metrics', undefined, { accept: 'text/plain' });
     const text = await response.text();
     assert.equal(response.status, 200, `${text}${log()}`);
     const consumed = (outcome: string): string => `messaging_client_consumed_messages_total{messaging_system="rabbitmq",queue="${names['main-queue']}",outcome="${outcome}"}`;
