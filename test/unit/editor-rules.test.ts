@@ -48,13 +48,14 @@ describe('editor rules (src/editor)', function () {
       string,
       { value: unknown; validate?: editor.Validator }
     >;
-    assert.equal(defaults.version?.value, 2);
+    assert.equal(defaults.version?.value, 3);
     const validate = defaults.mode?.validate;
     assert.ok(validate);
     assert.equal(validate.call({}, undefined), true, 'saved before mode existed');
     assert.equal(validate.call({ version: 2 }, undefined), false, 'saved with mode, now missing');
-    assert.deepEqual(missingProperties('retry-consumer', {}), { mode: 'retry', orderedPause: '5', parkingWatch: '30' });
-    assert.deepEqual(missingProperties('retry-consumer', { version: 2 }), {});
+    assert.deepEqual(missingProperties('retry-consumer', {}), { mode: 'retry', orderedPause: '5', parkingWatch: '30', statsEvery: '60' });
+    assert.deepEqual(missingProperties('retry-consumer', { version: 2 }), { statsEvery: '60' });
+    assert.deepEqual(missingProperties('retry-consumer', { version: 3 }), {});
   });
 
   it('refuses reserved and over-long names like the runtime', function () {
