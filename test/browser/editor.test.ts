@@ -165,6 +165,12 @@ describe('editor in a real browser (chromium + playwright-core, packed package, 
       assert.equal(await node.count(), 1, `${type} is not in the palette`);
     }
     assert.equal(await page.evaluate('typeof window.RabbitmqRetry'), 'object', `resources/${PACKAGE}/editor.js did not load`);
+    // The package's own icons, served from the installed package.
+    const style = (await page.locator('.red-ui-palette-node[data-palette-type="retry-consumer"] .red-ui-palette-icon').getAttribute('style')) ?? '';
+    assert.match(style, new RegExp(`icons/${PACKAGE}/rabbitmq-retry-consumer\\.svg`), style);
+    const icon = await red!.api('GET', `/icons/${PACKAGE}/rabbitmq-retry-consumer.svg`);
+    assert.equal(icon.status, 200);
+    assert.match(await icon.text(), /^<svg/);
     await page.locator('#red-ui-palette-container-RabbitMQ_retry').scrollIntoViewIfNeeded();
     await screenshot('palette.png', '#red-ui-palette-RabbitMQ_retry, #red-ui-palette-container-RabbitMQ_retry');
     assert.deepEqual(takeErrors(), []);
