@@ -82,6 +82,18 @@ describe('broker configuration problems in the Node-RED runtime (real broker)', 
     assert.ok(!statusCalls().some((c) => /connecting|retry in/.test(String(c.status.text))), 'nothing may try to connect');
   });
 
+  it('connects to the first of several URLs that answers, and names each that did not', async () => {
+    const live = new URL(AMQP_URL);
+    await load({ url: `amqp://guest:guest@127.0.0.1:1, ${AMQP_URL}` });
+    await waitFor(() => /in flight/.test(lastStatus('consumer')), 'the consumer consuming through the second URL');
+    const connection = (helper.getNode('broker') as unknown as { connection: { state: { address?: string } } }).connection;
+    assert.equal(connection.state.address, `${live.hostname}:${live.port || 5672}`);
+    await helper.unload();
+    await load({ url: 'amqp://127.0.0.1:1, amqp://127.0.0.1:2' });
+    await waitFor(() => lastStatus('consumer').includes('retry in'), 'the connection error on the consumer');
+    assert.match(lastStatus('consumer'), /^127\.0\.0\.1:1: connection refused: is RabbitMQ running at 127\.0\.0\.1:1\?; 127\.0\.0\.1:2: connection refused: .* \(retry in \d+ s\)$/);
+  });
+
   // Every shape of URL a user may type with a password in it; each must work or fail without showing it.
   const host = new URL(AMQP_URL).host;
   const shapes: Array<[string, Record<string, unknown>, Record<string, Record<string, string>>?]> = [
