@@ -74,6 +74,10 @@ export interface NodeRedOptions {
   userDir: string;
   /** Added to the environment (e.g. AMQP_URL for `${AMQP_URL}` in the flow). */
   env?: Record<string, string>;
+  /** More settings.js properties, as source text (e.g. `adminAuth: {…},`). */
+  extraSettings?: string;
+  /** What answers once the admin API is up; default GET /settings (which adminAuth protects). */
+  readyRoute?: string;
 }
 
 /** One running Node-RED process; its output is kept for failure messages and log checks. */
@@ -102,6 +106,7 @@ export class NodeRedProcess {
   telemetry: { enabled: false },
   editorTheme: { projects: { enabled: false }, tours: false, palette: { catalogues: [] } },
   logging: { console: { level: 'info', metrics: false, audit: false } },
+  ${options.extraSettings ?? ''}
 };
 `,
     );
@@ -118,7 +123,7 @@ export class NodeRedProcess {
       await waitFor(
         async () => {
           if (red.exited) throw new Error(`Node-RED exited with code ${child.exitCode}${red.log()}`);
-          return red.api('GET', '/settings').then(
+          return red.api('GET', options.readyRoute ?? '/settings').then(
             (r) => r.ok,
             () => false,
           );

@@ -1,0 +1,55 @@
+/**
+ * The Prometheus endpoint behind Node-RED's admin authentication, in a real Node-RED with `adminAuth`:
+ * refused without a token, served to a user who may only read (permission `rabbitmq-retry.read`).
+ */
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { NodeRedProcess, packPackage, userDirWith } from '../helpers/node-red-process';
+import { nodeRed4 } from './node-red-runtimes';
+
+// eslint-disable-next-line @typescript-eslint/no-require-imports -- Node-RED's own bcrypt, CommonJS
+const bcrypt = require(require.resolve('bcryptjs', { paths: [path.dirname(require.resolve('node-red/package.json'))] })) as { hashSync(text: string, rounds: number): string };
+
+describe('metrics endpoint behind Node-RED admin authentication (real Node-RED)', function () {
+  this.timeout(180_000);
+  let red: NodeRedProcess | undefined;
+  const dirs: string[] = [];
+
+  before(async function () {
+    const packDir = mkdtempSync(path.join(os.tmpdir(), 'rmq-retry-pack-'));
+    dirs.push(packDir);
+    const userDir = await userDirWith(await packPackage(packDir));
+    dirs.push(userDir);
+    const hash = bcrypt.hashSync('viewer-password', 8);
+    red = await NodeRedProcess.start({
+      launch: await nodeRed4.prepare(),
+      userDir,
+      extraSettings: `adminAuth: { type: 'credentials', users: [{ username: 'viewer', password: ${JSON.stringify(hash)}, permissions: 'read' }] },`,
+      readyRoute: '/auth/login',
+    });
+  });
+
+  after(async () => {
+    await red?.stop();
+    for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('answers 401 without a token and the metrics to a read-only user', async () => {
+    const refused = await red!.api('GET', '/rabbitmq-retry/metrics', undefined, { accept: 'text/plain' });
+    assert.equal(refused.status, 401);
+
+    const token = await fetch(`${red!.base}/auth/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ client_id: 'node-red-admin', grant_type: 'password', scope: 'read', username: 'viewer', password: 'viewer-password' }),
+    });
+    assert.equal(token.status, 200, await token.clone().text());
+    const { access_token: accessToken } = (await token.json()) as { access_token: string };
+    const served = await red!.api('GET', '/rabbitmq-retry/metrics', undefined, { accept: 'text/plain', authorization: `Bearer ${accessToken}` });
+    const text = await served.text();
+    assert.equal(served.status, 200, text + red!.log());
+    assert.match(text, /^# HELP messaging_client_consumed_messages_total /);
+  });
+});
