@@ -2,6 +2,7 @@
  * `park-publisher`: moves the message msg refers to into the parking queue — a confirmed, mandatory
  * publish of the original body, properties and headers plus failure headers, and only then the ack.
  */
+import { translator } from '../shared/i18n';
 import { errorText, stringProp, type Node, type NodeAPI, type NodeDef } from '../shared/node-red';
 import { settleInput } from '../shared/settle';
 
@@ -15,7 +16,7 @@ export = function register(RED: NodeAPI): void {
       const reason = errorText(msg.error) || configuredReason || 'parked by flow';
       settleInput(RED, node, msg, 'park', reason, done, (outcome) => {
         parked += 1;
-        node.status({ fill: 'yellow', shape: 'dot', text: `parked ${parked}` });
+        node.status({ fill: 'yellow', shape: 'dot', text: translator(RED)('park-publisher.status.parked', { count: parked }) });
         msg.park = { queue: outcome.parkedTo ?? '', reason: outcome.parkReason ?? reason, attempt: outcome.attempt };
         send(msg);
       });

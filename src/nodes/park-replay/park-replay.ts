@@ -5,6 +5,7 @@
 import { type Node, type NodeAPI, type NodeDef, type NodeMessage, type NodeStatus } from '../shared/node-red';
 import { NUMBER_FIELDS, readNumberField } from '../../lib/number-fields';
 import { PARK_ACTIONS } from '../../lib/property-rules';
+import { translator, type Translate } from '../shared/i18n';
 import { runParkingAction, type ParkAction } from '../shared/parking-actions';
 import { findRetryConfig } from '../shared/retry-config-node';
 import { registerParkingEndpoints } from './parking-endpoints';
@@ -17,18 +18,19 @@ function actionOf(configured: unknown, msg: NodeMessage): ParkAction {
   return action;
 }
 
-function resultStatus(action: ParkAction, payload: Record<string, unknown>): NodeStatus {
+function resultStatus(action: ParkAction, payload: Record<string, unknown>, t: Translate): NodeStatus {
   const left = Number(payload.remaining ?? payload.total);
   const fill = left > 0 ? 'yellow' : 'green';
-  if (action === 'peek') return { fill, shape: 'ring', text: `peeked ${(payload.messages as unknown[]).length} of ${left}` };
-  if (action === 'purge') return { fill, shape: 'dot', text: `purged ${String(payload.purged)}, ${left} left` };
-  return { fill, shape: 'dot', text: `replayed ${String(payload.replayed)}, ${left} left` };
+  if (action === 'peek') return { fill, shape: 'ring', text: t('park-replay.status.peeked', { count: (payload.messages as unknown[]).length, left }) };
+  if (action === 'purge') return { fill, shape: 'dot', text: t('park-replay.status.purged', { count: String(payload.purged), left }) };
+  return { fill, shape: 'dot', text: t('park-replay.status.replayed', { count: String(payload.replayed), left }) };
 }
 
 export = function register(RED: NodeAPI): void {
   function ParkReplay(this: Node, def: NodeDef): void {
     RED.nodes.createNode(this, def);
     const node = this;
+    const t = translator(RED);
     const config = findRetryConfig(RED, def.config);
     const read = readNumberField(def.max, NUMBER_FIELDS['park-replay'].max);
     const problem = 'problem' in read ? read.problem : undefined;
@@ -60,19 +62,19 @@ export = function register(RED: NodeAPI): void {
         return;
       }
       running = true;
-      node.status({ fill: 'blue', shape: 'dot', text: `${action}…` });
+      node.status({ fill: 'blue', shape: 'dot', text: t('park-replay.status.running', { action }) });
       const max = typeof msg.max === 'number' && msg.max > 0 ? Math.floor(msg.max) : configuredMax;
       // The connection is held only while working: an idle node keeps none open.
       runParkingAction(action, msg, broker, topology, { max, resetAttempts, userId: node.id })
         .then(
           (payload) => {
-            node.status(resultStatus(action, payload));
+            node.status(resultStatus(action, payload, t));
             msg.payload = payload;
             send(msg);
             done();
           },
           (err: unknown) => {
-            node.status({ fill: 'red', shape: 'ring', text: `${action} failed` });
+            node.status({ fill: 'red', shape: 'ring', text: t('park-replay.status.failed', { action }) });
             done(err instanceof Error ? err : new Error(String(err)));
           },
         )

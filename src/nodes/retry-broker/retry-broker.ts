@@ -9,6 +9,7 @@ import { resolveConnectTargets, isUnresolvedEnv, type ConnectTarget } from '../.
 import { ManagementApi } from '../../lib/management-api';
 import { NUMBER_FIELDS, readNumberFields } from '../../lib/number-fields';
 import { brokerSettingsOf, connectionStatus, type BrokerUser, type RetryBrokerNode } from '../shared/broker-node';
+import { translator } from '../shared/i18n';
 import { tlsSocketOptions } from '../shared/tls-config';
 import { stringProp, type Node, type NodeAPI, type NodeDef } from '../shared/node-red';
 
@@ -61,7 +62,8 @@ export = function register(RED: NodeAPI): void {
     /** The URL of the node connected to (of a cluster), else all of them. */
     const shown = (): string => targets.find((t) => t.address === node.connection.state.address)?.display ?? node.display;
     const buffer = node.connection.publishers.buffer;
-    node.connectionStatus = () => connectionStatus(node.connection.state, buffer.state);
+    const t = translator(RED);
+    node.connectionStatus = () => connectionStatus(node.connection.state, buffer.state, t);
     let lastStatus = '';
     const pushStatus = (): void => {
       const status = node.connectionStatus();

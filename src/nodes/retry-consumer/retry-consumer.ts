@@ -14,6 +14,7 @@ import type { BrokerUser } from '../shared/broker-node';
 import { type Node, type NodeAPI, type NodeDef, type NodeMessage, type NodeStatus } from '../shared/node-red';
 import { NUMBER_FIELDS, readNumberFields } from '../../lib/number-fields';
 import { registerMetricsEndpoint } from '../shared/metrics-endpoint';
+import { translator, type Translate } from '../shared/i18n';
 import { findRetryConfig } from '../shared/retry-config-node';
 import { startEvents } from './consumer-events';
 import type { RetryConsumerNode } from '../shared/settle';
@@ -25,25 +26,25 @@ function toMsg(delivered: DeliveredMessage): NodeMessage {
   return { payload: delivered.payload, topic: delivered.amqp.routingKey, amqp: delivered.amqp, retry: delivered.retry };
 }
 
-function statsText(stats: SessionStats): string {
-  const waiting = stats.parkingDepth ? ` · ${stats.parkingDepth} waiting in parking` : '';
-  return `${stats.inFlight} in flight · acked ${stats.acked} · retried ${stats.retried} · parked ${stats.parked}${waiting}`;
+function statsText(stats: SessionStats, t: Translate): string {
+  const waiting = stats.parkingDepth ? t('retry-consumer.status.waiting', { count: stats.parkingDepth }) : '';
+  return t('retry-consumer.status.stats', { inFlight: stats.inFlight, acked: stats.acked, retried: stats.retried, parked: stats.parked }) + waiting;
 }
 
-function sessionStatus(state: SessionState, stats: SessionStats): NodeStatus | undefined {
+function sessionStatus(state: SessionState, stats: SessionStats, t: Translate): NodeStatus | undefined {
   switch (state.phase) {
     case 'consuming':
       // Yellow while the parking queue holds messages: someone should look at them.
-      return { fill: stats.parkingDepth ? 'yellow' : 'green', shape: 'dot', text: statsText(stats) };
+      return { fill: stats.parkingDepth ? 'yellow' : 'green', shape: 'dot', text: statsText(stats, t) };
     case 'blocked':
-      return { fill: 'yellow', shape: 'dot', text: state.detail ?? 'blocked' };
+      return { fill: 'yellow', shape: 'dot', text: state.detail ?? t('retry-consumer.status.blocked') };
     case 'checking-topology':
-      return { fill: 'yellow', shape: 'ring', text: 'checking topology' };
+      return { fill: 'yellow', shape: 'ring', text: t('retry-consumer.status.checking') };
     case 'topology-error':
     case 'channel-lost':
       return { fill: 'red', shape: 'ring', text: state.detail ?? state.phase };
     case 'stopped':
-      return { fill: 'grey', shape: 'ring', text: 'stopped' };
+      return { fill: 'grey', shape: 'ring', text: t('retry-consumer.status.stopped') };
     default:
       return undefined; // waiting for the connection: the broker's status says why
   }
@@ -53,6 +54,7 @@ export = function register(RED: NodeAPI): void {
   function RetryConsumer(this: Node, def: NodeDef): void {
     RED.nodes.createNode(this, def);
     const node = this;
+    const t = translator(RED);
     const ordered = def.mode === 'ordered';
     const fields = NUMBER_FIELDS['retry-consumer'];
     const { values, problems } = readNumberFields(def, {
@@ -71,7 +73,7 @@ export = function register(RED: NodeAPI): void {
     if (!config || !config.topology || !config.broker || problems.length > 0) {
       const why = problems.join('; ');
       node.status({ fill: 'red', shape: 'ring', text: why });
-      node.error(`retry consumer not started: ${why}`);
+      node.error(t('retry-consumer.errors.notStarted', { why }));
       return;
     }
     const broker = config.broker;
@@ -97,7 +99,7 @@ export = function register(RED: NodeAPI): void {
     let lastText = '';
     const showStatus = (): void => {
       statusTimer = undefined;
-      const status = sessionStatus(session.state, session.stats) ?? broker.connectionStatus();
+      const status = sessionStatus(session.state, session.stats, t) ?? broker.connectionStatus();
       if (status.text !== lastText) {
         lastText = status.text ?? '';
         node.status(status);

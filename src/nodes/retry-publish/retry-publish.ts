@@ -3,6 +3,7 @@
  * message on its `replyTo` queue with the same correlationId. The msg goes on only once the broker
  * confirmed it; a message nobody could route is an error, not a silent loss.
  */
+import { translator } from '../shared/i18n';
 import { randomUUID } from 'node:crypto';
 import type { Options } from 'amqplib';
 import { publishOptionsProblem } from '../../lib/amqp-values';
@@ -18,7 +19,7 @@ export = function register(RED: NodeAPI): void {
     const node = this;
     const broker = findBroker(RED, def.broker);
     if (!broker) {
-      node.status({ fill: 'red', shape: 'ring', text: 'no broker configured' });
+      node.status({ fill: 'red', shape: 'ring', text: translator(RED)('retry-publish.status.noBroker') });
       node.error('publish node not started: no broker configured');
       return;
     }

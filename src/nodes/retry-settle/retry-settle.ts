@@ -3,6 +3,7 @@
  * (dead-letter to the retry queue; parks once attempts are exhausted). Like `http response` ends
  * what `http in` started.
  */
+import { translator } from '../shared/i18n';
 import type { SettleAction } from '../../lib/settlement';
 import { errorText, stringProp, type Node, type NodeAPI, type NodeDef } from '../shared/node-red';
 import { settleInput } from '../shared/settle';
@@ -15,7 +16,7 @@ export = function register(RED: NodeAPI): void {
     const configuredReason = stringProp(def.reason);
     node.on('input', (msg, _send, done) => {
       settleInput(RED, node, msg, action, errorText(msg.error) || configuredReason, done, (outcome) => {
-        if (outcome.done === 'parked') node.status({ fill: 'yellow', shape: 'dot', text: `parked after attempt ${outcome.attempt}` });
+        if (outcome.done === 'parked') node.status({ fill: 'yellow', shape: 'dot', text: translator(RED)('retry-settle.status.parkedAfter', { attempt: outcome.attempt }) });
       });
     });
   }

@@ -4,6 +4,7 @@ import type { ManagementApi } from '../../lib/management-api';
 import type { BrokerSettings } from '../../lib/connection-settings';
 import { NUMBER_FIELDS, readNumberFields } from '../../lib/number-fields';
 import type { PublishBufferState } from '../../lib/publish-buffer';
+import type { Translate } from './i18n';
 import { stringProp, type Node, type NodeAPI, type NodeStatus } from './node-red';
 
 export interface BrokerUser {
@@ -22,30 +23,30 @@ export interface RetryBrokerNode extends Node {
 }
 
 /** The connection's status; under back-pressure it says who blocks and how full the publish buffer is. */
-export function connectionStatus(state: ConnectionState, buffer?: PublishBufferState): NodeStatus {
-  const status = phaseStatus(state);
+export function connectionStatus(state: ConnectionState, buffer: PublishBufferState | undefined, t: Translate): NodeStatus {
+  const status = phaseStatus(state, t);
   if (!buffer || (buffer.blockedBy === undefined && buffer.messages === 0)) return status;
-  const fill = buffer.messages > 0 ? ` · buffer ${buffer.messages}/${buffer.limits.maxMessages}` : '';
+  const fill = buffer.messages > 0 ? t('retry-broker.status.buffer', { messages: buffer.messages, max: buffer.limits.maxMessages }) : '';
   if (state.phase === 'connected' && buffer.blockedBy !== undefined) {
-    return { fill: 'yellow', shape: 'dot', text: `blocked by broker: ${buffer.blockedBy}${fill}` };
+    return { fill: 'yellow', shape: 'dot', text: t('retry-broker.status.blocked', { reason: buffer.blockedBy }) + fill };
   }
   return { fill: status.fill === 'green' ? 'yellow' : status.fill, shape: status.shape, text: `${status.text ?? ''}${fill}` };
 }
 
-function phaseStatus(state: ConnectionState): NodeStatus {
+function phaseStatus(state: ConnectionState, t: Translate): NodeStatus {
   switch (state.phase) {
     case 'connected':
-      return state.error ? { fill: 'yellow', shape: 'dot', text: state.error } : { fill: 'green', shape: 'dot', text: 'connected' };
+      return state.error ? { fill: 'yellow', shape: 'dot', text: state.error } : { fill: 'green', shape: 'dot', text: t('retry-broker.status.connected') };
     case 'invalid':
-      return { fill: 'red', shape: 'ring', text: state.error ?? 'invalid broker configuration' };
+      return { fill: 'red', shape: 'ring', text: state.error ?? t('retry-broker.status.invalid') };
     case 'connecting':
-      return { fill: 'yellow', shape: 'ring', text: 'connecting' };
+      return { fill: 'yellow', shape: 'ring', text: t('retry-broker.status.connecting') };
     case 'waiting': {
       const seconds = Math.ceil((state.retryInMs ?? 0) / 1000);
-      return { fill: 'red', shape: 'ring', text: `${state.error ?? 'disconnected'} (retry in ${seconds} s)` };
+      return { fill: 'red', shape: 'ring', text: t('retry-broker.status.waiting', { error: state.error ?? t('retry-broker.status.disconnected'), seconds }) };
     }
     default:
-      return { fill: 'grey', shape: 'ring', text: 'disconnected' };
+      return { fill: 'grey', shape: 'ring', text: t('retry-broker.status.disconnected') };
   }
 }
 

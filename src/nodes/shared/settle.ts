@@ -2,6 +2,7 @@
  * The one way the end nodes settle the delivery a msg refers to, and report a settle that could not
  * happen. The delivery id names the retry-consumer node whose session holds the delivery.
  */
+import { translator } from './i18n';
 import type { ConsumerSession } from '../../lib/consumer-session';
 import { DeliveryRegistry } from '../../lib/delivery-registry';
 import { failureDetails } from '../../lib/failure';
@@ -47,12 +48,12 @@ export function settleInput(RED: NodeAPI, node: Node, msg: NodeMessage, action: 
     },
     (err: unknown) => {
       if (err instanceof SettleError && err.kind !== 'broker') {
-        node.status({ fill: 'yellow', shape: 'ring', text: err.kind.replace('-', ' ') });
+        node.status({ fill: 'yellow', shape: 'ring', text: translator(RED)(`retry-settle.status.${err.kind}`) });
         node.warn(err.message);
         done();
         return;
       }
-      node.status({ fill: 'red', shape: 'ring', text: 'failed' });
+      node.status({ fill: 'red', shape: 'ring', text: translator(RED)('retry-settle.status.failed') });
       done(err instanceof Error ? err : new Error(String(err)));
     },
   );

@@ -1,0 +1,49 @@
+/**
+ * Runtime texts (status, errors) from the node catalogs, `locales/<lang>/<node set>.json`, in the
+ * language the Node-RED runtime runs in (its `lang` setting or the system locale). Dynamic texts
+ * from the broker or `src/lib` stay English and are passed in as parameters.
+ */
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import type { NodeAPI } from './node-red';
+
+const PACKAGE = 'node-red-contrib-rabbitmq-retry';
+const english = new Map<string, unknown>();
+
+/** The en-US catalog of a node set, next to its compiled .js (dist/nodes/<set>/locales/en-US). */
+function englishCatalog(set: string): unknown {
+  if (!english.has(set)) {
+    try {
+      english.set(set, JSON.parse(readFileSync(path.join(__dirname, '..', set, 'locales', 'en-US', `${set}.json`), 'utf8')));
+    } catch {
+      english.set(set, {});
+    }
+  }
+  return english.get(set);
+}
+
+function interpolate(text: string, args: Record<string, unknown> | undefined): string {
+  return text.replace(/__(\w+)__/g, (whole, name: string) => {
+    const value = args?.[name];
+    if (value === undefined) return whole;
+    return typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean' ? String(value) : JSON.stringify(value);
+  });
+}
+
+export type Translate = (key: string, args?: Record<string, unknown>) => string;
+
+/**
+ * `t('retry-consumer.status.stopped')`: the first part names the node set whose catalog holds the
+ * key. A runtime without the package's catalogs (node-red-node-test-helper returns the key) gets
+ * the en-US text from the same catalog file.
+ */
+export function translator(RED: Pick<NodeAPI, '_'>): Translate {
+  return (key, args) => {
+    const set = key.slice(0, key.indexOf('.'));
+    const full = `${PACKAGE}/${set}:${key}`;
+    const text = RED._(full, args);
+    if (typeof text === 'string' && text !== full && text !== key && text !== '') return text;
+    const found = key.split('.').reduce<unknown>((node, part) => (node && typeof node === 'object' ? (node as Record<string, unknown>)[part] : undefined), englishCatalog(set));
+    return typeof found === 'string' ? interpolate(found, args) : key;
+  };
+}
