@@ -159,7 +159,8 @@ export function brokerCpuUs(): number {
 // The probe: amqplib's Channel.prototype.consume / ack / nack are wrapped once per amqplib copy, so
 // the raw consumer, the package (which uses the same amqplib module instance) and a peer package
 // (its own amqplib copy, wrapped the same way) are timed at exactly the same points: first delivery
-// handed to the consumer callback → N-th ack written to the socket.
+// handed to the consumer callback → N-th message acked (a multiple-ack counts every delivery it
+// settles).
 
 interface ProbeState {
   deliveries: number;
@@ -205,9 +206,29 @@ function onDelivered(message: ConsumeMessage): void {
   if (state.onDelivery) state.onDelivery(message);
 }
 
-function onAcked(): void {
-  state.acks += 1;
-  if (state.acks === state.target) {
+/** Unacked delivery tags per channel: a multiple-ack (`allUpTo`) settles every one up to its tag. */
+const unacked = new WeakMap<object, Set<number>>();
+
+function settled(channel: object, message: ConsumeMessage, allUpTo: boolean | undefined): number {
+  const tags = unacked.get(channel);
+  const tag = message.fields.deliveryTag;
+  if (!tags) return 1;
+  if (!allUpTo) return tags.delete(tag) ? 1 : 0;
+  let n = 0;
+  for (const t of tags) {
+    if (t <= tag) {
+      tags.delete(t);
+      n += 1;
+    }
+  }
+  return n;
+}
+
+function onAcked(count: number): void {
+  if (count === 0) return;
+  const before = state.acks;
+  state.acks += count;
+  if (before < state.target && state.acks >= state.target) {
     state.tEnd = performance.now();
     state.cpuEnd = process.cpuUsage(state.cpu0);
     state.brokerEnd = brokerCpuUs();
@@ -240,19 +261,28 @@ export function installProbe(channel: object): void {
   const { consume, ack, nack } = methods;
   // `...rest`: options, and the completion callback of amqplib's callback API (what amqp-ts uses).
   methods.consume = function probedConsume(queue, callback, ...rest) {
+    let tags = unacked.get(this as object);
+    if (!tags) {
+      tags = new Set();
+      unacked.set(this as object, tags);
+    }
+    const channelTags = tags;
     const probedCallback: Callback = (message) => {
-      if (message) onDelivered(message);
+      if (message) {
+        channelTags.add(message.fields.deliveryTag);
+        onDelivered(message);
+      }
       callback(message);
     };
     return consume.call(this, queue, probedCallback, ...rest);
   };
   methods.ack = function probedAck(message, allUpTo) {
     ack.call(this, message, allUpTo);
-    onAcked();
+    onAcked(settled(this as object, message, allUpTo));
   };
   methods.nack = function probedNack(message, allUpTo, requeue) {
     nack.call(this, message, allUpTo, requeue);
-    state.nacks += 1;
+    state.nacks += settled(this as object, message, allUpTo);
     if (state.onNack) state.onNack(message);
   };
 }
