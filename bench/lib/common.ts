@@ -63,6 +63,17 @@ export async function withTimeout<T>(promise: Promise<T>, ms: number, what: stri
 
 export const errorText = (err: unknown): string => (err instanceof Error ? (err.stack ?? err.message) : String(err));
 
+/** Runs a tool's main(): exit 0 when it resolves, 1 with the error on stderr when it throws. */
+export function runTool(main: () => Promise<void>): void {
+  main().then(
+    () => process.exit(0),
+    (err: unknown) => {
+      process.stderr.write(`${errorText(err)}\n`);
+      process.exit(1);
+    },
+  );
+}
+
 export interface Body {
   type: string;
   id: string;

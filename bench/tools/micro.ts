@@ -14,7 +14,7 @@
 import { EventEmitter } from 'node:events';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { errorText, fullGc, makeBody, median } from '../lib/common';
+import { fullGc, makeBody, median, runTool } from '../lib/common';
 import { distLib, distRoot, packageNodes, type Msg } from '../lib/nodered';
 import { consumerSessionClass } from '../lib/scenarios';
 
@@ -163,10 +163,4 @@ async function main(): Promise<void> {
   }
 }
 
-main().then(
-  () => process.exit(0),
-  (err: unknown) => {
-    process.stderr.write(`${errorText(err)}\n`);
-    process.exit(1);
-  },
-);
+runTool(main);

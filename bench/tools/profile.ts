@@ -13,7 +13,7 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector';
 import path from 'node:path';
-import { AMQP_URL, NameBook, connect, errorText, fullGc, installProbe, makeBody, preload, purge, waitForCount, type RunResult } from '../lib/common';
+import { AMQP_URL, NameBook, connect, fullGc, installProbe, makeBody, preload, purge, waitForCount, type RunResult, runTool } from '../lib/common';
 import { RUNTIME_DESCRIPTION, packageNodes } from '../lib/nodered';
 import * as S from '../lib/scenarios';
 import { formatSummary, summarize, type CpuProfile } from './cpuprofile';
@@ -104,10 +104,4 @@ async function main(): Promise<void> {
   }
 }
 
-main().then(
-  () => process.exit(0),
-  (err: unknown) => {
-    process.stderr.write(`${errorText(err)}\n`);
-    process.exit(1);
-  },
-);
+runTool(main);

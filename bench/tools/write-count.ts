@@ -5,7 +5,7 @@
  *   npm run build && node --expose-gc --import tsx bench/tools/write-count.ts [count] [prefetch] [size]
  */
 import path from 'node:path';
-import { AMQP_URL, NameBook, connect, errorText, installProbe, makeBody, preload, purge, waitForCount } from '../lib/common';
+import { AMQP_URL, NameBook, connect, installProbe, makeBody, preload, purge, waitForCount, runTool } from '../lib/common';
 import { packageNodes } from '../lib/nodered';
 import * as S from '../lib/scenarios';
 
@@ -68,10 +68,4 @@ async function main(): Promise<void> {
   }
 }
 
-main().then(
-  () => process.exit(0),
-  (err: unknown) => {
-    process.stderr.write(`${errorText(err)}\n`);
-    process.exit(1);
-  },
-);
+runTool(main);
