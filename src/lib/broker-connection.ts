@@ -50,6 +50,11 @@ export interface BrokerConnectionEvents {
   state: [ConnectionState];
   connected: [ChannelModel];
   disconnected: [Error | undefined];
+  /**
+   * close() was called: last chance to write what is pending (a consumer's batched acks). A listener
+   * that wrote frames calls `wrote()`: the close frame then waits for amqplib to send them.
+   */
+  closing: [wrote: () => void];
 }
 
 export class BrokerConnection extends EventEmitter<BrokerConnectionEvents> {
@@ -124,6 +129,13 @@ export class BrokerConnection extends EventEmitter<BrokerConnectionEvents> {
     this.stopping = true;
     clearTimeout(this.timer);
     this.timer = undefined;
+    let wrote = false;
+    if (this.model) {
+      this.emit('closing', () => (wrote = true));
+      // amqplib writes frames on setImmediate and round-robins its channels: a close frame sent now
+      // could overtake the acks just written, and the broker would redeliver those messages.
+      if (wrote) await new Promise<void>((resolve) => setImmediate(() => setImmediate(resolve)));
+    }
     const model = this.model;
     this.model = undefined;
     this.publishers.closed();

@@ -8,6 +8,7 @@
  */
 import { EventEmitter } from 'node:events';
 import type { Channel, ConsumeMessage } from 'amqplib';
+import { AckBatcher } from './ack-batcher';
 import { retryInfo } from './attempts';
 import { backoffDelay } from './backoff';
 import { decisionPolicy } from './decide';
@@ -31,6 +32,8 @@ export class ConsumerSession extends EventEmitter<ConsumerSessionEvents> {
   private readonly hold: OrderedHold | undefined;
   private readonly parkingWatch: ParkingWatch;
   private channel: Channel | undefined;
+  /** Settles on `channel`; a new one per channel, so a delivery of a lost channel is never settled on the next. */
+  private acks: AckBatcher | undefined;
   private consumerTag: string | undefined;
   private setupAttempt = 0;
   private retryTimer: NodeJS.Timeout | undefined;
@@ -40,7 +43,11 @@ export class ConsumerSession extends EventEmitter<ConsumerSessionEvents> {
   private settingUp = false;
   private readonly onConnected = (): void => void this.setup();
   private readonly onDisconnected = (): void => this.lostChannel('connection to the broker lost');
-  private readonly usable = (entry: TrackedDelivery): boolean => this.channel === entry.channel && !this.stopped;
+  private readonly onClosing = (wrote: () => void): void => {
+    const acks = this.acks;
+    if (acks && (acks.flush() || acks.sending)) wrote();
+  };
+  private readonly usable = (entry: TrackedDelivery): boolean => this.acks === entry.acks && !this.stopped;
 
   constructor(private readonly options: ConsumerSessionOptions) {
     super();
@@ -49,7 +56,7 @@ export class ConsumerSession extends EventEmitter<ConsumerSessionEvents> {
     this.hold = ordered
       ? new OrderedHold(ordered.pauseMs, {
           usable: this.usable,
-          redeliver: (entry, attempt) => this.deliveries.track(entry.channel, entry.message, { ...entry.retry, attempt }, entry.receivedAt),
+          redeliver: (entry, attempt) => this.deliveries.track(entry.acks, entry.message, { ...entry.retry, attempt }, entry.receivedAt),
           blocked: (detail) => {
             if (detail !== undefined) this.setState({ phase: 'blocked', detail });
             else if (!this.stopped && this.channel) this.setState({ phase: 'consuming' });
@@ -94,6 +101,7 @@ export class ConsumerSession extends EventEmitter<ConsumerSessionEvents> {
   start(): void {
     this.options.connection.on('connected', this.onConnected);
     this.options.connection.on('disconnected', this.onDisconnected);
+    this.options.connection.on('closing', this.onClosing);
     if (this.options.connection.connection) void this.setup();
     this.parkingWatch.start(this.options.parkingWatchMs ?? 0);
   }
@@ -109,10 +117,16 @@ export class ConsumerSession extends EventEmitter<ConsumerSessionEvents> {
     this.options.connection.off('connected', this.onConnected);
     this.options.connection.off('disconnected', this.onDisconnected);
     const channel = this.channel;
+    // Acks the flow already gave go out before the channel closes (else the broker would redeliver them).
+    this.acks?.flush();
     if (channel && this.consumerTag) await channel.cancel(this.consumerTag).catch(() => undefined);
     this.deliveries.endAll('returned to the queue when the consumer stopped');
+    this.acks?.close();
+    this.acks = undefined;
     this.channel = undefined;
     if (channel) await channel.close().catch(() => undefined);
+    // Only now: a connection closing while this stop runs still waits for the acks it flushed.
+    this.options.connection.off('closing', this.onClosing);
     this.setState({ phase: 'stopped' });
   }
 
@@ -165,14 +179,17 @@ export class ConsumerSession extends EventEmitter<ConsumerSessionEvents> {
       for (const warning of result.warnings) this.emit('warning', warning);
       if (this.stopped || this.channel) return;
       const channel = await connection.createChannel();
+      const acks = new AckBatcher(channel);
       this.channel = channel;
+      this.acks = acks;
       channel.on('close', () => this.onChannelClosed(channel));
       await channel.prefetch(this.options.prefetch);
-      const { consumerTag } = await channel.consume(this.options.topology.mainQueue, (m) => this.onDelivery(channel, m), { noAck: false });
+      const { consumerTag } = await channel.consume(this.options.topology.mainQueue, (m) => this.onDelivery(channel, acks, m), { noAck: false });
       this.consumerTag = consumerTag;
       if (this.stopped) {
         // Stopped while this setup was under way: stop() could not see the channel yet.
         this.channel = undefined;
+        this.acks = undefined;
         await channel.close().catch(() => undefined);
         return;
       }
@@ -186,6 +203,7 @@ export class ConsumerSession extends EventEmitter<ConsumerSessionEvents> {
       if (this.channel) {
         const ch = this.channel;
         this.channel = undefined;
+        this.acks = undefined;
         await ch.close().catch(() => undefined);
       }
       this.setState({ phase: err instanceof TopologyError ? 'topology-error' : 'channel-lost', detail: text });
@@ -209,6 +227,8 @@ export class ConsumerSession extends EventEmitter<ConsumerSessionEvents> {
   }
 
   private lostChannel(why: string): void {
+    this.acks?.close();
+    this.acks = undefined;
     this.channel = undefined;
     this.consumerTag = undefined;
     const gone = this.deliveries.endAll(`${why} before it was settled; the broker redelivers it`);
@@ -217,7 +237,7 @@ export class ConsumerSession extends EventEmitter<ConsumerSessionEvents> {
     this.emitStats();
   }
 
-  private onDelivery(channel: Channel, message: ConsumeMessage | null): void {
+  private onDelivery(channel: Channel, acks: AckBatcher, message: ConsumeMessage | null): void {
     if (message === null) {
       // The broker cancelled the consumer: the queue was deleted (or failed over).
       const text = `queue '${this.options.topology.mainQueue}' was deleted or the broker cancelled the consumer; waiting for it to come back`;
@@ -233,6 +253,6 @@ export class ConsumerSession extends EventEmitter<ConsumerSessionEvents> {
     let retry = retryInfo(message.properties.headers, topology.mainQueue, topology.maxAttempts);
     // Ordered mode has no attempt limit: the hold counts the attempts.
     if (this.hold) retry = { ...retry, attempt: this.hold.attemptOf(message), maxAttempts: 0, remaining: null };
-    this.deliveries.track(channel, message, retry, Date.now());
+    this.deliveries.track(acks, message, retry, Date.now());
   }
 }

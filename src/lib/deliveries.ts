@@ -3,7 +3,8 @@
  * into what the flow gets, settled through `decide()` and the settler, and counted.
  */
 import type { EventEmitter } from 'node:events';
-import type { Channel, ConsumeMessage } from 'amqplib';
+import type { ConsumeMessage } from 'amqplib';
+import type { AckBatcher } from './ack-batcher';
 import type { RetryInfo } from './attempts';
 import { decide, onArrival, type Decision, type DecisionPolicy } from './decide';
 import type { FailureDetails } from './failure';
@@ -34,11 +35,12 @@ export class Deliveries {
   }
 
   /** Registers a delivery (with its settle timer) and hands it to the flow. */
-  track(channel: Channel, message: ConsumeMessage, retry: RetryInfo, receivedAt: number): void {
+  track(acks: AckBatcher, message: ConsumeMessage, retry: RetryInfo, receivedAt: number): void {
     const { registry, options } = this;
     this.counters.delivered += 1;
+    acks.arrived(message);
     const id = registry.nextId();
-    const entry: TrackedDelivery = { id, channel, message, retry, receivedAt, timer: undefined };
+    const entry: TrackedDelivery = { id, acks, message, retry, receivedAt, timer: undefined };
     registry.add(entry);
     if (options.settleTimeoutMs > 0) {
       entry.timer = setTimeout(() => void this.onSettleTimeout(id), options.settleTimeoutMs);

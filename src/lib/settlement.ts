@@ -1,5 +1,6 @@
 /** What settling a delivery means to the nodes: the actions, the outcome, and why a settle failed. */
-import type { Channel, ConsumeMessage } from 'amqplib';
+import type { ConsumeMessage } from 'amqplib';
+import type { AckBatcher } from './ack-batcher';
 import type { RetryInfo } from './attempts';
 import type { DeliveryStatus } from './delivery-registry';
 
@@ -8,7 +9,8 @@ export type SettleAction = 'ack' | 'retry' | 'park';
 /** A delivery waiting to be settled; it stays in the session's registry, never on `msg`. */
 export interface TrackedDelivery {
   id: string;
-  channel: Channel;
+  /** Settles on the channel it came from (acks batched per event-loop turn). */
+  acks: AckBatcher;
   message: ConsumeMessage;
   retry: RetryInfo;
   /** When the consumer received it (ms since epoch): the age of a message without other clues. */

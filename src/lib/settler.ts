@@ -33,7 +33,7 @@ export class Settler {
       case 'dead-letter':
         // requeue=false: the queue's dead-letter exchange takes it to the retry queue.
         try {
-          entry.channel.nack(entry.message, false, false);
+          entry.acks.nack(entry.message, false);
         } catch {
           throw this.stale(entry, action);
         }
@@ -54,7 +54,7 @@ export class Settler {
   /** amqplib throws when the channel closed under us: that is a stale delivery, not a crash. */
   private ack(entry: TrackedDelivery, action: SettleAction): void {
     try {
-      entry.channel.ack(entry.message);
+      entry.acks.ack(entry.message);
     } catch {
       throw this.stale(entry, action);
     }
@@ -97,7 +97,7 @@ export class Settler {
     const timer = setTimeout(() => {
       if (!this.options.usable(entry)) return;
       try {
-        entry.channel.nack(entry.message, false, true);
+        entry.acks.nack(entry.message, true);
       } catch {
         // Channel gone: the broker requeues it by itself.
       }

@@ -1,0 +1,118 @@
+import assert from 'node:assert/strict';
+import type { Message } from 'amqplib';
+import { AckBatcher, type AckChannel } from '../../src/lib/ack-batcher';
+
+/** A channel that records what would go to the broker, and a scheduler the test runs by hand. */
+function setup() {
+  const sent: string[] = [];
+  let throwOnAck = false;
+  const channel: AckChannel = {
+    ack: (m: Message, allUpTo?: boolean) => {
+      if (throwOnAck) throw new Error('Channel closed');
+      sent.push(`ack ${m.fields.deliveryTag}${allUpTo ? ' multiple' : ''}`);
+    },
+    nack: (m: Message, allUpTo?: boolean, requeue?: boolean) => {
+      sent.push(`nack ${m.fields.deliveryTag}${allUpTo ? ' multiple' : ''}${requeue ? ' requeue' : ''}`);
+    },
+  };
+  const flushes: Array<() => void> = [];
+  const batcher = new AckBatcher(channel, (flush) => flushes.push(flush));
+  const endTurn = () => {
+    for (const flush of flushes.splice(0)) flush();
+  };
+  const msg = (tag: number) => ({ fields: { deliveryTag: tag }, properties: {}, content: Buffer.alloc(0) }) as unknown as Message;
+  const arrive = (...tags: number[]) => tags.map((t) => {
+    const m = msg(t);
+    batcher.arrived(m);
+    return m;
+  });
+  return { sent, batcher, endTurn, arrive, failAcks: () => (throwOnAck = true), scheduled: () => flushes.length };
+}
+
+describe('ack batcher', () => {
+  it('writes the acks of one turn as one multiple-ack when nothing below them is unsettled', () => {
+    const { sent, batcher, endTurn, arrive } = setup();
+    const [m1, m2, m3] = arrive(1, 2, 3, 4);
+    batcher.ack(m2!);
+    batcher.ack(m1!);
+    batcher.ack(m3!);
+    assert.deepEqual(sent, [], 'nothing is written before the end of the turn while a delivery is in flight');
+    endTurn();
+    assert.deepEqual(sent, ['ack 3 multiple']);
+  });
+
+  it('writes at once when no other delivery is in flight (prefetch 1 waits for nothing)', () => {
+    const { sent, batcher, arrive, scheduled } = setup();
+    const [m1] = arrive(1);
+    batcher.ack(m1!);
+    assert.deepEqual(sent, ['ack 1 multiple']);
+    const [m2, m3] = arrive(2, 3);
+    batcher.ack(m3!);
+    batcher.ack(m2!);
+    assert.deepEqual(sent.slice(1), ['ack 3 multiple'], 'the last settle of a burst flushes the burst');
+    assert.equal(scheduled(), 1);
+  });
+
+  it('never covers an unsettled delivery: acks above it go one by one', () => {
+    const { sent, batcher, endTurn, arrive } = setup();
+    const [m1, m2, m3, m4] = arrive(1, 2, 3, 4, 5);
+    batcher.ack(m1!);
+    batcher.ack(m3!);
+    batcher.ack(m4!);
+    endTurn();
+    assert.deepEqual(sent, ['ack 1 multiple', 'ack 3', 'ack 4']);
+    batcher.ack(m2!);
+    endTurn();
+    assert.deepEqual(sent.slice(3), ['ack 2 multiple']);
+  });
+
+  it('writes nacks at once, and a nacked delivery no longer holds the multiple-ack back', () => {
+    const { sent, batcher, endTurn, arrive } = setup();
+    const [m1, m2, m3] = arrive(1, 2, 3, 4);
+    batcher.nack(m1!, false);
+    batcher.nack(m2!, true);
+    assert.deepEqual(sent, ['nack 1', 'nack 2 requeue']);
+    batcher.ack(m3!);
+    endTurn();
+    assert.deepEqual(sent.slice(2), ['ack 3 multiple']);
+  });
+
+  it('schedules one flush per turn', () => {
+    const { batcher, arrive, scheduled, endTurn } = setup();
+    const ms = arrive(1, 2, 3, 4, 5);
+    for (const m of ms.slice(0, 3)) batcher.ack(m);
+    assert.equal(scheduled(), 1);
+    endTurn();
+    batcher.ack(ms[3]!);
+    assert.equal(scheduled(), 1);
+  });
+
+  it('flush says whether it wrote, so a closing connection knows to wait for those frames', () => {
+    const { batcher, arrive } = setup();
+    const [m1] = arrive(1, 2);
+    assert.equal(batcher.flush(), false);
+    batcher.ack(m1!);
+    assert.equal(batcher.flush(), true);
+    assert.equal(batcher.sending, true);
+  });
+
+  it('after the channel closed, drops pending acks and refuses new settles', () => {
+    const { sent, batcher, endTurn, arrive } = setup();
+    const [m1, m2] = arrive(1, 2, 3);
+    batcher.ack(m1!);
+    batcher.close();
+    endTurn();
+    assert.deepEqual(sent, []);
+    assert.throws(() => batcher.ack(m2!), /Channel closed/);
+    assert.throws(() => batcher.nack(m2!, false), /Channel closed/);
+  });
+
+  it('a channel that throws on ack (closed under us) closes the batcher instead of crashing the flush', () => {
+    const { batcher, endTurn, arrive, failAcks } = setup();
+    const [m1, m2] = arrive(1, 2, 3);
+    batcher.ack(m1!);
+    failAcks();
+    assert.doesNotThrow(endTurn);
+    assert.throws(() => batcher.ack(m2!), /Channel closed/);
+  });
+});
