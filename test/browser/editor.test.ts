@@ -306,7 +306,8 @@ describe('editor in a real browser (chromium + playwright-core, packed package, 
     await row.waitFor({ state: 'visible' });
     assert.match((await row.textContent()) ?? '', /over the 100\.00 limit/);
     assert.match((await row.textContent()) ?? '', /4711/);
-    assert.equal(await broker.messageCount(names.parking), 1, 'peeking consumed the message');
+    // Peeking returns each message it read (a requeue the broker counts a moment later).
+    await waitFor(async () => (await broker.messageCount(names.parking)) === 1, 'the peeked message back in the parking queue');
     await screenshot('parking-browser.png', '#red-ui-sidebar');
 
     await row.locator('input.rmq-parking-pick').check();
@@ -316,5 +317,25 @@ describe('editor in a real browser (chromium + playwright-core, packed package, 
     await row.waitFor({ state: 'detached' });
     assert.equal(await broker.messageCount(names.parking), 0);
     assert.deepEqual(takeErrors(), []);
+  });
+
+  it('speaks Russian and Ukrainian to a browser set to those languages', async function () {
+    for (const [locale, check, tab] of [
+      ['ru-RU', 'Проверить топологию', 'парковка'],
+      ['uk-UA', 'Перевірити топологію', 'паркування'],
+    ] as const) {
+      const context = await browser!.newContext({ locale });
+      try {
+        const localized = await context.newPage();
+        await localized.goto(red!.base);
+        await localized.waitForFunction(() => typeof RED !== 'undefined' && !!RED.nodes?.getType?.('retry-config'), null, { timeout: 60_000 });
+        const texts = await localized.evaluate(
+          () => [RED as unknown as { _(key: string): string }].map((r) => [r._('node-red-contrib-rabbitmq-retry/retry-config:retry-config.check.button'), r._('node-red-contrib-rabbitmq-retry/park-replay:park-replay.browser.tab')])[0],
+        );
+        assert.deepEqual(texts, [check, tab], locale);
+      } finally {
+        await context.close();
+      }
+    }
   });
 });
