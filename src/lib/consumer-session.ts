@@ -155,8 +155,9 @@ export class ConsumerSession extends EventEmitter<ConsumerSessionEvents> {
   }
 
   private async setup(): Promise<void> {
-    // One setup at a time: a reconnect and a scheduled re-check may both ask for one.
-    if (this.stopped || this.channel || this.settingUp) return;
+    // One setup at a time: a reconnect and a scheduled re-check may both ask for one. None without a
+    // connection (a re-check scheduled just before it was lost): its `connected` event starts one.
+    if (this.stopped || this.channel || this.settingUp || !this.options.connection.connection) return;
     this.settingUp = true;
     try {
       await this.setupOnce();
@@ -199,6 +200,12 @@ export class ConsumerSession extends EventEmitter<ConsumerSessionEvents> {
       this.emitStats();
     } catch (err) {
       if (this.stopped) return;
+      if (!connection.connection) {
+        // The connection went down during the setup: not the consumer's error; the reconnect sets up again.
+        this.channel = undefined;
+        this.setState({ phase: 'waiting-for-connection' });
+        return;
+      }
       const text = err instanceof TopologyError ? err.message : `cannot consume '${this.options.topology.mainQueue}': ${(err as Error).message}`;
       if (this.channel) {
         const ch = this.channel;

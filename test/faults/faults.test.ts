@@ -79,11 +79,13 @@ describe('fault suite: the packed package in a real Node-RED against a broker th
           this.skip();
         }
       }
-      const { row, missing, statuses, log } = await runFault(fault, await launch, userDir);
+      const { row, missing, statuses, consumerErrors, log } = await runFault(fault, await launch, userDir);
       rows.push(row);
       assert.equal(row.lost, 0, `${row.lost} confirmed message(s) LOST after ${fault.name}: ${missing.lost.slice(0, 20).join(', ')}${log}`);
       assert.equal(missing.stuck.length, 0, `${missing.stuck.length} message(s) neither processed nor parked after ${fault.name}, left in queues: ${missing.stuck.slice(0, 20).join(', ')}${log}`);
       assert.equal(statuses, undefined, `a status stuck after ${fault.name}: ${statuses ?? ''}${log}`);
+      // An outage the consumer rides out is the broker node's warning, not an error of the consumer.
+      assert.deepEqual(consumerErrors, [], `the consumer logged errors during ${fault.name}${log}`);
     });
   }
 });
@@ -94,6 +96,8 @@ interface RunResult {
   missing: { lost: string[]; stuck: string[] };
   /** The nodes' latest statuses when they did not show a consuming, connected flow at the end. */
   statuses: string | undefined;
+  /** `[error]` lines of the retry consumer, from every Node-RED process of the run. */
+  consumerErrors: string[];
   log: string;
 }
 
@@ -157,7 +161,11 @@ async function runFault(fault: Fault, launch: NodeRedLaunch, userDir: string): P
       left: left.length,
       recovery: recoveries.some((r) => r === undefined) ? undefined : Math.max(...(recoveries as number[])),
     };
-    return { row, missing: { lost, stuck }, statuses, log: log() };
+    const consumerErrors = [...outputs, red.output]
+      .join('\n')
+      .split('\n')
+      .filter((line) => line.includes('[error] [retry-consumer:'));
+    return { row, missing: { lost, stuck }, statuses, consumerErrors, log: log() };
   } finally {
     await red.stop();
     mkdirSync(LOG_DIR, { recursive: true });
