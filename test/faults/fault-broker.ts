@@ -1,11 +1,14 @@
 /**
- * The fault suite's own RabbitMQ nodes (scripts/rabbitmq-node.sh), on ports no other test uses, so the
- * suite may stop, restart and alarm them: a single node `faults` (AMQP 5691, management 15691).
+ * The fault suite's own RabbitMQ node (scripts/rabbitmq-node.sh), so the suite may stop, restart and
+ * alarm it: `faults-<pid>`, on AMQP 5691 / management 15691 / distribution 25691 when those are free,
+ * else on free ports — two runs at once (CI, an engineer) never stop or reset each other's node.
  */
 import { execFile } from 'node:child_process';
+import { createServer } from 'node:net';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import * as amqp from 'amqplib';
+import { freePorts } from '../helpers/private-node';
 
 const run = promisify(execFile);
 const NODE_SCRIPT = path.resolve(__dirname, '../../scripts/rabbitmq-node.sh');
@@ -25,7 +28,7 @@ export async function waitUntil(condition: () => Promise<boolean>, what: string,
 /** scripts/rabbitmq-node.sh with these arguments; its output. */
 export async function nodeScript(...args: string[]): Promise<string> {
   try {
-    return (await run('bash', [NODE_SCRIPT, ...args], { timeout: 180_000 })).stdout;
+    return (await run('bash', [NODE_SCRIPT, ...args], { timeout: 180_000, env: { ...process.env, RABBITMQ_NODE_DIST_PORT: String(ports.dist) } })).stdout;
   } catch (err) {
     const e = err as Error & { stdout?: string; stderr?: string };
     throw new Error(`scripts/rabbitmq-node.sh ${args.join(' ')} failed: ${e.message}\n${e.stdout ?? ''}${e.stderr ?? ''}`, { cause: err });
@@ -60,12 +63,29 @@ export interface BrokerNode {
   startNode(): Promise<void>;
 }
 
-const SINGLE = { name: 'faults', amqp: 5691, management: 15691 };
+const NAME = `faults-${process.pid}`;
+/** The suite's ports; `choosePorts` replaces them with free ones when another process holds them. */
+const ports = { amqp: 5691, management: 15691, dist: 25691 };
+
+function portFree(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const server = createServer();
+    server.once('error', () => resolve(false));
+    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
+  });
+}
+
+async function choosePorts(): Promise<void> {
+  const wanted = [ports.amqp, ports.management, ports.dist];
+  if ((await Promise.all(wanted.map(portFree))).every(Boolean)) return;
+  const [amqpPort, management, dist] = await freePorts(3);
+  Object.assign(ports, { amqp: amqpPort, management, dist });
+}
 
 function single(): BrokerNode {
-  const url = `amqp://guest:guest@127.0.0.1:${SINGLE.amqp}`;
+  const url = `amqp://guest:guest@127.0.0.1:${ports.amqp}`;
   const start = async (): Promise<void> => {
-    await nodeScript('start', SINGLE.name, String(SINGLE.amqp), String(SINGLE.management));
+    await nodeScript('start', NAME, String(ports.amqp), String(ports.management));
     await acceptingConnections(url);
   };
   return {
@@ -73,9 +93,9 @@ function single(): BrokerNode {
     url,
     urls: [url],
     nodeRedUrl: url,
-    ctl: (...args) => nodeScript('ctl', SINGLE.name, ...args),
+    ctl: (...args) => nodeScript('ctl', NAME, ...args),
     stopNode: async () => {
-      await nodeScript('stop', SINGLE.name);
+      await nodeScript('stop', NAME);
     },
     startNode: start,
   };
@@ -89,7 +109,7 @@ export function brokerNode(kind: BrokerKind): Promise<BrokerNode> {
   if (!node) {
     node = (async () => {
       if (kind !== 'single') throw new Error(`no ${kind} broker in this suite yet`);
-      await nodeScript('reset', SINGLE.name);
+      await choosePorts();
       const broker = single();
       await broker.startNode();
       return broker;
@@ -101,6 +121,6 @@ export function brokerNode(kind: BrokerKind): Promise<BrokerNode> {
 
 /** Stops every node the suite started and deletes its data. */
 export async function resetBrokerNodes(): Promise<void> {
-  if (started.has('single')) await nodeScript('reset', SINGLE.name);
+  if (started.has('single')) await nodeScript('reset', NAME);
   started.clear();
 }

@@ -107,6 +107,8 @@ async function runFault(fault: Fault, launch: NodeRedLaunch, userDir: string): P
   const flow = faultFlow(names, { quorum: fault.broker === 'cluster' });
   await withChannel(broker.url, (ch) => ch.assertQueue(names.processedQueue, { durable: true }));
   const outputs: string[] = [];
+  // No flow of an earlier run: it would declare that run's (deleted) queues again and be stopped mid-setup.
+  writeFileSync(path.join(userDir, 'flows.json'), '[]');
   let red = await NodeRedProcess.start({ launch, userDir, env: { AMQP_URL: broker.nodeRedUrl } });
   const log = (): string => `\n--- Node-RED output ---\n${[...outputs, red.output].join('\n--- restarted ---\n').slice(-8000)}`;
   const accounting = new Accounting();

@@ -29,7 +29,7 @@ export function canStartPrivateNode(): boolean {
 }
 
 /** Ports nobody listens on now, all held open together so they differ. */
-async function freePorts(count: number): Promise<number[]> {
+export async function freePorts(count: number): Promise<number[]> {
   const servers: Server[] = [];
   try {
     for (let i = 0; i < count; i++) {
