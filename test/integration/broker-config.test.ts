@@ -82,6 +82,20 @@ describe('broker configuration problems in the Node-RED runtime (real broker)', 
     assert.ok(!statusCalls().some((c) => /connecting|retry in/.test(String(c.status.text))), 'nothing may try to connect');
   });
 
+  it('refuses a TLS configuration whose files cannot be read, naming it, instead of connecting without them', async () => {
+    const url = new URL(AMQP_URL);
+    url.protocol = 'amqps:';
+    await loadFlow([
+      tab(),
+      brokerNode({ url: url.toString(), tlsConfig: 'tls' }),
+      { id: 'tls', type: 'tls-config', name: 'private CA', cert: '', key: '', ca: '/nonexistent/ca.pem', verifyservercert: true },
+      configNode(names),
+      consumerNode([[]]),
+    ]);
+    const expected = "TLS configuration 'private CA' cannot be used: its certificate, key or CA file could not be read (see the log)";
+    await waitFor(() => lastStatus('consumer') === expected, `the refusal on the consumer (status: ${lastStatus('consumer')})`);
+  });
+
   it('connects to the first of several URLs that answers, and names each that did not', async () => {
     const live = new URL(AMQP_URL);
     await load({ url: `amqp://guest:guest@127.0.0.1:1, ${AMQP_URL}` });
