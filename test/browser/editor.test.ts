@@ -1,7 +1,8 @@
 /**
  * The editor in a real browser: Debian's chromium, driven by playwright-core, against a Node-RED
  * 4.1 started by the test with the PACKED package in a fresh user directory (see
- * ../e2e/node-red-process.ts). Writes the README's screenshots to docs/images/.
+ * ../e2e/node-red-process.ts). Takes the README's screenshots: into docs/images/ with
+ * UPDATE_SCREENSHOTS=1 (to commit them), otherwise into a temp dir so a test run leaves the tree clean.
  *
  * Without /usr/bin/chromium (or CHROMIUM_PATH) the suite is skipped on a developer machine and FAILS
  * under CI=true: .ci/run installs chromium with apt.
@@ -16,7 +17,7 @@ import { NodeRedProcess, packPackage, PACKAGE, repoPackage, userDirWith } from '
 import { nodeRed4 } from '../e2e/node-red-runtimes';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const IMAGES = path.resolve(__dirname, '../../docs/images');
+const IMAGES = process.env.UPDATE_SCREENSHOTS === '1' ? path.resolve(__dirname, '../../docs/images') : path.join(os.tmpdir(), 'rabbitmq-retry-screenshots');
 const CONFIG_TYPES = ['retry-broker', 'retry-config'];
 const FLOW_TYPES = Object.keys(repoPackage['node-red'].nodes).filter((t) => !CONFIG_TYPES.includes(t));
 
