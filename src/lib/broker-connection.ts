@@ -73,6 +73,8 @@ export class BrokerConnection extends EventEmitter<BrokerConnectionEvents> {
 
   constructor(private readonly options: BrokerConnectionOptions) {
     super();
+    // Every consumer session and user node of this broker listens here: dozens are normal, not a leak.
+    this.setMaxListeners(0);
     let targets = options.targets ?? [];
     let configError = options.configError;
     if (!options.targets && !configError) {
