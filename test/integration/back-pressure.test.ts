@@ -197,6 +197,9 @@ describe('publishing under back-pressure (a private broker node with a real memo
     helper.getNode('seen').on('input', (msg: Msg) => seen.push(msg));
     helper.getNode('parked').on('input', (msg: Msg) => parked.push(msg));
     const buffer = (helper.getNode('broker') as unknown as RetryBrokerNode).connection.publishers.buffer;
+    const consumerStatuses: string[] = [];
+    helper.getNode('consumer').on('call:status', (call: { args: Array<{ text?: string }> }) => consumerStatuses.push(call.args[0]?.text ?? ''));
+    const consumerStatus = () => consumerStatuses[consumerStatuses.length - 1] ?? '';
     try {
       await waitFor(async () => (await consumersOf(names.mainQueue)) === 1, 'the consumer');
       const ch = await admin.createConfirmChannel();
@@ -212,6 +215,8 @@ describe('publishing under back-pressure (a private broker node with a real memo
       park.receive(seen[1]!);
       await waitFor(() => buffer.state.messages === 1, 'the second park waiting in the buffer');
       assert.equal(parked.length, 0, 'no original is acked before its parked copy is confirmed');
+      // The consumer says why its parks do not complete.
+      await waitFor(() => consumerStatus().endsWith(' · blocked by broker: low on memory'), 'the consumer status to name the block');
 
       await setAlarm(false);
       await waitFor(() => parked.length === 2, 'both messages parked');

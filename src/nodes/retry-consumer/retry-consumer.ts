@@ -31,9 +31,11 @@ function statsText(stats: SessionStats, t: Translate): string {
   return t('retry-consumer.status.stats', { inFlight: stats.inFlight, acked: stats.acked, retried: stats.retried, parked: stats.parked }) + waiting;
 }
 
-function sessionStatus(state: SessionState, stats: SessionStats, t: Translate): NodeStatus | undefined {
+function sessionStatus(state: SessionState, stats: SessionStats, t: Translate, blockedBy: string | undefined): NodeStatus | undefined {
   switch (state.phase) {
     case 'consuming':
+      // Parks and tier retries wait while the broker blocks publishing: say why messages stay in flight.
+      if (blockedBy !== undefined) return { fill: 'yellow', shape: 'dot', text: statsText(stats, t) + t('retry-consumer.status.brokerBlocked', { reason: blockedBy }) };
       // Yellow while the parking queue holds messages: someone should look at them.
       return { fill: stats.parkingDepth ? 'yellow' : 'green', shape: 'dot', text: statsText(stats, t) };
     case 'blocked':
@@ -97,9 +99,10 @@ export = function register(RED: NodeAPI): void {
 
     let statusTimer: NodeJS.Timeout | undefined;
     let lastText = '';
+    const buffer = broker.connection.publishers.buffer;
     const showStatus = (): void => {
       statusTimer = undefined;
-      const status = sessionStatus(session.state, session.stats, t) ?? broker.connectionStatus();
+      const status = sessionStatus(session.state, session.stats, t, buffer.state.blockedBy) ?? broker.connectionStatus();
       if (status.text !== lastText) {
         lastText = status.text ?? '';
         node.status(status);
@@ -117,6 +120,7 @@ export = function register(RED: NodeAPI): void {
     });
     session.on('stats', scheduleStatus);
     session.on('state', showStatus);
+    buffer.on('change', scheduleStatus);
     session.on('warning', (text) => node.warn(text));
     session.on('error', (text) => node.error(text));
 
@@ -138,6 +142,7 @@ export = function register(RED: NodeAPI): void {
 
     node.on('close', (_removed, done) => {
       clearTimeout(statusTimer);
+      buffer.off('change', scheduleStatus);
       stopEvents?.();
       removeGauges();
       // Messages still unsettled go back to the queue when the channel closes: redelivered, not lost.
