@@ -125,7 +125,7 @@ describe('connection errors in words', () => {
 describe('one shared connection for many nodes', () => {
   it('takes a listener per consumer session for any number of sessions, without a memory-leak warning in the log', async () => {
     const { BrokerConnection } = await import('../../src/lib/broker-connection');
-    const connection = new BrokerConnection({ url: 'amqp://127.0.0.1:1' });
+    const connection = new BrokerConnection({ url: 'amqp://127.0.0.1:1', connectionName: 'listeners test', reconnect: { initialMs: 1000, maxMs: 1000 } });
     const warnings: string[] = [];
     const onWarning = (warning: Error): void => void warnings.push(warning.name);
     process.on('warning', onWarning);
