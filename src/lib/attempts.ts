@@ -15,6 +15,14 @@ export const ATTEMPT_HEADER = 'retry-attempt';
 /** Header this package writes when it republishes a message: when it was first seen (ms since epoch). */
 export const FIRST_SEEN_HEADER = 'retry-first-seen';
 
+/**
+ * Headers this package writes when it republishes a message for a retry: the exchange and routing key
+ * it was first published with. A republished copy travels through the retry route, and RabbitMQ 4
+ * ignores the copy's `x-death`, so without them the original route would be lost.
+ */
+export const ORIGINAL_EXCHANGE_HEADER = 'retry-original-exchange';
+export const ORIGINAL_ROUTING_KEY_HEADER = 'retry-original-routing-key';
+
 /** One `x-death` entry, as plain data (times as ISO strings). */
 export interface DeathRecord {
   queue: string;
@@ -194,14 +202,22 @@ export function firstSeenMs(headers: Headers, timestamp: unknown, mainQueue: str
 
 /**
  * Where the message was originally published: the exchange and routing key recorded when it was
- * first rejected from the main queue, else those of the current delivery.
+ * first rejected from the main queue, else those the package wrote on a republished retry, else
+ * those of the current delivery.
  */
 export function originalRoute(
   headers: Headers,
   mainQueue: string,
   delivered: { exchange: string; routingKey: string },
 ): { exchange: string; routingKey: string } {
+  // A first delivery carries neither: skip reading x-death (the hot path).
+  if (!headers || (headers['x-death'] === undefined && headers[ORIGINAL_ROUTING_KEY_HEADER] === undefined)) {
+    return { exchange: delivered.exchange, routingKey: delivered.routingKey };
+  }
   const death = findDeath(readDeaths(headers), mainQueue, 'rejected');
-  if (!death) return { exchange: delivered.exchange, routingKey: delivered.routingKey };
-  return { exchange: death.exchange, routingKey: death.routingKeys[0] ?? delivered.routingKey };
+  if (death) return { exchange: death.exchange, routingKey: death.routingKeys[0] ?? delivered.routingKey };
+  const exchange = asText(headers[ORIGINAL_EXCHANGE_HEADER]);
+  const routingKey = asText(headers[ORIGINAL_ROUTING_KEY_HEADER]);
+  if (exchange !== undefined && routingKey !== undefined) return { exchange, routingKey };
+  return { exchange: delivered.exchange, routingKey: delivered.routingKey };
 }

@@ -4,7 +4,7 @@
  * branch is unit-tested without a broker; `settler.ts` carries the decision out.
  */
 import type { MessageProperties, Options } from 'amqplib';
-import { attemptsExhausted, firstSeenMs, malformedDeathHeader, type RetryInfo } from './attempts';
+import { attemptsExhausted, firstSeenMs, malformedDeathHeader, originalRoute, type RetryInfo } from './attempts';
 import { firstFailureMs, type FailureDetails } from './failure';
 import { parkedPublishOptions, retryPublishOptions } from './parking';
 import type { SettleAction } from './settlement';
@@ -89,9 +89,10 @@ export function decide(policy: DecisionPolicy, delivery: Decidable, action: Sett
       } else if (policy.route === 'dead-letter') {
         return DEAD_LETTER;
       } else {
-        const { properties } = delivery.message;
+        const { properties, fields } = delivery.message;
         const firstFailure = firstFailureMs(properties.headers, topology.mainQueue, now);
-        const options = retryPublishOptions(properties, retry.attempt, seen ?? firstSeen(policy, delivery), firstFailure);
+        const route = originalRoute(properties.headers, topology.mainQueue, fields);
+        const options = retryPublishOptions(properties, retry.attempt, seen ?? firstSeen(policy, delivery), route, firstFailure);
         return { kind: 'republish', queue: retryQueueFor(topology, retry.attempt), options };
       }
     }

@@ -4,7 +4,7 @@
  * publish. Pure.
  */
 import type { ConsumeMessage, MessageProperties, Options } from 'amqplib';
-import type { RetryInfo } from './attempts';
+import { originalRoute, type RetryInfo } from './attempts';
 
 /** What a delivery becomes on `msg.amqp`: plain data only. */
 export interface AmqpInfo {
@@ -91,12 +91,17 @@ export function copiedProperties(p: MessageProperties): Options.Publish {
   return pickDefined(p, COPIED_PROPERTY_KEYS);
 }
 
+/**
+ * `queue` is the main queue. Exchange and routing key are where the message was first published: a
+ * retried message comes back through the retry route, which a flow (msg.topic) must not see.
+ */
 export function toAmqpInfo(deliveryId: string, queue: string, message: ConsumeMessage): AmqpInfo {
+  const route = originalRoute(message.properties.headers, queue, message.fields);
   return {
     deliveryId,
     queue,
-    exchange: message.fields.exchange,
-    routingKey: message.fields.routingKey,
+    exchange: route.exchange,
+    routingKey: route.routingKey,
     redelivered: message.fields.redelivered,
     deliveryTag: message.fields.deliveryTag,
     consumerTag: message.fields.consumerTag,

@@ -1,6 +1,6 @@
 /** What a parked message looks like: the original body and properties plus failure headers. Pure. */
 import type { MessageProperties, Options } from 'amqplib';
-import { ATTEMPT_HEADER, FIRST_SEEN_HEADER, malformedDeathHeader, originalRoute } from './attempts';
+import { ATTEMPT_HEADER, FIRST_SEEN_HEADER, malformedDeathHeader, ORIGINAL_EXCHANGE_HEADER, ORIGINAL_ROUTING_KEY_HEADER, originalRoute } from './attempts';
 import { failureHeaders, FIRST_FAILURE_HEADER, type FailureDetails } from './failure';
 import { copiedProperties } from './message-info';
 
@@ -63,11 +63,23 @@ function withoutMalformedDeath(headers: Record<string, unknown>): Record<string,
 
 /**
  * A copy of a message for its next attempt, published to a retry queue: the original properties and
- * headers, plus the package's attempt and first-seen headers (RabbitMQ 4 ignores a republished
- * `x-death`, so the count must travel in a header of the package's own).
+ * headers, plus the package's attempt, first-seen and original-route headers (RabbitMQ 4 ignores a
+ * republished `x-death`, so they must travel in headers of the package's own). `route` is where the
+ * message was first published (`originalRoute`).
  */
-export function retryPublishOptions(p: MessageProperties, failedAttempts: number, firstSeenMs: number, firstFailureMs?: number): Options.Publish {
-  const headers: Record<string, unknown> = Object.assign({}, p.headers, { [ATTEMPT_HEADER]: failedAttempts, [FIRST_SEEN_HEADER]: firstSeenMs });
+export function retryPublishOptions(
+  p: MessageProperties,
+  failedAttempts: number,
+  firstSeenMs: number,
+  route: { exchange: string; routingKey: string },
+  firstFailureMs?: number,
+): Options.Publish {
+  const headers: Record<string, unknown> = Object.assign({}, p.headers, {
+    [ATTEMPT_HEADER]: failedAttempts,
+    [FIRST_SEEN_HEADER]: firstSeenMs,
+    [ORIGINAL_EXCHANGE_HEADER]: route.exchange,
+    [ORIGINAL_ROUTING_KEY_HEADER]: route.routingKey,
+  });
   if (firstFailureMs !== undefined) headers[FIRST_FAILURE_HEADER] = firstFailureMs;
   return Object.assign(copiedProperties(p), { headers: withoutMalformedDeath(headers), persistent: p.deliveryMode === 2, mandatory: true });
 }

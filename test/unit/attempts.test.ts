@@ -88,6 +88,18 @@ describe('attempts from x-death', () => {
     assert.deepEqual(originalRoute(undefined, 'main-queue', { exchange: 'ex', routingKey: 'rk' }), { exchange: 'ex', routingKey: 'rk' });
   });
 
+  it('finds the original route of a republished retry in the package headers (RabbitMQ 4 drops its x-death)', () => {
+    const republished = { 'retry-attempt': 1, 'retry-original-exchange': 'orders', 'retry-original-routing-key': 'orders.cancelled' };
+    assert.deepEqual(originalRoute(republished, 'main-queue', { exchange: '', routingKey: 'main-queue' }), { exchange: 'orders', routingKey: 'orders.cancelled' });
+    // The broker's own record wins where there is one.
+    assert.deepEqual(originalRoute({ ...thirdDelivery, ...republished }, 'main-queue', { exchange: '', routingKey: 'main-queue' }), {
+      exchange: 'main-exchange',
+      routingKey: 'srvc.transact.cash',
+    });
+    // Only one of the two headers: not trusted.
+    assert.deepEqual(originalRoute({ 'retry-original-routing-key': 'x' }, 'main-queue', { exchange: 'ex', routingKey: 'rk' }), { exchange: 'ex', routingKey: 'rk' });
+  });
+
   describe('recorded from RabbitMQ 3.10.8 and 4.0.5', () => {
     for (const version of ['3.10.8', '4.0.5'] as const) {
       it(`${version}: the pure broker cycle counts attempt 3 on the third delivery`, () => {

@@ -62,10 +62,12 @@ describe('parked message', () => {
     assert.equal(clampReason('x'.repeat(2000)).length, 1000);
   });
 
-  it('gives a retried copy the attempt and first-seen headers, keeping persistence as it was', () => {
-    const retried = retryPublishOptions(properties, 2, 1234);
+  it('gives a retried copy the attempt, first-seen and original-route headers, keeping persistence as it was', () => {
+    const retried = retryPublishOptions(properties, 2, 1234, { exchange: 'orders', routingKey: 'orders.cancelled' });
     assert.equal(retried.headers?.['retry-attempt'], 2);
     assert.equal(retried.headers?.['retry-first-seen'], 1234);
+    assert.equal(retried.headers?.['retry-original-exchange'], 'orders');
+    assert.equal(retried.headers?.['retry-original-routing-key'], 'orders.cancelled');
     assert.equal(retried.headers?.custom, 'kept');
     assert.equal(retried.persistent, false);
     assert.equal(retried.mandatory, true);
