@@ -3,7 +3,7 @@
  * first published (confirmed, mandatory) and only then removed from the parking queue.
  */
 import type { MessageProperties, Options } from 'amqplib';
-import { ATTEMPT_HEADER, FIRST_SEEN_HEADER, readDeaths } from './attempts';
+import { ATTEMPT_HEADER, FIRST_SEEN_HEADER, ORIGINAL_EXCHANGE_HEADER, ORIGINAL_ROUTING_KEY_HEADER, readDeaths } from './attempts';
 import type { BrokerConnection } from './broker-connection';
 import { FAILURE_HEADERS, FIRST_FAILURE_HEADER } from './failure';
 import { copiedProperties } from './message-info';
@@ -33,11 +33,13 @@ export function replayTarget(headers: Record<string, unknown> | undefined, topol
 }
 
 /**
- * The replayed copy: original properties and headers without the park headers; with `resetAttempts`
+ * The replayed copy: original properties and headers without the park headers and the retry route's
+ * record of the original route (the copy is published to that route itself); with `resetAttempts`
  * also without the attempt history, so the message gets its full number of attempts again.
  */
 export function replayPublishOptions(properties: MessageProperties, resetAttempts: boolean): Options.Publish {
   const dropped = new Set<string>([...Object.values(PARK_HEADERS), ...Object.values(FAILURE_HEADERS)].filter((name) => name !== ATTEMPT_HEADER));
+  dropped.add(ORIGINAL_EXCHANGE_HEADER).add(ORIGINAL_ROUTING_KEY_HEADER);
   if (resetAttempts) for (const name of [ATTEMPT_HEADER, FIRST_SEEN_HEADER, FIRST_FAILURE_HEADER, ...BROKER_DEATH_HEADERS]) dropped.add(name);
   const original = properties.headers ?? {};
   const headers = Object.fromEntries(Object.entries(original).filter(([name]) => !dropped.has(name)));
