@@ -24,6 +24,7 @@ import { Settler } from './settler';
 import { applyTopology, TopologyError } from './topology-broker';
 import { planTopology, retryQueueNames, type TopologyPlan } from './topology';
 
+const PAUSED: SessionState = { phase: 'paused', detail: 'paused' };
 const RECHECK_BACKOFF = { initialMs: 2000, maxMs: 60_000, factor: 2, jitter: 0.1 };
 
 export class ConsumerSession extends EventEmitter<ConsumerSessionEvents> {
@@ -41,6 +42,7 @@ export class ConsumerSession extends EventEmitter<ConsumerSessionEvents> {
   private lastReported = '';
   private current: SessionState = { phase: 'waiting-for-connection' };
   private settingUp = false;
+  private paused = false;
   private readonly onConnected = (): void => void this.setup();
   private readonly onDisconnected = (): void => this.lostChannel('connection to the broker lost');
   private readonly onClosing = (wrote: () => void): void => {
@@ -52,14 +54,15 @@ export class ConsumerSession extends EventEmitter<ConsumerSessionEvents> {
   constructor(private readonly options: ConsumerSessionOptions) {
     super();
     const { topology, connection, ordered } = options;
-    this.plan = planTopology(topology);
+    // Ordered across Node-RED instances: the broker feeds one consumer of the queue at a time.
+    this.plan = planTopology(ordered ? { ...topology, singleActiveConsumer: true } : topology);
     this.hold = ordered
       ? new OrderedHold(ordered.pauseMs, {
           usable: this.usable,
           redeliver: (entry, attempt) => this.deliveries.track(entry.acks, entry.message, { ...entry.retry, attempt }, entry.receivedAt),
           blocked: (detail) => {
             if (detail !== undefined) this.setState({ phase: 'blocked', detail });
-            else if (!this.stopped && this.channel) this.setState({ phase: 'consuming' });
+            else if (!this.stopped && this.channel) this.setState(this.paused ? PAUSED : { phase: 'consuming' });
           },
         })
       : undefined;
@@ -72,6 +75,7 @@ export class ConsumerSession extends EventEmitter<ConsumerSessionEvents> {
       invalidBody: options.invalidBody,
       metrics: options.metrics,
     });
+    this.on('stats', () => void this.applyPause());
     const watched = { main: topology.mainQueue, retry: retryQueueNames(topology), parking: topology.parkingQueue };
     this.parkingWatch = new ParkingWatch(connection, watched, () => !this.stopped && this.current.phase === 'consuming', () => this.emitStats());
   }
@@ -138,6 +142,43 @@ export class ConsumerSession extends EventEmitter<ConsumerSessionEvents> {
     return this.deliveries.settle(id, action, reason, failure);
   }
 
+  /** Stops taking messages (basic.cancel; in-flight ones are still settled) until resumed, over reconnects too. */
+  async pause(): Promise<void> {
+    if (this.paused || this.stopped) return;
+    this.paused = true;
+    if (this.channel) this.setState(PAUSED);
+    await this.applyPause();
+  }
+
+  async resume(): Promise<void> {
+    if (!this.paused || this.stopped) return;
+    this.paused = false;
+    const { channel, acks } = this;
+    if (!channel || !acks) return this.setup();
+    if (!this.consumerTag) await this.consume(channel, acks).catch(() => undefined); // closed: set up anew
+    if (this.consumerTag) this.setState({ phase: 'consuming' });
+  }
+
+  /** Cancels a paused consumer. Ordered: once nothing is in flight, closes the channel, so a held message goes back
+   * to the head as the standby gets active (after a cancel alone RabbitMQ 4 feeds the standby the next one at once,
+   * and 3.10 never activates it while we hold an unacked message). */
+  private async applyPause(): Promise<void> {
+    const { channel, consumerTag } = this;
+    if (!this.paused || !channel || !consumerTag || (this.hold && this.deliveries.inFlight > 0)) return;
+    this.consumerTag = undefined;
+    if (this.hold) {
+      this.hold.drop();
+      this.acks?.flush(); // the last ack goes out before the close
+      this.acks?.close();
+      [this.acks, this.channel] = [undefined, undefined];
+    }
+    await (this.hold ? channel.close() : channel.cancel(consumerTag)).catch(() => undefined);
+  }
+
+  private async consume(channel: Channel, acks: AckBatcher): Promise<void> {
+    this.consumerTag = (await channel.consume(this.options.topology.mainQueue, (m) => this.onDelivery(channel, acks, m), { noAck: false })).consumerTag;
+  }
+
   private setState(state: SessionState): void {
     this.current = state;
     this.emit('state', state);
@@ -185,8 +226,7 @@ export class ConsumerSession extends EventEmitter<ConsumerSessionEvents> {
       this.acks = acks;
       channel.on('close', () => this.onChannelClosed(channel));
       await channel.prefetch(this.options.prefetch);
-      const { consumerTag } = await channel.consume(this.options.topology.mainQueue, (m) => this.onDelivery(channel, acks, m), { noAck: false });
-      this.consumerTag = consumerTag;
+      if (!this.paused) await this.consume(channel, acks);
       if (this.stopped) {
         // Stopped while this setup was under way: stop() could not see the channel yet.
         this.channel = undefined;
@@ -196,7 +236,7 @@ export class ConsumerSession extends EventEmitter<ConsumerSessionEvents> {
       }
       this.setupAttempt = 0;
       this.lastReported = '';
-      this.setState({ phase: 'consuming' });
+      this.setState(this.paused ? PAUSED : { phase: 'consuming' });
       this.emitStats();
     } catch (err) {
       if (this.stopped) return;
@@ -256,6 +296,7 @@ export class ConsumerSession extends EventEmitter<ConsumerSessionEvents> {
       }
       return;
     }
+    if (channel !== this.channel) return; // let go of (paused, stopped): the broker requeues it
     const { topology } = this.options;
     let retry = retryInfo(message.properties.headers, topology.mainQueue, topology.maxAttempts);
     // Ordered mode has no attempt limit: the hold counts the attempts.

@@ -17,6 +17,8 @@ export interface OrderedHoldHost {
 
 export class OrderedHold {
   private held: { since: Date; attempt: number; content: Buffer; messageId: unknown } | undefined;
+  /** The held delivery and the timer that runs it again. */
+  private waiting: { entry: TrackedDelivery; timer: NodeJS.Timeout } | undefined;
 
   constructor(
     private readonly pauseMs: number,
@@ -36,9 +38,23 @@ export class OrderedHold {
     this.held = { since, attempt, content: entry.message.content, messageId: entry.message.properties.messageId as unknown };
     this.host.blocked(`blocked since ${since.toISOString()}, attempt ${attempt}${reason ? `: ${reason}` : ''}`);
     const timer = setTimeout(() => {
+      this.waiting = undefined;
       if (this.host.usable(entry)) this.host.redeliver(entry, attempt + 1);
     }, this.pauseMs);
     timer.unref?.();
+    this.waiting = { entry, timer };
+  }
+
+  /**
+   * Stops holding (the consumer is paused): the held delivery, if one waits for its next run, is
+   * returned for the caller to hand back to the queue, where it stays first in line.
+   */
+  drop(): TrackedDelivery | undefined {
+    const waiting = this.waiting;
+    this.waiting = undefined;
+    if (waiting) clearTimeout(waiting.timer);
+    this.release();
+    return waiting?.entry;
   }
 
   /** The held message was acked or parked: processing goes on. */

@@ -30,7 +30,7 @@ export interface Settled {
   durationMs: number;
 }
 
-export type SessionPhase = 'waiting-for-connection' | 'checking-topology' | 'consuming' | 'blocked' | 'topology-error' | 'channel-lost' | 'stopped';
+export type SessionPhase = 'waiting-for-connection' | 'checking-topology' | 'consuming' | 'paused' | 'blocked' | 'topology-error' | 'channel-lost' | 'stopped';
 
 export interface SessionState {
   phase: SessionPhase;

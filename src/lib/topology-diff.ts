@@ -2,7 +2,7 @@
  * How a queue or exchange on the broker differs from the plan: argument diffs, and the broker's 406
  * PRECONDITION_FAILED text read back into a sentence for the user. Pure.
  */
-import type { QueueArguments } from './topology';
+import { SINGLE_ACTIVE_CONSUMER, type QueueArguments } from './topology';
 
 /** Numeric arguments compare by value: the broker treats `short 3000` and `long 3000` alike. */
 export function sameArgumentValue(a: unknown, b: unknown): boolean {
@@ -40,9 +40,18 @@ function show(value: unknown): string {
   return `'${typeof value === 'string' ? value : JSON.stringify(value)}'`;
 }
 
+/** What to do about a difference in an argument an existing queue cannot change. */
+function argumentHint(kind: 'queue' | 'exchange', name: string, argument: string): string {
+  if (kind !== 'queue' || argument !== SINGLE_ACTIVE_CONSUMER) return '';
+  return (
+    ` (ordered mode declares the main queue with ${SINGLE_ACTIVE_CONSUMER}: true, so that one consumer of all Node-RED instances gets messages;` +
+    ` an existing queue cannot be changed: move its messages elsewhere, delete '${name}' and redeploy, or use retry mode)`
+  );
+}
+
 /** `queue 'main-queue': x-dead-letter-exchange is 'retry-exchange' on the broker, config says none` */
 export function describeDifference(kind: 'queue' | 'exchange', name: string, diff: ArgumentDifference): string {
-  return `${kind} '${name}': ${diff.argument} is ${show(diff.broker)} on the broker, config says ${show(diff.config)}`;
+  return `${kind} '${name}': ${diff.argument} is ${show(diff.broker)} on the broker, config says ${show(diff.config)}${argumentHint(kind, name, diff.argument)}`;
 }
 
 export interface PreconditionFailure {
@@ -83,5 +92,5 @@ export function parsePreconditionFailure(text: string): PreconditionFailure | nu
 export function describePreconditionFailure(failure: PreconditionFailure): string {
   const onBroker = failure.current === undefined ? 'different' : failure.current === 'none' ? 'none' : `'${failure.current}'`;
   const inConfig = failure.received === undefined ? 'something else' : failure.received === 'none' ? 'none' : `'${failure.received}'`;
-  return `${failure.kind} '${failure.name}': ${failure.argument} is ${onBroker} on the broker, config says ${inConfig}`;
+  return `${failure.kind} '${failure.name}': ${failure.argument} is ${onBroker} on the broker, config says ${inConfig}${argumentHint(failure.kind, failure.name, failure.argument)}`;
 }

@@ -53,6 +53,11 @@ export interface RetryTopologyConfig {
   alternateExchange?: string;
   /** The queue bound to the alternate exchange; default `<main exchange>.unrouted`. */
   unroutedQueue?: string;
+  /**
+   * Declare the main queue with `x-single-active-consumer: true` (ordered mode): of all consumers,
+   * in every Node-RED instance, only one gets messages; the others stand by and take over in order.
+   */
+  singleActiveConsumer?: boolean;
 }
 
 export interface PlannedExchange {
@@ -83,6 +88,7 @@ export interface TopologyPlan {
 export const DEAD_LETTER_EXCHANGE = 'x-dead-letter-exchange';
 export const DEAD_LETTER_ROUTING_KEY = 'x-dead-letter-routing-key';
 export const MESSAGE_TTL = 'x-message-ttl';
+export const SINGLE_ACTIVE_CONSUMER = 'x-single-active-consumer';
 export const ALTERNATE_EXCHANGE = 'alternate-exchange';
 
 /** The alternate exchange and its queue, or undefined when the configuration sets none. */
@@ -136,6 +142,12 @@ export function retryQueueFor(config: Pick<RetryTopologyConfig, 'retryQueue' | '
 
 /** Arguments the topology owns: a user's extra arguments may not set them differently. */
 function topologyArguments(config: RetryTopologyConfig): { main: QueueArguments; retry: (delayMs: number) => QueueArguments; parking: QueueArguments } {
+  const owned = routeArguments(config);
+  if (config.singleActiveConsumer) owned.main[SINGLE_ACTIVE_CONSUMER] = true;
+  return owned;
+}
+
+function routeArguments(config: RetryTopologyConfig): { main: QueueArguments; retry: (delayMs: number) => QueueArguments; parking: QueueArguments } {
   if (retryRoute(config) === 'republish') {
     return {
       // Only the broker dead-letters from here (delivery limit, a reject outside the package): park it.

@@ -201,3 +201,26 @@ describe('alternate exchange for unrouted messages', () => {
     assert.deepEqual(validateTopologyConfig(withAe), []);
   });
 });
+
+describe('single active consumer (ordered mode)', () => {
+  it('declares the main queue with x-single-active-consumer, beside the arguments the route needs', () => {
+    assert.deepEqual(planTopology({ ...seed, singleActiveConsumer: true }).queues[0]?.arguments, {
+      'x-dead-letter-exchange': 'retry-exchange',
+      'x-single-active-consumer': true,
+    });
+    const quorum = planTopology({ ...seed, retryExchange: '', mainQueueArguments: { 'x-queue-type': 'quorum' }, singleActiveConsumer: true });
+    assert.equal(quorum.queues[0]?.arguments['x-single-active-consumer'], true);
+    assert.equal(planTopology(seed).queues[0]?.arguments['x-single-active-consumer'], undefined);
+  });
+
+  it('says what to do about a queue that exists without it', () => {
+    const text = "PRECONDITION_FAILED - inequivalent arg 'x-single-active-consumer' for queue 'main-queue' in vhost '/': received the value 'true' of type 'bool' but current is none";
+    assert.equal(
+      describePreconditionFailure(parsePreconditionFailure(text)!),
+      "queue 'main-queue': x-single-active-consumer is none on the broker, config says 'true'" +
+        " (ordered mode declares the main queue with x-single-active-consumer: true, so that one consumer of all Node-RED instances gets messages;" +
+        " an existing queue cannot be changed: move its messages elsewhere, delete 'main-queue' and redeploy, or use retry mode)",
+    );
+    assert.match(describeDifference('queue', 'main-queue', { argument: 'x-single-active-consumer', broker: undefined, config: true }), /delete 'main-queue' and redeploy/);
+  });
+});

@@ -40,6 +40,8 @@ function sessionStatus(state: SessionState, stats: SessionStats, t: Translate, b
       return { fill: stats.parkingDepth ? 'yellow' : 'green', shape: 'dot', text: statsText(stats, t) };
     case 'blocked':
       return { fill: 'yellow', shape: 'dot', text: state.detail ?? t('retry-consumer.status.blocked') };
+    case 'paused':
+      return { fill: 'grey', shape: 'dot', text: t('retry-consumer.status.paused', { stats: statsText(stats, t) }) };
     case 'checking-topology':
       return { fill: 'yellow', shape: 'ring', text: t('retry-consumer.status.checking') };
     case 'topology-error':
@@ -126,9 +128,9 @@ export = function register(RED: NodeAPI): void {
 
     const user: BrokerUser = {
       id: node.id,
-      // The broker pushes connection states; while consuming, the session's own status wins.
+      // The broker pushes connection states; while consuming (or paused), the session's own status wins.
       status: (status) => {
-        if (session.state.phase !== 'consuming') {
+        if (session.state.phase !== 'consuming' && session.state.phase !== 'paused') {
           lastText = status.text ?? '';
           node.status(status);
         }
@@ -139,6 +141,16 @@ export = function register(RED: NodeAPI): void {
     const stopEvents = events ? startEvents(session, mainQueue, values.statsEvery * 1000, (msg) => node.send([null, msg])) : undefined;
     session.start();
     broker.register(user);
+
+    // Control messages, like the core nodes': stop taking messages without a redeploy, and go on.
+    node.on('input', (msg, _send, done) => {
+      const control = msg.topic === 'pause' ? session.pause() : msg.topic === 'resume' ? session.resume() : undefined;
+      if (!control) {
+        done(new Error(t('retry-consumer.errors.control', { topic: JSON.stringify(msg.topic ?? null) })));
+        return;
+      }
+      control.then(() => done(), (err: unknown) => done(err instanceof Error ? err : new Error(String(err))));
+    });
 
     node.on('close', (_removed, done) => {
       clearTimeout(statusTimer);
