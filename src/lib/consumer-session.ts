@@ -77,7 +77,7 @@ export class ConsumerSession extends EventEmitter<ConsumerSessionEvents> {
     });
     this.on('stats', () => void this.applyPause());
     const watched = { main: topology.mainQueue, retry: retryQueueNames(topology), parking: topology.parkingQueue };
-    this.parkingWatch = new ParkingWatch(connection, watched, () => !this.stopped && this.current.phase === 'consuming', () => this.emitStats());
+    this.parkingWatch = new ParkingWatch(connection, watched, () => !this.stopped && this.current.phase === 'consuming', () => this.emit('stats'));
   }
 
   get state(): SessionState {
@@ -184,10 +184,6 @@ export class ConsumerSession extends EventEmitter<ConsumerSessionEvents> {
     this.emit('state', state);
   }
 
-  private emitStats(): void {
-    this.emit('stats');
-  }
-
   /** Reports an error once per distinct text, so a waiting consumer does not flood the log. */
   private report(text: string): void {
     if (text === this.lastReported) return;
@@ -237,7 +233,7 @@ export class ConsumerSession extends EventEmitter<ConsumerSessionEvents> {
       this.setupAttempt = 0;
       this.lastReported = '';
       this.setState(this.paused ? PAUSED : { phase: 'consuming' });
-      this.emitStats();
+      this.emit('stats');
     } catch (err) {
       if (this.stopped) return;
       if (!connection.connection) {
@@ -281,7 +277,7 @@ export class ConsumerSession extends EventEmitter<ConsumerSessionEvents> {
     const gone = this.deliveries.endAll(`${why} before it was settled; the broker redelivers it`);
     if (gone > 0) this.emit('warning', `${why}: ${gone} unsettled message(s) will be redelivered by the broker`);
     if (!this.stopped) this.setState({ phase: this.options.connection.connection ? 'channel-lost' : 'waiting-for-connection', detail: why });
-    this.emitStats();
+    this.emit('stats');
   }
 
   private onDelivery(channel: Channel, acks: AckBatcher, message: ConsumeMessage | null): void {
@@ -298,9 +294,7 @@ export class ConsumerSession extends EventEmitter<ConsumerSessionEvents> {
     }
     if (channel !== this.channel) return; // let go of (paused, stopped): the broker requeues it
     const { topology } = this.options;
-    let retry = retryInfo(message.properties.headers, topology.mainQueue, topology.maxAttempts);
-    // Ordered mode has no attempt limit: the hold counts the attempts.
-    if (this.hold) retry = { ...retry, attempt: this.hold.attemptOf(message), maxAttempts: 0, remaining: null };
-    this.deliveries.track(acks, message, retry, Date.now());
+    const retry = retryInfo(message.properties.headers, topology.mainQueue, topology.maxAttempts);
+    this.deliveries.track(acks, message, this.hold ? this.hold.retryOf(message, retry) : retry, Date.now());
   }
 }

@@ -4,6 +4,7 @@
  * to the broker, so a quorum queue's delivery limit cannot drop it.
  */
 import type { ConsumeMessage } from 'amqplib';
+import type { RetryInfo } from './attempts';
 import type { TrackedDelivery } from './settlement';
 
 export interface OrderedHoldHost {
@@ -26,10 +27,10 @@ export class OrderedHold {
   ) {}
 
   /** Ordered mode has no attempt limit; a held message redelivered after a lost channel keeps its count. */
-  attemptOf(message: ConsumeMessage): number {
+  retryOf(message: ConsumeMessage, retry: RetryInfo): RetryInfo {
     const held = this.held;
     const again = held !== undefined && held.content.equals(message.content) && held.messageId === (message.properties.messageId as unknown);
-    return again ? held.attempt + 1 : 1;
+    return { ...retry, attempt: again ? held.attempt + 1 : 1, maxAttempts: 0, remaining: null };
   }
 
   hold(entry: TrackedDelivery, reason: string): void {
