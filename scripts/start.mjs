@@ -8,6 +8,7 @@
 // Reset the demo: stop, delete .node-red-dev/flows.json (or all of .node-red-dev/), start again.
 import { spawn, spawnSync } from 'node:child_process';
 import { accessSync, constants, existsSync, readFileSync, lstatSync, mkdirSync, readlinkSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { connect } from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -55,7 +56,9 @@ async function ensureBroker() {
   try {
     url = new URL(amqpUrl);
   } catch {
-    log(`AMQP_URL is not a URL (${amqpUrl}); starting Node-RED anyway.`);
+    // The package's own redaction (built before this runs): the value may hold a password.
+    const { redactUrl } = createRequire(import.meta.url)('../dist/lib/connection-settings.js');
+    log(`AMQP_URL is not a URL (${redactUrl(amqpUrl)}); starting Node-RED anyway.`);
     return;
   }
   const host = url.hostname.replace(/^\[|\]$/g, '') || '127.0.0.1';
