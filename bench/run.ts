@@ -281,8 +281,9 @@ function printReport(env: Environment): void {
     out.push(`other Node-RED AMQP packages, manual ack, same runtime and broker, ${fmt(PLAN.peers)} × 1 KB JSON, prefetch ${PREFETCH} (median of ${REPS}; peers consume a plain queue):`);
     const base = extra.peers[0];
     for (const p of extra.peers) {
-      out.push(`  ${pad(p.label, 66)}${pad(p.version, 16)}${pad(p.ack, 20)}${pad(fmt(p.msgPerSec), 9, true)} msg/s${pad(fmt(base ? p.msgPerSec / base.msgPerSec : NaN, 2), 7, true)} of raw${pad(fmt(p.cpuUsPerMsg, 1), 8, true)} node µs/msg`);
+      out.push(`  ${pad(p.label, 66)}${pad(p.version, 16)}${pad(p.ack, 36)}${pad(fmt(p.msgPerSec), 9, true)} msg/s${pad(fmt(base ? p.msgPerSec / base.msgPerSec : NaN, 2), 7, true)} of raw${pad(fmt(p.cpuUsPerMsg, 1), 8, true)} node µs/msg`);
     }
+    if (extra.peers.some((p) => p.version.endsWith('*'))) out.push('  * built from its source (not on the registry mirror): docs/benchmark.md');
   }
   if (extra.lag) {
     const l = extra.lag;
@@ -513,7 +514,7 @@ async function main(): Promise<number> {
         { version: `amqplib ${versions.amqplib}`, ack: 'channel.ack', key: 'peerRawConsumeAck' },
         { version: `amqplib ${versions.amqplib}`, ack: 'channel.ack', key: 'peerRawSameWork' },
         { version: `${pkgJson.version} (${versions.amqplib})`, ack: 'retry-settle ack', key: 'peerPackage' },
-        ...peers.map((p) => ({ version: `${p.version} (${p.amqplibVersion()})`, ack: p.ack, key: `peer${p.name.replace(/^node-red-contrib-/, '').replace(/(^|-)(\w)/g, (_m, _d, c: string) => c.toUpperCase())}` })),
+        ...peers.map((p) => ({ version: `${p.version} (${p.amqplibVersion()})${p.origin === 'source' ? '*' : ''}`, ack: p.ack, key: p.key })),
       ];
       extra.peers = list.map(([label], i) => ({ label, ...meta[i]!, ...summarize(runs[i]!) }));
       await purge(model, plain);
