@@ -16,6 +16,12 @@ export const ATTEMPT_HEADER = 'retry-attempt';
 export const FIRST_SEEN_HEADER = 'retry-first-seen';
 
 /**
+ * Header this package writes on a copy for a quorum retry tier: when it is due back in the main queue
+ * (ms since epoch). The retry mover (retry-mover.ts) holds it until then.
+ */
+export const NOT_BEFORE_HEADER = 'retry-not-before';
+
+/**
  * Headers this package writes when it republishes a message for a retry: the exchange and routing key
  * it was first published with. A republished copy travels through the retry route, and RabbitMQ 4
  * ignores the copy's `x-death`, so without them the original route would be lost.

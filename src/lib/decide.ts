@@ -4,11 +4,11 @@
  * branch is unit-tested without a broker; `settler.ts` carries the decision out.
  */
 import type { MessageProperties, Options } from 'amqplib';
-import { attemptsExhausted, firstSeenMs, malformedDeathHeader, originalRoute, type RetryInfo } from './attempts';
+import { attemptsExhausted, firstSeenMs, malformedDeathHeader, NOT_BEFORE_HEADER, originalRoute, type RetryInfo } from './attempts';
 import { firstFailureMs, type FailureDetails } from './failure';
 import { parkedPublishOptions, retryPublishOptions } from './parking';
 import type { SettleAction } from './settlement';
-import { retryQueueFor, retryRoute, type RetryRoute, type RetryTopologyConfig } from './topology';
+import { movedByPackage, retryDelayFor, retryQueueFor, retryRoute, type RetryRoute, type RetryTopologyConfig } from './topology';
 
 export type Decision =
   /** Done: ack the delivery. */
@@ -28,10 +28,13 @@ export interface DecisionPolicy {
   route: RetryRoute;
   /** Strict ordered processing: a retry holds the message instead of letting others overtake it. */
   ordered: boolean;
+  /** Copies for the retry tiers carry their due time ({@link NOT_BEFORE_HEADER}): the retry mover serves them. */
+  dueHeader?: boolean;
 }
 
 export function decisionPolicy(topology: RetryTopologyConfig, ordered: boolean): DecisionPolicy {
-  return { topology, route: retryRoute(topology), ordered };
+  const dueHeader = topology.retryDelaysMs.some((delayMs) => movedByPackage(topology, delayMs));
+  return { topology, route: retryRoute(topology), ordered, dueHeader };
 }
 
 /** The parts of a delivery a decision reads. */
@@ -93,6 +96,7 @@ export function decide(policy: DecisionPolicy, delivery: Decidable, action: Sett
         const firstFailure = firstFailureMs(properties.headers, topology.mainQueue, now);
         const route = originalRoute(properties.headers, topology.mainQueue, fields);
         const options = retryPublishOptions(properties, retry.attempt, seen ?? firstSeen(policy, delivery), route, firstFailure);
+        if (policy.dueHeader) (options.headers as Record<string, unknown>)[NOT_BEFORE_HEADER] = now + retryDelayFor(topology, retry.attempt);
         return { kind: 'republish', queue: retryQueueFor(topology, retry.attempt), options };
       }
     }

@@ -66,7 +66,7 @@ export const NUMBER_FIELDS = {
   'retry-broker': {
     port: { label: 'port', fallback: 5672, min: 1, max: 65535, integer: true },
     heartbeat: { label: 'heartbeat', fallback: 30, min: 0, max: 65535, integer: true, unit: 's' },
-    reconnectMax: { label: 'maximum reconnect delay', fallback: 30, min: 1, max: MAX_TIMER_SECONDS, unit: 's' },
+    reconnectMax: { label: 'maximum reconnect delay', fallback: 5, min: 1, max: MAX_TIMER_SECONDS, unit: 's' },
     bufferMessages: { label: 'publish buffer (messages)', fallback: 1000, min: 1, integer: true },
     bufferMiB: { label: 'publish buffer (MiB)', fallback: 16, min: 0.001, unit: 'MiB' },
   },

@@ -117,6 +117,25 @@ export function retryRoute(config: Pick<RetryTopologyConfig, 'retryDelaysMs' | '
   return config.retryDelaysMs.length > 1 || isQuorum(config.mainQueueArguments) ? 'republish' : 'dead-letter';
 }
 
+/**
+ * Quorum retry (tier) queues dead-letter at most once: an expiry during a leader change is dropped. So
+ * on the republish route the package's retry mover (retry-mover.ts) brings back tiers up to this delay
+ * itself, holding each delivery until due, well within RabbitMQ's `consumer_timeout` (30 min default).
+ */
+export const MOVER_HORIZON_MS = 600_000;
+/**
+ * Added to the `x-message-ttl` of a tier the mover serves: a message handed back when the mover's
+ * channel dies waits for the reconnected mover instead of expiring during the leader election. A minute
+ * covers a failover and the reconnect backoff (5 s by default) many times; the broker's fallback (no
+ * Node-RED at all) stays close to the delay.
+ */
+export const MOVER_TTL_SLACK_MS = 60_000;
+
+/** Whether the retry mover brings a tier of this delay back (else the broker's TTL dead-lettering does). */
+export function movedByPackage(config: Pick<RetryTopologyConfig, 'retryDelaysMs' | 'mainQueueArguments' | 'retryQueueArguments'>, delayMs: number): boolean {
+  return retryRoute(config) === 'republish' && isQuorum(config.retryQueueArguments) && delayMs <= MOVER_HORIZON_MS;
+}
+
 /** `250ms`, `10s`, `2m`, `1h`: how tier queue names show their delay. */
 export function formatDelay(ms: number): string {
   if (ms % 3_600_000 === 0 && ms > 0) return `${ms / 3_600_000}h`;
@@ -132,6 +151,12 @@ export function formatDelay(ms: number): string {
 export function retryQueueNames(config: Pick<RetryTopologyConfig, 'retryQueue' | 'retryDelaysMs'>): string[] {
   if (config.retryDelaysMs.length <= 1) return [config.retryQueue];
   return config.retryDelaysMs.map((ms) => `${config.retryQueue}.${formatDelay(ms)}`);
+}
+
+/** The delay of the n-th failed attempt's tier (1-based), the last one repeating. */
+export function retryDelayFor(config: Pick<RetryTopologyConfig, 'retryDelaysMs'>, failedAttempt: number): number {
+  const delays = config.retryDelaysMs;
+  return delays[Math.min(Math.max(failedAttempt, 1), delays.length) - 1] ?? 0;
 }
 
 /** The retry queue for the n-th failed attempt (1-based): tiers in order, the last one repeating. */
@@ -152,7 +177,8 @@ function routeArguments(config: RetryTopologyConfig): { main: QueueArguments; re
     return {
       // Only the broker dead-letters from here (delivery limit, a reject outside the package): park it.
       main: { [DEAD_LETTER_EXCHANGE]: '', [DEAD_LETTER_ROUTING_KEY]: config.parkingQueue },
-      retry: (delayMs) => ({ [MESSAGE_TTL]: delayMs, [DEAD_LETTER_EXCHANGE]: '', [DEAD_LETTER_ROUTING_KEY]: config.mainQueue }),
+      // The TTL is the fallback where the retry mover serves the tier (see MOVER_TTL_SLACK_MS).
+      retry: (delayMs) => ({ [MESSAGE_TTL]: movedByPackage(config, delayMs) ? delayMs + MOVER_TTL_SLACK_MS : delayMs, [DEAD_LETTER_EXCHANGE]: '', [DEAD_LETTER_ROUTING_KEY]: config.mainQueue }),
       parking: {},
     };
   }

@@ -8,6 +8,7 @@ import { createServer } from 'node:net';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import * as amqp from 'amqplib';
+import { script } from '../helpers/private-broker';
 import { freePorts } from '../helpers/private-node';
 
 const run = promisify(execFile);
@@ -101,6 +102,47 @@ function single(): BrokerNode {
   };
 }
 
+/** The cluster's name and first AMQP port: node i on FIRST+i-1, management +10000, distribution +20000. */
+const CLUSTER = `faults-${process.pid}-c`;
+const cluster_ = { first: 5695 };
+
+/** 5695-5697 (and +10000, +20000) when free, else the first of a few other bases that is. */
+async function chooseClusterPorts(): Promise<void> {
+  for (const first of [5695, 5795, 5895, 5995, 6095]) {
+    const wanted = [0, 1, 2].flatMap((i) => [first + i, first + i + 10_000, first + i + 20_000]);
+    if ((await Promise.all(wanted.map(portFree))).every(Boolean)) {
+      cluster_.first = first;
+      return;
+    }
+  }
+  throw new Error('no free ports for the fault suite\'s cluster (tried 5695, 5795, 5895, 5995, 6095 and +10000, +20000)');
+}
+
+/**
+ * A 3-node cluster (scripts/rabbitmq-cluster.sh). Node-RED gets the three URLs and connects to the
+ * first, node 1 — the one the fault stops, and the leader of the quorum queues its connection
+ * declares. The suite's own connections and the producer prefer node 3, which stays up.
+ */
+function cluster(): BrokerNode {
+  const port = (i: number): number => cluster_.first + i - 1;
+  const url = (i: number): string => `amqp://guest:guest@127.0.0.1:${port(i)}`;
+  return {
+    kind: 'cluster',
+    url: url(3),
+    urls: [url(3), url(2), url(1)],
+    nodeRedUrl: [url(1), url(2), url(3)].join(', '),
+    ctl: (...args) => script('rabbitmq-node.sh', ['ctl', `${CLUSTER}-1`, ...args]),
+    stopNode: async () => {
+      await script('rabbitmq-node.sh', ['stop', `${CLUSTER}-1`]);
+    },
+    startNode: async () => {
+      // A restarted node rejoins the cluster from its data.
+      await script('rabbitmq-node.sh', ['start', `${CLUSTER}-1`, String(port(1)), String(port(1) + 10_000)]);
+      await acceptingConnections(url(1));
+    },
+  };
+}
+
 const started = new Map<BrokerKind, Promise<BrokerNode>>();
 
 /** The broker of that kind, started fresh (data reset) the first time it is asked for. */
@@ -108,7 +150,11 @@ export function brokerNode(kind: BrokerKind): Promise<BrokerNode> {
   let node = started.get(kind);
   if (!node) {
     node = (async () => {
-      if (kind !== 'single') throw new Error(`no ${kind} broker in this suite yet`);
+      if (kind === 'cluster') {
+        await chooseClusterPorts();
+        await script('rabbitmq-cluster.sh', ['up', CLUSTER, String(cluster_.first)]);
+        return cluster();
+      }
       await choosePorts();
       const broker = single();
       await broker.startNode();
@@ -122,5 +168,6 @@ export function brokerNode(kind: BrokerKind): Promise<BrokerNode> {
 /** Stops every node the suite started and deletes its data. */
 export async function resetBrokerNodes(): Promise<void> {
   if (started.has('single')) await nodeScript('reset', NAME);
+  if (started.has('cluster')) await script('rabbitmq-cluster.sh', ['down', CLUSTER]);
   started.clear();
 }

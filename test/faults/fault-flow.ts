@@ -35,6 +35,9 @@ const PROCESS = `if (msg.payload.poison) {
 msg.payload = { id: msg.amqp.properties.messageId, at: Date.now(), tag: msg.amqp.consumerTag };
 return [msg, null];`;
 
+const QUORUM = '{"x-queue-type":"quorum"}';
+
+/** `quorum`: every queue of the topology is a quorum queue (the cluster row). */
 export function faultFlow(names: FaultNames, options: { quorum?: boolean } = {}): Record<string, unknown>[] {
   const z = 'faults-tab';
   return [
@@ -49,7 +52,7 @@ export function faultFlow(names: FaultNames, options: { quorum?: boolean } = {})
       vhost: '/',
       tls: false,
       heartbeat: '30',
-      reconnectMax: '30',
+      reconnectMax: '5',
       managementUrl: '',
     },
     {
@@ -68,9 +71,9 @@ export function faultFlow(names: FaultNames, options: { quorum?: boolean } = {})
       retryDelay: '500',
       parkingQueue: names.parkingQueue,
       maxAttempts: '3',
-      mainQueueArgs: options.quorum ? '{"x-queue-type":"quorum"}' : '{}',
-      retryQueueArgs: '{}',
-      parkingQueueArgs: '{}',
+      mainQueueArgs: options.quorum ? QUORUM : '{}',
+      retryQueueArgs: options.quorum ? QUORUM : '{}',
+      parkingQueueArgs: options.quorum ? QUORUM : '{}',
       maxAge: '0',
     },
     {

@@ -72,6 +72,8 @@ describe('fault suite: the packed package in a real Node-RED against a broker th
 
   for (const fault of FAULTS) {
     it(fault.name, async function () {
+      // Bringing a 3-node cluster up takes a minute or more on a busy machine.
+      if (fault.broker === 'cluster') this.timeout(360_000);
       if (fault.skip) {
         const why = fault.skip();
         if (why) {

@@ -117,4 +117,19 @@ export const FAULTS: Fault[] = [
       }),
     ],
   },
+  {
+    id: 'cluster-node',
+    name: 'cluster node stopped (3 nodes, all queues quorum)',
+    broker: 'cluster',
+    newConsumer: true,
+    // The other nodes accept connections throughout: recovery counts from the stop command (the
+    // node's shutdown included). The node starts again (and rejoins) afterwards.
+    inject: async ({ broker }) => {
+      const start = Date.now();
+      await broker.stopNode();
+      await pause(10_000);
+      await broker.startNode();
+      return [{ start, end: start }];
+    },
+  },
 ];

@@ -1,7 +1,7 @@
 /** decide(): every branch of the settle decision, without a broker. */
 import assert from 'node:assert/strict';
 import type { MessageProperties } from 'amqplib';
-import { ATTEMPT_HEADER, FIRST_SEEN_HEADER } from '../../src/lib/attempts';
+import { ATTEMPT_HEADER, FIRST_SEEN_HEADER, NOT_BEFORE_HEADER } from '../../src/lib/attempts';
 import { decide, decisionPolicy, MALFORMED_X_DEATH, onArrival, type Decidable, type Decision, type DecisionPolicy } from '../../src/lib/decide';
 import { PARK_HEADERS } from '../../src/lib/parking';
 import type { RetryTopologyConfig } from '../../src/lib/topology';
@@ -119,6 +119,15 @@ describe('decide()', () => {
     assert.equal(policy.route, 'republish');
     assert.equal(republished(decide(policy, delivery(2), 'retry', '', NOW)).queue, 'main-queue.retry');
     assert.equal(parked(decide(policy, delivery(3), 'retry', '', NOW)).reason, 'max attempts (3) reached');
+  });
+
+  it('retry to quorum tiers: the copy carries its due time (now + the tier delay) for the retry mover; classic tiers do not', () => {
+    const quorumTiers = { retryDelaysMs: [1000, 10_000], retryQueueArguments: { 'x-queue-type': 'quorum' } };
+    const policy = decisionPolicy(topology({ ...quorumTiers, maxAttempts: 5 }), false);
+    assert.equal(republished(decide(policy, delivery(1, { maxAttempts: 5 }), 'retry', '', NOW)).options.headers?.[NOT_BEFORE_HEADER], NOW + 1000);
+    assert.equal(republished(decide(policy, delivery(3, { maxAttempts: 5 }), 'retry', '', NOW)).options.headers?.[NOT_BEFORE_HEADER], NOW + 10_000);
+    const classicTiers = decisionPolicy(topology({ retryDelaysMs: [1000, 10_000], maxAttempts: 5 }), false);
+    assert.equal(republished(decide(classicTiers, delivery(1, { maxAttempts: 5 }), 'retry', '', NOW)).options.headers?.[NOT_BEFORE_HEADER], undefined);
   });
 
   it('retry in ordered mode: holds with the reason, whatever the attempt or age', () => {

@@ -1,5 +1,9 @@
 import assert from 'node:assert/strict';
+import { NOT_BEFORE_HEADER } from '../../src/lib/attempts';
+import { dueAt, moverTiers } from '../../src/lib/retry-mover';
 import {
+  MOVER_HORIZON_MS,
+  MOVER_TTL_SLACK_MS,
   planTopology,
   retryQueueFor,
   retryQueueNames,
@@ -85,6 +89,55 @@ describe('topology plan', () => {
     assert.ok(problems.some((p) => p.includes('retry delay')));
     assert.ok(problems.some((p) => p.includes('retry exchange must differ')));
     assert.ok(problems.some((p) => p.includes('x-dead-letter-exchange is set by the retry topology')));
+  });
+});
+
+describe('quorum retry tiers and the retry mover', () => {
+  const tiers: RetryTopologyConfig = { ...seed, retryExchange: '', retryDelaysMs: [1000, 600_000, 600_001], retryQueueArguments: { 'x-queue-type': 'quorum' } };
+  const ttls = (config: RetryTopologyConfig): unknown[] => planTopology(config).queues.filter((q) => q.role === 'retry').map((q) => q.arguments['x-message-ttl']);
+
+  it('quorum tiers up to the horizon get the mover and TTL = delay + slack; longer tiers keep TTL = delay', () => {
+    assert.deepEqual(moverTiers(tiers), [
+      { queue: 'retry-queue.1s', delayMs: 1000 },
+      { queue: 'retry-queue.10m', delayMs: MOVER_HORIZON_MS },
+    ]);
+    assert.deepEqual(ttls(tiers), [1000 + MOVER_TTL_SLACK_MS, 600_000 + MOVER_TTL_SLACK_MS, 600_001]);
+    assert.equal(MOVER_TTL_SLACK_MS, 60_000);
+    const args = planTopology(tiers).queues[1]?.arguments;
+    assert.deepEqual(args, { 'x-queue-type': 'quorum', 'x-message-ttl': 61_000, 'x-dead-letter-exchange': '', 'x-dead-letter-routing-key': 'main-queue' });
+  });
+
+  it('a quorum main queue with quorum retry queue (one delay, republish route) gets the mover', () => {
+    const one: RetryTopologyConfig = { ...seed, retryExchange: '', mainQueueArguments: { 'x-queue-type': 'quorum' }, retryQueueArguments: { 'x-queue-type': 'quorum' } };
+    assert.deepEqual(moverTiers(one), [{ queue: 'retry-queue', delayMs: 3000 }]);
+    assert.deepEqual(ttls(one), [63_000]);
+  });
+
+  it('classic layouts stay as they are: no mover, TTL = delay', () => {
+    assert.deepEqual(moverTiers(seed), []);
+    assert.deepEqual(ttls(seed), [3000]);
+    const classicTiers = { ...tiers, retryQueueArguments: {} };
+    assert.deepEqual(moverTiers(classicTiers), []);
+    assert.deepEqual(ttls(classicTiers), [1000, 600_000, 600_001]);
+    // Quorum retry queue but the dead-letter route (classic main queue, one delay): the broker moves it.
+    const deadLetter = { ...seed, retryQueueArguments: { 'x-queue-type': 'quorum' } };
+    assert.equal(retryRoute(deadLetter), 'dead-letter');
+    assert.deepEqual(moverTiers(deadLetter), []);
+    assert.deepEqual(ttls(deadLetter), [3000]);
+  });
+
+  it('a user TTL in the retry arguments that differs from the one the topology sets is refused', () => {
+    const own = { ...tiers, retryDelaysMs: [1000], mainQueueArguments: { 'x-queue-type': 'quorum' }, retryQueueArguments: { 'x-queue-type': 'quorum', 'x-message-ttl': 1000 } };
+    assert.ok(validateTopologyConfig(own).some((p) => p.includes('retry queue argument x-message-ttl is set by the retry topology')));
+  });
+
+  it('the due time of a held retry: its header, at once without one, never more than a delay ahead', () => {
+    assert.equal(dueAt({ [NOT_BEFORE_HEADER]: 5000 }, 1000, 4500), 5000);
+    assert.equal(dueAt({ [NOT_BEFORE_HEADER]: 3000 }, 1000, 4500), 3000);
+    assert.equal(dueAt({}, 1000, 4500), 4500);
+    assert.equal(dueAt(undefined, 1000, 4500), 4500);
+    assert.equal(dueAt({ [NOT_BEFORE_HEADER]: 'soon' }, 1000, 4500), 4500);
+    assert.equal(dueAt({ [NOT_BEFORE_HEADER]: 99_999_999 }, 1000, 4500), 5500);
   });
 });
 

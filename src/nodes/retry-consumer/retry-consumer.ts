@@ -6,6 +6,7 @@
 import { ConsumerSession } from '../../lib/consumer-session';
 import { DeliveryRegistry } from '../../lib/delivery-registry';
 import { retryMetrics } from '../../lib/metrics';
+import { moverTiers, RetryMover } from '../../lib/retry-mover';
 import type { DeliveredMessage } from '../../lib/message-info';
 import type { SessionState, SessionStats } from '../../lib/session-types';
 import type { TrackedDelivery } from '../../lib/settlement';
@@ -124,6 +125,16 @@ export = function register(RED: NodeAPI): void {
     session.on('state', showStatus);
     buffer.on('change', scheduleStatus);
     session.on('warning', (text) => node.warn(text));
+    // Quorum retry tiers: retries come back through the package, with confirms (see retry-mover.ts).
+    const tiers = moverTiers(config.topology);
+    const mover = tiers.length > 0 ? new RetryMover({ connection: broker.connection, mainQueue: config.topology.mainQueue, tiers }) : undefined;
+    if (mover) {
+      mover.on('warning', (text) => node.warn(text));
+      // Once the topology is in place: the tier queues exist then.
+      session.on('state', (state) => {
+        if (state.phase === 'consuming' || state.phase === 'paused') mover.start();
+      });
+    }
     session.on('error', (text) => node.error(text));
 
     const user: BrokerUser = {
@@ -158,8 +169,7 @@ export = function register(RED: NodeAPI): void {
       stopEvents?.();
       removeGauges();
       // Messages still unsettled go back to the queue when the channel closes: redelivered, not lost.
-      session
-        .stop()
+      Promise.all([session.stop(), mover?.stop()])
         .then(() => broker.deregister(user))
         .then(() => done(), () => done());
     });
