@@ -249,7 +249,7 @@ export class ConsumerSession extends EventEmitter<ConsumerSessionEvents> {
         this.acks = undefined;
         await ch.close().catch(() => undefined);
       }
-      this.setState({ phase: err instanceof TopologyError ? 'topology-error' : 'channel-lost', detail: text });
+      this.setState(err instanceof TopologyError ? { phase: 'topology-error', detail: text, objects: err.objects } : { phase: 'channel-lost', detail: text });
       this.report(text);
       this.scheduleSetup();
     }

@@ -6,7 +6,7 @@ import type { QueueCounters } from './metrics';
 import type { DeliveredMessage } from './message-info';
 import type { DecodeMode } from './payload';
 import type { SettleOutcome, TrackedDelivery } from './settlement';
-import type { DefinitionReader } from './topology-broker';
+import type { DefinitionReader, ObjectCheck } from './topology-broker';
 import type { RetryTopologyConfig } from './topology';
 
 export interface SessionStats {
@@ -35,6 +35,8 @@ export type SessionPhase = 'waiting-for-connection' | 'checking-topology' | 'con
 export interface SessionState {
   phase: SessionPhase;
   detail?: string;
+  /** `topology-error` of a check: what it found per object (detail has every sentence). */
+  objects?: readonly ObjectCheck[];
 }
 
 export interface ConsumerSessionOptions {

@@ -16,6 +16,8 @@ export class TopologyError extends Error {
     readonly problems: string[],
     /** AMQP reply code of the first failure, when the broker gave one. */
     readonly code?: number,
+    /** A check's findings per object, for a short summary (the status); `problems` has every sentence. */
+    readonly objects?: readonly ObjectCheck[],
   ) {
     super(problems.join('; '));
     this.name = 'TopologyError';
@@ -171,7 +173,7 @@ export async function inspectTopology(run: ChannelRunner, plan: TopologyPlan, re
 export async function checkTopology(run: ChannelRunner, plan: TopologyPlan, reader?: DefinitionReader): Promise<TopologyResult> {
   const inspection = await inspectTopology(run, plan, reader);
   const problems = inspection.objects.flatMap((o) => o.problems);
-  if (problems.length > 0) throw new TopologyError(problems, inspection.firstCode);
+  if (problems.length > 0) throw new TopologyError(problems, inspection.firstCode, inspection.objects);
   const warnings = reader ? [] : ['check mode: queues and exchanges exist; their arguments were not compared (set the management API URL on the broker to compare them)'];
   return { warnings };
 }

@@ -146,14 +146,21 @@ describe('retry topology on the real broker', function () {
     assert.equal(await consumerCount(), 0);
   });
 
-  it('check mode reports every missing object and recovers once they exist', async () => {
+  it('check mode reports every missing object (the status in one line) and recovers once they exist', async () => {
     await loadFlow(retryFlow({ mode: 'check' }));
     const errors = capture('consumer', 'error');
+    const statuses = capture('consumer', 'status') as Array<{ fill?: string; text?: string }>;
     await waitFor(() => errors.length > 0, 'the missing-object error');
     const text = String(errors[0]);
     for (const name of [names.mainExchange, names.retryExchange, names.mainQueue, names.retryQueue, names.parkingQueue]) {
       assert.ok(text.includes(`'${name}' does not exist on the broker (check mode never creates it)`), `${name} in: ${text}`);
     }
+    // The status is one sentence listing the objects, cut for the status bar; not one sentence per object.
+    await waitFor(() => statuses.some((s) => s.fill === 'red'), 'the red status');
+    const status = String(statuses.find((s) => s.fill === 'red')?.text);
+    assert.ok(status.startsWith(`topology check failed: missing exchange '${names.mainExchange}'`), status);
+    assert.match(status, /( \+\d more \(see the log\)|'${names.parkingQueue}')$/);
+    assert.ok(status.length <= 120 && !status.includes('does not exist'), status);
     assert.equal(await broker.exists('queue', names.mainQueue), false, 'check mode must not create anything');
     await createSeedWithAmqplib();
     await waitFor(async () => (await consumerCount()) === 1, 'the consumer after the topology appeared (re-check with backoff)');

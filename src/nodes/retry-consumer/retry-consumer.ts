@@ -18,6 +18,7 @@ import { registerMetricsEndpoint } from '../shared/metrics-endpoint';
 import { translator, type Translate } from '../shared/i18n';
 import { findRetryConfig } from '../shared/retry-config-node';
 import { startEvents } from './consumer-events';
+import { topologyStatusText } from './topology-status';
 import type { RetryConsumerNode } from '../shared/settle';
 
 /** Status updates are throttled: at thousands of messages a second the editor needs a few a second. */
@@ -47,7 +48,8 @@ function sessionStatus(state: SessionState, stats: SessionStats, t: Translate, b
       return { fill: 'yellow', shape: 'ring', text: t('retry-consumer.status.checking') };
     case 'topology-error':
     case 'channel-lost':
-      return { fill: 'red', shape: 'ring', text: state.detail ?? state.phase };
+      // A check's findings as one line; the error (and the log) has every object's sentence.
+      return { fill: 'red', shape: 'ring', text: (state.objects && topologyStatusText(state.objects, t)) ?? state.detail ?? state.phase };
     case 'stopped':
       return { fill: 'grey', shape: 'ring', text: t('retry-consumer.status.stopped') };
     default:
