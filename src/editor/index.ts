@@ -14,6 +14,7 @@ import {
   SETTLE_ACTIONS,
   TOPOLOGY_MODES,
   contentTypeProblem,
+  envNameProblem,
   isEnvReference,
   missingProperties,
   nameProblem,
@@ -25,7 +26,7 @@ import {
   utf8Length,
   type Problem,
 } from '../lib/property-rules';
-import { resolveConnectTargets } from '../lib/connection-settings';
+import { ENV_FIELDS, resolveConnectTargets } from '../lib/connection-settings';
 import { NUMBER_FIELDS, type NumberField } from '../lib/number-fields';
 import { EXCHANGE_TYPES } from '../lib/topology';
 import { parseDelays, parseQueueArguments, queueNamesOf } from '../lib/topology-parse';
@@ -158,6 +159,36 @@ export const validators = {
   }),
 };
 
+/**
+ * A field with a typedInput of types `str` and `env` (its type in the hidden `<field>Type` input, as the
+ * core nodes keep it): an env value must name a variable, a text value goes to `text`. The dialog's
+ * type counts while it is open, the saved one otherwise.
+ */
+export function envOr(field: string, text: Validator, prefix: 'node-input' | 'node-config-input' = 'node-config-input'): Validator {
+  return function (this: EditorNode, value, opt) {
+    const typeInput = $(`#${prefix}-${field}Type`);
+    const type = typeInput.length > 0 ? typeInput.val() : this[`${field}Type`];
+    if (type !== 'env') return text.call(this, value, opt);
+    const problem = envNameProblem(str(value));
+    return problem ? fail(opt, problemText(problem)) : true;
+  };
+}
+
+/** The dialog's typedInput for a field that may come from the environment (see `envOr`). */
+export function envInput(field: string, prefix: 'node-input' | 'node-config-input' = 'node-config-input'): void {
+  ($(`#${prefix}-${field}`) as unknown as { typedInput(options: Record<string, unknown>): void }).typedInput({
+    default: 'str',
+    types: ['str', 'env'],
+    typeField: `#${prefix}-${field}Type`,
+  });
+}
+
+/** How a label shows a field that names an environment variable: `${NAME}`, never its value. */
+export function envLabel(value: unknown, type: unknown): string {
+  const text = str(value);
+  return type === 'env' && !isEnvReference(text) ? `\${${text}}` : text;
+}
+
 /** A number property's `defaults` entry: the runtime's fallback as the value, its range as the validator. */
 export function numberProperty(type: keyof typeof NUMBER_FIELDS, name: string, label: string): { value: number; label: string; validate: Validator } {
   const field = (NUMBER_FIELDS[type] as Record<string, NumberField | undefined>)[name];
@@ -176,6 +207,9 @@ export const choices = {
   publishModes: PUBLISH_MODES,
   parkNodeActions: PARK_NODE_ACTIONS,
 };
+
+/** The broker fields whose typedInput offers the `env` type. */
+export const envFields = ENV_FIELDS;
 
 export { isEnvReference, queueNamesOf };
 

@@ -38,6 +38,32 @@ export interface ConnectTarget {
 export const isUnresolvedEnv = isEnvReference;
 
 /**
+ * The broker fields whose dialog input offers the `env` type, as the core nodes' typedInputs do: the
+ * value is then a variable's name and `<field>Type` is `env` (a flow saved before has no `<field>Type`:
+ * its text, `${VAR}` included, is used as before).
+ */
+export const ENV_FIELDS = ['url', 'host', 'managementUrl'] as const;
+
+/**
+ * A broker definition with its `env` fields (and whole-field `${NAME}` texts, which Node-RED resolves
+ * only at deploy) replaced by the variables' values. `lookup` reads a variable as Node-RED does (flow,
+ * group and process env); an unset or empty one gives the reference `${NAME}`, which the settings
+ * report as a variable that is not set.
+ */
+export function resolveEnvFields(def: Record<string, unknown>, lookup: (name: string) => unknown): Record<string, unknown> {
+  const out = { ...def };
+  for (const field of ENV_FIELDS) {
+    const given = def[field];
+    const raw = typeof given === 'string' ? given.trim() : '';
+    const name = def[`${field}Type`] === 'env' ? raw.replace(/^\$\{(.*)\}$/, '$1') : isEnvReference(raw) ? raw.slice(2, -1) : undefined;
+    if (name === undefined || name === '') continue;
+    const value = lookup(name);
+    out[field] = typeof value === 'string' && value.trim() !== '' ? value.trim() : `\${${name}}`;
+  }
+  return out;
+}
+
+/**
  * A URL-like text with anything that may be a password removed, whatever its shape: everything
  * between `//` and the LAST `@` (a password may hold an unencoded `@` or `/`), and, with no `@`,
  * whatever follows a `:` in the authority unless it is a port number.
@@ -129,6 +155,8 @@ function toTarget(url: URL, settings: BrokerSettings): ConnectTarget {
 export function resolveConnectTargets(settings: BrokerSettings): ConnectTarget[] {
   const raw = settings.url.trim();
   if (raw !== '' && !isUnresolvedEnv(raw)) return splitList(raw).map((u) => toTarget(parseAmqpUrl(u), settings));
+  const unsetHost = isUnresolvedEnv(settings.host) ? settings.host.trim().slice(2, -1) : undefined;
+  if (unsetHost !== undefined) throw new Error(`broker host: environment variable ${unsetHost} is not set`);
   const hosts = splitList(settings.host);
   if (hosts.length === 0) {
     throw new Error(raw === '' ? 'broker host is empty' : `environment variable ${raw.slice(2, -1)} is not set and no host is given`);

@@ -36,6 +36,15 @@ export function isEnvReference(value: string): boolean {
   return ENV_REFERENCE.test(value.trim());
 }
 
+/**
+ * The value of a typedInput of type `env`: a variable's name (or `${NAME}`), as the core nodes take
+ * it; Node-RED reads it from the flow's, the group's or the process's environment.
+ */
+export function envNameProblem(raw: string): Problem | null {
+  const name = raw.trim().replace(/^\$\{(.*)\}$/, '$1');
+  return /^[A-Za-z_][A-Za-z0-9_]*$/.test(name) ? null : { code: 'envName', text: 'must be the name of an environment variable, e.g. AMQP_URL' };
+}
+
 /** Bytes of the UTF-8 encoding: AMQP limits names (short strings) to 255 bytes, not characters. */
 export function utf8Length(text: string): number {
   return new TextEncoder().encode(text).length;
@@ -106,7 +115,11 @@ export function contentTypeProblem(raw: string): Problem | null {
  */
 export const PROPERTY_VERSIONS: Record<string, { version: number; added: Record<string, { since: number; value?: string }> }> = {
   // Number fields mean their NUMBER_FIELDS fallback; others name their value.
-  'retry-broker': { version: 2, added: { bufferMessages: { since: 2 }, bufferMiB: { since: 2 } } },
+  'retry-broker': {
+    version: 3,
+    // A field without its type is text (`${VAR}` text included), as before the env type existed.
+    added: { bufferMessages: { since: 2 }, bufferMiB: { since: 2 }, urlType: { since: 3, value: 'str' }, hostType: { since: 3, value: 'str' }, managementUrlType: { since: 3, value: 'str' } },
+  },
   'park-replay': { version: 2, added: { action: { since: 2, value: 'replay' } } },
   'retry-config': { version: 2, added: { maxAge: { since: 2 } } },
   'retry-consumer': { version: 3, added: { mode: { since: 2, value: 'retry' }, orderedPause: { since: 2 }, parkingWatch: { since: 2 }, statsEvery: { since: 3 } } },

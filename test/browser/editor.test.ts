@@ -101,6 +101,21 @@ describe('editor in a real browser (chromium + playwright-core, packed package, 
     await markedInvalid(selector, invalid);
   }
 
+  /** A typedInput's parts: Node-RED hides the field's own input and shows a container after it. */
+  const typedInput = (field: string) => {
+    const container = page.locator(`#node-config-input-${field} + .red-ui-typedInput-container`);
+    return { container, input: container.locator('input.red-ui-typedInput-input'), typeButton: container.locator('button.red-ui-typedInput-type-select') };
+  };
+
+  /** Types into a typedInput and waits until Node-RED marks the field (and its container) invalid, or valid. */
+  async function typeTypedAndCheck(field: string, value: string, invalid: boolean): Promise<void> {
+    const { input } = typedInput(field);
+    await input.fill(value);
+    await input.dispatchEvent('change');
+    await markedInvalid(`#node-config-input-${field}`, invalid);
+    await markedInvalid(`#node-config-input-${field} + .red-ui-typedInput-container`, invalid);
+  }
+
   async function ourNodes(): Promise<EditorNode[]> {
     // No named functions in here: tsx would wrap them in a helper the page does not have.
     return page.evaluate(() => {
@@ -225,6 +240,29 @@ describe('editor in a real browser (chromium + playwright-core, packed package, 
     assert.deepEqual(takeErrors(), []);
   });
 
+  it('offers the env type for the broker URL, host and management URL, and marks a bad variable name invalid', async function () {
+    const brokerNode = (await ourNodes()).find((n) => n.type === 'retry-broker');
+    assert.ok(brokerNode);
+    await openEditor(brokerNode.id, brokerNode.type);
+    for (const field of ['url', 'host']) {
+      // The typedInput's type menu lists `env`; choosing it sets the hidden <field>Type the node saves.
+      await typedInput(field).typeButton.click();
+      const env = page.locator('.red-ui-typedInput-options:visible a[value="env"]');
+      await env.waitFor({ state: 'visible' });
+      await env.click();
+      await env.waitFor({ state: 'hidden' });
+      assert.equal(await page.locator(`#node-config-input-${field}Type`).inputValue(), 'env', field);
+    }
+    await typeTypedAndCheck('url', 'amqp://not-a-variable-name', true);
+    await typeTypedAndCheck('url', 'AMQP_URL', false);
+    await typeTypedAndCheck('host', 'MQ HOST', true);
+    await typeTypedAndCheck('host', 'MQ_HOST', false);
+    await tab('advanced', 'retry-broker');
+    assert.equal(await typedInput('managementUrl').container.count(), 1);
+    await closeEditor(brokerNode.type);
+    assert.deepEqual(takeErrors(), []);
+  });
+
   it('checks the topology with the dialog values: a queue with other arguments shows expected vs actual', async function () {
     const names = { main: uniqueName('ui-main'), retry: uniqueName('ui-retry'), parking: uniqueName('ui-parking') };
     broker.track('queue', names.main, names.retry, names.parking);
@@ -240,7 +278,8 @@ describe('editor in a real browser (chromium + playwright-core, packed package, 
     // Unsaved edits of both config nodes: the check uses them, not what is deployed (nothing is).
     await openEditor(brokerNode.id, brokerNode.type);
     await tab('advanced', 'retry-broker');
-    await page.locator('#node-config-input-managementUrl').fill(MANAGEMENT_URL);
+    await typedInput('managementUrl').input.fill(MANAGEMENT_URL);
+    await typedInput('managementUrl').input.dispatchEvent('change');
     await closeEditor(brokerNode.type, 'ok');
 
     await openEditor(config.id, config.type);
@@ -321,9 +360,9 @@ describe('editor in a real browser (chromium + playwright-core, packed package, 
   });
 
   it('speaks Russian and Ukrainian to a browser set to those languages', async function () {
-    for (const [locale, check, tab] of [
-      ['ru-RU', 'Проверить топологию', 'парковка'],
-      ['uk-UA', 'Перевірити топологію', 'паркування'],
+    for (const [locale, check, tab, labels] of [
+      ['ru-RU', 'Проверить топологию', 'парковка', ['повторить', 'ответить']],
+      ['uk-UA', 'Перевірити топологію', 'паркування', ['повторити', 'відповісти']],
     ] as const) {
       const context = await browser!.newContext({ locale });
       try {
@@ -334,6 +373,19 @@ describe('editor in a real browser (chromium + playwright-core, packed package, 
           () => [RED as unknown as { _(key: string): string }].map((r) => [r._('node-red-contrib-rabbitmq-retry/retry-config:retry-config.check.button'), r._('node-red-contrib-rabbitmq-retry/park-replay:park-replay.browser.tab')])[0],
         );
         assert.deepEqual(texts, [check, tab], locale);
+        // Labels built in code: a settle node without a name is labelled by its action, in the language.
+        await localized.evaluate(() =>
+          (RED as unknown as { view: { importNodes(nodes: unknown[]): void } }).view.importNodes([
+            { id: 'lang-settle', type: 'retry-settle', action: 'retry', x: 200, y: 80, wires: [] },
+            { id: 'lang-reply', type: 'retry-publish', mode: 'reply', x: 200, y: 140, wires: [[]] },
+          ]),
+        );
+        const shown = async (id: string): Promise<string> => {
+          const label = localized.locator(`#${id} .red-ui-flow-node-label`);
+          await label.waitFor({ state: 'attached' });
+          return (await label.textContent()) ?? '';
+        };
+        assert.deepEqual([await shown('lang-settle'), await shown('lang-reply')], [...labels], locale);
       } finally {
         await context.close();
       }

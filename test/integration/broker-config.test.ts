@@ -82,6 +82,42 @@ describe('broker configuration problems in the Node-RED runtime (real broker)', 
     assert.ok(!statusCalls().some((c) => /connecting|retry in/.test(String(c.status.text))), 'nothing may try to connect');
   });
 
+  describe('URL and host from an environment variable (typedInput type env)', () => {
+    const VAR = 'RR_TEST_ENV_AMQP_URL';
+    before(() => {
+      process.env.RR_TEST_ENV_AMQP_URL = AMQP_URL;
+    });
+    after(() => {
+      delete process.env.RR_TEST_ENV_AMQP_URL;
+    });
+
+    it('connects with the URL of a process env variable', async () => {
+      await load({ url: VAR, urlType: 'env', host: '' });
+      await waitFor(() => /in flight/.test(lastStatus('consumer')), 'the consumer consuming through the env URL');
+    });
+
+    it("connects with the URL of the flow's env (the broker node on that flow)", async () => {
+      await loadFlow([
+        { ...tab(), env: [{ name: 'RR_FLOW_AMQP_URL', value: AMQP_URL, type: 'str' }] },
+        brokerNode({ z: 'flow', url: 'RR_FLOW_AMQP_URL', urlType: 'env', host: '' }),
+        configNode(names, { z: 'flow' }),
+        consumerNode([[]]),
+      ]);
+      await waitFor(() => /in flight/.test(lastStatus('consumer')), `the consumer consuming through the flow env URL (${lastStatus('consumer')})`);
+    });
+
+    it('says which variable is not set, as a red status and an error, and does not connect', async () => {
+      await load({ url: 'RR_ENV_NOT_SET_ANYWHERE', urlType: 'env', host: '' });
+      const expected = 'environment variable RR_ENV_NOT_SET_ANYWHERE is not set and no host is given';
+      await waitFor(() => lastStatus('consumer') === expected && errorsOf('consumer').some((e) => e.includes(expected)), 'the problem on the consumer');
+      assert.ok(statusCalls().some((c) => c.status.fill === 'red' && c.status.text === expected));
+      await helper.unload();
+      await load({ url: '', host: 'RR_HOST_NOT_SET_ANYWHERE', hostType: 'env' });
+      await waitFor(() => lastStatus('consumer') === 'broker host: environment variable RR_HOST_NOT_SET_ANYWHERE is not set', 'the host problem');
+      assert.ok(!statusCalls().some((c) => /connecting|retry in/.test(String(c.status.text))), 'nothing may try to connect');
+    });
+  });
+
   it('refuses a TLS configuration whose files cannot be read, naming it, instead of connecting without them', async () => {
     const url = new URL(AMQP_URL);
     url.protocol = 'amqps:';
@@ -121,7 +157,14 @@ describe('broker configuration problems in the Node-RED runtime (real broker)', 
     ['several URLs', { url: `amqp://u:${SECRET}/et@${host}, amqp://u:${SECRET}/et@${host}` }],
     ['the password in the credentials', { url: '' , host: new URL(AMQP_URL).hostname, port: new URL(AMQP_URL).port || '5672' }, { broker: { user: 'u', password: `${SECRET}/et@:` } }],
     ['the password in the management URL', { managementUrl: `http://guest:${SECRET}/et@127.0.0.1:15672` }],
+    ['a URL from an environment variable', { url: 'RR_TEST_SECRET_URL', urlType: 'env' }],
   ];
+  before(() => {
+    process.env.RR_TEST_SECRET_URL = `amqp://u:${SECRET}/et@${host}`;
+  });
+  after(() => {
+    delete process.env.RR_TEST_SECRET_URL;
+  });
   for (const [shape, extra, credentials] of shapes) {
     it(`never shows a password with ${shape}`, async () => {
       await load(extra, credentials);

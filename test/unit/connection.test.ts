@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { backoffDelay } from '../../src/lib/backoff';
 import { describeConnectionError } from '../../src/lib/connection-errors';
-import { isUnresolvedEnv, redactUrl, resolveConnectTargets, type BrokerSettings } from '../../src/lib/connection-settings';
+import { isUnresolvedEnv, redactUrl, resolveConnectTargets, resolveEnvFields, type BrokerSettings } from '../../src/lib/connection-settings';
 import { ManagementApi } from '../../src/lib/management-api';
 
 const resolveConnectTarget = (settings: BrokerSettings) => resolveConnectTargets(settings)[0]!;
@@ -56,6 +56,27 @@ describe('connect target', () => {
   it('names an environment variable that is not set when nothing else says where to connect', () => {
     assert.throws(() => resolveConnectTargets({ ...base, url: '${AMQP_URL}', host: '' }), /^Error: environment variable AMQP_URL is not set and no host is given$/);
     assert.throws(() => resolveConnectTargets({ ...base, url: 'amqp://${RMQ_HOST}:5672' }), /environment variable RMQ_HOST is not set/);
+  });
+});
+
+describe('broker fields from the environment (typedInput type env)', () => {
+  const env: Record<string, string> = { AMQP_URL: 'amqp://u:p@rabbit:5672/', MQ_HOST: ' mq1, mq2 ', EMPTY: '' };
+  const lookup = (name: string): string => env[name] ?? '';
+  it('reads an env field by its variable name, and `${NAME}` text as Node-RED does at deploy', () => {
+    const def = { url: 'AMQP_URL', urlType: 'env', host: '${MQ_HOST}', managementUrl: 'http://x:15672', managementUrlType: 'str', port: 5672 };
+    assert.deepEqual(resolveEnvFields(def, lookup), { ...def, url: 'amqp://u:p@rabbit:5672/', host: 'mq1, mq2' });
+    assert.equal(resolveEnvFields({ url: '${AMQP_URL}', urlType: 'env' }, lookup).url, 'amqp://u:p@rabbit:5672/');
+  });
+  it('keeps text fields and flows saved before the type existed as they are', () => {
+    const def = { url: 'amqp://h', host: 'MQ_HOST', managementUrl: '' };
+    assert.deepEqual(resolveEnvFields(def, lookup), def);
+  });
+  it('turns an unset or empty variable into the unset reference the settings report', () => {
+    const out = resolveEnvFields({ url: 'NOT_SET', urlType: 'env', host: 'EMPTY', hostType: 'env', managementUrl: 'NOPE', managementUrlType: 'env' }, lookup);
+    assert.deepEqual([out.url, out.host, out.managementUrl], ['${NOT_SET}', '${EMPTY}', '${NOPE}']);
+    const settings = { url: String(out.url), host: '', port: 5672, vhost: '/', tls: false, heartbeat: 30 };
+    assert.throws(() => resolveConnectTargets(settings), /^Error: environment variable NOT_SET is not set and no host is given$/);
+    assert.throws(() => resolveConnectTargets({ ...settings, host: String(out.host) }), /^Error: broker host: environment variable EMPTY is not set$/);
   });
 });
 

@@ -58,6 +58,21 @@ describe('editor rules (src/editor)', function () {
     assert.deepEqual(missingProperties('retry-consumer', { version: 3 }), {});
   });
 
+  it('takes an env field (typedInput type env) as a variable name, a text field by its own rule; older brokers are text', function () {
+    // No dialog open: the validator reads the node's saved type.
+    (globalThis as Record<string, unknown>).$ = () => ({ length: 0 });
+    const url = editor.envOr('url', editor.validators.brokerUrl);
+    assert.equal(url.call({ urlType: 'env' }, 'AMQP_URL', ask), true);
+    assert.equal(url.call({ urlType: 'env' }, '${AMQP_URL}', ask), true);
+    assert.match(String(url.call({ urlType: 'env' }, 'amqp://host', ask)), /^Field: must be the name of an environment variable/);
+    assert.match(String(url.call({ urlType: 'str' }, 'http://host', ask)), /amqp:\/\/ or amqps:\/\//);
+    assert.equal(url.call({}, '${AMQP_URL}', ask), true, 'a flow saved before the type: ${VAR} text as before');
+    assert.deepEqual(missingProperties('retry-broker', { version: 2, bufferMessages: 1000, bufferMiB: 16 }), { urlType: 'str', hostType: 'str', managementUrlType: 'str' });
+    assert.deepEqual([...editor.envFields], ['url', 'host', 'managementUrl']);
+    assert.equal(editor.envLabel('AMQP_URL', 'env'), '${AMQP_URL}');
+    assert.equal(editor.envLabel('rabbit', 'str'), 'rabbit');
+  });
+
   it('refuses reserved and over-long names like the runtime', function () {
     const name = editor.validators.name();
     assert.equal(name.call({}, 'orders', ask), true);

@@ -5,7 +5,7 @@
  */
 import { BrokerConnection } from '../../lib/broker-connection';
 import { retryMetrics } from '../../lib/metrics';
-import { resolveConnectTargets, isUnresolvedEnv, type ConnectTarget } from '../../lib/connection-settings';
+import { resolveConnectTargets, resolveEnvFields, isUnresolvedEnv, type ConnectTarget } from '../../lib/connection-settings';
 import { ManagementApi } from '../../lib/management-api';
 import { NUMBER_FIELDS, readNumberFields } from '../../lib/number-fields';
 import { brokerSettingsOf, connectionStatus, type BrokerUser, type RetryBrokerNode } from '../shared/broker-node';
@@ -17,9 +17,11 @@ const MIB = 1024 * 1024;
 const BUFFER_STATUS_MS = 250;
 
 export = function register(RED: NodeAPI): void {
-  function RetryBroker(this: RetryBrokerNode, def: NodeDef): void {
-    RED.nodes.createNode(this, def);
+  function RetryBroker(this: RetryBrokerNode, saved: NodeDef): void {
+    RED.nodes.createNode(this, saved);
     const node = this;
+    // URL, host and management URL may name an environment variable (flow, group or process env).
+    const def = resolveEnvFields(saved, (name) => RED.util.evaluateNodeProperty(name, 'env', node));
     const users = new Map<string, BrokerUser>();
     const url = stringProp(def.url);
     const numbers = readNumberFields(def, NUMBER_FIELDS['retry-broker']);
@@ -49,6 +51,7 @@ export = function register(RED: NodeAPI): void {
     } catch (err) {
       configError ??= (err as Error).message;
     }
+    if (isUnresolvedEnv(managementUrl)) node.warn(`management API URL ${managementUrl}: environment variable not set, arguments are not compared`);
     if (configError) node.error(`broker configuration not usable: ${configError}`);
     node.connection = new BrokerConnection({
       targets,

@@ -4,7 +4,7 @@
  * connection of its own. Passwords never leave the runtime: an unchanged password comes from the
  * stored credentials, and the answer names the broker without it.
  */
-import { resolveConnectTargets } from '../../lib/connection-settings';
+import { resolveConnectTargets, resolveEnvFields } from '../../lib/connection-settings';
 import { isEnvReference } from '../../lib/property-rules';
 import { probeTopology } from '../../lib/topology-probe';
 import { brokerSettingsOf } from '../shared/broker-node';
@@ -28,13 +28,6 @@ function record(value: unknown): Record<string, unknown> {
   return value && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
 }
 
-/** `${NAME}` the way Node-RED resolves it at deploy: from the environment; unset stays a reference. */
-function resolveEnv(value: unknown): unknown {
-  if (typeof value !== 'string' || !isEnvReference(value)) return value;
-  const name = value.trim().slice(2, -1);
-  return process.env[name] ?? value;
-}
-
 /** The dialog's credentials over the stored ones: an empty or unchanged field keeps the stored value. */
 function credentialsFor(RED: NodeAPI, brokerId: string, given: CheckRequest['credentials']): Record<string, string | undefined> {
   const stored = brokerId ? (RED.nodes.getCredentials(brokerId) ?? {}) : {};
@@ -53,10 +46,13 @@ async function check(RED: NodeAPI, body: CheckRequest): Promise<{ status: number
     return { status: 400, body: { error: (err as Error).message } };
   }
   const brokerId = stringProp(broker.id);
+  // Env fields and `${NAME}` the way the deployed broker node reads them (its flow's env, else the process's).
+  const deployed = brokerId ? RED.nodes.getNode(brokerId) : null;
+  const resolved = resolveEnvFields(broker, (name) => RED.util.evaluateNodeProperty(name, 'env', deployed));
   let targets;
   let socketOptions;
   try {
-    const settings = brokerSettingsOf({ ...broker, url: resolveEnv(broker.url) }, credentialsFor(RED, brokerId, body.credentials));
+    const settings = brokerSettingsOf(resolved, credentialsFor(RED, brokerId, body.credentials));
     if (settings.problems.length > 0) throw new Error(settings.problems.join('; '));
     targets = resolveConnectTargets(settings.settings);
     // The TLS configuration as deployed: certificates are files the runtime reads.
@@ -64,7 +60,7 @@ async function check(RED: NodeAPI, body: CheckRequest): Promise<{ status: number
   } catch (err) {
     return { status: 400, body: { error: (err as Error).message } };
   }
-  const managementUrl = stringProp(resolveEnv(broker.managementUrl));
+  const managementUrl = stringProp(resolved.managementUrl);
   try {
     const inspection = await probeTopology(targets, topology, { socketOptions, managementUrl: isEnvReference(managementUrl) ? '' : managementUrl });
     return { status: 200, body: { mode: topology.mode, ...inspection } };

@@ -76,6 +76,8 @@ export interface NodeAPI {
     getCredentials(id: string): Record<string, string | undefined> | undefined;
   };
   log: { warn(text: string): void; info(text: string): void };
+  /** Node-RED's property evaluation; the `env` type reads flow, group and process env like the core nodes. */
+  util: { evaluateNodeProperty(value: string, type: 'env', node: Node | null): unknown };
   _(key: string, substitutions?: Record<string, unknown>): string;
 }
 
