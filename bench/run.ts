@@ -6,6 +6,7 @@
  *   BENCH_SMOKE=1 npm run bench        tiny counts, one repetition (CI; < 60 s)
  *   npm run bench -- --smoke           the same
  *   npm run bench -- --only=consume,park   some sections (consume, analysis, peers, retry, park, publish, nodered, memory)
+ *   npm run bench -- --only=consume --consume=16k:100   some consume+ack cases (size:prefetch; also filters analysis sizes)
  *   BENCH_REPS=7 npm run bench         more repetitions (default 5; the median is reported)
  *   BENCH_DIST=/path/to/dist node --expose-gc --import tsx bench/run.ts   another build of the package (compare a change)
  *
@@ -50,6 +51,17 @@ const SMOKE = process.env.BENCH_SMOKE === '1' || argv.includes('--smoke');
 const onlyArg = argv.find((a) => a.startsWith('--only='));
 const ONLY = onlyArg ? new Set(onlyArg.slice('--only='.length).split(',')) : undefined;
 const REPS = SMOKE ? 1 : Math.max(1, Number(process.env.BENCH_REPS ?? 5));
+/**
+ * `--consume=16k:100,1k:1` (or BENCH_CONSUME): only these consume+ack cases (size:prefetch), and only
+ * their sizes in the analysis section. For single-scenario runs on a shared machine.
+ */
+const consumeArg = argv.find((a) => a.startsWith('--consume='))?.slice('--consume='.length) ?? process.env.BENCH_CONSUME;
+const CONSUME_CASES = consumeArg?.split(',').map((c) => {
+  const [size = '', prefetch = ''] = c.split(':');
+  return { size: Number.parseInt(size, 10) * (/k$/i.test(size) ? 1024 : 1), prefetch: Number(prefetch) };
+});
+const wantCase = (size: number, prefetch?: number): boolean =>
+  !CONSUME_CASES || CONSUME_CASES.some((c) => c.size === size && (prefetch === undefined || !c.prefetch || c.prefetch === prefetch));
 const TTL_MS = 200;
 
 /** Message counts per run: large enough that a full run takes seconds, tiny in smoke mode. */
@@ -62,7 +74,7 @@ const PLAN = {
     { size: 16384, prefetch: 1, count: n(3000, 100) },
     { size: 16384, prefetch: 10, count: n(6000, 200) },
     { size: 16384, prefetch: 100, count: n(8000, 300) },
-  ],
+  ].filter((c) => wantCase(c.size, c.prefetch)),
   analysis: n(20000, 500),
   analysis16k: n(8000, 200),
   peers: n(30000, 500),
@@ -122,6 +134,8 @@ interface MemorySnapshot {
   heapUsed: number;
   heapTotal: number;
   external: number;
+  /** V8's young generation (new space), reserved size. */
+  newSpace?: number;
 }
 interface Extra {
   lag?: { count: number; rate: number; raw: LagStats; pkgAmqp: LagStats; pkgFlow: LagStats };
@@ -304,7 +318,7 @@ function printReport(env: Environment): void {
   if (extra.memory) {
     const m = extra.memory;
     const line = (label: string, s: MemorySnapshot): string =>
-      `  ${pad(label, 34)}rss ${pad(fmt(s.rss / MB, 1), 7, true)} MiB   heap used ${pad(fmt(s.heapUsed / MB, 1), 6, true)} MiB   external ${pad(fmt(s.external / MB, 1), 6, true)} MiB`;
+      `  ${pad(label, 34)}rss ${pad(fmt(s.rss / MB, 1), 7, true)} MiB   heap used ${pad(fmt(s.heapUsed / MB, 1), 6, true)} MiB   heap total ${pad(fmt(s.heapTotal / MB, 1), 6, true)} MiB   new space ${pad(fmt((s.newSpace ?? NaN) / MB, 1), 5, true)} MiB   external ${pad(fmt(s.external / MB, 1), 6, true)} MiB`;
     out.push('');
     out.push(`memory of the Node-RED process (child, --expose-gc, after a full GC), consume → ack at prefetch ${PREFETCH}, 1 KB:`);
     out.push(line('flow loaded, before any message', m.before));
@@ -373,6 +387,8 @@ function summaryJson(): Record<string, number | null> {
     sessionOnlyCpuUsPerMsg: round(pick('package ConsumerSession')?.cpuUsPerMsg, 1),
     nodeRedHopCpuUsPerMsg: round(pick('source → sink, consumer-shaped msg')?.cpuUsPerMsg, 1),
     heapGrowthMb: m ? round((m.end.heapUsed - m.before.heapUsed) / MB, 1) : null,
+    heapTotalGrowthMb: m ? round((m.end.heapTotal - m.before.heapTotal) / MB, 1) : null,
+    newSpaceGrowthMb: m?.end.newSpace !== undefined && m.before.newSpace !== undefined ? round((m.end.newSpace - m.before.newSpace) / MB, 1) : null,
     rssGrowthAfterWarmupMb: m ? round((m.end.rss - m.warm.rss) / MB, 1) : null,
     reps: REPS,
     smoke: SMOKE ? 1 : 0,
@@ -464,6 +480,7 @@ async function main(): Promise<number> {
         [1024, PLAN.analysis],
         [16384, PLAN.analysis16k],
       ] as const) {
+        if (!wantCase(size)) continue;
         const prep = load(consumeTopo, size, count);
         const pkg =
           (options: Omit<Parameters<typeof S.pkgConsume>[1], 'topo' | 'count' | 'prefetch'> = {}): Run =>
@@ -473,6 +490,7 @@ async function main(): Promise<number> {
           ['raw amqplib, ack only', count, prep, () => S.rawConsume(ctx, { queue: q, count, prefetch: PREFETCH })],
           ['raw amqplib + JSON.parse of the body', count, prep, () => S.rawConsume(ctx, { queue: q, count, prefetch: PREFETCH, work: 'parse' })],
           ['raw amqplib + JSON.parse + the same msg (same work)', count, prep, () => S.rawConsume(ctx, { queue: q, count, prefetch: PREFETCH, work: 'msg' })],
+          ['raw amqplib, same work, msg kept and acked one setImmediate later (as a flow)', count, prep, () => S.rawConsume(ctx, { queue: q, count, prefetch: PREFETCH, work: 'msg-later' })],
         ];
         if (size === 1024) {
           list.push(

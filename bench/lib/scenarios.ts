@@ -77,8 +77,12 @@ export function sameWorkMsg(m: ConsumeMessage, queue: string, deliveryId: string
   };
 }
 
-/** `work`: 'none' acks at once; 'parse' JSON.parse's the body first; 'msg' builds the whole msg (sameWorkMsg). */
-export async function rawConsume(_ctx: Ctx, { queue, count, prefetch, work = 'none' }: { queue: string; count: number; prefetch: number; work?: 'none' | 'parse' | 'msg' }): Promise<RunResult> {
+/**
+ * `work`: 'none' acks at once; 'parse' JSON.parse's the body first; 'msg' builds the whole msg
+ * (sameWorkMsg); 'msg-later' builds it and acks one setImmediate later, keeping the msg alive until
+ * then, as a flow does between the consumer and its settle node.
+ */
+export async function rawConsume(_ctx: Ctx, { queue, count, prefetch, work = 'none' }: { queue: string; count: number; prefetch: number; work?: 'none' | 'parse' | 'msg' | 'msg-later' }): Promise<RunResult> {
   const model = await connect('bench raw consumer');
   try {
     const ch = await model.createChannel();
@@ -92,6 +96,13 @@ export async function rawConsume(_ctx: Ctx, { queue, count, prefetch, work = 'no
         // The results are dropped, as by a flow that acks at once: V8 still does the parse and the copies.
         if (work === 'parse') JSON.parse(m.content.toString('utf8'));
         else if (work === 'msg') sameWorkMsg(m, queue, `raw:${m.fields.deliveryTag}`);
+        else if (work === 'msg-later') {
+          const msg = sameWorkMsg(m, queue, `raw:${m.fields.deliveryTag}`);
+          setImmediate(() => {
+            if (msg.payload !== undefined) ch.ack(m);
+          });
+          return;
+        }
         ch.ack(m);
       },
       { noAck: false },

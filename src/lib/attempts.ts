@@ -199,8 +199,8 @@ function timestampMs(value: unknown): number | undefined {
  * publisher's timestamp property, or the first rejection from the main queue — the earliest of them.
  * undefined when there is none (a first delivery without a timestamp).
  */
-export function firstSeenMs(headers: Headers, timestamp: unknown, mainQueue: string): number | undefined {
-  const rejected = findDeath(readDeaths(headers), mainQueue, 'rejected')?.time;
+export function firstSeenMs(headers: Headers, timestamp: unknown, mainQueue: string, deaths: DeathRecord[] = readDeaths(headers)): number | undefined {
+  const rejected = findDeath(deaths, mainQueue, 'rejected')?.time;
   const candidates = [asNumber(headers?.[FIRST_SEEN_HEADER]), timestampMs(timestamp), rejected === undefined ? undefined : Date.parse(rejected)];
   const known = candidates.filter((n): n is number => n !== undefined && Number.isFinite(n) && n > 0);
   return known.length > 0 ? Math.min(...known) : undefined;
@@ -209,18 +209,19 @@ export function firstSeenMs(headers: Headers, timestamp: unknown, mainQueue: str
 /**
  * Where the message was originally published: the exchange and routing key recorded when it was
  * first rejected from the main queue, else those the package wrote on a republished retry, else
- * those of the current delivery.
+ * those of the current delivery. `deaths`: the header's records when the caller has read them already.
  */
 export function originalRoute(
   headers: Headers,
   mainQueue: string,
   delivered: { exchange: string; routingKey: string },
+  deaths?: DeathRecord[],
 ): { exchange: string; routingKey: string } {
   // A first delivery carries neither: skip reading x-death (the hot path).
   if (!headers || (headers['x-death'] === undefined && headers[ORIGINAL_ROUTING_KEY_HEADER] === undefined)) {
     return { exchange: delivered.exchange, routingKey: delivered.routingKey };
   }
-  const death = findDeath(readDeaths(headers), mainQueue, 'rejected');
+  const death = findDeath(deaths ?? readDeaths(headers), mainQueue, 'rejected');
   if (death) return { exchange: death.exchange, routingKey: death.routingKeys[0] ?? delivered.routingKey };
   const exchange = asText(headers[ORIGINAL_EXCHANGE_HEADER]);
   const routingKey = asText(headers[ORIGINAL_ROUTING_KEY_HEADER]);

@@ -4,7 +4,7 @@
  * branch is unit-tested without a broker; `settler.ts` carries the decision out.
  */
 import type { MessageProperties, Options } from 'amqplib';
-import { attemptsExhausted, firstSeenMs, malformedDeathHeader, NOT_BEFORE_HEADER, originalRoute, type RetryInfo } from './attempts';
+import { attemptsExhausted, firstSeenMs, malformedDeathHeader, NOT_BEFORE_HEADER, originalRoute, readDeaths, type DeathRecord, type RetryInfo } from './attempts';
 import { firstFailureMs, type FailureDetails } from './failure';
 import { parkedPublishOptions, retryPublishOptions } from './parking';
 import type { SettleAction } from './settlement';
@@ -60,9 +60,9 @@ const ACK: Decision = { kind: 'ack' };
 const DEAD_LETTER: Decision = { kind: 'dead-letter' };
 
 /** When the message was first seen (ms since epoch); receipt by this consumer when nothing tells. */
-function firstSeen(policy: DecisionPolicy, delivery: Decidable): number {
+function firstSeen(policy: DecisionPolicy, delivery: Decidable, deaths: DeathRecord[]): number {
   const { properties } = delivery.message;
-  return firstSeenMs(properties.headers, properties.timestamp, policy.topology.mainQueue) ?? delivery.receivedAt;
+  return firstSeenMs(properties.headers, properties.timestamp, policy.topology.mainQueue, deaths) ?? delivery.receivedAt;
 }
 
 /**
@@ -73,6 +73,10 @@ function firstSeen(policy: DecisionPolicy, delivery: Decidable): number {
 export function decide(policy: DecisionPolicy, delivery: Decidable, action: SettleAction, reason: string, now: number, failure?: FailureDetails): Decision {
   if (action === 'ack') return ACK;
   const { topology } = policy;
+  // The x-death records, read at most once per decision (first seen, first failure and the original
+  // route all use them), and not at all for a plain dead-letter retry.
+  let read: DeathRecord[] | undefined;
+  const deaths = (): DeathRecord[] => (read ??= readDeaths(delivery.message.properties.headers));
   let parkReason = reason || 'parked';
   if (action === 'retry') {
     if (policy.ordered) return { kind: 'hold', reason };
@@ -86,16 +90,16 @@ export function decide(policy: DecisionPolicy, delivery: Decidable, action: Sett
       parkReason = `max attempts (${retry.maxAttempts}) reached${lastError}`;
     } else {
       // First-seen reads the headers: only when a max age asks for it, or a republished copy carries it.
-      const seen = topology.maxAgeMs > 0 ? firstSeen(policy, delivery) : undefined;
+      const seen = topology.maxAgeMs > 0 ? firstSeen(policy, delivery, deaths()) : undefined;
       if (seen !== undefined && now - seen > topology.maxAgeMs) {
         parkReason = `older than the max age of ${topology.maxAgeMs / 1000} s${lastError}`;
       } else if (policy.route === 'dead-letter') {
         return DEAD_LETTER;
       } else {
         const { properties, fields } = delivery.message;
-        const firstFailure = firstFailureMs(properties.headers, topology.mainQueue, now);
-        const route = originalRoute(properties.headers, topology.mainQueue, fields);
-        const options = retryPublishOptions(properties, retry.attempt, seen ?? firstSeen(policy, delivery), route, firstFailure);
+        const firstFailure = firstFailureMs(properties.headers, topology.mainQueue, now, deaths());
+        const route = originalRoute(properties.headers, topology.mainQueue, fields, deaths());
+        const options = retryPublishOptions(properties, retry.attempt, seen ?? firstSeen(policy, delivery, deaths()), route, firstFailure);
         if (policy.dueHeader) (options.headers as Record<string, unknown>)[NOT_BEFORE_HEADER] = now + retryDelayFor(topology, retry.attempt);
         return { kind: 'republish', queue: retryQueueFor(topology, retry.attempt), options };
       }
@@ -110,7 +114,8 @@ export function decide(policy: DecisionPolicy, delivery: Decidable, action: Sett
     attempts: delivery.retry.attempt,
     reason: parkReason,
     now: new Date(now),
-    firstFailureMs: firstFailureMs(message.properties.headers, topology.mainQueue, now),
+    firstFailureMs: firstFailureMs(message.properties.headers, topology.mainQueue, now, deaths()),
+    deaths: deaths(),
     ...(failure ? { failure } : {}),
   });
   return { kind: 'park', queue: topology.parkingQueue, reason: parkReason, options };

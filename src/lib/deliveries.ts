@@ -50,7 +50,7 @@ export class Deliveries {
     const error = decoded.ok ? undefined : decoded.error;
     const delivered: DeliveredMessage = {
       payload: decoded.ok ? decoded.payload : decoded.raw,
-      amqp: toAmqpInfo(id, options.mainQueue, message),
+      amqp: toAmqpInfo(id, options.mainQueue, message, retry),
       retry,
     };
     this.events.emit('stats');

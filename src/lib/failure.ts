@@ -3,7 +3,7 @@
  * Spring AMQP's RepublishMessageRecoverer: the error's name, message and a truncated stack, the node
  * that failed, and the first and last failure time. Pure.
  */
-import { findDeath, readDeaths } from './attempts';
+import { findDeath, readDeaths, type DeathRecord } from './attempts';
 
 /** Header the package writes when it republishes a retry: when the message first failed (ms since epoch). */
 export const FIRST_FAILURE_HEADER = 'retry-first-failure';
@@ -70,9 +70,9 @@ export function failureDetails(error: unknown): FailureDetails | undefined {
  * When the message first failed (ms since epoch): the package's header (set on a republished retry),
  * the broker's first rejection from the main queue, or now for a first failure — the earliest.
  */
-export function firstFailureMs(headers: Record<string, unknown> | undefined, mainQueue: string, now: number): number {
+export function firstFailureMs(headers: Record<string, unknown> | undefined, mainQueue: string, now: number, deaths: DeathRecord[] = readDeaths(headers)): number {
   const own = Number(headers?.[FIRST_FAILURE_HEADER]);
-  const rejected = findDeath(readDeaths(headers), mainQueue, 'rejected')?.time;
+  const rejected = findDeath(deaths, mainQueue, 'rejected')?.time;
   const known = [own, rejected === undefined ? NaN : Date.parse(rejected), now].filter((n) => Number.isFinite(n) && n > 0);
   return Math.min(...known);
 }

@@ -94,9 +94,10 @@ export function copiedProperties(p: MessageProperties): Options.Publish {
 /**
  * `queue` is the main queue. Exchange and routing key are where the message was first published: a
  * retried message comes back through the retry route, which a flow (msg.topic) must not see.
+ * `retry`: the delivery's retry info, whose `x-death` records are reused rather than read again.
  */
-export function toAmqpInfo(deliveryId: string, queue: string, message: ConsumeMessage): AmqpInfo {
-  const route = originalRoute(message.properties.headers, queue, message.fields);
+export function toAmqpInfo(deliveryId: string, queue: string, message: ConsumeMessage, retry?: Pick<RetryInfo, 'deaths'>): AmqpInfo {
+  const route = originalRoute(message.properties.headers, queue, message.fields, retry?.deaths);
   return {
     deliveryId,
     queue,

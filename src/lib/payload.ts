@@ -74,15 +74,35 @@ export function decodeText(content: Buffer, charset = 'utf-8'): { ok: true; text
   }
 }
 
+interface ContentTypeInfo {
+  as: 'json' | 'string' | 'buffer';
+  charset: string | undefined;
+}
+/**
+ * What a content type means for decoding, for the last few distinct types: a consumer sees the same
+ * one or two on every delivery, and parsing the text each time was a measurable part of the hot path.
+ */
+const typeCache = new Map<string | undefined, ContentTypeInfo>();
+function typeOf(contentType: string | undefined): ContentTypeInfo {
+  let info = typeCache.get(contentType);
+  if (!info) {
+    info = { as: isJsonContentType(contentType) ? 'json' : isTextContentType(contentType) ? 'string' : 'buffer', charset: charsetOf(contentType) };
+    if (typeCache.size >= 64) typeCache.clear(); // bounded: content types come from publishers
+    typeCache.set(contentType, info);
+  }
+  return info;
+}
+
 /**
  * Decodes a body. Text honours the content type's `charset`. A body that is not valid in its
  * charset, or claims JSON but does not parse, is an error, never passed on as a string: the caller
  * parks it (or reports it) with the reason.
  */
 export function decodePayload(content: Buffer, contentType: string | undefined, mode: DecodeMode = 'auto'): DecodeResult {
-  const as = mode === 'auto' ? (isJsonContentType(contentType) ? 'json' : isTextContentType(contentType) ? 'string' : 'buffer') : mode;
+  const type = typeOf(contentType);
+  const as = mode === 'auto' ? type.as : mode;
   if (as === 'buffer') return { ok: true, payload: content, as };
-  const decoded = decodeText(content, charsetOf(contentType));
+  const decoded = decodeText(content, type.charset);
   if (!decoded.ok) return { ok: false, error: decoded.error, raw: content };
   const text = decoded.text;
   if (as === 'string') return { ok: true, payload: text, as };
