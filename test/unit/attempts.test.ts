@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict';
 import { cycle3, republished } from './fixtures/x-death';
+import type { ConsumeMessage } from 'amqplib';
+import { toAmqpInfo } from '../../src/lib/message-info';
 import { ATTEMPT_HEADER, attemptsExhausted, failedAttempts, FIRST_SEEN_HEADER, firstSeenMs, malformedDeathHeader, originalRoute, readDeaths, retryInfo } from '../../src/lib/attempts';
 
 const ts = (seconds: number) => ({ '!': 'timestamp', value: seconds });
@@ -86,6 +88,14 @@ describe('attempts from x-death', () => {
   it('finds the original route in the rejected entry', () => {
     assert.deepEqual(originalRoute(thirdDelivery, 'main-queue', { exchange: '', routingKey: 'main-queue' }), { exchange: 'main-exchange', routingKey: 'srvc.transact.cash' });
     assert.deepEqual(originalRoute(undefined, 'main-queue', { exchange: 'ex', routingKey: 'rk' }), { exchange: 'ex', routingKey: 'rk' });
+  });
+
+  it('reuses x-death records read before (one read per delivery) with the same results', () => {
+    const deaths = readDeaths(thirdDelivery);
+    const delivered = { exchange: '', routingKey: 'main-queue' };
+    assert.deepEqual(originalRoute(thirdDelivery, 'main-queue', delivered, deaths), originalRoute(thirdDelivery, 'main-queue', delivered));
+    assert.equal(firstSeenMs(thirdDelivery, undefined, 'main-queue', deaths), firstSeenMs(thirdDelivery, undefined, 'main-queue'));
+    assert.deepEqual(toAmqpInfo('c:1', 'main-queue', { content: Buffer.alloc(0), fields: { ...delivered, deliveryTag: 1, redelivered: false, consumerTag: 't' }, properties: { headers: thirdDelivery } } as unknown as ConsumeMessage, { deaths }), toAmqpInfo('c:1', 'main-queue', { content: Buffer.alloc(0), fields: { ...delivered, deliveryTag: 1, redelivered: false, consumerTag: 't' }, properties: { headers: thirdDelivery } } as unknown as ConsumeMessage));
   });
 
   it('finds the original route of a republished retry in the package headers (RabbitMQ 4 drops its x-death)', () => {
