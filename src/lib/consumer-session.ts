@@ -75,9 +75,7 @@ export class ConsumerSession extends EventEmitter<ConsumerSessionEvents> {
       invalidBody: options.invalidBody,
       metrics: options.metrics,
     });
-    this.on('stats', () => {
-      if (this.paused) void this.applyPause(); // not an async call per delivery and settle
-    });
+    this.on('stats', () => this.paused && void this.applyPause()); // no promise per delivery and settle
     const watched = { main: topology.mainQueue, retry: retryQueueNames(topology), parking: topology.parkingQueue };
     this.parkingWatch = new ParkingWatch(connection, watched, () => !this.stopped && this.current.phase === 'consuming', () => this.emit('stats'));
   }
