@@ -490,7 +490,7 @@ async function main(): Promise<number> {
           ['raw amqplib, ack only', count, prep, () => S.rawConsume(ctx, { queue: q, count, prefetch: PREFETCH })],
           ['raw amqplib + JSON.parse of the body', count, prep, () => S.rawConsume(ctx, { queue: q, count, prefetch: PREFETCH, work: 'parse' })],
           ['raw amqplib + JSON.parse + the same msg (same work)', count, prep, () => S.rawConsume(ctx, { queue: q, count, prefetch: PREFETCH, work: 'msg' })],
-          ['raw amqplib, same work, msg kept and acked one setImmediate later (as a flow)', count, prep, () => S.rawConsume(ctx, { queue: q, count, prefetch: PREFETCH, work: 'msg-later' })],
+          ['raw amqplib, same work, acked one setImmediate later (as a flow)', count, prep, () => S.rawConsume(ctx, { queue: q, count, prefetch: PREFETCH, work: 'msg-later' })],
         ];
         if (size === 1024) {
           list.push(
