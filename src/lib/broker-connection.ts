@@ -9,6 +9,8 @@ import { EventEmitter } from 'node:events';
 import * as amqp from 'amqplib';
 import type { Channel, ChannelModel } from 'amqplib';
 import { backoffDelay, type BackoffOptions } from './backoff';
+import { closeChannel } from './close-channel';
+import { Waiters } from './connection-waiters';
 import type { PublishLimits } from './publish-buffer';
 import { Publishers, type Publisher, type PublisherOptions } from './publishers';
 import { describeConnectionError } from './connection-errors';
@@ -70,6 +72,8 @@ export class BrokerConnection extends EventEmitter<BrokerConnectionEvents> {
   private readonly configError: string | undefined;
   /** Index of the target the next connect starts with. */
   private next = 0;
+  /** whenConnected() calls waiting for a connection. */
+  private readonly waiters = new Waiters<ChannelModel>();
 
   constructor(private readonly options: BrokerConnectionOptions) {
     super();
@@ -131,6 +135,7 @@ export class BrokerConnection extends EventEmitter<BrokerConnectionEvents> {
     this.stopping = true;
     clearTimeout(this.timer);
     this.timer = undefined;
+    this.waiters.wake({ error: new Error('the broker connection was closed') });
     let wrote = false;
     if (this.model) {
       this.emit('closing', () => (wrote = true));
@@ -173,7 +178,7 @@ export class BrokerConnection extends EventEmitter<BrokerConnectionEvents> {
     try {
       return await work(channel);
     } finally {
-      if (!closed) await channel.close().catch(() => undefined);
+      if (!closed) await closeChannel(channel);
     }
   }
 
@@ -201,17 +206,7 @@ export class BrokerConnection extends EventEmitter<BrokerConnectionEvents> {
     if (this.current.phase === 'idle' || this.current.phase === 'closed') {
       return Promise.reject(new Error('not connected to the broker (no node uses this broker configuration)'));
     }
-    return new Promise((resolve, reject) => {
-      const onConnected = (model: ChannelModel): void => {
-        clearTimeout(timer);
-        resolve(model);
-      };
-      const timer = setTimeout(() => {
-        this.off('connected', onConnected);
-        reject(new Error(`not connected to the broker after ${timeoutMs / 1000} s (${this.current.error ?? this.current.phase})`));
-      }, timeoutMs);
-      this.once('connected', onConnected);
-    });
+    return this.waiters.wait(timeoutMs, () => new Error(`not connected to the broker after ${timeoutMs / 1000} s (${this.current.error ?? this.current.phase})`));
   }
 
   private requireConnection(): ChannelModel {
@@ -265,6 +260,7 @@ export class BrokerConnection extends EventEmitter<BrokerConnectionEvents> {
     model.on('close', (err?: Error) => this.onClosed(model, target, err));
     this.setState({ phase: 'connected', address: target.address });
     this.emit('connected', model);
+    this.waiters.wake({ value: model });
     this.publishers.connected(model); // also follows the broker's blocked / unblocked
   }
 

@@ -4,6 +4,7 @@
  * A confirm ack alone does not mean the message reached a queue.
  */
 import type { ConfirmChannel, Message, Options } from 'amqplib';
+import { closeChannel } from './close-channel';
 
 export type PublishFailure = 'unroutable' | 'nacked' | 'channel-closed' | 'unencodable' | 'buffer-full';
 
@@ -114,11 +115,7 @@ export class ConfirmPublisher {
   async close(): Promise<void> {
     if (this.closedReason !== undefined) return;
     this.closedReason = 'publisher closed';
-    try {
-      await this.channel.close();
-    } catch {
-      // Already closing with the connection: nothing left to release.
-    }
+    await closeChannel(this.channel);
   }
 
   /**

@@ -13,16 +13,18 @@ import { retryInfo } from './attempts';
 import { backoffDelay } from './backoff';
 import { decisionPolicy } from './decide';
 import { Deliveries } from './deliveries';
+import { Drain } from './drain';
 import type { FailureDetails } from './failure';
 import { DeliveryRegistry } from './delivery-registry';
 import { OrderedHold } from './ordered-hold';
 import { ParkingWatch } from './parking-watch';
 import type { QueueDepths } from './metrics';
-import type { ConsumerSessionEvents, ConsumerSessionOptions, SessionState, SessionStats } from './session-types';
+import type { ConsumerSessionEvents, ConsumerSessionOptions, SessionState, SessionStats, StopOptions } from './session-types';
 import type { SettleAction, SettleOutcome, TrackedDelivery } from './settlement';
 import { Settler } from './settler';
 import { applyTopology, TopologyError } from './topology-broker';
 import { planTopology, retryQueueNames, type TopologyPlan } from './topology';
+import { closeChannel } from './close-channel';
 
 const PAUSED: SessionState = { phase: 'paused', detail: 'paused' };
 const RECHECK_BACKOFF = { initialMs: 2000, maxMs: 60_000, factor: 2, jitter: 0.1 };
@@ -32,6 +34,7 @@ export class ConsumerSession extends EventEmitter<ConsumerSessionEvents> {
   private readonly deliveries: Deliveries;
   private readonly hold: OrderedHold | undefined;
   private readonly parkingWatch: ParkingWatch;
+  private readonly drain: Drain;
   private channel: Channel | undefined;
   /** Settles on `channel`; a new one per channel, so a delivery of a lost channel is never settled on the next. */
   private acks: AckBatcher | undefined;
@@ -49,7 +52,8 @@ export class ConsumerSession extends EventEmitter<ConsumerSessionEvents> {
     const acks = this.acks;
     if (acks && (acks.flush() || acks.sending)) wrote();
   };
-  private readonly usable = (entry: TrackedDelivery): boolean => this.acks === entry.acks && !this.stopped;
+  /** Until the channel closes: a stopping consumer still settles what the flow holds (the drain). */
+  private readonly usable = (entry: TrackedDelivery): boolean => this.acks === entry.acks;
 
   constructor(private readonly options: ConsumerSessionOptions) {
     super();
@@ -58,7 +62,7 @@ export class ConsumerSession extends EventEmitter<ConsumerSessionEvents> {
     this.plan = planTopology(ordered ? { ...topology, singleActiveConsumer: true } : topology);
     this.hold = ordered
       ? new OrderedHold(ordered.pauseMs, {
-          usable: this.usable,
+          usable: (entry) => this.usable(entry) && !this.stopped, // a stopping consumer runs nothing again
           redeliver: (entry, attempt) => this.deliveries.track(entry.acks, entry.message, { ...entry.retry, attempt }, entry.receivedAt),
           blocked: (detail) => {
             if (detail !== undefined) this.setState({ phase: 'blocked', detail });
@@ -75,7 +79,11 @@ export class ConsumerSession extends EventEmitter<ConsumerSessionEvents> {
       invalidBody: options.invalidBody,
       metrics: options.metrics,
     });
-    this.on('stats', () => this.paused && void this.applyPause()); // no promise per delivery and settle
+    this.drain = new Drain(() => this.deliveries.inFlight);
+    this.on('stats', () => {
+      if (this.paused) void this.applyPause(); // no promise per delivery and settle
+      this.drain.changed();
+    });
     const watched = { main: topology.mainQueue, retry: retryQueueNames(topology), parking: topology.parkingQueue };
     this.parkingWatch = new ParkingWatch(connection, watched, () => !this.stopped && this.current.phase === 'consuming', () => this.emit('stats'));
   }
@@ -111,24 +119,23 @@ export class ConsumerSession extends EventEmitter<ConsumerSessionEvents> {
   }
 
   /**
-   * Stops consuming and closes the channel: whatever is still unsettled goes back to the queue (the
-   * broker redelivers it). Nothing is lost.
+   * Stops consuming (basic.cancel), gives the messages the flow holds up to `drainMs` to be settled,
+   * then closes the channel: whatever is still unsettled goes back to the queue (the broker
+   * redelivers it). Nothing is lost. No drain when `settlePath()` says the flow cannot settle any more.
    */
-  async stop(): Promise<void> {
+  async stop(options: StopOptions = {}): Promise<void> {
     this.stopped = true;
     clearTimeout(this.retryTimer);
     this.parkingWatch.stop();
     this.options.connection.off('connected', this.onConnected);
+    this.hold?.drop(); // a held message is not run again: it goes back to the head of the queue
+    const { channel, consumerTag } = this;
+    this.consumerTag = undefined;
+    const unsettled = await this.drain.stopping(channel && consumerTag ? channel.cancel(consumerTag).catch(() => undefined) : undefined, options);
+    if (unsettled) this.emit('warning', unsettled);
     this.options.connection.off('disconnected', this.onDisconnected);
-    const channel = this.channel;
-    // Acks the flow already gave go out before the channel closes (else the broker would redeliver them).
-    this.acks?.flush();
-    if (channel && this.consumerTag) await channel.cancel(this.consumerTag).catch(() => undefined);
     this.deliveries.endAll('returned to the queue when the consumer stopped');
-    this.acks?.close();
-    this.acks = undefined;
-    this.channel = undefined;
-    if (channel) await channel.close().catch(() => undefined);
+    await this.closeOwn();
     // Only now: a connection closing while this stop runs still waits for the acks it flushed.
     this.options.connection.off('closing', this.onClosing);
     this.setState({ phase: 'stopped' });
@@ -139,7 +146,7 @@ export class ConsumerSession extends EventEmitter<ConsumerSessionEvents> {
    * {@link SettleError} when it cannot be settled (any more).
    */
   settle(id: string, action: SettleAction, reason = '', failure?: FailureDetails): Promise<SettleOutcome> {
-    return this.deliveries.settle(id, action, reason, failure);
+    return this.drain.settle(() => this.deliveries.settle(id, action, reason, failure));
   }
 
   /** Stops taking messages (basic.cancel; in-flight ones are still settled) until resumed, over reconnects too. */
@@ -166,13 +173,17 @@ export class ConsumerSession extends EventEmitter<ConsumerSessionEvents> {
     const { channel, consumerTag } = this;
     if (!this.paused || !channel || !consumerTag || (this.hold && this.deliveries.inFlight > 0)) return;
     this.consumerTag = undefined;
-    if (this.hold) {
-      this.hold.drop();
-      this.acks?.flush(); // the last ack goes out before the close
-      this.acks?.close();
-      [this.acks, this.channel] = [undefined, undefined];
-    }
-    await (this.hold ? channel.close() : channel.cancel(consumerTag)).catch(() => undefined);
+    if (this.hold) this.hold.drop();
+    await (this.hold ? this.closeOwn() : channel.cancel(consumerTag).catch(() => undefined));
+  }
+
+  /** Lets go of the channel — its last acks written first — and closes it: the broker takes back what is unsettled. */
+  private async closeOwn(): Promise<void> {
+    const channel = this.channel;
+    this.acks?.flush();
+    this.acks?.close();
+    [this.acks, this.channel] = [undefined, undefined];
+    if (channel) await closeChannel(channel);
   }
 
   private async consume(channel: Channel, acks: AckBatcher): Promise<void> {
@@ -208,12 +219,7 @@ export class ConsumerSession extends EventEmitter<ConsumerSessionEvents> {
     const connection = this.options.connection;
     this.setState({ phase: 'checking-topology' });
     try {
-      const result = await applyTopology(
-        (work) => connection.withThrowawayChannel(work),
-        this.plan,
-        this.options.topology.mode,
-        this.options.definitionReader,
-      );
+      const result = await applyTopology((work) => connection.withThrowawayChannel(work), this.plan, this.options.topology.mode, this.options.definitionReader);
       for (const warning of result.warnings) this.emit('warning', warning);
       if (this.stopped || this.channel) return;
       const channel = await connection.createChannel();
@@ -223,13 +229,7 @@ export class ConsumerSession extends EventEmitter<ConsumerSessionEvents> {
       channel.on('close', () => this.onChannelClosed(channel));
       await channel.prefetch(this.options.prefetch);
       if (!this.paused) await this.consume(channel, acks);
-      if (this.stopped) {
-        // Stopped while this setup was under way: stop() could not see the channel yet.
-        this.channel = undefined;
-        this.acks = undefined;
-        await channel.close().catch(() => undefined);
-        return;
-      }
+      if (this.stopped) return await this.closeOwn(); // stopped while this setup was under way: stop() could not see the channel yet
       this.setupAttempt = 0;
       this.lastReported = '';
       this.setState(this.paused ? PAUSED : { phase: 'consuming' });
@@ -243,12 +243,7 @@ export class ConsumerSession extends EventEmitter<ConsumerSessionEvents> {
         return;
       }
       const text = err instanceof TopologyError ? err.message : `cannot consume '${this.options.topology.mainQueue}': ${(err as Error).message}`;
-      if (this.channel) {
-        const ch = this.channel;
-        this.channel = undefined;
-        this.acks = undefined;
-        await ch.close().catch(() => undefined);
-      }
+      await this.closeOwn();
       this.setState(err instanceof TopologyError ? { phase: 'topology-error', detail: text, objects: err.objects } : { phase: 'channel-lost', detail: text });
       this.report(text);
       this.scheduleSetup();
@@ -287,12 +282,12 @@ export class ConsumerSession extends EventEmitter<ConsumerSessionEvents> {
       this.report(text);
       if (this.channel === channel) {
         this.lostChannel(text);
-        void channel.close().catch(() => undefined);
+        void closeChannel(channel);
         this.scheduleSetup();
       }
       return;
     }
-    if (channel !== this.channel) return; // let go of (paused, stopped): the broker requeues it
+    if (channel !== this.channel || this.stopped) return acks.arrived(message); // let go of (paused, stopping): the broker requeues it
     const { topology } = this.options;
     const retry = retryInfo(message.properties.headers, topology.mainQueue, topology.maxAttempts);
     this.deliveries.track(acks, message, this.hold ? this.hold.retryOf(message, retry) : retry, Date.now());

@@ -10,6 +10,7 @@
 import type { Channel, GetMessage } from 'amqplib';
 import type { BrokerConnection } from './broker-connection';
 import { describeParked, isEmptySelection, matchesSelection, type ParkedMessage, type ParkedSelection } from './parked-view';
+import { closeChannel } from './close-channel';
 
 /** What a visitor does with a scanned message: remove it (ack), keep it (returned at the end), or stop the scan. */
 export type ScanVerdict = 'remove' | 'keep' | 'stop';
@@ -71,7 +72,7 @@ export async function scanQueue(
     return { removed, remaining: ready + kept };
   } finally {
     // Closing the channel returns the messages it holds unacked (the kept ones) to the queue.
-    await channel.close().catch(() => undefined);
+    await closeChannel(channel);
   }
 }
 

@@ -67,6 +67,13 @@ export interface ConsumerSessionOptions {
   metrics?: QueueCounters;
 }
 
+export interface StopOptions {
+  /** How long the messages the flow holds may take to be settled before the channel closes; 0: close at once. */
+  drainMs?: number;
+  /** Whether the flow can still settle them (false: its nodes are stopping too, no drain). Asked once the deploy stopped its nodes. */
+  settlePath?: () => boolean;
+}
+
 export interface ConsumerSessionEvents {
   state: [SessionState];
   /** The counters changed: read `stats` (not computed per event: it fires on every delivery). */

@@ -8,6 +8,7 @@ import type { ConnectTarget } from './connection-settings';
 import { ManagementApi } from './management-api';
 import { planTopology, type RetryTopologyConfig } from './topology';
 import { inspectTopology, type ChannelRunner, type TopologyInspection } from './topology-broker';
+import { closeChannel } from './close-channel';
 
 export interface ProbeOptions {
   /** Socket options, e.g. TLS (certificates) from a tls-config node. */
@@ -39,7 +40,7 @@ export async function probeTopology(targets: ConnectTarget[], topology: RetryTop
       return await work(channel);
     } finally {
       // Closed already by the broker after a 404 or 406.
-      await channel.close().catch(() => undefined);
+      await closeChannel(channel);
     }
   };
   try {

@@ -41,8 +41,17 @@ export async function loadFlow(
   nodes: unknown[] = [...packageNodes, ...coreNodes],
   credentials: Record<string, Record<string, string>> = {},
 ): Promise<void> {
-  const positioned = flow.map((n) => (n.z !== undefined && n.x === undefined ? { x: 100, y: 100, ...n } : n));
-  await helper.load(nodes, positioned, credentials);
+  await helper.load(nodes, positioned(flow), credentials);
+}
+
+/** Nodes on a tab get x/y: Node-RED takes a node without a position for a config node. */
+function positioned(flow: Array<Record<string, unknown>>): Array<Record<string, unknown>> {
+  return flow.map((n) => (n.z !== undefined && n.x === undefined ? { x: 100, y: 100, ...n } : n));
+}
+
+/** Deploys a changed flow into the loaded runtime as the editor does: 'full', 'flows' or 'nodes' (modified nodes only). */
+export async function redeploy(flow: Array<Record<string, unknown>>, type: 'full' | 'flows' | 'nodes'): Promise<void> {
+  await helper.setFlows(positioned(flow), type);
 }
 
 interface SpyCall {

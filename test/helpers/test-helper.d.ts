@@ -10,6 +10,8 @@ declare module 'node-red-node-test-helper' {
     init(runtimePath: string, settings?: Record<string, unknown>): void;
     load(nodes: unknown[], flow: object[], credentials?: Record<string, Record<string, string>>): Promise<void>;
     unload(): Promise<void>;
+    /** Deploys a changed flow the way the editor does: 'full', 'flows' (modified flows) or 'nodes' (modified nodes). */
+    setFlows(flow: object[], type: 'full' | 'flows' | 'nodes', credentials?: Record<string, Record<string, string>>): Promise<void>;
     getNode(id: string): TestNode;
     startServer(): Promise<void>;
     stopServer(): Promise<void>;

@@ -12,14 +12,20 @@ import type { SessionState, SessionStats } from '../../lib/session-types';
 import type { TrackedDelivery } from '../../lib/settlement';
 import { DECODE_MODES, type DecodeMode } from '../../lib/property-rules';
 import type { BrokerUser } from '../shared/broker-node';
-import { type Node, type NodeAPI, type NodeDef, type NodeMessage, type NodeStatus } from '../shared/node-red';
+import { downstreamRunning, type Node, type NodeAPI, type NodeDef, type NodeMessage, type NodeStatus } from '../shared/node-red';
 import { NUMBER_FIELDS, readNumberFields } from '../../lib/number-fields';
 import { registerMetricsEndpoint } from '../shared/metrics-endpoint';
 import { translator, type Translate } from '../shared/i18n';
 import { findRetryConfig } from '../shared/retry-config-node';
 import { startEvents } from './consumer-events';
 import { topologyStatusText } from './topology-status';
-import type { RetryConsumerNode } from '../shared/settle';
+import { registerSession, type RetryConsumerNode } from '../shared/settle';
+
+/**
+ * How long a stopping consumer lets the flow settle the messages it holds before closing its channel
+ * (Node-RED waits 15 s for a node to close).
+ */
+const DRAIN_MS = 10_000;
 
 /** Status updates are throttled: at thousands of messages a second the editor needs a few a second. */
 const STATUS_INTERVAL_MS = 500;
@@ -101,6 +107,7 @@ export = function register(RED: NodeAPI): void {
     });
     // The end nodes reach the session through this node, named by the delivery ids.
     (node as RetryConsumerNode).session = session;
+    const unregister = registerSession(node.id, session);
 
     let statusTimer: NodeJS.Timeout | undefined;
     let lastText = '';
@@ -170,9 +177,12 @@ export = function register(RED: NodeAPI): void {
       buffer.off('change', scheduleStatus);
       stopEvents?.();
       removeGauges();
-      // Messages still unsettled go back to the queue when the channel closes: redelivered, not lost.
-      Promise.all([session.stop(), mover?.stop()])
+      // No new deliveries; the flow gets up to DRAIN_MS to settle what it holds (none when the nodes on the
+      // consumer's wires stop too). What is still unsettled then goes back to the queue: redelivered, not lost.
+      const wires = Array.isArray(def.wires) ? [def.wires[0]] : [];
+      Promise.all([session.stop({ drainMs: DRAIN_MS, settlePath: () => downstreamRunning(RED, wires) }), mover?.stop()])
         .then(() => broker.deregister(user))
+        .finally(unregister)
         .then(() => done(), () => done());
     });
   }

@@ -32,6 +32,8 @@ export interface Node {
   type: string;
   name?: string;
   credentials?: Record<string, string | undefined>;
+  /** The ids of the nodes each output is wired to. */
+  wires?: unknown;
   on(event: 'input', listener: (msg: NodeMessage, send: SendFunction, done: DoneFunction) => void): void;
   on(event: 'close', listener: (removed: boolean, done: () => void) => void): void;
   send(msg: NodeMessage | Array<NodeMessage | null> | null): void;
@@ -93,4 +95,26 @@ export function errorText(error: unknown): string {
     return (error as { message: string }).message;
   }
   return '';
+}
+
+/**
+ * Whether every node a msg sent on `wires` can reach, following the wires, is still running. Node-RED
+ * forgets the nodes of a deploy all at once as it starts stopping them, and drops a msg sent to one it
+ * forgot: a full deploy, or one that restarts the flow's nodes, leaves no way to settle a msg in flight.
+ */
+export function downstreamRunning(RED: NodeAPI, wires: unknown): boolean {
+  const seen = new Set<string>();
+  const next = wiredIds(wires);
+  for (let id = next.pop(); id !== undefined; id = next.pop()) {
+    if (seen.has(id)) continue;
+    seen.add(id);
+    const node = RED.nodes.getNode(id);
+    if (!node) return false;
+    next.push(...wiredIds(node.wires));
+  }
+  return true;
+}
+
+function wiredIds(wires: unknown): string[] {
+  return Array.isArray(wires) ? wires.flat().filter((id): id is string => typeof id === 'string') : [];
 }

@@ -14,6 +14,21 @@ export interface RetryConsumerNode extends Node {
   session: ConsumerSession | undefined;
 }
 
+/**
+ * The sessions of the retry-consumer nodes, by node id. Not looked up through RED.nodes.getNode: Node-RED
+ * forgets a node as soon as it starts stopping it, and a stopping consumer still settles what the flow
+ * holds (its drain).
+ */
+const sessions = new Map<string, ConsumerSession>();
+
+/** Makes a consumer's session reachable for the end nodes; the returned function removes it again. */
+export function registerSession(nodeId: string, session: ConsumerSession): () => void {
+  sessions.set(nodeId, session);
+  return () => {
+    if (sessions.get(nodeId) === session) sessions.delete(nodeId);
+  };
+}
+
 /** The delivery id a consumer put on `msg.amqp.deliveryId`, if the msg still carries one. */
 export function deliveryIdOf(msg: NodeMessage): string | undefined {
   const amqp = msg.amqp as { deliveryId?: unknown } | undefined;
@@ -21,13 +36,12 @@ export function deliveryIdOf(msg: NodeMessage): string | undefined {
 }
 
 /** Settles the delivery a msg refers to; throws {@link SettleError} (or an Error without an id). */
-export async function settleMessage(RED: NodeAPI, msg: NodeMessage, action: SettleAction, reason: string): Promise<SettleOutcome> {
+export async function settleMessage(msg: NodeMessage, action: SettleAction, reason: string): Promise<SettleOutcome> {
   const id = deliveryIdOf(msg);
   if (id === undefined) {
     throw new Error(`msg.amqp.deliveryId is missing: ${action} needs the msg that came out of a retry consumer (keep msg.amqp when you build a new msg)`);
   }
-  const owner = RED.nodes.getNode(DeliveryRegistry.prefixOf(id) ?? '');
-  const session = owner?.type === 'retry-consumer' ? (owner as RetryConsumerNode).session : undefined;
+  const session = sessions.get(DeliveryRegistry.prefixOf(id) ?? '');
   if (!session) {
     throw new SettleError(`message ${id}: its retry consumer is gone (redeployed?); the broker redelivers the message`, 'unknown');
   }
@@ -41,7 +55,7 @@ export async function settleMessage(RED: NodeAPI, msg: NodeMessage, action: Sett
  * Catch node can handle.
  */
 export function settleInput(RED: NodeAPI, node: Node, msg: NodeMessage, action: SettleAction, reason: string, done: DoneFunction, settled: (outcome: SettleOutcome) => void): void {
-  settleMessage(RED, msg, action, reason).then(
+  settleMessage(msg, action, reason).then(
     (outcome) => {
       settled(outcome);
       done();

@@ -1,0 +1,64 @@
+import type { StopOptions } from './session-types';
+
+/**
+ * A stopping consumer's drain: after basic.cancel no new message arrives, and the ones the flow
+ * already holds get a bounded time to be settled (ack / retry / park as usual) before the channel
+ * closes. Without it a redeploy returns them to the queue while the flow is still working on them,
+ * and they are processed twice.
+ */
+export class Drain {
+  /** Settles under way (a park waits for its publish confirm before the ack). */
+  private settling = 0;
+  private wake: (() => void) | undefined;
+
+  constructor(private readonly inFlight: () => number) {}
+
+  /** Nothing in flight and no settle under way. */
+  get idle(): boolean {
+    return this.inFlight() === 0 && this.settling === 0;
+  }
+
+  /** Runs a settle, counted while it is under way. */
+  async settle<T>(work: () => Promise<T>): Promise<T> {
+    this.settling += 1;
+    try {
+      return await work();
+    } finally {
+      this.settling -= 1;
+      this.changed();
+    }
+  }
+
+  /** What is in flight changed: a waiting drain looks again. */
+  changed(): void {
+    if (this.wake && this.idle) this.wake();
+  }
+
+  /**
+   * Waits for the cancel (no new deliveries), lets Node-RED finish stopping the deploy's nodes (it
+   * stops them all in one turn), then for the flow to settle what it holds. Says what stays unsettled.
+   */
+  async stopping(cancel: Promise<unknown> | undefined, { drainMs = 0, settlePath }: StopOptions): Promise<string | undefined> {
+    await cancel;
+    await new Promise((resolve) => setImmediate(resolve));
+    const gone = settlePath?.() === false;
+    if (await this.until(gone ? 0 : drainMs)) return undefined;
+    return `stopping with ${this.inFlight()} message(s) unsettled${gone ? ' (the nodes that settle them are stopping too)' : ''}: the broker redelivers them`;
+  }
+
+  /** Resolves once idle (true), or after `ms` (false, something is still in flight). */
+  until(ms: number): Promise<boolean> {
+    if (this.idle || ms <= 0) return Promise.resolve(this.idle);
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => {
+        this.wake = undefined;
+        resolve(false);
+      }, ms);
+      this.wake = () => {
+        clearTimeout(timer);
+        this.wake = undefined;
+        resolve(true);
+      };
+    });
+  }
+}
