@@ -66,3 +66,36 @@ export function publishOptionsProblem(options: Record<string, unknown>): string 
   if (typeof headers !== 'object' || Array.isArray(headers) || Buffer.isBuffer(headers)) return 'headers must be an object';
   return headerValueProblem(headers, 'headers', new Set());
 }
+
+/** Whether a decoded header value needs converting: amqplib's wrappers, Dates, bigints (Buffers only as text). */
+function needsPlain(value: unknown, buffersAsText: boolean): boolean {
+  if (value === null || typeof value !== 'object') return typeof value === 'bigint';
+  return !Buffer.isBuffer(value) || buffersAsText;
+}
+
+/**
+ * A header value as amqplib decoded it, as plain data a flow can read: its `{'!': type, value}`
+ * wrappers unwrapped — timestamps (seconds) as ISO 8601 strings, like `msg.retry.deaths[].time`,
+ * decimals as numbers — Dates as ISO strings, bigints as numbers. Buffers (AMQP byte arrays) stay
+ * Buffers, or become UTF-8 text with `buffersAsText` (JSON views).
+ */
+export function plainHeaderValue(value: unknown, buffersAsText = false): unknown {
+  if (!needsPlain(value, buffersAsText)) return value;
+  if (Buffer.isBuffer(value)) return value.toString('utf8');
+  if (value instanceof Date) return value.toISOString();
+  if (typeof value === 'bigint') return Number(value);
+  if (Array.isArray(value)) return value.map((item: unknown) => plainHeaderValue(item, buffersAsText));
+  const record = value as Record<string, unknown>;
+  if ('!' in record && 'value' in record) {
+    const { '!': type, value: inner } = record;
+    if (type === 'timestamp' && typeof inner === 'number') return new Date(inner * 1000).toISOString();
+    if (type === 'decimal' && inner !== null && typeof inner === 'object') {
+      const { places, digits } = inner as { places?: unknown; digits?: unknown };
+      if (typeof places === 'number' && typeof digits === 'number') return digits / 10 ** places;
+    }
+    return plainHeaderValue(inner, buffersAsText);
+  }
+  const out: Record<string, unknown> = {};
+  for (const key of Object.keys(record)) out[key] = plainHeaderValue(record[key], buffersAsText);
+  return out;
+}

@@ -4,6 +4,7 @@
  * publish. Pure.
  */
 import type { ConsumeMessage, MessageProperties, Options } from 'amqplib';
+import { plainHeaderValue } from './amqp-values';
 import { originalRoute, type RetryInfo } from './attempts';
 
 /** What a delivery becomes on `msg.amqp`: plain data only. */
@@ -107,6 +108,7 @@ export function toAmqpInfo(deliveryId: string, queue: string, message: ConsumeMe
     deliveryTag: message.fields.deliveryTag,
     consumerTag: message.fields.consumerTag,
     properties: pickDefined(message.properties, CONSUMED_PROPERTY_KEYS),
-    headers: { ...(message.properties.headers ?? {}) },
+    // Plain data (no amqplib type wrappers); a republish takes the original headers, never these.
+    headers: plainHeaderValue(message.properties.headers ?? {}) as Record<string, unknown>,
   };
 }

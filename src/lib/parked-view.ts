@@ -6,6 +6,7 @@ import type { MessageProperties } from 'amqplib';
 import { attemptHeaderCount, readDeaths } from './attempts';
 import { FAILURE_HEADERS } from './failure';
 import { PARK_HEADERS } from './parking';
+import { plainHeaderValue } from './amqp-values';
 
 /** One parked message as a flow or the editor sees it: plain data only, no channel. */
 export interface ParkedMessage {
@@ -51,20 +52,9 @@ export function isEmptySelection(selection: ParkedSelection | undefined): boolea
   return !selection || (selection.messageIds === undefined && selection.routingKey === undefined && selection.reason === undefined);
 }
 
-/** A header value as JSON-safe plain data (amqplib hands over Buffers, Dates, `{'!': type, value}`). */
+/** A header value as JSON-safe plain data (Buffers as text, timestamps as ISO strings). */
 export function plainValue(value: unknown): unknown {
-  if (Buffer.isBuffer(value)) return value.toString('utf8');
-  if (value instanceof Date) return value.toISOString();
-  if (typeof value === 'bigint') return Number(value);
-  if (Array.isArray(value)) return value.map(plainValue);
-  if (value !== null && typeof value === 'object') {
-    const record = value as Record<string, unknown>;
-    if ('!' in record && 'value' in record) {
-      return record['!'] === 'timestamp' && typeof record.value === 'number' ? new Date(record.value * 1000).toISOString() : plainValue(record.value);
-    }
-    return Object.fromEntries(Object.entries(record).map(([k, v]) => [k, plainValue(v)]));
-  }
-  return value;
+  return plainHeaderValue(value, true);
 }
 
 function text(value: unknown): string | null {

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { publishOptionsProblem } from '../../src/lib/amqp-values';
+import { plainHeaderValue, publishOptionsProblem } from '../../src/lib/amqp-values';
 
 describe('AMQP-encodable publish options', () => {
   it('accepts what amqplib encodes', () => {
@@ -27,5 +27,20 @@ describe('AMQP-encodable publish options', () => {
   it('a repeated (not circular) object is fine', () => {
     const shared = { a: 1 };
     assert.equal(publishOptionsProblem({ headers: { one: shared, two: shared } }), undefined);
+  });
+});
+
+describe('headers as plain data', () => {
+  it('unwraps amqplib\'s typed values: timestamps as ISO strings, decimals as numbers, in arrays and tables too', () => {
+    const stamp = { '!': 'timestamp', value: 1_700_000_000 };
+    const headers = { t: stamp, d: { '!': 'decimal', value: { places: 3, digits: 1500 } }, l: { '!': 'long', value: 7 }, deep: { list: [stamp, 'x'] }, n: 5n, s: 'text', b: true };
+    assert.deepEqual(plainHeaderValue(headers), { t: '2023-11-14T22:13:20.000Z', d: 1.5, l: 7, deep: { list: ['2023-11-14T22:13:20.000Z', 'x'] }, n: 5, s: 'text', b: true });
+  });
+  it('keeps byte arrays as Buffers on msg, as text for JSON views; leaves the input alone', () => {
+    const bytes = Buffer.from('ab');
+    const headers = { bytes, t: { '!': 'timestamp', value: 0 } };
+    assert.equal((plainHeaderValue(headers) as { bytes: unknown }).bytes, bytes);
+    assert.deepEqual(plainHeaderValue(headers, true), { bytes: 'ab', t: '1970-01-01T00:00:00.000Z' });
+    assert.deepEqual(headers.t, { '!': 'timestamp', value: 0 });
   });
 });
