@@ -8,7 +8,7 @@ import * as amqp from 'amqplib';
 import { BrokerConnection } from '../../src/lib/broker-connection';
 import { AMQP_URL, Broker, uniqueName, waitFor } from '../helpers/broker';
 import { brokerNode, tab } from '../helpers/flows';
-import { helper, loadFlow } from '../helpers/node-red';
+import { helper, loadFlow, statusCalls } from '../helpers/node-red';
 import { canStartPrivateNode, startPrivateNode, type PrivateNode } from '../helpers/private-node';
 
 type Msg = Record<string, any>;
@@ -77,6 +77,19 @@ describe('publish: bad input is a clear error and the next message goes through 
       assert.equal(await outcome(io, { topic: 'rk', payload: { good: (good += 1) } }), undefined);
     }
     await waitFor(async () => (await broker.messageCount(queue)) === good, 'every good message in the queue');
+  });
+
+  it('a failed publish shows on the status (red ring, short reason) until the next one succeeds', async () => {
+    const io = await loadPublisher(AMQP_URL, exchange);
+    const statuses = (): Array<{ fill?: string; shape?: string; text?: string }> => statusCalls().filter((c) => c.id === 'pub').map((c) => c.status);
+    assert.match(String(await outcome(io, { topic: 'nobody.listens', payload: 1 })), /returned unroutable/);
+    assert.deepEqual(statuses().at(-1), { fill: 'red', shape: 'ring', text: 'publish failed: no route (mandatory)' });
+    assert.equal(await outcome(io, { topic: 'rk', payload: 2 }), undefined);
+    assert.equal(statuses().at(-1)?.fill, 'green');
+    await helper.unload();
+    const missing = await loadPublisher(AMQP_URL, `${exchange}.missing`);
+    assert.match(String(await outcome(missing, { topic: 'rk', payload: 3 })), /404 NOT_FOUND/);
+    assert.deepEqual(statuses().at(-1), { fill: 'red', shape: 'ring', text: `publish failed: exchange '${exchange}.missing' does not exist` });
   });
 
   it('an unknown exchange: the error names it, and once it exists the same node publishes again', async () => {

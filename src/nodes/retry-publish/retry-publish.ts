@@ -3,23 +3,33 @@
  * message on its `replyTo` queue with the same correlationId. The msg goes on only once the broker
  * confirmed it; a message nobody could route is an error, not a silent loss.
  */
-import { translator } from '../shared/i18n';
+import { translator, type Translate } from '../shared/i18n';
 import { randomUUID } from 'node:crypto';
 import type { Options } from 'amqplib';
 import { publishOptionsProblem } from '../../lib/amqp-values';
+import { PublishError } from '../../lib/confirm-publisher';
 import { encodePayload } from '../../lib/payload';
 import { ensureQueueExists } from '../../lib/topology-broker';
 import { findBroker, type BrokerUser } from '../shared/broker-node';
 import { stringProp, type Node, type NodeAPI, type NodeDef, type NodeMessage } from '../shared/node-red';
 import { publishTarget, publishOptions } from '../shared/publish-options';
 
+/** A failed publish in a few words, for the node's status (the full text goes to the log and Catch). */
+function failureReason(err: unknown, t: Translate): string {
+  if (err instanceof PublishError && err.failure !== 'channel-closed') return t(`retry-publish.status.reason.${err.failure}`);
+  // "publish to exchange 'x' failed: exchange 'x' does not exist (404 NOT_FOUND; …)" → "exchange 'x' does not exist"
+  const text = (err instanceof Error ? err.message : String(err)).replace(/^publish to .*? failed: /, '').replace(/ \(.*$/s, '');
+  return text.length > 60 ? `${text.slice(0, 59)}…` : text;
+}
+
 export = function register(RED: NodeAPI): void {
   function RetryPublish(this: Node, def: NodeDef): void {
     RED.nodes.createNode(this, def);
     const node = this;
+    const t = translator(RED);
     const broker = findBroker(RED, def.broker);
     if (!broker) {
-      node.status({ fill: 'red', shape: 'ring', text: translator(RED)('retry-publish.status.noBroker') });
+      node.status({ fill: 'red', shape: 'ring', text: t('retry-publish.status.noBroker') });
       node.error('publish node not started: no broker configured');
       return;
     }
@@ -31,6 +41,8 @@ export = function register(RED: NodeAPI): void {
       contentType: stringProp(def.contentType),
     };
     const user: BrokerUser = { id: node.id, status: (status) => node.status(status) };
+    // Red after a failed publish (the error itself goes to Catch), back to the broker's status at the next success.
+    let failing = false;
     broker.register(user);
     // The queue to make sure of (e.g. the reply queue), once per connection: checked passively,
     // declared plain and durable only when missing, so a queue with arguments is never redeclared.
@@ -62,10 +74,16 @@ export = function register(RED: NodeAPI): void {
           () => {
             const amqp = (msg.amqp && typeof msg.amqp === 'object' ? msg.amqp : {}) as Record<string, unknown>;
             msg.amqp = Object.assign({}, amqp, { published: { exchange: target.exchange, routingKey: target.routingKey, messageId: options.messageId } });
+            if (failing) node.status(broker.connectionStatus());
+            failing = false;
             send(msg);
             done();
           },
-          (err: unknown) => done(err instanceof Error ? err : new Error(String(err))),
+          (err: unknown) => {
+            failing = true;
+            node.status({ fill: 'red', shape: 'ring', text: t('retry-publish.status.failed', { reason: failureReason(err, t) }) });
+            done(err instanceof Error ? err : new Error(String(err)));
+          },
         );
     });
     node.on('close', (_removed, done) => {
