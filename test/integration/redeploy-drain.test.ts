@@ -60,12 +60,25 @@ describe('redeploy with messages in the flow (real broker)', function () {
     return ids;
   }
 
-  it('lets the flow settle what it holds when the consumer alone is redeployed: every message processed once', async () => {
+  /** Loads the flow, publishes `count` messages and waits until ten (the prefetch) are in the slow function. */
+  async function tenInFlight(count: number): Promise<string[]> {
     await loadFlow(flow('before'));
     await broker.waitForConsumer(names.mainQueue);
-    const ids = await publish(20);
-    // Prefetch 10: ten messages are in the slow function when the consumer is redeployed.
+    const ids = await publish(count);
     await waitFor(() => seen().length === 10, 'ten messages in the flow');
+    return ids;
+  }
+
+  /** After a redeploy that could not settle them: the new flow gets the ten again, each at least once, none lost. */
+  async function redelivered(ids: string[]): Promise<void> {
+    await waitFor(() => seen().length === 20, 'the ten messages redelivered to the new flow');
+    await waitFor(async () => (await broker.messageCount(names.mainQueue)) === 0, 'an empty main queue');
+    assert.deepEqual([...new Set(seen().map((s) => s.id))].sort(), [...ids].sort());
+  }
+
+  it('lets the flow settle what it holds when the consumer alone is redeployed: every message processed once', async () => {
+    // Prefetch 10: ten messages are in the slow function when the consumer is redeployed.
+    const ids = await tenInFlight(20);
     await redeploy(flow('after'), 'nodes');
     await waitFor(() => new Set(seen().map((s) => s.id)).size === 20, 'every message processed');
     // The new consumer got (and acked) the other ten only: the first ten were acked by the stopping one.
@@ -79,28 +92,17 @@ describe('redeploy with messages in the flow (real broker)', function () {
   });
 
   it('closes at once when the nodes that settle stop too (the whole tab redeployed): redelivered, nothing lost', async () => {
-    await loadFlow(flow('before'));
-    await broker.waitForConsumer(names.mainQueue);
-    const ids = await publish(10);
-    await waitFor(() => seen().length === 10, 'ten messages in the flow');
+    const ids = await tenInFlight(10);
     // Modified flows: every node of the tab stops (the broker node stays), so nothing can settle the ten.
     await redeploy(flow('after').map((n) => (n.id === 'slow' ? { ...n, name: 'changed' } : n)), 'flows');
     assert.ok(logLines().some((line) => /stopping with 10 message\(s\) unsettled \(the nodes that settle them are stopping too\)/.test(line)), logLines().join('\n'));
-    // The new flow gets them again: each one at least once, none lost.
-    await waitFor(() => seen().length === 20, 'the ten messages redelivered to the new flow');
-    await waitFor(async () => (await broker.messageCount(names.mainQueue)) === 0, 'an empty main queue');
-    assert.deepEqual([...new Set(seen().map((s) => s.id))].sort(), [...ids].sort());
+    await redelivered(ids);
   });
 
   it('a full deploy (the broker node restarts too) loses nothing', async () => {
-    await loadFlow(flow('before'));
-    await broker.waitForConsumer(names.mainQueue);
-    const ids = await publish(10);
-    await waitFor(() => seen().length === 10, 'ten messages in the flow');
+    const ids = await tenInFlight(10);
     await redeploy(flow('after'), 'full');
-    await waitFor(() => seen().length === 20, 'the ten messages redelivered to the new flow');
-    await waitFor(async () => (await broker.messageCount(names.mainQueue)) === 0, 'an empty main queue');
-    assert.deepEqual([...new Set(seen().map((s) => s.id))].sort(), [...ids].sort());
+    await redelivered(ids);
   });
 
   it('ordered: a held message is not run again by the stopping consumer; it goes back to the head of the queue', async () => {
