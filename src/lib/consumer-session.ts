@@ -131,6 +131,7 @@ export class ConsumerSession extends EventEmitter<ConsumerSessionEvents> {
     this.hold?.drop(); // a held message is not run again: it goes back to the head of the queue
     const { channel, consumerTag } = this;
     this.consumerTag = undefined;
+    this.acks?.flush(); // the acks the flow gave so far go out now, whatever closes the channel later
     const unsettled = await this.drain.stopping(channel && consumerTag ? channel.cancel(consumerTag).catch(() => undefined) : undefined, options);
     if (unsettled) this.emit('warning', unsettled);
     this.options.connection.off('disconnected', this.onDisconnected);
