@@ -18,6 +18,7 @@ import type { Channel, ConsumeMessage } from 'amqplib';
 import { NOT_BEFORE_HEADER } from './attempts';
 import { backoffDelay } from './backoff';
 import type { BrokerConnection } from './broker-connection';
+import { closeChannel } from './close-channel';
 import type { Publisher } from './publishers';
 import { copiedProperties } from './message-info';
 import { movedByPackage, retryQueueNames, type RetryTopologyConfig } from './topology';
@@ -111,7 +112,7 @@ export class RetryMover extends EventEmitter<{ warning: [string] }> {
     this.options.connection.off('disconnected', this.onDisconnected);
     const channel = this.channel;
     this.lost(channel);
-    if (channel) await channel.close().catch(() => undefined);
+    if (channel) await closeChannel(channel);
   }
 
   private async open(): Promise<void> {
@@ -134,7 +135,7 @@ export class RetryMover extends EventEmitter<{ warning: [string] }> {
       this.lastWarning = '';
     } catch (err) {
       if (this.channel === channel) this.lost(channel);
-      await channel?.close().catch(() => undefined);
+      if (channel) await closeChannel(channel);
       if (this.options.connection.connection) {
         this.warn(`retry mover cannot consume the retry queues (${this.options.tiers.map((t) => t.queue).join(', ')}): ${(err as Error).message}; their TTL brings retries back meanwhile`);
         this.scheduleReopen();
@@ -166,7 +167,7 @@ export class RetryMover extends EventEmitter<{ warning: [string] }> {
     if (message === null) {
       // Cancelled by the broker (queue deleted, or moved to another node): consume anew later.
       this.lost(channel);
-      void channel.close().catch(() => undefined);
+      void closeChannel(channel);
       this.scheduleReopen();
       return;
     }
