@@ -11,7 +11,7 @@ import { PublishError } from '../../lib/confirm-publisher';
 import { encodePayload } from '../../lib/payload';
 import { ensureQueueExists } from '../../lib/topology-broker';
 import { findBroker, type BrokerUser } from '../shared/broker-node';
-import { stringProp, type Node, type NodeAPI, type NodeDef, type NodeMessage } from '../shared/node-red';
+import { stringProp, type Node, type NodeAPI, type NodeDef, type NodeMessage, type NodeStatus } from '../shared/node-red';
 import { publishTarget, publishOptions } from '../shared/publish-options';
 
 /** A failed publish in a few words, for the node's status (the full text goes to the log and Catch). */
@@ -21,6 +21,9 @@ function failureReason(err: unknown, t: Translate): string {
   const text = (err instanceof Error ? err.message : String(err)).replace(/^publish to .*? failed: /, '').replace(/ \(.*$/s, '');
   return text.length > 60 ? `${text.slice(0, 59)}…` : text;
 }
+
+/** Longer than the broker node's buffer-status coalescing (250 ms). */
+const STATUS_SETTLE_MS = 600;
 
 export = function register(RED: NodeAPI): void {
   function RetryPublish(this: Node, def: NodeDef): void {
@@ -40,9 +43,19 @@ export = function register(RED: NodeAPI): void {
       persistent: def.persistent !== false,
       contentType: stringProp(def.contentType),
     };
-    const user: BrokerUser = { id: node.id, status: (status) => node.status(status) };
     // Red after a failed publish (the error itself goes to Catch), back to the broker's status at the next success.
+    // The broker pushes a status only when its text changes: keep the last one pushed, never compute a
+    // newer-looking one here (it would stay, e.g. `buffer 19/1000`, once the broker has no change to push).
     let failing = false;
+    let brokerStatus: NodeStatus | undefined;
+    let settleTimer: NodeJS.Timeout | undefined;
+    const user: BrokerUser = {
+      id: node.id,
+      status: (status) => {
+        brokerStatus = status;
+        if (!failing) node.status(status);
+      },
+    };
     broker.register(user);
     // The queue to make sure of (e.g. the reply queue), once per connection: checked passively,
     // declared plain and durable only when missing, so a queue with arguments is never redeclared.
@@ -74,8 +87,16 @@ export = function register(RED: NodeAPI): void {
           () => {
             const amqp = (msg.amqp && typeof msg.amqp === 'object' ? msg.amqp : {}) as Record<string, unknown>;
             msg.amqp = Object.assign({}, amqp, { published: { exchange: target.exchange, routingKey: target.routingKey, messageId: options.messageId } });
-            if (failing) node.status(broker.connectionStatus());
-            failing = false;
+            if (failing) {
+              failing = false;
+              node.status(broker.connectionStatus());
+              // That status is computed now; the broker pushes only changes of what it pushed last, so
+              // go back to its last push once a pending buffer update has had time to arrive.
+              clearTimeout(settleTimer);
+              settleTimer = setTimeout(() => {
+                if (!failing && brokerStatus) node.status(brokerStatus);
+              }, STATUS_SETTLE_MS);
+            }
             send(msg);
             done();
           },
@@ -87,6 +108,7 @@ export = function register(RED: NodeAPI): void {
         );
     });
     node.on('close', (_removed, done) => {
+      clearTimeout(settleTimer);
       broker.connection
         .closePublisher(node.id)
         .then(() => broker.deregister(user))
