@@ -93,6 +93,14 @@ export function copiedProperties(p: MessageProperties): Options.Publish {
 }
 
 /**
+ * Publish options of a copy the package republishes (retry, park, replay, retry mover): the kept
+ * properties with `headers`, always `mandatory` (an unroutable copy is an error, never a silent drop).
+ */
+export function copyPublishOptions(p: MessageProperties, headers: Record<string, unknown>, persistent: boolean): Options.Publish {
+  return Object.assign(copiedProperties(p), { headers, persistent, mandatory: true });
+}
+
+/**
  * `queue` is the main queue. Exchange and routing key are where the message was first published: a
  * retried message comes back through the retry route, which a flow (msg.topic) must not see.
  * `retry`: the delivery's retry info, whose `x-death` records are reused rather than read again.

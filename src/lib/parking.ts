@@ -2,7 +2,7 @@
 import type { MessageProperties, Options } from 'amqplib';
 import { ATTEMPT_HEADER, FIRST_SEEN_HEADER, malformedDeathHeader, ORIGINAL_EXCHANGE_HEADER, ORIGINAL_ROUTING_KEY_HEADER, originalRoute, type DeathRecord } from './attempts';
 import { failureHeaders, FIRST_FAILURE_HEADER, type FailureDetails } from './failure';
-import { copiedProperties } from './message-info';
+import { copyPublishOptions } from './message-info';
 
 /** Headers added to a parked message (none `x-` prefixed: RabbitMQ 4 treats some of those as its own). */
 export const PARK_HEADERS = {
@@ -51,7 +51,7 @@ export function parkedPublishOptions(input: ParkInput): Options.Publish {
     [PARK_HEADERS.originalQueue]: input.mainQueue,
     [PARK_HEADERS.attempt]: input.attempts,
   }, failureHeaders(input.failure, input.firstFailureMs ?? input.now.getTime(), input.now.getTime()));
-  return Object.assign(copiedProperties(p), { headers: withoutMalformedDeath(headers), persistent: true, mandatory: true });
+  return copyPublishOptions(p, withoutMalformedDeath(headers), true);
 }
 
 /**
@@ -83,5 +83,5 @@ export function retryPublishOptions(
     [ORIGINAL_ROUTING_KEY_HEADER]: route.routingKey,
   });
   if (firstFailureMs !== undefined) headers[FIRST_FAILURE_HEADER] = firstFailureMs;
-  return Object.assign(copiedProperties(p), { headers: withoutMalformedDeath(headers), persistent: p.deliveryMode === 2, mandatory: true });
+  return copyPublishOptions(p, withoutMalformedDeath(headers), p.deliveryMode === 2);
 }

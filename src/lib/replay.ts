@@ -6,7 +6,7 @@ import type { MessageProperties, Options } from 'amqplib';
 import { ATTEMPT_HEADER, FIRST_SEEN_HEADER, ORIGINAL_EXCHANGE_HEADER, ORIGINAL_ROUTING_KEY_HEADER, readDeaths } from './attempts';
 import type { BrokerConnection } from './broker-connection';
 import { FAILURE_HEADERS, FIRST_FAILURE_HEADER } from './failure';
-import { copiedProperties } from './message-info';
+import { copyPublishOptions } from './message-info';
 import { MAX_SCAN, scanQueue } from './parked';
 import { describeParked, isEmptySelection, matchesSelection, type ParkedMessage, type ParkedSelection } from './parked-view';
 import { PARK_HEADERS } from './parking';
@@ -45,7 +45,7 @@ export function replayPublishOptions(properties: MessageProperties, resetAttempt
   const headers = Object.fromEntries(Object.entries(original).filter(([name]) => !dropped.has(name)));
   const previous = Number(original[REPLAY_HEADER]);
   headers[REPLAY_HEADER] = Number.isFinite(previous) ? previous + 1 : 1;
-  return Object.assign(copiedProperties(properties), { headers, persistent: true, mandatory: true });
+  return copyPublishOptions(properties, headers, true);
 }
 
 export interface ReplayResult {

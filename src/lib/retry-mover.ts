@@ -20,7 +20,7 @@ import { backoffDelay } from './backoff';
 import type { BrokerConnection } from './broker-connection';
 import { closeChannel } from './close-channel';
 import type { Publisher } from './publishers';
-import { copiedProperties } from './message-info';
+import { copyPublishOptions } from './message-info';
 import { movedByPackage, retryQueueNames, type RetryTopologyConfig } from './topology';
 
 export interface MoverTier {
@@ -207,7 +207,7 @@ export class RetryMover extends EventEmitter<{ warning: [string] }> {
     // Every header travels (the attempt count is the package's `retry-attempt`), but the tier's own delivery count.
     const headers: Record<string, unknown> = Object.assign({}, p.headers);
     delete headers['x-delivery-count'];
-    const options = Object.assign(copiedProperties(p), { headers, persistent: p.deliveryMode === 2, mandatory: true });
+    const options = copyPublishOptions(p, headers, p.deliveryMode === 2);
     try {
       await this.publisher.publish('', this.options.mainQueue, message.content, options);
     } catch (err) {
