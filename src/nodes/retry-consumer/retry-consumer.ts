@@ -105,7 +105,9 @@ export = function register(RED: NodeAPI): void {
       definitionReader: broker.managementApi,
       metrics: retryMetrics.counters(config.topology.mainQueue),
     });
-    // The end nodes reach the session through this node, named by the delivery ids.
+    // The end nodes reach the session through registerSession, by the node id the delivery ids carry
+    // (RED.nodes.getNode forgets a stopping node, and a draining session still settles); the node's own
+    // `session` field is for whoever holds the node (tests).
     (node as RetryConsumerNode).session = session;
     const unregister = registerSession(node.id, session);
 
