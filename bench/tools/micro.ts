@@ -7,6 +7,9 @@
  *
  *   npm run build && node --expose-gc --import tsx bench/tools/micro.ts [deliveries] [inFlight]
  *   BENCH_DIST=/path/to/other/dist node --expose-gc --import tsx bench/tools/micro.ts      (compare a change)
+ *   BENCH_MICRO_CASES=buffer BENCH_MICRO_REPS=1 valgrind --tool=callgrind node --import tsx bench/tools/micro.ts 20000
+ *     (one case, one run: instruction counts do not move with the machine's load; run two counts and
+ *     divide the difference by the difference of deliveries to cancel the start-up)
  *
  * Prints ns per delivery+settle for a few option sets (median of 7 runs). Uses only the session's
  * public API and the connection interface it consumes (createChannel, withThrowawayChannel, ...).
@@ -21,6 +24,9 @@ import { consumerSessionClass } from '../lib/scenarios';
 const [countArg, inFlightArg] = process.argv.slice(2);
 const COUNT = Number(countArg ?? 200_000);
 const IN_FLIGHT = Number(inFlightArg ?? 100);
+/** Only the cases whose label contains this text (all by default); the no-package baselines run only without a filter. */
+const CASES = process.env.BENCH_MICRO_CASES ?? '';
+const REPS = Number(process.env.BENCH_MICRO_REPS ?? 7);
 
 type Deliver = (message: Msg | null) => void;
 
@@ -183,18 +189,19 @@ const cases: Array<[string, Record<string, unknown>, number]> = [
 async function main(): Promise<void> {
   process.stdout.write(`# package per-message cost without broker or Node-RED: ${COUNT} deliveries, ${IN_FLIGHT} in flight, ${path.relative(process.cwd(), distRoot) || '.'}\n`);
   for (const [label, options, size] of cases) {
+    if (!label.includes(CASES)) continue;
     const content = Buffer.from(JSON.stringify(makeBody(size)));
-    await run(options, content); // warm-up
+    if (REPS > 1) await run(options, content); // warm-up
     const runs: number[] = [];
     let events = 0;
-    for (let r = 0; r < 7; r += 1) {
+    for (let r = 0; r < REPS; r += 1) {
       const result = await run(options, content);
       runs.push(result.ns);
       events = result.statsEvents;
     }
     process.stdout.write(`${label.padEnd(56)} ${median(runs).toFixed(0).padStart(7)} ns/msg   (stats events/msg ${events.toFixed(1)})\n`);
   }
-  for (const size of [1024, 16384]) {
+  for (const size of CASES ? [] : [1024, 16384]) {
     const content = Buffer.from(JSON.stringify(makeBody(size)));
     for (const hold of [false, true]) {
       await baseline(hold, content); // warm-up

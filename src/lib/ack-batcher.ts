@@ -12,7 +12,8 @@
  * When no other delivery is in flight (prefetch 1, or the last of a burst) the acks go out at once:
  * waiting would add a turn of latency and save nothing. Otherwise an ack is written at the end of
  * the turn; if the channel closes in between, the broker redelivers those messages (as it does for
- * an ack lost with its socket). `flush()` before closing the channel on purpose.
+ * an ack lost with its socket). `flush()` before closing the channel on purpose (a closing connection
+then waits two turns, so amqplib, which writes on setImmediate, puts them on the socket first).
  */
 import type { Channel, Message } from 'amqplib';
 
@@ -33,7 +34,6 @@ export class AckBatcher {
   private pending = new Map<number, Message>();
   private scheduled = false;
   private closed = false;
-  private sendingNow = false;
 
   constructor(
     readonly channel: AckChannel,
@@ -86,27 +86,12 @@ export class AckBatcher {
     try {
       if (below) this.channel.ack(below, true);
       for (const message of above) this.channel.ack(message, false);
-      this.markSending();
       return true;
     } catch {
       // The channel closed under us: the broker redelivers what these acks would have settled.
       this.close();
       return false;
     }
-  }
-
-  /**
-   * Whether acks were written in this turn or the last one: amqplib may not have put them on the
-   * socket yet (it writes on setImmediate), so a connection closing now should wait a little.
-   */
-  get sending(): boolean {
-    return this.sendingNow;
-  }
-
-  private markSending(): void {
-    if (this.sendingNow) return;
-    this.sendingNow = true;
-    setImmediate(() => setImmediate(() => (this.sendingNow = false)));
   }
 
   /** The channel is gone: pending acks are dropped, later settles throw. */

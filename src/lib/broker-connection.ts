@@ -53,10 +53,10 @@ export interface BrokerConnectionEvents {
   connected: [ChannelModel];
   disconnected: [Error | undefined];
   /**
-   * close() was called: last chance to write what is pending (a consumer's batched acks). A listener
-   * that wrote frames calls `wrote()`: the close frame then waits for amqplib to send them.
+   * close() was called: last chance to write what is pending (a consumer's batched acks); the close
+   * frame waits two turns for amqplib to send them.
    */
-  closing: [wrote: () => void];
+  closing: [];
 }
 
 export class BrokerConnection extends EventEmitter<BrokerConnectionEvents> {
@@ -136,12 +136,12 @@ export class BrokerConnection extends EventEmitter<BrokerConnectionEvents> {
     clearTimeout(this.timer);
     this.timer = undefined;
     this.waiters.wake({ error: new Error('the broker connection was closed') });
-    let wrote = false;
     if (this.model) {
-      this.emit('closing', () => (wrote = true));
+      this.emit('closing');
       // amqplib writes frames on setImmediate and round-robins its channels: a close frame sent now
-      // could overtake the acks just written, and the broker would redeliver those messages.
-      if (wrote) await new Promise<void>((resolve) => setImmediate(() => setImmediate(resolve)));
+      // could overtake the acks written just now or in the last turn, and the broker would redeliver
+      // those messages. Two turns cost nothing at close.
+      await new Promise<void>((resolve) => setImmediate(() => setImmediate(resolve)));
     }
     const model = this.model;
     this.model = undefined;

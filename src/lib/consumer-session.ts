@@ -48,10 +48,7 @@ export class ConsumerSession extends EventEmitter<ConsumerSessionEvents> {
   private paused = false;
   private readonly onConnected = (): void => void this.setup();
   private readonly onDisconnected = (): void => this.lostChannel('connection to the broker lost');
-  private readonly onClosing = (wrote: () => void): void => {
-    const acks = this.acks;
-    if (acks && (acks.flush() || acks.sending)) wrote();
-  };
+  private readonly onClosing = (): void => void this.acks?.flush();
   /** Until the channel closes: a stopping consumer still settles what the flow holds (the drain). */
   private readonly usable = (entry: TrackedDelivery): boolean => this.acks === entry.acks;
 
@@ -79,7 +76,7 @@ export class ConsumerSession extends EventEmitter<ConsumerSessionEvents> {
       invalidBody: options.invalidBody,
       metrics: options.metrics,
     });
-    this.drain = new Drain(() => this.deliveries.inFlight);
+    this.drain = new Drain(() => this.deliveries.inFlight + this.deliveries.copying);
     this.on('stats', () => {
       if (this.paused) void this.applyPause(); // no promise per delivery and settle
       this.drain.changed();
@@ -147,7 +144,7 @@ export class ConsumerSession extends EventEmitter<ConsumerSessionEvents> {
    * {@link SettleError} when it cannot be settled (any more).
    */
   settle(id: string, action: SettleAction, reason = '', failure?: FailureDetails): Promise<SettleOutcome> {
-    return this.drain.settle(() => this.deliveries.settle(id, action, reason, failure));
+    return this.deliveries.settle(id, action, reason, failure);
   }
 
   /** Stops taking messages (basic.cancel; in-flight ones are still settled) until resumed, over reconnects too. */

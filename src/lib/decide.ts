@@ -22,6 +22,9 @@ export type Decision =
   /** A confirmed copy in the parking queue, then ack. */
   | { kind: 'park'; queue: string; reason: string; options: Options.Publish };
 
+/** A decision carried out by a confirmed copy before the ack. */
+export type CopyDecision = Extract<Decision, { kind: 'republish' | 'park' }>;
+
 /** What a consumer's decisions depend on, fixed when it starts. */
 export interface DecisionPolicy {
   topology: Pick<RetryTopologyConfig, 'mainQueue' | 'parkingQueue' | 'maxAgeMs' | 'retryQueue' | 'retryDelaysMs'>;

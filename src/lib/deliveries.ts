@@ -3,10 +3,11 @@
  * into what the flow gets, settled through `decide()` and the settler, and counted.
  */
 import type { EventEmitter } from 'node:events';
+import { performance } from 'node:perf_hooks';
 import type { ConsumeMessage } from 'amqplib';
 import type { AckBatcher } from './ack-batcher';
 import type { RetryInfo } from './attempts';
-import { decide, onArrival, type Decision, type DecisionPolicy } from './decide';
+import { decide, onArrival, type CopyDecision, type Decision, type DecisionPolicy } from './decide';
 import type { FailureDetails } from './failure';
 import type { DeliveryRegistry } from './delivery-registry';
 import { toAmqpInfo, type DeliveredMessage } from './message-info';
@@ -19,6 +20,12 @@ export type DeliveryOptions = Pick<ConsumerSessionOptions, 'settleTimeoutMs' | '
 
 export class Deliveries {
   readonly counters = { delivered: 0, acked: 0, retried: 0, parked: 0 };
+  /**
+   * One timer for the oldest delivery's settle deadline instead of one per delivery: deliveries are
+   * registered in arrival order with the same timeout, so the oldest live one is due first.
+   */
+  private deadlineTimer: NodeJS.Timeout | undefined;
+  private copies = 0;
 
   constructor(
     /** Where `message`, `invalid`, `stats`, `warning` and `error` go: the session. */
@@ -40,12 +47,10 @@ export class Deliveries {
     this.counters.delivered += 1;
     acks.arrived(message);
     const id = registry.nextId();
-    const entry: TrackedDelivery = { id, acks, message, retry, receivedAt, timer: undefined };
+    const deadline = options.settleTimeoutMs > 0 ? performance.now() + options.settleTimeoutMs : Infinity;
+    const entry: TrackedDelivery = { id, acks, message, retry, receivedAt, deadline };
     registry.add(entry);
-    if (options.settleTimeoutMs > 0) {
-      entry.timer = setTimeout(() => void this.onSettleTimeout(id), options.settleTimeoutMs);
-      entry.timer.unref?.();
-    }
+    if (deadline !== Infinity && this.deadlineTimer === undefined) this.armDeadline(deadline);
     const decoded = decodePayload(message.content, message.properties.contentType as string | undefined, options.decode);
     const error = decoded.ok ? undefined : decoded.error;
     const delivered: DeliveredMessage = {
@@ -68,27 +73,50 @@ export class Deliveries {
   }
 
   /**
-   * The one way a delivery is settled (settle nodes, the settle timeout, an invalid body). Throws
-   * {@link SettleError} when it cannot be settled (any more).
+   * The one way a delivery is settled (settle nodes, the settle timeout, an invalid body). Rejects
+   * with {@link SettleError} when it cannot be settled (any more). An ack, a dead-letter or a hold is
+   * done at once (the hot path: no await); a retry or park by a confirmed copy waits for the confirm.
    */
-  async settle(id: string, action: SettleAction, reason = '', failure?: FailureDetails): Promise<SettleOutcome> {
+  settle(id: string, action: SettleAction, reason = '', failure?: FailureDetails): Promise<SettleOutcome> {
     const { registry } = this;
-    const status = registry.status(id);
-    if (status.status !== 'live') throw notSettleable(status, id, action);
-    const entry = status.entry;
+    const entry = registry.entry(id);
+    if (!entry) return Promise.reject(notSettleable(registry.ending(id), id, action));
     registry.end(id, PAST_TENSE[action]);
-    clearTimeout(entry.timer);
-    const decision = decide(this.policy, entry, action, reason, Date.now(), failure);
     try {
-      await this.settler.execute(entry, decision, action);
+      const decision = decide(this.policy, entry, action, reason, Date.now(), failure);
+      if (decision.kind === 'republish' || decision.kind === 'park') return this.settleByCopy(entry, decision, action, reason);
+      this.settler.execute(entry, decision, action);
+      return Promise.resolve(this.finished(entry, decision, reason));
+    } catch (err) {
+      return Promise.reject(err instanceof Error ? err : new Error(String(err)));
+    }
+  }
+
+  /** Copies (retry tier or parking queue) waiting for their confirm: the delivery is not settled yet. */
+  get copying(): number {
+    return this.copies;
+  }
+
+  private async settleByCopy(entry: TrackedDelivery, decision: CopyDecision, action: SettleAction, reason: string): Promise<SettleOutcome> {
+    this.copies += 1;
+    try {
+      await this.settler.copy(entry, decision, action);
     } catch (err) {
       if (err instanceof SettleError && err.kind === 'broker') {
         // Not settled: the message goes back to the queue, so a later settle must not be told it was.
-        registry.end(id, `${decision.kind === 'park' ? 'parking' : 'sending it to retry'} failed, so it goes back to '${this.options.mainQueue}' after a pause`, true);
+        this.registry.end(entry.id, `${decision.kind === 'park' ? 'parking' : 'sending it to retry'} failed, so it goes back to '${this.options.mainQueue}' after a pause`, true);
       }
       throw err;
+    } finally {
+      this.copies -= 1;
+      this.events.emit('stats');
     }
-    const outcome = this.counted(id, decision, entry.retry.attempt);
+    return this.finished(entry, decision, reason);
+  }
+
+  /** Counts a settle that is done, records its metrics and reports it. */
+  private finished(entry: TrackedDelivery, decision: Decision, reason: string): SettleOutcome {
+    const outcome = this.counted(entry.id, decision, entry.retry.attempt);
     this.options.metrics?.record(outcome.done, Date.now() - entry.receivedAt);
     if (this.events.listenerCount('settled') > 0) {
       const messageId = entry.message.properties.messageId as unknown;
@@ -104,9 +132,29 @@ export class Deliveries {
 
   /** Ends every unsettled delivery (its channel is gone or closing: the broker has it again); returns how many. */
   endAll(how: string): number {
-    const gone = this.registry.endAll(how);
-    for (const entry of gone) clearTimeout(entry.timer);
-    return gone.length;
+    clearTimeout(this.deadlineTimer);
+    this.deadlineTimer = undefined;
+    return this.registry.endAll(how).length;
+  }
+
+  private armDeadline(at: number): void {
+    this.deadlineTimer = setTimeout(() => this.onDeadline(), Math.max(1, Math.ceil(at - performance.now())));
+    this.deadlineTimer.unref?.();
+  }
+
+  /** Settles every delivery past its deadline (oldest first), then waits for the next one's. */
+  private onDeadline(): void {
+    this.deadlineTimer = undefined;
+    const now = performance.now();
+    const due: string[] = [];
+    for (const entry of this.registry.oldestFirst()) {
+      if (entry.deadline > now) {
+        this.armDeadline(entry.deadline);
+        break;
+      }
+      due.push(entry.id);
+    }
+    for (const id of due) void this.onSettleTimeout(id);
   }
 
   private counted(id: string, decision: Decision, attempt: number): SettleOutcome {

@@ -7,26 +7,14 @@ import type { StopOptions } from './session-types';
  * and they are processed twice.
  */
 export class Drain {
-  /** Settles under way (a park waits for its publish confirm before the ack). */
-  private settling = 0;
   private wake: (() => void) | undefined;
 
+  /** @param inFlight deliveries not settled yet, a settle waiting for its copy's confirm included */
   constructor(private readonly inFlight: () => number) {}
 
-  /** Nothing in flight and no settle under way. */
+  /** Nothing in flight. */
   get idle(): boolean {
-    return this.inFlight() === 0 && this.settling === 0;
-  }
-
-  /** Runs a settle, counted while it is under way. */
-  async settle<T>(work: () => Promise<T>): Promise<T> {
-    this.settling += 1;
-    try {
-      return await work();
-    } finally {
-      this.settling -= 1;
-      this.changed();
-    }
+    return this.inFlight() === 0;
   }
 
   /** What is in flight changed: a waiting drain looks again. */

@@ -2,7 +2,7 @@
 import type { ConsumeMessage } from 'amqplib';
 import type { AckBatcher } from './ack-batcher';
 import type { RetryInfo } from './attempts';
-import type { DeliveryStatus } from './delivery-registry';
+import type { NotLive } from './delivery-registry';
 
 export type SettleAction = 'ack' | 'retry' | 'park';
 
@@ -15,7 +15,8 @@ export interface TrackedDelivery {
   retry: RetryInfo;
   /** When the consumer received it (ms since epoch): the age of a message without other clues. */
   receivedAt: number;
-  timer: NodeJS.Timeout | undefined;
+  /** When it is settled by the settle timeout (`performance.now()` time; Infinity without one). */
+  deadline: number;
 }
 
 export interface SettleOutcome {
@@ -43,7 +44,7 @@ export class SettleError extends Error {
 export const PAST_TENSE: Readonly<Record<SettleAction, string>> = { ack: 'acked', retry: 'retried', park: 'parked' };
 
 /** Why a delivery that is no longer live cannot be settled. */
-export function notSettleable(status: Exclude<DeliveryStatus<unknown>, { status: 'live' }>, id: string, action: SettleAction): SettleError {
+export function notSettleable(status: NotLive, id: string, action: SettleAction): SettleError {
   switch (status.status) {
     case 'ended':
       return new SettleError(`message ${id} was already settled (${status.how}); this ${action} is ignored`, 'already-settled');

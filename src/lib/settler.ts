@@ -5,7 +5,7 @@
  */
 import type { Options } from 'amqplib';
 import type { BrokerConnection } from './broker-connection';
-import type { Decision } from './decide';
+import type { CopyDecision, Decision } from './decide';
 import type { OrderedHold } from './ordered-hold';
 import { SettleError, type SettleAction, type TrackedDelivery } from './settlement';
 
@@ -23,7 +23,8 @@ export interface SettlerOptions {
 export class Settler {
   constructor(private readonly options: SettlerOptions) {}
 
-  async execute(entry: TrackedDelivery, decision: Decision, action: SettleAction): Promise<void> {
+  /** Carries out a decision that needs no confirm (ack, dead-letter, hold) at once; throws a stale SettleError. */
+  execute(entry: TrackedDelivery, decision: Exclude<Decision, CopyDecision>, action: SettleAction): void {
     if (!this.options.usable(entry)) throw this.stale(entry, action);
     switch (decision.kind) {
       case 'ack':
@@ -38,17 +39,18 @@ export class Settler {
           throw this.stale(entry, action);
         }
         return;
-      case 'republish':
-        await this.publishThenAck(entry, decision.queue, decision.options, action, 'send to retry');
-        return;
       case 'hold':
         this.options.hold?.hold(entry, decision.reason);
         return;
-      case 'park':
-        await this.publishThenAck(entry, decision.queue, decision.options, action, 'park');
-        this.options.hold?.release();
-        return;
     }
+  }
+
+  /** A retry by republishing to a tier, or a park: the confirmed copy, then the ack. */
+  async copy(entry: TrackedDelivery, decision: CopyDecision, action: SettleAction): Promise<void> {
+    if (!this.options.usable(entry)) throw this.stale(entry, action);
+    const parking = decision.kind === 'park';
+    await this.publishThenAck(entry, decision.queue, decision.options, action, parking ? 'park' : 'send to retry');
+    if (parking) this.options.hold?.release();
   }
 
   /** amqplib throws when the channel closed under us: that is a stale delivery, not a crash. */

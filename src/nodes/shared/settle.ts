@@ -35,16 +35,17 @@ export function deliveryIdOf(msg: NodeMessage): string | undefined {
   return typeof amqp?.deliveryId === 'string' ? amqp.deliveryId : undefined;
 }
 
-/** Settles the delivery a msg refers to; throws {@link SettleError} (or an Error without an id). */
-export async function settleMessage(msg: NodeMessage, action: SettleAction, reason: string): Promise<SettleOutcome> {
+/** Settles the delivery a msg refers to; rejects with {@link SettleError} (or an Error without an id). */
+export function settleMessage(msg: NodeMessage, action: SettleAction, reason: string): Promise<SettleOutcome> {
   const id = deliveryIdOf(msg);
   if (id === undefined) {
-    throw new Error(`msg.amqp.deliveryId is missing: ${action} needs the msg that came out of a retry consumer (keep msg.amqp when you build a new msg)`);
+    return Promise.reject(new Error(`msg.amqp.deliveryId is missing: ${action} needs the msg that came out of a retry consumer (keep msg.amqp when you build a new msg)`));
   }
   const session = sessions.get(DeliveryRegistry.prefixOf(id) ?? '');
   if (!session) {
-    throw new SettleError(`message ${id}: its retry consumer is gone (redeployed?); the broker redelivers the message`, 'unknown');
+    return Promise.reject(new SettleError(`message ${id}: its retry consumer is gone (redeployed?); the broker redelivers the message`, 'unknown'));
   }
+  // No await: an ack settles at once, and the flow's done() should follow without extra turns.
   return session.settle(id, action, reason, failureDetails(msg.error));
 }
 
