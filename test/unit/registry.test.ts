@@ -48,7 +48,7 @@ describe('delivery registry', () => {
     assert.deepEqual(r.status(ids[0]!), { status: 'unknown' });
   });
 
-  it('still knows a delivery settled 10 000 settles ago (the default memory)', () => {
+  it('still knows a delivery settled 10 000 settles ago (the default memory: 16 384 ids)', () => {
     const r = new DeliveryRegistry<{ id: string }>('cfg2');
     const first = r.nextId();
     r.add({ id: first });
@@ -59,6 +59,23 @@ describe('delivery registry', () => {
       r.end(id, 'acked');
     }
     assert.deepEqual(r.status(first), { status: 'ended', how: 'acked' });
+  });
+
+  it('an id that ends after its memory slot went to a newer id is not remembered (and does not evict the newer one)', () => {
+    const r = make();
+    const old = r.nextId();
+    r.add({ id: old });
+    const newer = [r.nextId(), r.nextId(), r.nextId()];
+    for (const id of newer) {
+      r.add({ id });
+      r.end(id, 'acked');
+    }
+    r.end(old, 'parked');
+    assert.deepEqual(r.status(old), { status: 'unknown' });
+    assert.deepEqual(r.status(newer[2]!), { status: 'ended', how: 'acked' });
+    assert.deepEqual(r.status(newer[1]!), { status: 'ended', how: 'acked' });
+    assert.deepEqual(r.status('cfg1:abc'), { status: 'unknown' });
+    assert.deepEqual(r.status('cfg10:1'), { status: 'unknown' });
   });
 
   it('reads no prefix from things that are not ids', () => {
