@@ -133,6 +133,7 @@ export class ConsumerSession extends EventEmitter<ConsumerSessionEvents> {
     if (unsettled) this.emit('warning', unsettled);
     this.options.connection.off('disconnected', this.onDisconnected);
     this.deliveries.endAll('returned to the queue when the consumer stopped');
+    this.deliveries.flushLogs();
     await this.closeOwn();
     // Only now: a connection closing while this stop runs still waits for the acks it flushed.
     this.options.connection.off('closing', this.onClosing);

@@ -11,6 +11,7 @@ import { decide, onArrival, type CopyDecision, type Decision, type DecisionPolic
 import type { FailureDetails } from './failure';
 import type { DeliveryRegistry } from './delivery-registry';
 import { toAmqpInfo, type DeliveredMessage } from './message-info';
+import { LogLimiter } from './log-limiter';
 import { decodePayload } from './payload';
 import type { ConsumerSessionEvents, ConsumerSessionOptions } from './session-types';
 import { notSettleable, PAST_TENSE, SettleError, type SettleAction, type SettleOutcome, type TrackedDelivery } from './settlement';
@@ -26,6 +27,15 @@ export class Deliveries {
    */
   private deadlineTimer: NodeJS.Timeout | undefined;
   private copies = 0;
+  /** A park or a settle timeout is a warning per message, limited so a burst (an outage) cannot flood the log. */
+  private readonly parkLog = new LogLimiter(
+    (text) => this.events.emit('warning', text),
+    (count, last, ms) => `${count} more message(s) parked in the last ${ms / 1000} s (the last: ${last})`,
+  );
+  private readonly timeoutLog = new LogLimiter(
+    (text) => this.events.emit('warning', text),
+    (count, last, ms) => `${count} more message(s) not settled in time in the last ${ms / 1000} s (the last: ${last})`,
+  );
 
   constructor(
     /** Where `message`, `invalid`, `stats`, `warning` and `error` go: the session. */
@@ -130,6 +140,12 @@ export class Deliveries {
     return outcome;
   }
 
+  /** Writes the summaries of the warnings held back so far (the consumer stops). */
+  flushLogs(): void {
+    this.parkLog.flush();
+    this.timeoutLog.flush();
+  }
+
   /** Ends every unsettled delivery (its channel is gone or closing: the broker has it again); returns how many. */
   endAll(how: string): number {
     clearTimeout(this.deadlineTimer);
@@ -165,7 +181,7 @@ export class Deliveries {
     } else if (decision.kind === 'park') {
       this.counters.parked += 1;
       // A parked message waits for a human: say so in the log, whatever parked it.
-      this.events.emit('warning', `message ${id} parked in '${decision.queue}': ${decision.reason}`);
+      this.parkLog.say(`message ${id} parked in '${decision.queue}': ${decision.reason}`);
       outcome = { done: 'parked', attempt, parkReason: decision.reason, parkedTo: decision.queue };
     } else {
       this.counters.retried += 1;
@@ -179,7 +195,7 @@ export class Deliveries {
     const seconds = this.options.settleTimeoutMs / 1000;
     try {
       const outcome = await this.settle(id, 'retry', `not settled within ${seconds} s`);
-      this.events.emit('warning', `message ${id} was not settled within ${seconds} s: ${outcome.done === 'parked' ? 'parked (attempts exhausted)' : 'sent to retry'}`);
+      this.timeoutLog.say(`message ${id} was not settled within ${seconds} s: ${outcome.done === 'parked' ? 'parked (attempts exhausted)' : 'sent to retry'}`);
     } catch (err) {
       // Settled in the meantime, or its channel is gone: nothing left to do.
       if (!(err instanceof SettleError)) this.events.emit('error', (err as Error).message);
