@@ -304,10 +304,9 @@ function peerUserDir(key: string): string {
  * to the directory it was built into (so a rebuild is picked up). Returns its version, or why not.
  */
 async function installPeer(spec: PeerSpec, log: (text: string) => void): Promise<{ userDir: string; version: string } | { skipped: string }> {
-  const userDir = peerUserDir(spec.key);
-  const installed = path.join(userDir, 'node_modules', spec.name);
   if ('registry' in spec.from) {
-    if (readPackageJson(installed)?.version !== spec.from.registry) {
+    const userDir = peerUserDir(spec.key);
+    if (readPackageJson(path.join(userDir, 'node_modules', spec.name))?.version !== spec.from.registry) {
       log(`   installing ${spec.name}@${spec.from.registry} into ${userDir}`);
       await run('npm', ['install', '--no-audit', '--no-fund', '--no-save', `${spec.name}@${spec.from.registry}`], { cwd: userDir, maxBuffer: 16 * 1024 * 1024 });
     }
@@ -321,6 +320,8 @@ async function installPeer(spec: PeerSpec, log: (text: string) => void): Promise
   if (missing.length > 0 || !existsSync(path.join(sourceDir, 'node_modules'))) {
     return { skipped: `its build in ${sourceDir} is incomplete (${missing.length > 0 ? `missing ${missing.join(', ')}` : 'no node_modules'})` };
   }
+  const userDir = peerUserDir(spec.key);
+  const installed = path.join(userDir, 'node_modules', spec.name);
   mkdirSync(path.dirname(installed), { recursive: true });
   const linked = lstatSync(installed, { throwIfNoEntry: false });
   if (linked && !(linked.isSymbolicLink() && readlinkSync(installed) === sourceDir)) {
