@@ -23,6 +23,12 @@ export default tseslint.config(
     languageOptions: { ...tseslint.configs.disableTypeChecked.languageOptions, globals: { process: 'readonly', console: 'readonly', URL: 'readonly', setTimeout: 'readonly', clearTimeout: 'readonly', fetch: 'readonly', Buffer: 'readonly', AbortSignal: 'readonly', performance: 'readonly', setImmediate: 'readonly', global: 'readonly', gc: 'readonly' } },
   },
   {
+    // CommonJS files (bench/lib/*.cjs: preloaded into child processes, which run without tsx) load with require().
+    files: ['**/*.cjs'],
+    languageOptions: { sourceType: 'commonjs', globals: { require: 'readonly', module: 'writable', exports: 'writable', __filename: 'readonly', __dirname: 'readonly' } },
+    rules: { '@typescript-eslint/no-require-imports': 'off' },
+  },
+  {
     files: ['test/**/*.ts', 'bench/**/*.ts'],
     // Tests and the benchmark inspect the msgs and nodes Node-RED passes around, which are untyped by nature.
     rules: {

@@ -1,6 +1,7 @@
 /**
  * `npm run bench`: this package inside a Node-RED runtime vs raw amqplib, pair by pair, back to back
- * on the same broker, in one process (the memory part runs its Node-RED side in a child process).
+ * on the same broker, in one process (the memory part runs its Node-RED side in a child process; the
+ * peers section runs each contestant in a process of its own, see lib/peers.ts).
  *
  *   npm run bench                      full run (a few minutes on 2 cores)
  *   BENCH_SMOKE=1 npm run bench        tiny counts, one repetition (CI; < 60 s)
@@ -21,6 +22,7 @@ import { execFileSync, fork } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import type { Options } from 'amqplib';
 import type { Names } from '../test/helpers/flows';
 import {
   AMQP_URL,
@@ -32,6 +34,7 @@ import {
   installProbe,
   makeBody,
   median,
+  messageProperties,
   percentile,
   preload,
   purge,
@@ -42,7 +45,7 @@ import {
   type RunResult,
 } from './lib/common';
 import { RUNTIME_DESCRIPTION, packageNodes, versions, type Msg } from './lib/nodered';
-import { peerConsume, preparePeers } from './lib/peers';
+import { PEERS_DIR, preparePeers, stopPeerProcesses } from './lib/peers';
 import * as S from './lib/scenarios';
 
 const here = __dirname;
@@ -123,6 +126,8 @@ interface PeerRow extends Summary {
   version: string;
   ack: string;
   key: string;
+  /** Median msg/s as a ratio to the first row (raw amqplib). */
+  ratio: number;
 }
 interface LagStats {
   p50: number;
@@ -140,7 +145,7 @@ interface MemorySnapshot {
 interface Extra {
   lag?: { count: number; rate: number; raw: LagStats; pkgAmqp: LagStats; pkgFlow: LagStats };
   memory?: { before: MemorySnapshot; warm: MemorySnapshot; end: MemorySnapshot; total: number; batchSize: number };
-  peers?: PeerRow[];
+  peers?: { rows: PeerRow[]; skipped: string[] };
 }
 type Run = () => Promise<RunResult>;
 type Prepare = () => Promise<void>;
@@ -234,6 +239,10 @@ async function analysisVariants(group: string, list: Variant[]): Promise<void> {
 interface Environment {
   machine: string;
   broker: string;
+  /** e.g. "RabbitMQ 3.10.8". */
+  brokerProduct: string;
+  /** The broker's OS process when it runs on this machine (its CPU is measured). */
+  brokerPid: number | undefined;
   versions: string;
   runtime: string;
 }
@@ -252,9 +261,12 @@ function environment(serverProperties: Record<string, unknown> | undefined, brok
   }
   const pkg = JSON.parse(readFileSync(path.join(here, '..', 'package.json'), 'utf8')) as { name: string; version: string };
   const u = new URL(AMQP_URL);
+  const brokerProduct = `${(serverProperties?.product as string | undefined) ?? 'broker'} ${(serverProperties?.version as string | undefined) ?? '?'}`;
   return {
     machine: `${os.availableParallelism()} CPUs (${cpuModel}), ${Math.round(os.totalmem() / MB / 1024)} GiB RAM, load ${os.loadavg().map((x) => x.toFixed(2)).join(' ')}`,
-    broker: `${(serverProperties?.product as string | undefined) ?? 'broker'} ${(serverProperties?.version as string | undefined) ?? '?'} at ${u.hostname}:${u.port || 5672}${brokerPid ? ` (os pid ${brokerPid}: its CPU is measured too)` : ' (its CPU is not measured: not local, or no management API)'}`,
+    brokerProduct,
+    brokerPid,
+    broker: `${brokerProduct} at ${u.hostname}:${u.port || 5672}${brokerPid ? ` (os pid ${brokerPid}: its CPU is measured too)` : ' (its CPU is not measured: not local, or no management API)'}`,
     versions: `Node ${process.version}, Node-RED ${versions.nodeRed}, amqplib ${versions.amqplib}, ${pkg.name} ${pkg.version} (${rev})`,
     runtime: RUNTIME_DESCRIPTION,
   };
@@ -291,13 +303,28 @@ function printReport(env: Environment): void {
   out.push('raw+work: raw amqplib that also decodes the JSON body and builds the same msg (msg.payload, msg.amqp, msg.retry); pkg/work: the package against it.');
   out.push('node µs/msg: CPU (user+system) of this Node.js process per message; broker µs/msg: CPU of the RabbitMQ process per message.');
   if (extra.peers) {
+    const { rows: peerRows, skipped } = extra.peers;
+    const local = env.brokerPid ? `on the same ${os.availableParallelism()}-core machine` : `at ${new URL(AMQP_URL).host}`;
     out.push('');
-    out.push(`other Node-RED AMQP packages, manual ack, same runtime and broker, ${fmt(PLAN.peers)} × 1 KB JSON, prefetch ${PREFETCH} (median of ${REPS}; peers consume a plain queue):`);
-    const base = extra.peers[0];
-    for (const p of extra.peers) {
-      out.push(`  ${pad(p.label, 66)}${pad(p.version, 16)}${pad(p.ack, 36)}${pad(fmt(p.msgPerSec), 9, true)} msg/s${pad(fmt(base ? p.msgPerSec / base.msgPerSec : NaN, 2), 7, true)} of raw${pad(fmt(p.cpuUsPerMsg, 1), 8, true)} node µs/msg`);
-    }
-    if (extra.peers.some((p) => p.version.endsWith('*'))) out.push('  * built from its source (not on the registry mirror): docs/benchmark.md');
+    out.push(
+      `other Node-RED AMQP packages: one Node-RED ${versions.nodeRed} process per package, ${env.brokerProduct} ${local}, a queue preloaded with ${fmt(PLAN.peers)} persistent 1 KB JSON messages, prefetch ${PREFETCH},`,
+    );
+    out.push(`  each message acked by the package's own mechanism; packages alternated, ${REPS} run(s) each, median (min–max). CPU is the Node-RED process's user+system time per message`);
+    out.push('  (raw amqplib: a plain node process). Each run is a fresh process, timed from its first delivery to its N-th ack. The other packages consume a plain durable queue.');
+    const table = [
+      ['package', 'version (amqplib)', 'ack', 'msg/s median (min–max)', 'vs raw', 'CPU µs/msg', 'broker µs/msg'],
+      ...peerRows.map((p) => {
+        const runs = p.runs.filter((r): r is number => r !== null);
+        const range = runs.length > 1 ? ` (${fmt(Math.min(...runs))}–${fmt(Math.max(...runs))})` : '';
+        return [p.label, p.version, p.ack, `${fmt(p.msgPerSec)}${range}`, fmt(p.ratio, 2), fmt(p.cpuUsPerMsg, 1), fmt(p.brokerUsPerMsg, 1)];
+      }),
+    ];
+    const widths = table[0]!.map((_, i) => Math.max(...table.map((cells) => cells[i]!.length)) + 2);
+    // Text columns left-aligned, figures right-aligned.
+    for (const cells of table) out.push(`  ${cells.map((c, i) => (i < 3 ? pad(c, widths[i]!) : pad(c, widths[i]!, true))).join('')}`);
+    out.push(`  same work: JSON.parse of the body and the msg the package builds (payload, amqp, retry). vs raw: median msg/s / raw amqplib's.`);
+    if (peerRows.some((p) => p.version.includes('*'))) out.push(`  * built from its source (not on the registry mirror) in ${PEERS_DIR}/from-source: docs/benchmark.md`);
+    for (const note of skipped) out.push(`  not measured: ${note}`);
   }
   if (extra.lag) {
     const l = extra.lag;
@@ -349,11 +376,10 @@ function summaryJson(): Record<string, number | null> {
   const l = extra.lag;
   const r2 = (x: number | undefined): number | null => round(x, 3);
   const peers: Record<string, number | null> = {};
-  const rawPeer = extra.peers?.[0];
-  for (const p of extra.peers ?? []) {
+  for (const [i, p] of (extra.peers?.rows ?? []).entries()) {
     peers[`${p.key}MsgPerSec`] = round(p.msgPerSec);
     peers[`${p.key}CpuUsPerMsg`] = round(p.cpuUsPerMsg, 1);
-    if (rawPeer && p !== rawPeer) peers[`${p.key}Ratio`] = r2(p.msgPerSec / rawPeer.msgPerSec);
+    if (i > 0) peers[`${p.key}Ratio`] = r2(p.ratio);
   }
   return {
     consumeAckRatio: r2(c100?.ratio),
@@ -406,13 +432,14 @@ async function main(): Promise<number> {
   const names = new NameBook('bench');
   const model = await connect('bench admin');
   const ctx: S.Ctx = { url: AMQP_URL, model, body1k: makeBody(1024) };
-  let cleaned = false;
-  const cleanup = async (): Promise<void> => {
-    if (cleaned) return;
-    cleaned = true;
-    const deleted = await names.cleanup();
-    log(`== cleanup: deleted ${deleted.length} queue(s) named ${names.prefix}.*`);
-  };
+  // Once; a second caller (main's finally while a signal's cleanup runs) waits for the same one.
+  let cleaning: Promise<void> | undefined;
+  const cleanup = (): Promise<void> =>
+    (cleaning ??= (async () => {
+      await stopPeerProcesses();
+      const deleted = await names.cleanup();
+      log(`== cleanup: deleted ${deleted.length} queue(s) named ${names.prefix}.*`);
+    })());
   for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     process.once(signal, () => {
       log(`== ${signal}: cleaning up`);
@@ -438,9 +465,9 @@ async function main(): Promise<number> {
     const consumeTopo = names.topology('consume');
     const bodies = new Map([1024, 16384].map((size) => [size, Buffer.from(JSON.stringify(makeBody(size)))]));
     const body = (size: number): Buffer => bodies.get(size) ?? Buffer.from(JSON.stringify(makeBody(size)));
-    const loadQueue = (queue: string, size: number, count: number) => async (): Promise<void> => {
+    const loadQueue = (queue: string, size: number, count: number, props?: (i: number) => Options.Publish) => async (): Promise<void> => {
       await purge(model, queue);
-      await preload(model, queue, count, body(size));
+      await preload(model, queue, count, body(size), props);
       await waitForCount(model, queue, count);
       await sleep(SMOKE ? 0 : 200); // let the broker finish with the preload before timing
     };
@@ -513,29 +540,23 @@ async function main(): Promise<number> {
       }
     });
 
-    // Other Node-RED AMQP packages --------------------------------------------------------------
+    // Other Node-RED AMQP packages: each contestant in its own process per run (lib/peers.ts) ------
     await section('peers', async () => {
-      if (!want('consume') && !want('analysis')) await S.declareTopology(ctx, consumeTopo);
-      const peers = preparePeers(log);
+      const count = PLAN.peers;
       const plain = names.queue('peers-plain');
       await admin.assertQueue(plain, { durable: true });
-      const count = PLAN.peers;
-      const list: Variant[] = [
-        ['raw amqplib, manual ack', count, loadQueue(plain, 1024, count), () => S.rawConsume(ctx, { queue: plain, count, prefetch: PREFETCH })],
-        ['raw amqplib, same work (decode, build the msg)', count, loadQueue(plain, 1024, count), () => S.rawConsume(ctx, { queue: plain, count, prefetch: PREFETCH, work: 'msg' })],
-        ['node-red-contrib-rabbitmq-retry (retry-consumer → retry-settle)', count, load(consumeTopo, 1024, count), () => S.pkgConsume(ctx, { topo: consumeTopo, count, prefetch: PREFETCH })],
-        ...peers.map((p): Variant => [p.name, count, loadQueue(plain, 1024, count), () => peerConsume(p, AMQP_URL, { queue: plain, count, prefetch: PREFETCH })]),
-      ];
-      const runs = await variants('peers', list);
-      const pkgJson = JSON.parse(readFileSync(path.join(here, '..', 'package.json'), 'utf8')) as { version: string };
-      const meta: Array<Pick<PeerRow, 'version' | 'ack' | 'key'>> = [
-        { version: `amqplib ${versions.amqplib}`, ack: 'channel.ack', key: 'peerRawConsumeAck' },
-        { version: `amqplib ${versions.amqplib}`, ack: 'channel.ack', key: 'peerRawSameWork' },
-        { version: `${pkgJson.version} (${versions.amqplib})`, ack: 'retry-settle ack', key: 'peerPackage' },
-        ...peers.map((p) => ({ version: `${p.version} (${p.amqplibVersion()})${p.origin === 'source' ? '*' : ''}`, ack: p.ack, key: p.key })),
-      ];
-      extra.peers = list.map(([label], i) => ({ label, ...meta[i]!, ...summarize(runs[i]!) }));
-      await purge(model, plain);
+      const persistent = (i: number): Options.Publish => ({ ...messageProperties(i), deliveryMode: 2 });
+      const peers = await preparePeers({ url: AMQP_URL, plainQueue: plain, topology: names.topology('peers'), prefetch: PREFETCH, log });
+      try {
+        const list = peers.contestants.map((c): Variant => [c.label, count, loadQueue(c.queue, 1024, count, persistent), () => c.run(count)]);
+        const runs = await variants('peers', list);
+        const rows = peers.contestants.map((c, i): PeerRow => ({ label: c.label, version: c.version(), ack: c.ack, key: c.key, ratio: NaN, ...summarize(runs[i]!) }));
+        for (const row of rows) row.ratio = row.msgPerSec / rows[0]!.msgPerSec;
+        extra.peers = { rows, skipped: peers.skipped };
+      } finally {
+        peers.dispose();
+        await purge(model, plain);
+      }
     });
 
     // Retry path ---------------------------------------------------------------------------------

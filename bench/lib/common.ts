@@ -1,17 +1,16 @@
 /**
  * Shared by the benchmark scripts: statistics, message bodies, the amqplib probe that times both
- * sides identically, and raw broker helpers (preload with confirms, run-scoped names, cleanup).
+ * sides identically (probe.cjs), and raw broker helpers (preload with confirms, run-scoped names, cleanup).
  * Broker access (URL, management API) comes from test/helpers/broker.ts.
  */
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
-import { readFileSync } from 'node:fs';
-import { performance } from 'node:perf_hooks';
 import * as amqp from 'amqplib';
-import type { ChannelModel, ConsumeMessage, Options } from 'amqplib';
+import type { ChannelModel, Options } from 'amqplib';
 import { AMQP_URL, management, vhostPath } from '../../test/helpers/broker';
 import type { Names } from '../../test/helpers/flows';
+import { setBrokerProcess } from './probe.cjs';
 
 export { AMQP_URL };
 
@@ -115,214 +114,35 @@ export function messageProperties(i: number): Options.Publish {
   };
 }
 
-/** One measured run. */
-export interface RunResult {
-  seconds: number;
-  msgPerSec: number;
-  cpuUsPerMsg: number;
-  cpuPercent: number;
-  brokerUsPerMsg: number;
-  brokerCpuPercent: number;
-}
-
 // ---------------------------------------------------------------------------------------------
-// Broker CPU: when the broker runs on this machine (the management API gives its os_pid and
-// /proc/<pid>/stat is readable), its user+system CPU time is sampled around each measured run.
+// The probe (probe.cjs): amqplib's Channel.prototype consume/ack/nack wrapped once per amqplib copy,
+// so raw amqplib, the package (same amqplib instance) and other packages are timed at the same
+// points. The same file is preloaded into the child processes of the peers section.
 
-let brokerStat: string | undefined;
-let clockTicks = 100;
+export { armProbe, brokerCpuUs, installProbe, probeCounts, probeResult } from './probe.cjs';
+export type { RunResult } from './probe.cjs';
 
-/** Finds the broker's OS process; afterwards brokerCpuUs() works (else it returns NaN). */
+/**
+ * Finds the broker's OS process (management API; the broker must run on this machine), so that
+ * brokerCpuUs() works here and in child processes (childProbeEnv). Returns its pid, or undefined.
+ */
 export async function initBrokerCpu(): Promise<number | undefined> {
   try {
     const host = new URL(AMQP_URL).hostname;
     if (!['127.0.0.1', 'localhost', '::1', '[::1]'].includes(host)) return undefined;
     const nodes = (await (await management('GET', 'nodes?columns=name,os_pid')).json()) as Array<{ os_pid?: string }>;
     if (nodes.length !== 1) return undefined;
+    let clockTicks = 100;
     try {
       clockTicks = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
     } catch {
       clockTicks = 100;
     }
-    brokerStat = `/proc/${String(nodes[0]?.os_pid)}/stat`;
-    if (!Number.isFinite(brokerCpuUs())) brokerStat = undefined;
-    return brokerStat ? Number(nodes[0]?.os_pid) : undefined;
+    const pid = Number(nodes[0]?.os_pid);
+    return pid > 0 && setBrokerProcess(pid, clockTicks) ? pid : undefined;
   } catch {
-    brokerStat = undefined;
     return undefined;
   }
-}
-
-/** The broker process's CPU time so far (µs, user + system), or NaN when unknown. */
-export function brokerCpuUs(): number {
-  if (!brokerStat) return NaN;
-  try {
-    const text = readFileSync(brokerStat, 'utf8');
-    const fields = text.slice(text.lastIndexOf(')') + 2).split(' ');
-    // Fields 14 (utime) and 15 (stime) of proc(5); this slice starts at field 3.
-    return ((Number(fields[11]) + Number(fields[12])) * 1e6) / clockTicks;
-  } catch {
-    return NaN;
-  }
-}
-
-// ---------------------------------------------------------------------------------------------
-// The probe: amqplib's Channel.prototype.consume / ack / nack are wrapped once per amqplib copy, so
-// the raw consumer, the package (which uses the same amqplib module instance) and a peer package
-// (its own amqplib copy, wrapped the same way) are timed at exactly the same points: first delivery
-// handed to the consumer callback → N-th message acked (a multiple-ack counts every delivery it
-// settles).
-
-interface ProbeState {
-  deliveries: number;
-  acks: number;
-  nacks: number;
-  target: number;
-  t0: number;
-  cpu0: NodeJS.CpuUsage | undefined;
-  tEnd: number;
-  cpuEnd: NodeJS.CpuUsage | undefined;
-  broker0: number;
-  brokerEnd: number;
-  resolve: (() => void) | undefined;
-  onDelivery: ((message: ConsumeMessage) => void) | undefined;
-  onNack: ((message: ConsumeMessage) => void) | undefined;
-}
-
-type ProbeHooks = Pick<Partial<ProbeState>, 'onDelivery' | 'onNack'>;
-const fresh = (target: number, hooks: ProbeHooks): ProbeState => ({
-  deliveries: 0,
-  acks: 0,
-  nacks: 0,
-  target,
-  t0: 0,
-  cpu0: undefined,
-  tEnd: 0,
-  cpuEnd: undefined,
-  broker0: NaN,
-  brokerEnd: NaN,
-  resolve: undefined,
-  onDelivery: hooks.onDelivery,
-  onNack: hooks.onNack,
-});
-const state: ProbeState = fresh(Infinity, {});
-
-function onDelivered(message: ConsumeMessage): void {
-  state.deliveries += 1;
-  if (state.deliveries === 1) {
-    state.broker0 = brokerCpuUs();
-    state.t0 = performance.now();
-    state.cpu0 = process.cpuUsage();
-  }
-  if (state.onDelivery) state.onDelivery(message);
-}
-
-/** Unacked delivery tags per channel: a multiple-ack (`allUpTo`) settles every one up to its tag. */
-const unacked = new WeakMap<object, Set<number>>();
-
-function settled(channel: object, message: ConsumeMessage, allUpTo: boolean | undefined): number {
-  const tags = unacked.get(channel);
-  const tag = message.fields.deliveryTag;
-  if (!tags) return 1;
-  if (!allUpTo) return tags.delete(tag) ? 1 : 0;
-  let n = 0;
-  for (const t of tags) {
-    if (t <= tag) {
-      tags.delete(t);
-      n += 1;
-    }
-  }
-  return n;
-}
-
-function onAcked(count: number): void {
-  if (count === 0) return;
-  const before = state.acks;
-  state.acks += count;
-  if (before < state.target && state.acks >= state.target) {
-    state.tEnd = performance.now();
-    state.cpuEnd = process.cpuUsage(state.cpu0);
-    state.brokerEnd = brokerCpuUs();
-    const resolve = state.resolve;
-    state.resolve = undefined;
-    if (resolve) resolve();
-  }
-}
-
-type Callback = (message: ConsumeMessage | null) => void;
-interface ChannelMethods {
-  consume(this: unknown, queue: string, callback: Callback, ...rest: unknown[]): unknown;
-  ack(this: unknown, message: ConsumeMessage, allUpTo?: boolean): void;
-  nack(this: unknown, message: ConsumeMessage, allUpTo?: boolean, requeue?: boolean): void;
-}
-
-const probed = new Set<object>();
-
-/** Wraps the Channel class that defines consume/ack/nack, found from any channel object of that amqplib copy. */
-export function installProbe(channel: object): void {
-  let proto = Object.getPrototypeOf(channel) as object | null;
-  // A ConfirmChannel's parent is the Channel class that defines consume/ack/nack.
-  while (proto && !Object.prototype.hasOwnProperty.call(proto, 'ack')) proto = Object.getPrototypeOf(proto) as object | null;
-  if (!proto) throw new Error('amqplib Channel.prototype.ack not found');
-  if (probed.has(proto)) return;
-  probed.add(proto);
-  const methods = proto as ChannelMethods;
-  // The originals are called with the channel as `this` (.call below).
-  // eslint-disable-next-line @typescript-eslint/unbound-method
-  const { consume, ack, nack } = methods;
-  // `...rest`: options, and the completion callback of amqplib's callback API (what amqp-ts uses).
-  methods.consume = function probedConsume(queue, callback, ...rest) {
-    let tags = unacked.get(this as object);
-    if (!tags) {
-      tags = new Set();
-      unacked.set(this as object, tags);
-    }
-    const channelTags = tags;
-    const probedCallback: Callback = (message) => {
-      if (message) {
-        channelTags.add(message.fields.deliveryTag);
-        onDelivered(message);
-      }
-      callback(message);
-    };
-    return consume.call(this, queue, probedCallback, ...rest);
-  };
-  methods.ack = function probedAck(message, allUpTo) {
-    ack.call(this, message, allUpTo);
-    onAcked(settled(this as object, message, allUpTo));
-  };
-  methods.nack = function probedNack(message, allUpTo, requeue) {
-    nack.call(this, message, allUpTo, requeue);
-    state.nacks += settled(this as object, message, allUpTo);
-    if (state.onNack) state.onNack(message);
-  };
-}
-
-/** Resets the counters; the promise resolves at the `target`-th ack. */
-export function armProbe(target: number, hooks: ProbeHooks = {}): Promise<void> {
-  Object.assign(state, fresh(target, hooks));
-  return new Promise((resolve) => {
-    state.resolve = resolve;
-  });
-}
-
-export function probeCounts(): { deliveries: number; acks: number; nacks: number } {
-  return { deliveries: state.deliveries, acks: state.acks, nacks: state.nacks };
-}
-
-/** Throughput and CPU of the armed window: first delivery → target-th ack. */
-export function probeResult(): RunResult {
-  const seconds = (state.tEnd - state.t0) / 1000;
-  const cpu = state.cpuEnd ? state.cpuEnd.user + state.cpuEnd.system : NaN;
-  const broker = state.brokerEnd - state.broker0;
-  return {
-    seconds,
-    msgPerSec: state.target / seconds,
-    cpuUsPerMsg: cpu / state.target,
-    cpuPercent: (cpu / 1e6 / seconds) * 100,
-    brokerUsPerMsg: broker / state.target,
-    brokerCpuPercent: (broker / 1e6 / seconds) * 100,
-  };
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -131,24 +131,26 @@ function despy(flow: FlowNode[]): void {
 export interface LoadOptions {
   spies?: boolean;
   syncDelivery?: boolean;
-  /** Other node modules (a peer package's). */
-  nodes?: unknown[];
-  credentials?: Record<string, Record<string, string>>;
 }
 
-/** Loads a flow; nodes on a tab get a position (a node without one is taken for a config node). */
-export async function loadFlow(flow: FlowNode[], { spies = false, syncDelivery = false, nodes, credentials }: LoadOptions = {}): Promise<void> {
-  const positioned = flow.map((n) => (n.z !== undefined && n.x === undefined ? { x: 100, y: 100, ...n } : n));
+/** The flow with a position for each node on a tab: Node-RED takes a node without one for a config node. */
+export function positioned(flow: FlowNode[]): FlowNode[] {
+  return flow.map((n) => (n.z !== undefined && n.x === undefined ? { x: 100, y: 100, ...n } : n));
+}
+
+/** Loads a flow (positioned). */
+export async function loadFlow(flow: FlowNode[], { spies = false, syncDelivery = false }: LoadOptions = {}): Promise<void> {
+  const nodes = positioned(flow);
   // Node-RED's settings.js `runtimeSyncDelivery` (default false: every msg is delivered in its own
   // setImmediate). The flow engine reads it when flows are (re)loaded, so it applies to this flow only.
   const settings = internals._settings;
   if (syncDelivery) internals.settings({ runtimeSyncDelivery: true });
   try {
-    await helper.load([...(nodes ?? packageNodes()), benchNodes], positioned, credentials);
+    await helper.load([...packageNodes(), benchNodes], nodes);
   } finally {
     internals._settings = settings;
   }
-  if (!spies) despy(positioned);
+  if (!spies) despy(nodes);
 }
 
 export async function unloadFlow(): Promise<void> {

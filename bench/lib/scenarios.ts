@@ -8,10 +8,11 @@
  */
 import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
-import type { ChannelModel, ConsumeMessage, MessageProperties } from 'amqplib';
+import type { ChannelModel, ConsumeMessage } from 'amqplib';
 import { Broker } from '../../test/helpers/broker';
 import { brokerNode, configNode, consumerNode, tab, type Names } from '../../test/helpers/flows';
 import { armProbe, brokerCpuUs, connect, errorText, probeCounts, probeResult, sleep, withTimeout, type Body, type RunResult } from './common';
+import { rawHandler, type Work } from './raw-consumer.cjs';
 import { benchHooks, distLib, getNode, loadFlow, unloadFlow, type FlowNode, type LoadOptions, type Msg } from './nodered';
 
 export interface Ctx {
@@ -29,7 +30,7 @@ export const benchBroker = (ctx: Pick<Ctx, 'url'>): FlowNode => brokerNode({ nam
 export const benchConfig = (topo: Names): FlowNode => configNode(topo, { retryDelay: '200' });
 export const benchConsumer = (wires: string[][], prefetch: number, extra: Record<string, unknown> = {}): FlowNode => consumerNode(wires, { prefetch: String(prefetch), ...extra });
 
-function settleNode(id: string, action: string, wires: string[][] = []): FlowNode {
+export function settleNode(id: string, action: string, wires: string[][] = []): FlowNode {
   return { id, type: 'retry-settle', z: 'flow', action, reason: 'bench', wires };
 }
 
@@ -55,58 +56,15 @@ export async function declareTopology(ctx: Ctx, topo: Names): Promise<void> {
 
 // Consume + ack -----------------------------------------------------------------------------------
 
-const PROPERTY_KEYS = ['contentType', 'contentEncoding', 'deliveryMode', 'priority', 'correlationId', 'replyTo', 'expiration', 'messageId', 'timestamp', 'type', 'userId', 'appId', 'clusterId'] as const;
-
-/**
- * What a hand-written amqplib consumer does to give a flow the same msg as retry-consumer: decode
- * the JSON body, copy the fields and defined properties, the headers, and read the attempt from the
- * (main queue, rejected) x-death entry. Plain bench code, not the package's.
- */
-export function sameWorkMsg(m: ConsumeMessage, queue: string, deliveryId: string): Msg {
-  const p = m.properties as MessageProperties & Record<string, unknown>;
-  const properties: Record<string, unknown> = {};
-  for (const k of PROPERTY_KEYS) if (p[k] !== undefined) properties[k] = p[k];
-  const headers: Record<string, unknown> = Object.assign({}, p.headers);
-  const deaths = Array.isArray(headers['x-death']) ? (headers['x-death'] as Array<Record<string, unknown>>) : [];
-  const rejected = deaths.find((d) => d.queue === queue && d.reason === 'rejected');
-  const attempt = (rejected ? Number(rejected.count) : 0) + 1;
-  return {
-    payload: JSON.parse(m.content.toString('utf8')) as unknown,
-    amqp: { deliveryId, queue, exchange: m.fields.exchange, routingKey: m.fields.routingKey, redelivered: m.fields.redelivered, deliveryTag: m.fields.deliveryTag, consumerTag: m.fields.consumerTag, properties, headers },
-    retry: { attempt, maxAttempts: 3, remaining: Math.max(0, 3 - attempt), firstDeathReason: (headers['x-first-death-reason'] as string | undefined) ?? null, deaths },
-  };
-}
-
-/**
- * `work`: 'none' acks at once; 'parse' JSON.parse's the body first; 'msg' builds the whole msg
- * (sameWorkMsg); 'msg-later' builds it and acks one setImmediate later, keeping the msg alive until
- * then, as a flow does between the consumer and its settle node.
- */
-export async function rawConsume(_ctx: Ctx, { queue, count, prefetch, work = 'none' }: { queue: string; count: number; prefetch: number; work?: 'none' | 'parse' | 'msg' | 'msg-later' }): Promise<RunResult> {
+/** A raw consumer with manual ack in this process; `work` as in raw-consumer.cjs's rawHandler. */
+export async function rawConsume(_ctx: Ctx, { queue, count, prefetch, work = 'none' }: { queue: string; count: number; prefetch: number; work?: Work }): Promise<RunResult> {
   const model = await connect('bench raw consumer');
   try {
     const ch = await model.createChannel();
     ch.on('error', () => undefined);
     await ch.prefetch(prefetch);
     const done = armProbe(count);
-    await ch.consume(
-      queue,
-      (m) => {
-        if (m === null) return;
-        // The results are dropped, as by a flow that acks at once: V8 still does the parse and the copies.
-        if (work === 'parse') JSON.parse(m.content.toString('utf8'));
-        else if (work === 'msg') sameWorkMsg(m, queue, `raw:${m.fields.deliveryTag}`);
-        else if (work === 'msg-later') {
-          const msg = sameWorkMsg(m, queue, `raw:${m.fields.deliveryTag}`);
-          setImmediate(() => {
-            if (msg.payload !== undefined) ch.ack(m);
-          });
-          return;
-        }
-        ch.ack(m);
-      },
-      { noAck: false },
-    );
+    await ch.consume(queue, rawHandler(ch, queue, work), { noAck: false });
     await withTimeout(done, timeoutFor(count), `raw consumer: ${count} acks (got ${probeCounts().acks})`);
     return probeResult();
   } finally {

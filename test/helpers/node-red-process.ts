@@ -74,6 +74,8 @@ export interface NodeRedOptions {
   userDir: string;
   /** Added to the environment (e.g. AMQP_URL for `${AMQP_URL}` in the flow). */
   env?: Record<string, string>;
+  /** Node.js options before red.js, e.g. `['--require', preload]` (the bench's probe). */
+  nodeArgs?: string[];
   /** More settings.js properties, as source text (e.g. `adminAuth: {…},`). */
   extraSettings?: string;
   /** What answers once the admin API is up; default GET /settings (which adminAuth protects). */
@@ -82,6 +84,9 @@ export interface NodeRedOptions {
 
 /** One running Node-RED process; its output is kept for failure messages and log checks. */
 export class NodeRedProcess {
+  /** Every process started and not yet ended, also while start() waits for it: an interrupted caller can stop them all. */
+  static readonly running = new Set<NodeRedProcess>();
+
   output = '';
 
   private constructor(
@@ -90,6 +95,8 @@ export class NodeRedProcess {
   ) {
     child.stdout?.setEncoding('utf8').on('data', (chunk: string) => (this.output += chunk));
     child.stderr?.setEncoding('utf8').on('data', (chunk: string) => (this.output += chunk));
+    NodeRedProcess.running.add(this);
+    child.once('exit', () => NodeRedProcess.running.delete(this));
   }
 
   /** Writes settings.js for a free port, starts Node-RED and waits until its admin API answers. */
@@ -113,7 +120,7 @@ export class NodeRedProcess {
     // Without NODE_OPTIONS, so no loader hook of the test runner (tsx) is inherited.
     const env: NodeJS.ProcessEnv = { ...process.env, ...options.env };
     delete env.NODE_OPTIONS;
-    const child = spawn(options.launch.node, [options.launch.redJs, '--userDir', options.userDir, '--port', String(port)], {
+    const child = spawn(options.launch.node, [...(options.nodeArgs ?? []), options.launch.redJs, '--userDir', options.userDir, '--port', String(port)], {
       cwd: options.userDir,
       env,
       stdio: ['ignore', 'pipe', 'pipe'],

@@ -1,0 +1,110 @@
+// @ts-check
+'use strict';
+/**
+ * The bench's raw amqplib consumer (manual ack), one implementation for both of its uses:
+ *
+ * - scenarios.ts's rawConsume runs `rawHandler` in the bench process;
+ * - the peers section runs this file as a process of its own, the way a small hand-written service
+ *   runs: `node --require probe.cjs raw-consumer.cjs <queue> <prefetch> [none|parse|msg|msg-later]`
+ *   (AMQP_URL from the environment). It consumes until it is stopped.
+ *
+ * Plain CommonJS, so that process runs without tsx.
+ */
+
+/** @typedef {import('amqplib').ConsumeMessage} ConsumeMessage */
+/** @typedef {'none' | 'parse' | 'msg' | 'msg-later'} Work */
+
+const WORKS = ['none', 'parse', 'msg', 'msg-later'];
+const PROPERTY_KEYS = /** @type {const} */ (['contentType', 'contentEncoding', 'deliveryMode', 'priority', 'correlationId', 'replyTo', 'expiration', 'messageId', 'timestamp', 'type', 'userId', 'appId', 'clusterId']);
+
+/**
+ * What a hand-written amqplib consumer does to give a flow the same msg as retry-consumer: decode
+ * the JSON body, copy the fields and defined properties, the headers, and read the attempt from the
+ * (main queue, rejected) x-death entry. Plain bench code, not the package's.
+ * @param {ConsumeMessage} m
+ * @param {string} queue
+ * @param {string} deliveryId
+ */
+function sameWorkMsg(m, queue, deliveryId) {
+  const p = /** @type {Record<string, unknown>} */ (/** @type {unknown} */ (m.properties));
+  /** @type {Record<string, unknown>} */
+  const properties = {};
+  for (const k of PROPERTY_KEYS) if (p[k] !== undefined) properties[k] = p[k];
+  /** @type {Record<string, unknown>} */
+  const headers = Object.assign({}, m.properties.headers);
+  const deaths = Array.isArray(headers['x-death']) ? /** @type {Array<Record<string, unknown>>} */ (headers['x-death']) : [];
+  const rejected = deaths.find((d) => d.queue === queue && d.reason === 'rejected');
+  const attempt = (rejected ? Number(rejected.count) : 0) + 1;
+  return {
+    payload: /** @type {unknown} */ (JSON.parse(m.content.toString('utf8'))),
+    amqp: { deliveryId, queue, exchange: m.fields.exchange, routingKey: m.fields.routingKey, redelivered: m.fields.redelivered, deliveryTag: m.fields.deliveryTag, consumerTag: m.fields.consumerTag, properties, headers },
+    retry: { attempt, maxAttempts: 3, remaining: Math.max(0, 3 - attempt), firstDeathReason: /** @type {string | undefined} */ (headers['x-first-death-reason']) ?? null, deaths },
+  };
+}
+
+/**
+ * The consume callback. `work`: 'none' acks at once; 'parse' JSON.parse's the body first; 'msg'
+ * builds the whole msg (sameWorkMsg); 'msg-later' builds it and acks one setImmediate later,
+ * keeping the msg alive until then, as a flow does between the consumer and its settle node.
+ * @param {{ ack(message: ConsumeMessage): void }} ch
+ * @param {string} queue
+ * @param {Work} work
+ * @returns {(m: ConsumeMessage | null) => void}
+ */
+function rawHandler(ch, queue, work) {
+  return (m) => {
+    if (m === null) return;
+    // The results are dropped, as by a flow that acks at once: V8 still does the parse and the copies.
+    if (work === 'parse') JSON.parse(m.content.toString('utf8'));
+    else if (work === 'msg') sameWorkMsg(m, queue, `raw:${m.fields.deliveryTag}`);
+    else if (work === 'msg-later') {
+      const msg = sameWorkMsg(m, queue, `raw:${m.fields.deliveryTag}`);
+      setImmediate(() => {
+        if (msg.payload !== undefined) ch.ack(m);
+      });
+      return;
+    }
+    ch.ack(m);
+  };
+}
+
+/**
+ * @param {string | undefined} work
+ * @returns {work is Work}
+ */
+const isWork = (work) => work !== undefined && WORKS.includes(work);
+
+/** The process: consume until SIGTERM; any broker error ends it with exit code 1. */
+async function main() {
+  const [queue, prefetch, work = 'none'] = process.argv.slice(2);
+  if (!queue || !(Number(prefetch) > 0) || !isWork(work)) throw new Error(`usage: raw-consumer.cjs <queue> <prefetch> [${WORKS.join('|')}]`);
+  const amqp = require('amqplib');
+  const model = await amqp.connect(process.env.AMQP_URL ?? 'amqp://guest:guest@127.0.0.1:5672', { clientProperties: { connection_name: 'bench raw consumer process' } });
+  let stopping = false;
+  model.on('close', () => {
+    if (stopping) return;
+    process.stderr.write('raw consumer: the connection closed\n');
+    process.exit(1);
+  });
+  process.once('SIGTERM', () => {
+    stopping = true;
+    model.close().finally(() => process.exit(0));
+  });
+  const ch = await model.createChannel();
+  ch.on('close', () => {
+    if (stopping) return;
+    process.stderr.write('raw consumer: the channel closed\n');
+    process.exit(1);
+  });
+  await ch.prefetch(Number(prefetch));
+  await ch.consume(queue, rawHandler(ch, queue, work), { noAck: false });
+}
+
+if (require.main === module) {
+  main().catch((/** @type {unknown} */ err) => {
+    process.stderr.write(`raw consumer: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+    process.exit(1);
+  });
+}
+
+module.exports = { sameWorkMsg, rawHandler };
