@@ -3,7 +3,7 @@
  * through node:inspector around the measured run only, so preloading and flow setup stay out):
  *
  *   npm run build && node --expose-gc --import tsx bench/tools/profile.ts consume [count] [prefetch] [size]
- *   node --expose-gc --import tsx bench/tools/profile.ts raw | work | session | consume | park | publish | retry | nodered
+ *   node --expose-gc --import tsx bench/tools/profile.ts raw | work | later | session | consume | park | publish | retry | nodered
  *   node --import tsx bench/tools/profile.ts --summarize some.cpuprofile [count]   (a profile from node --cpu-prof)
  *
  * Writes bench/profiles/<case>.cpuprofile (open it in Chrome DevTools or VS Code) and prints self
@@ -63,6 +63,7 @@ async function main(): Promise<void> {
     const cases: Record<string, [() => Promise<void>, () => Promise<RunResult>]> = {
       raw: [prepared, () => S.rawConsume(ctx, { queue: topo.mainQueue, count, prefetch })],
       work: [prepared, () => S.rawConsume(ctx, { queue: topo.mainQueue, count, prefetch, work: 'msg' })],
+      later: [prepared, () => S.rawConsume(ctx, { queue: topo.mainQueue, count, prefetch, work: 'msg-later' })],
       session: [prepared, () => S.sessionConsume(ctx, { topo, count, prefetch })],
       consume: [prepared, () => S.pkgConsume(ctx, { topo, count, prefetch })],
       retry: [prepared, () => S.retryThroughput(ctx, 'pkg', { topo, count, prefetch })],

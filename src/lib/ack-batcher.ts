@@ -1,19 +1,22 @@
 /**
- * Coalesces the acks of one consumer channel into multiple-acks.
+ * Coalesces the settles of one consumer channel into multiple-acks and multiple-nacks.
  *
- * Why: each `channel.ack` is one AMQP frame, one socket write and one frame the broker processes.
- * With a prefetch of 100 a flow settles its msgs one Node-RED hop apart, each in its own
- * `setImmediate`, so the acks of one event-loop turn are collected and written after it as one
- * `basic.ack` with `multiple` set, up to the highest tag below every delivery still unsettled, and
- * one plain ack for each acked delivery above it. A multiple-ack never covers a delivery this
- * batcher has seen arrive and not yet seen settled; deliveries are registered on arrival, before
- * the flow can settle them, so that holds for every delivery of the channel.
+ * Why: each `channel.ack` or `channel.nack` is one AMQP frame, and amqplib writes each frame with a
+ * socket write of its own, which the broker then processes. With a prefetch of 100 a flow settles
+ * its msgs one Node-RED hop apart, each in its own `setImmediate`, so the acks and dead-letter nacks
+ * (requeue false) of one event-loop turn are collected and written after it: below every delivery
+ * still unsettled, ascending, one frame with `multiple` set per run of the same kind (an ack run, a
+ * nack run, ...); above it, one plain frame each. A multiple frame never covers a delivery this
+ * batcher has seen arrive and not yet seen settled, nor one of the other kind: the runs go out in
+ * order, so when a run is written everything below it is settled already. Deliveries are registered
+ * on arrival, before the flow can settle them, so that holds for every delivery of the channel.
  *
- * When no other delivery is in flight (prefetch 1, or the last of a burst) the acks go out at once:
- * waiting would add a turn of latency and save nothing. Otherwise an ack is written at the end of
- * the turn; if the channel closes in between, the broker redelivers those messages (as it does for
- * an ack lost with its socket). `flush()` before closing the channel on purpose (a closing connection
-then waits two turns, so amqplib, which writes on setImmediate, puts them on the socket first).
+ * When no other delivery is in flight (prefetch 1, or the last of a burst) they go out at once:
+ * waiting would add a turn of latency and save nothing. Otherwise they are written at the end of the
+ * turn; if the channel closes in between, the broker redelivers those messages (as it does for a
+ * frame lost with its socket) — a dead-letter then happens on the redelivery. `flush()` before
+ * closing the channel on purpose (a closing connection then waits two turns, so amqplib, which writes
+ * on setImmediate, puts them on the socket first). A nack that requeues is written at once.
  */
 import type { Channel, Message } from 'amqplib';
 
@@ -27,11 +30,13 @@ const endOfTurn: Scheduler = (flush) => {
   setImmediate(flush);
 };
 
+type Kind = 'ack' | 'dead-letter';
+
 export class AckBatcher {
   /** Delivery tags that arrived and were not settled through this batcher yet. */
   private readonly unsettled = new Set<number>();
-  /** Acked, not yet written, by tag. */
-  private pending = new Map<number, Message>();
+  /** Settled, not yet written, by tag. */
+  private pending = new Map<number, { message: Message; kind: Kind }>();
   private scheduled = false;
   private closed = false;
 
@@ -47,28 +52,26 @@ export class AckBatcher {
 
   /** Acks at the end of this turn. Throws when the channel is known to be gone. */
   ack(message: Message): void {
-    if (this.closed) throw new Error('Channel closed');
-    const tag = message.fields.deliveryTag;
-    this.unsettled.delete(tag);
-    this.pending.set(tag, message);
-    if (this.unsettled.size === 0) {
-      this.flush();
-    } else if (!this.scheduled) {
-      this.scheduled = true;
-      this.schedule(() => this.flush());
-    }
-  }
-
-  /** Nacks at once (a nack is never batched: its order against later acks does not matter). */
-  nack(message: Message, requeue: boolean): void {
-    if (this.closed) throw new Error('Channel closed');
-    this.unsettled.delete(message.fields.deliveryTag);
-    this.channel.nack(message, false, requeue);
+    this.settle(message, 'ack');
   }
 
   /**
-   * Writes the pending acks: one multiple-ack for those below every unsettled delivery, plain acks
-   * above. Says whether it wrote any.
+   * Nacks: without requeue (the dead-letter exchange takes it) at the end of this turn, like an ack;
+   * with requeue at once. Throws when the channel is known to be gone.
+   */
+  nack(message: Message, requeue: boolean): void {
+    if (!requeue) {
+      this.settle(message, 'dead-letter');
+      return;
+    }
+    if (this.closed) throw new Error('Channel closed');
+    this.unsettled.delete(message.fields.deliveryTag);
+    this.channel.nack(message, false, true);
+  }
+
+  /**
+   * Writes the pending settles: runs of one kind as multiple frames below every unsettled delivery,
+   * plain frames above. Says whether it wrote any.
    */
   flush(): boolean {
     this.scheduled = false;
@@ -77,27 +80,54 @@ export class AckBatcher {
     this.pending = new Map();
     let lowestUnsettled = Infinity;
     for (const tag of this.unsettled) if (tag < lowestUnsettled) lowestUnsettled = tag;
-    let below: Message | undefined;
-    const above: Message[] = [];
-    for (const [tag, message] of pending) {
-      if (tag > lowestUnsettled) above.push(message);
-      else if (!below || tag > below.fields.deliveryTag) below = message;
-    }
+    // Settles usually come in delivery order: sorting is then a pass over a sorted array.
+    const tags = [...pending.keys()].sort((a, b) => a - b);
     try {
-      if (below) this.channel.ack(below, true);
-      for (const message of above) this.channel.ack(message, false);
+      let run: { message: Message; kind: Kind } | undefined;
+      for (const tag of tags) {
+        const settle = pending.get(tag)!;
+        if (tag > lowestUnsettled) {
+          if (run) this.write(run, true);
+          run = undefined;
+          this.write(settle, false);
+        } else if (run && run.kind !== settle.kind) {
+          this.write(run, true);
+          run = settle;
+        } else {
+          run = settle; // the highest of the run so far
+        }
+      }
+      if (run) this.write(run, true);
       return true;
     } catch {
-      // The channel closed under us: the broker redelivers what these acks would have settled.
+      // The channel closed under us: the broker redelivers what these frames would have settled.
       this.close();
       return false;
     }
   }
 
-  /** The channel is gone: pending acks are dropped, later settles throw. */
+  /** The channel is gone: pending settles are dropped, later settles throw. */
   close(): void {
     this.closed = true;
     this.pending.clear();
     this.unsettled.clear();
+  }
+
+  private settle(message: Message, kind: Kind): void {
+    if (this.closed) throw new Error('Channel closed');
+    const tag = message.fields.deliveryTag;
+    this.unsettled.delete(tag);
+    this.pending.set(tag, { message, kind });
+    if (this.unsettled.size === 0) {
+      this.flush();
+    } else if (!this.scheduled) {
+      this.scheduled = true;
+      this.schedule(() => this.flush());
+    }
+  }
+
+  private write({ message, kind }: { message: Message; kind: Kind }, multiple: boolean): void {
+    if (kind === 'ack') this.channel.ack(message, multiple);
+    else this.channel.nack(message, multiple, false);
   }
 }

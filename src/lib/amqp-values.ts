@@ -67,6 +67,24 @@ export function publishOptionsProblem(options: Record<string, unknown>): string 
   return headerValueProblem(headers, 'headers', new Set());
 }
 
+let lastSeconds = NaN;
+let lastIso = '';
+/**
+ * An AMQP timestamp (seconds) as an ISO 8601 string. The last one is remembered: the times in the
+ * `x-death` of a burst of retried messages are mostly the same second, and each redelivery reads
+ * them twice (`msg.retry.deaths`, `msg.amqp.headers`).
+ */
+export function isoFromSeconds(seconds: number): string | undefined {
+  if (seconds !== lastSeconds) {
+    const date = new Date(seconds * 1000);
+    // Out of Date's range (a forged header): no time, rather than a RangeError in the consumer.
+    if (Number.isNaN(date.getTime())) return undefined;
+    lastIso = date.toISOString();
+    lastSeconds = seconds;
+  }
+  return lastIso;
+}
+
 /** Whether a decoded header value needs converting: amqplib's wrappers, Dates, bigints (Buffers only as text). */
 function needsPlain(value: unknown, buffersAsText: boolean): boolean {
   if (value === null || typeof value !== 'object') return typeof value === 'bigint';
@@ -88,7 +106,7 @@ export function plainHeaderValue(value: unknown, buffersAsText = false): unknown
   const record = value as Record<string, unknown>;
   if ('!' in record && 'value' in record) {
     const { '!': type, value: inner } = record;
-    if (type === 'timestamp' && typeof inner === 'number') return new Date(inner * 1000).toISOString();
+    if (type === 'timestamp' && typeof inner === 'number') return isoFromSeconds(inner) ?? inner;
     if (type === 'decimal' && inner !== null && typeof inner === 'object') {
       const { places, digits } = inner as { places?: unknown; digits?: unknown };
       if (typeof places === 'number' && typeof digits === 'number') return digits / 10 ** places;

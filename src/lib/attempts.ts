@@ -8,6 +8,7 @@
  *   republishes a message it also writes its own {@link ATTEMPT_HEADER}; the attempt count is the
  *   larger of the two sources.
  */
+import { isoFromSeconds } from './amqp-values';
 
 /** Header this package writes when it republishes a message: failed attempts so far. Not `x-` prefixed on purpose. */
 export const ATTEMPT_HEADER = 'retry-attempt';
@@ -88,7 +89,7 @@ function asIsoTime(value: unknown): string | undefined {
   const v = unwrap(value);
   if (v instanceof Date) return Number.isNaN(v.getTime()) ? undefined : v.toISOString();
   const seconds = asNumber(v);
-  return seconds === undefined ? undefined : new Date(seconds * 1000).toISOString();
+  return seconds === undefined ? undefined : isoFromSeconds(seconds);
 }
 
 /** Reads the `x-death` header into plain records; anything malformed is skipped, never thrown. */

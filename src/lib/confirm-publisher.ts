@@ -82,7 +82,8 @@ export class ConfirmPublisher {
         }
       };
       try {
-        written = this.channel.publish(exchange, routingKey, content, Object.assign({}, options, { mandatory: true }), done);
+        // The package's own copies come with mandatory set already: no copy of their options then.
+        written = this.channel.publish(exchange, routingKey, content, options.mandatory === true ? options : Object.assign({}, options, { mandatory: true }), done);
       } catch (err) {
         this.inFlight.delete(entry);
         // amqplib throws synchronously when the channel is already closed, and when it cannot encode

@@ -71,17 +71,21 @@ export function failureDetails(error: unknown): FailureDetails | undefined {
  * the broker's first rejection from the main queue, or now for a first failure — the earliest.
  */
 export function firstFailureMs(headers: Record<string, unknown> | undefined, mainQueue: string, now: number, deaths: DeathRecord[] = readDeaths(headers)): number {
-  const own = Number(headers?.[FIRST_FAILURE_HEADER]);
+  let first = now;
+  const earlier = (ms: number): void => {
+    if (Number.isFinite(ms) && ms > 0 && ms < first) first = ms;
+  };
+  earlier(Number(headers?.[FIRST_FAILURE_HEADER]));
   const rejected = findDeath(deaths, mainQueue, 'rejected')?.time;
-  const known = [own, rejected === undefined ? NaN : Date.parse(rejected), now].filter((n) => Number.isFinite(n) && n > 0);
-  return Math.min(...known);
+  if (rejected !== undefined) earlier(Date.parse(rejected));
+  return first;
 }
 
 /** The failure headers of a parked message. */
-export function failureHeaders(details: FailureDetails | undefined, firstFailure: number, now: number): Record<string, string> {
+export function failureHeaders(details: FailureDetails | undefined, firstFailure: number, now: number, nowIso = new Date(now).toISOString()): Record<string, string> {
   const headers: Record<string, string> = {
-    [FAILURE_HEADERS.firstFailure]: new Date(firstFailure).toISOString(),
-    [FAILURE_HEADERS.lastFailure]: new Date(now).toISOString(),
+    [FAILURE_HEADERS.firstFailure]: firstFailure === now ? nowIso : new Date(firstFailure).toISOString(),
+    [FAILURE_HEADERS.lastFailure]: nowIso,
   };
   if (!details) return headers;
   const pairs: Array<[string, string | undefined]> = [

@@ -42,15 +42,17 @@ export function clampReason(reason: string, max = 1000): string {
 export function parkedPublishOptions(input: ParkInput): Options.Publish {
   const p = input.properties;
   const route = originalRoute(p.headers, input.mainQueue, input.fields, input.deaths);
+  const now = input.now.getTime();
+  const nowIso = input.now.toISOString();
   // Object.assign rather than spread-plus-keys: several times cheaper on Node 20 (see the benchmark).
   const headers: Record<string, unknown> = Object.assign({}, p.headers, {
     [PARK_HEADERS.reason]: clampReason(input.reason),
-    [PARK_HEADERS.time]: input.now.toISOString(),
+    [PARK_HEADERS.time]: nowIso,
     [PARK_HEADERS.originalExchange]: route.exchange,
     [PARK_HEADERS.originalRoutingKey]: route.routingKey,
     [PARK_HEADERS.originalQueue]: input.mainQueue,
     [PARK_HEADERS.attempt]: input.attempts,
-  }, failureHeaders(input.failure, input.firstFailureMs ?? input.now.getTime(), input.now.getTime()));
+  }, failureHeaders(input.failure, input.firstFailureMs ?? now, now, nowIso));
   return copyPublishOptions(p, withoutMalformedDeath(headers), true);
 }
 

@@ -66,15 +66,29 @@ describe('ack batcher', () => {
     assert.deepEqual(sent.slice(3), ['ack 2 multiple']);
   });
 
-  it('writes nacks at once, and a nacked delivery no longer holds the multiple-ack back', () => {
+  it('batches dead-letter nacks like acks; a requeue nack goes at once; runs of one kind become one frame each, in order', () => {
     const { sent, batcher, endTurn, arrive } = setup();
-    const [m1, m2, m3] = arrive(1, 2, 3, 4);
+    const [m1, m2, m3, m4, m5, m6] = arrive(1, 2, 3, 4, 5, 6, 7);
+    batcher.nack(m6!, true);
+    assert.deepEqual(sent, ['nack 6 requeue']);
     batcher.nack(m1!, false);
-    batcher.nack(m2!, true);
-    assert.deepEqual(sent, ['nack 1', 'nack 2 requeue']);
+    batcher.nack(m2!, false);
     batcher.ack(m3!);
+    batcher.nack(m4!, false);
+    batcher.ack(m5!);
+    assert.deepEqual(sent, ['nack 6 requeue'], 'dead-letters wait for the end of the turn too');
     endTurn();
-    assert.deepEqual(sent.slice(2), ['ack 3 multiple']);
+    // Below 7 (unsettled): nack-run up to 2, ack 3, nack 4, ack 5; each multiple frame covers only its own run.
+    assert.deepEqual(sent.slice(1), ['nack 2 multiple', 'ack 3 multiple', 'nack 4 multiple', 'ack 5 multiple']);
+  });
+
+  it('settles above an unsettled delivery go one by one, of either kind', () => {
+    const { sent, batcher, endTurn, arrive } = setup();
+    const [, m2, m3] = arrive(1, 2, 3);
+    batcher.ack(m3!);
+    batcher.nack(m2!, false);
+    endTurn();
+    assert.deepEqual(sent, ['nack 2', 'ack 3']);
   });
 
   it('schedules one flush per turn', () => {
@@ -105,6 +119,7 @@ describe('ack batcher', () => {
     assert.deepEqual(sent, []);
     assert.throws(() => batcher.ack(m2!), /Channel closed/);
     assert.throws(() => batcher.nack(m2!, false), /Channel closed/);
+    assert.throws(() => batcher.nack(m2!, true), /Channel closed/);
   });
 
   it('a channel that throws on ack (closed under us) closes the batcher instead of crashing the flush', () => {

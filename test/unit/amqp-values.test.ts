@@ -36,6 +36,10 @@ describe('headers as plain data', () => {
     const headers = { t: stamp, d: { '!': 'decimal', value: { places: 3, digits: 1500 } }, l: { '!': 'long', value: 7 }, deep: { list: [stamp, 'x'] }, n: 5n, s: 'text', b: true };
     assert.deepEqual(plainHeaderValue(headers), { t: '2023-11-14T22:13:20.000Z', d: 1.5, l: 7, deep: { list: ['2023-11-14T22:13:20.000Z', 'x'] }, n: 5, s: 'text', b: true });
   });
+  it('a timestamp out of Date\'s range (a forged header) stays a number instead of throwing', () => {
+    assert.deepEqual(plainHeaderValue({ t: { '!': 'timestamp', value: 1e20 }, ok: { '!': 'timestamp', value: 0 } }), { t: 1e20, ok: '1970-01-01T00:00:00.000Z' });
+  });
+
   it('keeps byte arrays as Buffers on msg, as text for JSON views; leaves the input alone', () => {
     const bytes = Buffer.from('ab');
     const headers = { bytes, t: { '!': 'timestamp', value: 0 } };

@@ -18,6 +18,12 @@ const thirdDelivery = {
 };
 
 describe('attempts from x-death', () => {
+  it('an x-death time out of Date\'s range (forged) gives a record without a time, not an exception', () => {
+    const deaths = readDeaths({ 'x-death': [{ queue: 'main', reason: 'rejected', count: 1, exchange: '', 'routing-keys': ['main'], time: { '!': 'timestamp', value: 1e20 } }] });
+    assert.equal(deaths.length, 1);
+    assert.equal(deaths[0]?.time, undefined);
+  });
+
   it('counts a first delivery as attempt 1', () => {
     assert.deepEqual(retryInfo(undefined, 'main-queue', 3), { attempt: 1, maxAttempts: 3, remaining: 2, firstDeathReason: null, deaths: [] });
   });
