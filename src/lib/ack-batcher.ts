@@ -81,12 +81,11 @@ export class AckBatcher {
     let lowestUnsettled = Infinity;
     for (const tag of this.unsettled) if (tag < lowestUnsettled) lowestUnsettled = tag;
     // Settles usually come in delivery order: sorting is then a pass over a sorted array.
-    const tags = [...pending.keys()].sort((a, b) => a - b);
+    const settles = [...pending.values()].sort((a, b) => a.message.fields.deliveryTag - b.message.fields.deliveryTag);
     try {
       let run: { message: Message; kind: Kind } | undefined;
-      for (const tag of tags) {
-        const settle = pending.get(tag)!;
-        if (tag > lowestUnsettled) {
+      for (const settle of settles) {
+        if (settle.message.fields.deliveryTag > lowestUnsettled) {
           if (run) this.write(run, true);
           run = undefined;
           this.write(settle, false);
