@@ -141,10 +141,21 @@ interface MemorySnapshot {
   external: number;
   /** V8's young generation (new space), reserved size. */
   newSpace?: number;
+  /** The young generation's committed memory (part of the RSS). */
+  newSpacePhysical?: number;
+}
+interface MemoryRun {
+  before: MemorySnapshot;
+  warm: MemorySnapshot;
+  end: MemorySnapshot;
+  total: number;
+  batchSize: number;
 }
 interface Extra {
   lag?: { count: number; rate: number; raw: LagStats; pkgAmqp: LagStats; pkgFlow: LagStats };
-  memory?: { before: MemorySnapshot; warm: MemorySnapshot; end: MemorySnapshot; total: number; batchSize: number };
+  memory?: MemoryRun;
+  /** The same load on a raw amqplib consumer doing the same work, in a process of its own. */
+  rawMemory?: MemoryRun;
   peers?: { rows: PeerRow[]; skipped: string[] };
 }
 type Run = () => Promise<RunResult>;
@@ -343,15 +354,23 @@ function printReport(env: Environment): void {
     }
   }
   if (extra.memory) {
-    const m = extra.memory;
     const line = (label: string, s: MemorySnapshot): string =>
-      `  ${pad(label, 34)}rss ${pad(fmt(s.rss / MB, 1), 7, true)} MiB   heap used ${pad(fmt(s.heapUsed / MB, 1), 6, true)} MiB   heap total ${pad(fmt(s.heapTotal / MB, 1), 6, true)} MiB   new space ${pad(fmt((s.newSpace ?? NaN) / MB, 1), 5, true)} MiB   external ${pad(fmt(s.external / MB, 1), 6, true)} MiB`;
-    out.push('');
-    out.push(`memory of the Node-RED process (child, --expose-gc, after a full GC), consume → ack at prefetch ${PREFETCH}, 1 KB:`);
-    out.push(line('flow loaded, before any message', m.before));
-    out.push(line(`after ${fmt(m.batchSize)} msgs (warm)`, m.warm));
-    out.push(line(`after ${fmt(m.total)} msgs`, m.end));
-    out.push(`  growth over ${fmt(m.total)} msgs: rss ${fmt((m.end.rss - m.before.rss) / MB, 1)} MiB (${fmt((m.end.rss - m.warm.rss) / MB, 1)} after warm-up), heap ${fmt((m.end.heapUsed - m.before.heapUsed) / MB, 1)} MiB (${fmt((m.end.heapUsed - m.warm.heapUsed) / MB, 1)} after warm-up)`);
+      `  ${pad(label, 34)}rss ${pad(fmt(s.rss / MB, 1), 7, true)} MiB   heap used ${pad(fmt(s.heapUsed / MB, 1), 6, true)} MiB   heap total ${pad(fmt(s.heapTotal / MB, 1), 6, true)} MiB   young gen ${pad(fmt((s.newSpacePhysical ?? NaN) / MB, 1), 5, true)} MiB   external ${pad(fmt(s.external / MB, 1), 6, true)} MiB`;
+    const growth = (m: MemoryRun): string => {
+      const young = ((m.end.newSpacePhysical ?? NaN) - (m.before.newSpacePhysical ?? NaN)) / MB;
+      const rss = (m.end.rss - m.before.rss) / MB;
+      return `  growth over ${fmt(m.total)} msgs: rss ${fmt(rss, 1)} MiB (${fmt((m.end.rss - m.warm.rss) / MB, 1)} after warm-up), of which V8's young generation ${fmt(young, 1)} MiB, the rest ${fmt(rss - young, 1)} MiB; heap used ${fmt((m.end.heapUsed - m.before.heapUsed) / MB, 1)} MiB (${fmt((m.end.heapUsed - m.warm.heapUsed) / MB, 1)} after warm-up)`;
+    };
+    const block = (title: string, m: MemoryRun): void => {
+      out.push('');
+      out.push(title);
+      out.push(line('ready, before any message', m.before));
+      out.push(line(`after ${fmt(m.batchSize)} msgs (warm)`, m.warm));
+      out.push(line(`after ${fmt(m.total)} msgs`, m.end));
+      out.push(growth(m));
+    };
+    block(`memory of the Node-RED process (child, --expose-gc, after a full GC), consume → ack at prefetch ${PREFETCH}, 1 KB:`, extra.memory);
+    if (extra.rawMemory) block(`the same for raw amqplib doing the same work (the msg built, acked one turn later, as a flow does), in a process of its own:`, extra.rawMemory);
   }
   if (failures.length > 0) {
     out.push('');
@@ -360,6 +379,11 @@ function printReport(env: Environment): void {
   }
   out.push('');
   process.stdout.write(`${out.join('\n')}\n`);
+}
+
+/** How much V8's committed young generation grew (MiB): V8's sizing under load, part of the RSS growth. */
+function youngGrowth(m: MemoryRun): number | null {
+  return round(((m.end.newSpacePhysical ?? NaN) - (m.before.newSpacePhysical ?? NaN)) / MB, 1);
 }
 
 function summaryJson(): Record<string, number | null> {
@@ -416,6 +440,10 @@ function summaryJson(): Record<string, number | null> {
     heapTotalGrowthMb: m ? round((m.end.heapTotal - m.before.heapTotal) / MB, 1) : null,
     newSpaceGrowthMb: m?.end.newSpace !== undefined && m.before.newSpace !== undefined ? round((m.end.newSpace - m.before.newSpace) / MB, 1) : null,
     rssGrowthAfterWarmupMb: m ? round((m.end.rss - m.warm.rss) / MB, 1) : null,
+    youngGenGrowthMb: m ? youngGrowth(m) : null,
+    rssGrowthBeyondYoungGenMb: m ? round((m.end.rss - m.before.rss) / MB - (youngGrowth(m) ?? NaN), 1) : null,
+    rawRssGrowthMb: extra.rawMemory ? round((extra.rawMemory.end.rss - extra.rawMemory.before.rss) / MB, 1) : null,
+    rawYoungGenGrowthMb: extra.rawMemory ? youngGrowth(extra.rawMemory) : null,
     reps: REPS,
     smoke: SMOKE ? 1 : 0,
     ...peers,
@@ -662,13 +690,16 @@ async function main(): Promise<number> {
     });
 
     // Memory ---------------------------------------------------------------------------------------
-    await section('memory', async () => {
-      const topo = names.topology('memory');
-      await S.declareTopology(ctx, topo);
+    /**
+     * One memory run in a child process of its own: the package's consumer → ack flow, or raw amqplib
+     * doing the same work. The parent publishes 10 × 20 000 messages; the child reports memory after a
+     * full GC before any message, after the first batch and at the end.
+     */
+    async function memoryRun(topo: Names, mode: 'package' | 'raw'): Promise<MemoryRun> {
       const { batches, batchSize } = PLAN.memory;
       const child = fork(path.join(here, 'lib', 'memory-child.ts'), [], {
         execArgv: ['--expose-gc', '--import', 'tsx'],
-        env: { ...process.env, AMQP_URL, BENCH_MEM_TOPOLOGY: JSON.stringify(topo), BENCH_MEM_PREFETCH: String(PREFETCH) },
+        env: { ...process.env, AMQP_URL, BENCH_MEM_TOPOLOGY: JSON.stringify(topo), BENCH_MEM_PREFETCH: String(PREFETCH), BENCH_MEM_MODE: mode },
         stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
       });
       type Reply = { type: string; error?: string; mem?: MemorySnapshot; acks?: number };
@@ -718,16 +749,23 @@ async function main(): Promise<number> {
             child.send({ cmd: 'snapshot' });
             warm = (await next('snapshot')).mem!;
           }
-          log(`   memory: ${total} msgs consumed and acked`);
+          log(`   memory (${mode}): ${total} msgs consumed and acked`);
         }
         child.send({ cmd: 'snapshot' });
         const end = (await next('snapshot')).mem!;
-        extra.memory = { before, warm: warm ?? before, end, total, batchSize };
-        log(`   memory: rss ${(before.rss / MB).toFixed(1)} → ${(end.rss / MB).toFixed(1)} MiB, heap ${(before.heapUsed / MB).toFixed(1)} → ${(end.heapUsed / MB).toFixed(1)} MiB`);
+        log(`   memory (${mode}): rss ${(before.rss / MB).toFixed(1)} → ${(end.rss / MB).toFixed(1)} MiB, heap ${(before.heapUsed / MB).toFixed(1)} → ${(end.heapUsed / MB).toFixed(1)} MiB`);
+        return { before, warm: warm ?? before, end, total, batchSize };
       } finally {
         if (child.connected) child.send({ cmd: 'exit' });
         await withTimeout(exited, 15_000, 'memory child exit').catch(() => child.kill());
       }
+    }
+
+    await section('memory', async () => {
+      const topo = names.topology('memory');
+      await S.declareTopology(ctx, topo);
+      extra.memory = await memoryRun(topo, 'package');
+      extra.rawMemory = await memoryRun(topo, 'raw');
     });
   } finally {
     await cleanup();

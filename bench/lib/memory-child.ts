@@ -1,13 +1,15 @@
 /**
- * The Node-RED side of the memory benchmark, in its own process (started by run.ts with
+ * The consuming side of the memory benchmark, in its own process (started by run.ts with
  * --expose-gc and an IPC channel): consumer → retry-settle(ack) on the topology in
- * BENCH_MEM_TOPOLOGY. The parent publishes; this process only consumes, and reports memory after a
- * full GC when asked.
+ * BENCH_MEM_TOPOLOGY, or with BENCH_MEM_MODE=raw a raw amqplib consumer doing the same work (the
+ * same msg, acked one turn later, as a flow does) for comparison. The parent publishes; this process
+ * only consumes, and reports memory after a full GC when asked.
  *
  * Messages from the parent: {cmd:'snapshot'} → {type:'snapshot', mem}; {cmd:'wait', acks:n} →
  * {type:'acked', acks} once n acks were written; {cmd:'exit'}.
  */
 import { getHeapSpaceStatistics } from 'node:v8';
+import { rawHandler } from './raw-consumer.cjs';
 import type { Names } from '../../test/helpers/flows';
 import { tab } from '../../test/helpers/flows';
 import { AMQP_URL, armProbe, connect, errorText, fullGc, installProbe, probeCounts, sleep } from './common';
@@ -16,13 +18,15 @@ import { benchBroker, benchConfig, benchConsumer } from './scenarios';
 
 const topo = JSON.parse(process.env.BENCH_MEM_TOPOLOGY ?? '{}') as Names;
 const prefetch = Number(process.env.BENCH_MEM_PREFETCH ?? '100');
+const raw = process.env.BENCH_MEM_MODE === 'raw';
 
 function snapshot(): Record<string, number> {
   fullGc();
   const m = process.memoryUsage();
-  // V8 grows the young generation under a high allocation rate and keeps it: part of the RSS growth.
-  const newSpace = getHeapSpaceStatistics().find((s) => s.space_name === 'new_space')?.space_size ?? 0;
-  return { rss: m.rss, heapUsed: m.heapUsed, heapTotal: m.heapTotal, external: m.external, arrayBuffers: m.arrayBuffers, newSpace };
+  // V8 grows the young generation under a high allocation rate and keeps it committed: its physical
+  // size is the part of the RSS growth that is V8's sizing, whatever the process allocates.
+  const space = getHeapSpaceStatistics().find((s) => s.space_name === 'new_space');
+  return { rss: m.rss, heapUsed: m.heapUsed, heapTotal: m.heapTotal, external: m.external, arrayBuffers: m.arrayBuffers, newSpace: space?.space_size ?? 0, newSpacePhysical: space?.physical_space_size ?? 0 };
 }
 
 const reply = (m: Record<string, unknown>): void => {
@@ -35,13 +39,22 @@ async function main(): Promise<void> {
   installProbe(await model.createChannel());
   await model.close();
   void armProbe(Infinity);
-  await loadFlow([
-    tab(),
-    benchBroker({ url: AMQP_URL }),
-    benchConfig(topo),
-    benchConsumer([['ack']], prefetch),
-    { id: 'ack', type: 'retry-settle', z: 'flow', action: 'ack', reason: 'bench', wires: [] },
-  ]);
+  let consumer: { close(): Promise<void> } | undefined;
+  if (raw) {
+    const rawModel = await connect('bench memory raw consumer');
+    const ch = await rawModel.createChannel();
+    await ch.prefetch(prefetch);
+    await ch.consume(topo.mainQueue, rawHandler(ch, topo.mainQueue, 'msg-later'), { noAck: false });
+    consumer = rawModel;
+  } else {
+    await loadFlow([
+      tab(),
+      benchBroker({ url: AMQP_URL }),
+      benchConfig(topo),
+      benchConsumer([['ack']], prefetch),
+      { id: 'ack', type: 'retry-settle', z: 'flow', action: 'ack', reason: 'bench', wires: [] },
+    ]);
+  }
   process.on('message', (message) => {
     const m = message as { cmd: string; acks?: number };
     void (async () => {
@@ -52,7 +65,8 @@ async function main(): Promise<void> {
         while (probeCounts().acks < (m.acks ?? 0)) await sleep(20);
         reply({ type: 'acked', acks: probeCounts().acks });
       } else if (m.cmd === 'exit') {
-        await unloadFlow();
+        if (consumer) await consumer.close();
+        else await unloadFlow();
         process.exit(0);
       }
     })().catch((err: unknown) => {
