@@ -64,4 +64,22 @@ describe('plain headers on msg, original headers on the broker (real broker)', f
     assert.deepEqual(headers.nested, { at: [STAMP] });
     assert.equal((headers['x-death'] as Msg[])[0]!.time['!'], 'timestamp');
   });
+
+  it('a timestamp outside Date\'s range (a forged header or x-death) is delivered and settled, and the consumer goes on', async () => {
+    await loadFlow([tab(), brokerNode(), configNode(names), consumerNode([['ack', 'seen']]), { id: 'seen', type: 'helper', z: 'flow' }, { id: 'ack', type: 'retry-settle', z: 'flow', action: 'ack', wires: [] }]);
+    const seen: Msg[] = [];
+    helper.getNode('seen').on('input', (msg: Msg) => seen.push(msg));
+    await broker.waitForConsumer(names.mainQueue);
+    const far = { '!': 'timestamp', value: 1e13 }; // year ~318 000: AMQP carries it, a JavaScript Date cannot
+    const death = { queue: names.mainQueue, reason: 'rejected', count: 1, exchange: names.mainExchange, 'routing-keys': [names.routingKey], time: far };
+    await broker.publish(names.mainExchange, names.routingKey, { n: 1 }, { headers: { far, 'x-death': [death] } });
+    await broker.publish(names.mainExchange, names.routingKey, { n: 2 });
+    await waitFor(() => seen.length === 2, 'both messages');
+    const [forged, next] = seen as [Msg, Msg];
+    assert.equal(forged.amqp.headers.far, 1e13);
+    assert.equal(forged.retry.attempt, 2);
+    assert.equal(forged.retry.deaths[0].time, undefined);
+    assert.deepEqual(next.payload, { n: 2 });
+    await waitFor(async () => (await broker.messageCount(names.mainQueue)) === 0, 'both acked');
+  });
 });
