@@ -153,16 +153,18 @@ export function retryQueueNames(config: Pick<RetryTopologyConfig, 'retryQueue' |
   return config.retryDelaysMs.map((ms) => `${config.retryQueue}.${formatDelay(ms)}`);
 }
 
-/** The delay of the n-th failed attempt's tier (1-based), the last one repeating. */
+/** The tier (0-based, of `tiers`) of the n-th failed attempt (1-based): tiers in order, the last one repeating. */
+const tierOf = (tiers: number, failedAttempt: number): number => Math.min(Math.max(failedAttempt, 1), tiers) - 1;
+
+/** The delay of the n-th failed attempt's tier. */
 export function retryDelayFor(config: Pick<RetryTopologyConfig, 'retryDelaysMs'>, failedAttempt: number): number {
-  const delays = config.retryDelaysMs;
-  return delays[Math.min(Math.max(failedAttempt, 1), delays.length) - 1] ?? 0;
+  return config.retryDelaysMs[tierOf(config.retryDelaysMs.length, failedAttempt)] ?? 0;
 }
 
-/** The retry queue for the n-th failed attempt (1-based): tiers in order, the last one repeating. */
+/** The retry queue for the n-th failed attempt. */
 export function retryQueueFor(config: Pick<RetryTopologyConfig, 'retryQueue' | 'retryDelaysMs'>, failedAttempt: number): string {
   const names = retryQueueNames(config);
-  return names[Math.min(Math.max(failedAttempt, 1), names.length) - 1] ?? config.retryQueue;
+  return names[tierOf(names.length, failedAttempt)] ?? config.retryQueue;
 }
 
 /** Arguments the topology owns: a user's extra arguments may not set them differently. */
