@@ -22,9 +22,6 @@ function failureReason(err: unknown, t: Translate): string {
   return text.length > 60 ? `${text.slice(0, 59)}…` : text;
 }
 
-/** Longer than the broker node's buffer-status coalescing (250 ms). */
-const STATUS_SETTLE_MS = 600;
-
 export = function register(RED: NodeAPI): void {
   function RetryPublish(this: Node, def: NodeDef): void {
     RED.nodes.createNode(this, def);
@@ -44,11 +41,11 @@ export = function register(RED: NodeAPI): void {
       contentType: stringProp(def.contentType),
     };
     // Red after a failed publish (the error itself goes to Catch), back to the broker's status at the next success.
-    // The broker pushes a status only when its text changes: keep the last one pushed, never compute a
-    // newer-looking one here (it would stay, e.g. `buffer 19/1000`, once the broker has no change to push).
+    // The broker pushes a status only when its text changes: keep the last one pushed (it goes on arriving
+    // while the red one shows) and show that one, never a status computed here — one the broker never
+    // pushed would stay, e.g. `buffer 19/1000`, once the broker has no change to push.
     let failing = false;
     let brokerStatus: NodeStatus | undefined;
-    let settleTimer: NodeJS.Timeout | undefined;
     const user: BrokerUser = {
       id: node.id,
       status: (status) => {
@@ -89,13 +86,7 @@ export = function register(RED: NodeAPI): void {
             msg.amqp = Object.assign({}, amqp, { published: { exchange: target.exchange, routingKey: target.routingKey, messageId: options.messageId } });
             if (failing) {
               failing = false;
-              node.status(broker.connectionStatus());
-              // That status is computed now; the broker pushes only changes of what it pushed last, so
-              // go back to its last push once a pending buffer update has had time to arrive.
-              clearTimeout(settleTimer);
-              settleTimer = setTimeout(() => {
-                if (!failing && brokerStatus) node.status(brokerStatus);
-              }, STATUS_SETTLE_MS);
+              node.status(brokerStatus ?? broker.connectionStatus());
             }
             send(msg);
             done();
@@ -108,7 +99,6 @@ export = function register(RED: NodeAPI): void {
         );
     });
     node.on('close', (_removed, done) => {
-      clearTimeout(settleTimer);
       broker.connection
         .closePublisher(node.id)
         .then(() => broker.deregister(user))
