@@ -112,16 +112,16 @@ export class Deliveries {
     try {
       await this.settler.copy(entry, decision, action);
     } catch (err) {
+      this.copies -= 1;
       if (err instanceof SettleError && err.kind === 'broker') {
         // Not settled: the message goes back to the queue, so a later settle must not be told it was.
         this.registry.end(entry.id, `${decision.kind === 'park' ? 'parking' : 'sending it to retry'} failed, so it goes back to '${this.options.mainQueue}' after a pause`, true);
       }
+      this.events.emit('stats'); // nothing was counted: a waiting drain looks again
       throw err;
-    } finally {
-      this.copies -= 1;
-      this.events.emit('stats');
     }
-    return this.finished(entry, decision, reason);
+    this.copies -= 1;
+    return this.finished(entry, decision, reason); // counts it, which emits 'stats'
   }
 
   /** Counts a settle that is done, records its metrics and reports it. */
