@@ -86,7 +86,7 @@ export = function register(RED: NodeAPI): void {
             msg.amqp = Object.assign({}, amqp, { published: { exchange: target.exchange, routingKey: target.routingKey, messageId: options.messageId } });
             if (failing) {
               failing = false;
-              node.status(brokerStatus ?? broker.connectionStatus());
+              if (brokerStatus) node.status(brokerStatus); // register() pushed one at once
             }
             send(msg);
             done();
