@@ -57,7 +57,7 @@ async function ensureBroker() {
     url = new URL(amqpUrl);
   } catch {
     // The package's own redaction (built before this runs): the value may hold a password.
-    const { redactUrl } = createRequire(import.meta.url)('../dist/lib/connection-settings.js');
+    const { redactUrl } = createRequire(import.meta.url)('../dist/lib/connection/settings.js');
     log(`AMQP_URL is not a URL (${redactUrl(amqpUrl)}); starting Node-RED anyway.`);
     return;
   }

@@ -100,7 +100,7 @@ type SessionClass = new (options: Record<string, unknown>) => SessionLike;
 
 /** The package's ConsumerSession class (dist/lib), for the runs without Node-RED. */
 export function consumerSessionClass(): SessionClass {
-  return (distLib('consumer-session') as { ConsumerSession: SessionClass }).ConsumerSession;
+  return (distLib('consume/consumer-session') as { ConsumerSession: SessionClass }).ConsumerSession;
 }
 
 /**

@@ -108,7 +108,7 @@ function message(i: number, content: Buffer): Msg {
 
 packageNodes();
 const ConsumerSession = consumerSessionClass();
-const { DeliveryRegistry } = distLib('delivery-registry') as { DeliveryRegistry: new (id: string) => object };
+const { DeliveryRegistry } = distLib('consume/registry') as { DeliveryRegistry: new (id: string) => object };
 // eslint-disable-next-line @typescript-eslint/no-require-imports -- compiled CommonJS of the build under test
 const { topologyFromDefinition } = require(path.join(distRoot, 'nodes/shared/retry-config-node.js')) as { topologyFromDefinition: (d: object) => object };
 

@@ -25,11 +25,11 @@ import {
   savedVersion,
   utf8Length,
   type Problem,
-} from '../lib/property-rules';
-import { ENV_FIELDS, resolveConnectTargets } from '../lib/connection-settings';
-import { NUMBER_FIELDS, type NumberField } from '../lib/number-fields';
-import { EXCHANGE_TYPES } from '../lib/topology';
-import { parseDelays, parseQueueArguments, queueNamesOf } from '../lib/topology-parse';
+} from '../lib/rules/property-rules';
+import { ENV_FIELDS, resolveConnectTargets } from '../lib/connection/settings';
+import { NUMBER_FIELDS, type NumberField } from '../lib/rules/number-fields';
+import { EXCHANGE_TYPES } from '../lib/topology/plan';
+import { parseDelays, parseQueueArguments, queueNamesOf } from '../lib/topology/parse';
 
 export const PACKAGE = 'node-red-contrib-rabbitmq-retry';
 
@@ -53,7 +53,7 @@ interface JQueryLike {
 declare const RED: EditorRED;
 declare const $: (selector: string) => JQueryLike;
 
-export * as rules from '../lib/property-rules';
+export * as rules from '../lib/rules/property-rules';
 
 export type Translate = (key: string, args?: Record<string, unknown>) => string;
 /** What Node-RED passes a validator: the property's label when it wants a message. */

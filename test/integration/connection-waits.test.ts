@@ -4,8 +4,8 @@
  */
 import assert from 'node:assert/strict';
 import * as amqp from 'amqplib';
-import { BrokerConnection } from '../../src/lib/broker-connection';
-import { closeChannel } from '../../src/lib/close-channel';
+import { BrokerConnection } from '../../src/lib/connection/broker-connection';
+import { closeChannel } from '../../src/lib/amqp/close-channel';
 import { AMQP_URL, waitFor } from '../helpers/broker';
 
 /** Kills the connection's socket: no close-ok comes any more, as when the broker or the network goes. */

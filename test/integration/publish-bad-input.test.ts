@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import * as amqp from 'amqplib';
-import { BrokerConnection } from '../../src/lib/broker-connection';
+import { BrokerConnection } from '../../src/lib/connection/broker-connection';
 import { AMQP_URL, Broker, uniqueName, waitFor } from '../helpers/broker';
 import { brokerNode, tab } from '../helpers/flows';
 import { helper, loadFlow, statusCalls } from '../helpers/node-red';

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { plainHeaderValue, publishOptionsProblem } from '../../src/lib/amqp-values';
+import { plainHeaderValue, publishOptionsProblem } from '../../src/lib/amqp/values';
 
 describe('AMQP-encodable publish options', () => {
   it('accepts what amqplib encodes', () => {

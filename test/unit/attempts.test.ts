@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { cycle3, republished } from './fixtures/x-death';
 import type { ConsumeMessage } from 'amqplib';
-import { toAmqpInfo } from '../../src/lib/message-info';
-import { ATTEMPT_HEADER, attemptsExhausted, failedAttempts, FIRST_SEEN_HEADER, firstSeenMs, malformedDeathHeader, originalRoute, readDeaths, retryInfo } from '../../src/lib/attempts';
+import { toAmqpInfo } from '../../src/lib/message/message-info';
+import { ATTEMPT_HEADER, attemptsExhausted, failedAttempts, FIRST_SEEN_HEADER, firstSeenMs, malformedDeathHeader, originalRoute, readDeaths, retryInfo } from '../../src/lib/message/attempts';
 
 const ts = (seconds: number) => ({ '!': 'timestamp', value: seconds });
 

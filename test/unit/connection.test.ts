@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
-import { backoffDelay } from '../../src/lib/backoff';
-import { describeConnectionError } from '../../src/lib/connection-errors';
-import { isUnresolvedEnv, redactUrl, resolveConnectTargets, resolveEnvFields, type BrokerSettings } from '../../src/lib/connection-settings';
-import { ManagementApi } from '../../src/lib/management-api';
+import { backoffDelay } from '../../src/lib/connection/backoff';
+import { describeConnectionError } from '../../src/lib/connection/errors';
+import { isUnresolvedEnv, redactUrl, resolveConnectTargets, resolveEnvFields, type BrokerSettings } from '../../src/lib/connection/settings';
+import { ManagementApi } from '../../src/lib/topology/management-api';
 
 const resolveConnectTarget = (settings: BrokerSettings) => resolveConnectTargets(settings)[0]!;
 
@@ -145,7 +145,7 @@ describe('connection errors in words', () => {
 
 describe('one shared connection for many nodes', () => {
   it('takes a listener per consumer session for any number of sessions, without a memory-leak warning in the log', async () => {
-    const { BrokerConnection } = await import('../../src/lib/broker-connection');
+    const { BrokerConnection } = await import('../../src/lib/connection/broker-connection');
     const connection = new BrokerConnection({ url: 'amqp://127.0.0.1:1', connectionName: 'listeners test', reconnect: { initialMs: 1000, maxMs: 1000 } });
     const warnings: string[] = [];
     const onWarning = (warning: Error): void => void warnings.push(warning.name);

@@ -1,10 +1,10 @@
 /** decide(): every branch of the settle decision, without a broker. */
 import assert from 'node:assert/strict';
 import type { MessageProperties } from 'amqplib';
-import { ATTEMPT_HEADER, FIRST_SEEN_HEADER, NOT_BEFORE_HEADER } from '../../src/lib/attempts';
-import { decide, decisionPolicy, MALFORMED_X_DEATH, onArrival, type Decidable, type Decision, type DecisionPolicy } from '../../src/lib/decide';
-import { PARK_HEADERS } from '../../src/lib/parking';
-import type { RetryTopologyConfig } from '../../src/lib/topology';
+import { ATTEMPT_HEADER, FIRST_SEEN_HEADER, NOT_BEFORE_HEADER } from '../../src/lib/message/attempts';
+import { decide, decisionPolicy, MALFORMED_X_DEATH, onArrival, type Decidable, type Decision, type DecisionPolicy } from '../../src/lib/settle/decide';
+import { PARK_HEADERS } from '../../src/lib/message/copies';
+import type { RetryTopologyConfig } from '../../src/lib/topology/plan';
 
 const NOW = Date.parse('2026-11-23T12:00:00Z');
 

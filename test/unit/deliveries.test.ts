@@ -2,16 +2,16 @@
 import assert from 'node:assert/strict';
 import { EventEmitter } from 'node:events';
 import type { ConsumeMessage } from 'amqplib';
-import { AckBatcher } from '../../src/lib/ack-batcher';
-import type { BrokerConnection } from '../../src/lib/broker-connection';
-import { decisionPolicy } from '../../src/lib/decide';
-import { Deliveries } from '../../src/lib/deliveries';
-import { DeliveryRegistry } from '../../src/lib/delivery-registry';
-import type { DeliveredMessage } from '../../src/lib/message-info';
-import type { ConsumerSessionEvents } from '../../src/lib/session-types';
-import { SettleError, type TrackedDelivery } from '../../src/lib/settlement';
-import { Settler } from '../../src/lib/settler';
-import type { RetryTopologyConfig } from '../../src/lib/topology';
+import { AckBatcher } from '../../src/lib/settle/ack-batcher';
+import type { BrokerConnection } from '../../src/lib/connection/broker-connection';
+import { decisionPolicy } from '../../src/lib/settle/decide';
+import { Deliveries } from '../../src/lib/consume/deliveries';
+import { DeliveryRegistry } from '../../src/lib/consume/registry';
+import type { DeliveredMessage } from '../../src/lib/message/message-info';
+import type { ConsumerSessionEvents } from '../../src/lib/consume/types';
+import { SettleError, type TrackedDelivery } from '../../src/lib/settle/settlement';
+import { Settler } from '../../src/lib/settle/settler';
+import type { RetryTopologyConfig } from '../../src/lib/topology/plan';
 
 const topology: RetryTopologyConfig = {
   mode: 'declare',

@@ -4,10 +4,10 @@
  */
 import assert from 'node:assert/strict';
 import * as editor from '../../src/editor/index';
-import { NUMBER_FIELDS, readNumberField } from '../../src/lib/number-fields';
-import { missingProperties } from '../../src/lib/property-rules';
-import { EXCHANGE_TYPES } from '../../src/lib/topology';
-import { parseDelays } from '../../src/lib/topology-parse';
+import { NUMBER_FIELDS, readNumberField } from '../../src/lib/rules/number-fields';
+import { missingProperties } from '../../src/lib/rules/property-rules';
+import { EXCHANGE_TYPES } from '../../src/lib/topology/plan';
+import { parseDelays } from '../../src/lib/topology/parse';
 
 // The editor's RED: a catalog without the common texts, so problems fall back to their English.
 (globalThis as Record<string, unknown>).RED = { _: (key: string) => key.slice(key.indexOf(':') + 1) };

@@ -1,11 +1,11 @@
 /** Failure metadata of parked messages: from msg.error to headers, through decide() and replay. */
 import assert from 'node:assert/strict';
 import type { MessageProperties } from 'amqplib';
-import { decide, decisionPolicy, type Decision } from '../../src/lib/decide';
-import { FAILURE_HEADERS, failureDetails, failureHeaders, FIRST_FAILURE_HEADER, firstFailureMs, truncateStack } from '../../src/lib/failure';
-import { describeParked } from '../../src/lib/parked-view';
-import { replayPublishOptions } from '../../src/lib/replay';
-import type { RetryTopologyConfig } from '../../src/lib/topology';
+import { decide, decisionPolicy, type Decision } from '../../src/lib/settle/decide';
+import { FAILURE_HEADERS, failureDetails, failureHeaders, FIRST_FAILURE_HEADER, firstFailureMs, truncateStack } from '../../src/lib/message/failure';
+import { describeParked } from '../../src/lib/parking/view';
+import { replayPublishOptions } from '../../src/lib/parking/replay';
+import type { RetryTopologyConfig } from '../../src/lib/topology/plan';
 
 const NOW = Date.parse('2026-11-23T12:00:00Z');
 const EARLIER = Date.parse('2026-11-23T11:00:00Z');

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { LogLimiter } from '../../src/lib/log-limiter';
+import { LogLimiter } from '../../src/lib/observe/log-limiter';
 
 describe('log limiter', () => {
   const make = (windowMs = 10_000) => {

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { DURATION_BUCKETS_S, RetryMetrics } from '../../src/lib/metrics';
+import { DURATION_BUCKETS_S, RetryMetrics } from '../../src/lib/observe/metrics';
 import { rate, settledEvent } from '../../src/nodes/retry-consumer/consumer-events';
 
 /** The sample lines of one metric, without HELP/TYPE. */

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { MAX_TIMER_SECONDS, readNumberField, readNumberFields } from '../../src/lib/number-fields';
+import { MAX_TIMER_SECONDS, readNumberField, readNumberFields } from '../../src/lib/rules/number-fields';
 
 describe('number fields of a node definition', () => {
   const prefetch = { label: 'prefetch', fallback: 10, min: 1, max: 65535, integer: true };

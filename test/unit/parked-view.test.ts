@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import type { MessageProperties } from 'amqplib';
-import { describeParked, matchesSelection, peekHazard, plainValue, selectionFrom } from '../../src/lib/parked-view';
+import { describeParked, matchesSelection, peekHazard, plainValue, selectionFrom } from '../../src/lib/parking/view';
 import { parkHeaders } from './fixtures/parked';
 import { cycle3 } from './fixtures/x-death';
 

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import type { MessageProperties } from 'amqplib';
-import { clampReason, parkedPublishOptions, PARK_HEADERS, retryPublishOptions } from '../../src/lib/parking';
+import { clampReason, parkedPublishOptions, PARK_HEADERS, retryPublishOptions } from '../../src/lib/message/copies';
 
 describe('parked message', () => {
   const properties = {

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { charsetOf, decodePayload, encodePayload, isJsonContentType } from '../../src/lib/payload';
+import { charsetOf, decodePayload, encodePayload, isJsonContentType } from '../../src/lib/message/payload';
 
 describe('payload decoding', () => {
   const json = Buffer.from('{"amount":10.23}');

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { PublishBuffer, type PublishRequest, type SendTarget } from '../../src/lib/publish-buffer';
+import { PublishBuffer, type PublishRequest, type SendTarget } from '../../src/lib/publish/publish-buffer';
 
 /** A channel that records what it was handed and confirms when told to. */
 class FakeChannel implements SendTarget {

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { DeliveryRegistry } from '../../src/lib/delivery-registry';
+import { DeliveryRegistry } from '../../src/lib/consume/registry';
 
 describe('delivery registry', () => {
   const make = () => new DeliveryRegistry<{ id: string }>('cfg1', 2);

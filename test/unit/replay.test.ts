@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import type { MessageProperties } from 'amqplib';
 import { parkHeaders } from './fixtures/parked';
-import { replayPublishOptions, replayTarget, REPLAY_HEADER } from '../../src/lib/replay';
+import { replayPublishOptions, replayTarget, REPLAY_HEADER } from '../../src/lib/parking/replay';
 
 describe('replay of parked messages', () => {
   const topology = { mainExchange: 'main-exchange', mainQueue: 'main-queue', routingKeys: ['srvc.transact.cash'] };

@@ -1,6 +1,6 @@
 /** A failed topology check as ONE status line, in every locale; the error keeps every sentence. */
 import assert from 'node:assert/strict';
-import type { ObjectCheck } from '../../src/lib/topology-broker';
+import type { ObjectCheck } from '../../src/lib/topology/apply';
 import { translator } from '../../src/nodes/shared/i18n';
 import { topologyStatusText } from '../../src/nodes/retry-consumer/topology-status';
 

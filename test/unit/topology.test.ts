@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
-import { NOT_BEFORE_HEADER } from '../../src/lib/attempts';
-import { dueAt, moverTiers } from '../../src/lib/retry-mover';
+import { NOT_BEFORE_HEADER } from '../../src/lib/message/attempts';
+import { dueAt, moverTiers } from '../../src/lib/consume/retry-mover';
 import {
   MOVER_HORIZON_MS,
   MOVER_TTL_SLACK_MS,
@@ -10,9 +10,9 @@ import {
   retryRoute,
   validateTopologyConfig,
   type RetryTopologyConfig,
-} from '../../src/lib/topology';
-import { describeDifference, describePreconditionFailure, diffArguments, parsePreconditionFailure } from '../../src/lib/topology-diff';
-import { parseDelays, parseQueueArguments } from '../../src/lib/topology-parse';
+} from '../../src/lib/topology/plan';
+import { describeDifference, describePreconditionFailure, diffArguments, parsePreconditionFailure } from '../../src/lib/topology/diff';
+import { parseDelays, parseQueueArguments } from '../../src/lib/topology/parse';
 
 const seed: RetryTopologyConfig = {
   mode: 'declare',

@@ -3,11 +3,11 @@
  * node shares its client. Nodes register as users; the connection opens with the first and closes
  * with the last, and its state is pushed to every user's status.
  */
-import { BrokerConnection } from '../../lib/broker-connection';
-import { retryMetrics } from '../../lib/metrics';
-import { resolveConnectTargets, resolveEnvFields, isUnresolvedEnv, type ConnectTarget } from '../../lib/connection-settings';
-import { ManagementApi } from '../../lib/management-api';
-import { NUMBER_FIELDS, readNumberFields } from '../../lib/number-fields';
+import { BrokerConnection } from '../../lib/connection/broker-connection';
+import { retryMetrics } from '../../lib/observe/metrics';
+import { resolveConnectTargets, resolveEnvFields, isUnresolvedEnv, type ConnectTarget } from '../../lib/connection/settings';
+import { ManagementApi } from '../../lib/topology/management-api';
+import { NUMBER_FIELDS, readNumberFields } from '../../lib/rules/number-fields';
 import { brokerSettingsOf, connectionStatus, type BrokerUser, type RetryBrokerNode } from '../shared/broker-node';
 import { translator } from '../shared/i18n';
 import { tlsSocketOptions } from '../shared/tls-config';

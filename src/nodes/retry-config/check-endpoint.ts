@@ -4,9 +4,9 @@
  * connection of its own. Passwords never leave the runtime: an unchanged password comes from the
  * stored credentials, and the answer names the broker without it.
  */
-import { resolveConnectTargets, resolveEnvFields } from '../../lib/connection-settings';
-import { isEnvReference } from '../../lib/property-rules';
-import { probeTopology } from '../../lib/topology-probe';
+import { resolveConnectTargets, resolveEnvFields } from '../../lib/connection/settings';
+import { isEnvReference } from '../../lib/rules/property-rules';
+import { probeTopology } from '../../lib/topology/probe';
 import { brokerSettingsOf } from '../shared/broker-node';
 import { tlsSocketOptions } from '../shared/tls-config';
 import type { AdminRequest, AdminResponse, NodeAPI } from '../shared/node-red';

@@ -3,9 +3,9 @@
  * and replayed by a park-replay of the same queue) and a periodic stats msg. Built only when the
  * output is on; the Prometheus counters are kept either way (see lib/metrics.ts).
  */
-import type { ConsumerSession } from '../../lib/consumer-session';
-import { retryMetrics, type OutcomeEvent, type QueueDepths } from '../../lib/metrics';
-import type { Settled } from '../../lib/session-types';
+import type { ConsumerSession } from '../../lib/consume/consumer-session';
+import { retryMetrics, type OutcomeEvent, type QueueDepths } from '../../lib/observe/metrics';
+import type { Settled } from '../../lib/consume/types';
 import type { NodeMessage } from '../shared/node-red';
 
 export interface StatsPayload {

@@ -3,17 +3,17 @@
  * delivery. The delivery itself stays in the session's registry; the msg carries its id, which
  * starts with this node's id so the end nodes find the session.
  */
-import { ConsumerSession } from '../../lib/consumer-session';
-import { DeliveryRegistry } from '../../lib/delivery-registry';
-import { retryMetrics } from '../../lib/metrics';
-import { moverTiers, RetryMover } from '../../lib/retry-mover';
-import type { DeliveredMessage } from '../../lib/message-info';
-import type { SessionState, SessionStats } from '../../lib/session-types';
-import type { TrackedDelivery } from '../../lib/settlement';
-import { DECODE_MODES, type DecodeMode } from '../../lib/property-rules';
+import { ConsumerSession } from '../../lib/consume/consumer-session';
+import { DeliveryRegistry } from '../../lib/consume/registry';
+import { retryMetrics } from '../../lib/observe/metrics';
+import { moverTiers, RetryMover } from '../../lib/consume/retry-mover';
+import type { DeliveredMessage } from '../../lib/message/message-info';
+import type { SessionState, SessionStats } from '../../lib/consume/types';
+import type { TrackedDelivery } from '../../lib/settle/settlement';
+import { DECODE_MODES, type DecodeMode } from '../../lib/rules/property-rules';
 import type { BrokerUser } from '../shared/broker-node';
 import { downstreamRunning, type Node, type NodeAPI, type NodeDef, type NodeMessage, type NodeStatus } from '../shared/node-red';
-import { NUMBER_FIELDS, readNumberFields } from '../../lib/number-fields';
+import { NUMBER_FIELDS, readNumberFields } from '../../lib/rules/number-fields';
 import { registerMetricsEndpoint } from '../shared/metrics-endpoint';
 import { translator, type Translate } from '../shared/i18n';
 import { findRetryConfig } from '../shared/retry-config-node';

@@ -4,7 +4,7 @@
  * what `http in` started.
  */
 import { translator } from '../shared/i18n';
-import type { SettleAction } from '../../lib/settlement';
+import type { SettleAction } from '../../lib/settle/settlement';
 import { errorText, stringProp, type Node, type NodeAPI, type NodeDef } from '../shared/node-red';
 import { settleInput } from '../shared/settle';
 

@@ -1,9 +1,9 @@
 /** The broker config node's shape as other nodes see it, and its status texts. */
-import type { BrokerConnection, ConnectionState } from '../../lib/broker-connection';
-import type { ManagementApi } from '../../lib/management-api';
-import type { BrokerSettings } from '../../lib/connection-settings';
-import { NUMBER_FIELDS, readNumberFields } from '../../lib/number-fields';
-import type { PublishBufferState } from '../../lib/publish-buffer';
+import type { BrokerConnection, ConnectionState } from '../../lib/connection/broker-connection';
+import type { ManagementApi } from '../../lib/topology/management-api';
+import type { BrokerSettings } from '../../lib/connection/settings';
+import { NUMBER_FIELDS, readNumberFields } from '../../lib/rules/number-fields';
+import type { PublishBufferState } from '../../lib/publish/publish-buffer';
 import type { Translate } from './i18n';
 import { stringProp, type Node, type NodeAPI, type NodeStatus } from './node-red';
 

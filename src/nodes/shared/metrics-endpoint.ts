@@ -2,7 +2,7 @@
  * The package's Prometheus endpoint: GET <admin root>/rabbitmq-retry/metrics, behind Node-RED's admin
  * authentication (permission `rabbitmq-retry.read`: any user with `read` has it).
  */
-import { retryMetrics } from '../../lib/metrics';
+import { retryMetrics } from '../../lib/observe/metrics';
 import type { NodeAPI } from './node-red';
 
 export const METRICS_PATH = '/rabbitmq-retry/metrics';

@@ -2,12 +2,12 @@
  * Peek, purge and replay of a retry config's parking queue, as the park-replay node and the editor's
  * parking browser (admin endpoints) both run them.
  */
-import { peekParked, purgeParked } from '../../lib/parked';
-import { retryMetrics } from '../../lib/metrics';
-import { peekHazard, selectionFrom, type ParkedMessage } from '../../lib/parked-view';
-import type { PARK_ACTIONS } from '../../lib/property-rules';
-import { replayParked } from '../../lib/replay';
-import type { RetryTopologyConfig } from '../../lib/topology';
+import { peekParked, purgeParked } from '../../lib/parking/scan';
+import { retryMetrics } from '../../lib/observe/metrics';
+import { peekHazard, selectionFrom, type ParkedMessage } from '../../lib/parking/view';
+import type { PARK_ACTIONS } from '../../lib/rules/property-rules';
+import { replayParked } from '../../lib/parking/replay';
+import type { RetryTopologyConfig } from '../../lib/topology/plan';
 import type { RetryBrokerNode } from './broker-node';
 
 export type ParkAction = (typeof PARK_ACTIONS)[number];

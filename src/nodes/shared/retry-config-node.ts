@@ -1,8 +1,8 @@
 /** The retry-config node's shape as other nodes see it. */
-import { NUMBER_FIELDS, readNumberFields } from '../../lib/number-fields';
-import { parseRoutingKeys } from '../../lib/property-rules';
-import { EXCHANGE_TYPES, validateTopologyConfig, type ExchangeType, type RetryTopologyConfig } from '../../lib/topology';
-import { parseDelays, parseQueueArguments, queueNamesOf } from '../../lib/topology-parse';
+import { NUMBER_FIELDS, readNumberFields } from '../../lib/rules/number-fields';
+import { parseRoutingKeys } from '../../lib/rules/property-rules';
+import { EXCHANGE_TYPES, validateTopologyConfig, type ExchangeType, type RetryTopologyConfig } from '../../lib/topology/plan';
+import { parseDelays, parseQueueArguments, queueNamesOf } from '../../lib/topology/parse';
 import type { RetryBrokerNode } from './broker-node';
 import { stringProp, type Node, type NodeAPI, type NodeDef } from './node-red';
 

@@ -3,10 +3,10 @@
  * happen. The delivery id names the retry-consumer node whose session holds the delivery.
  */
 import { translator } from './i18n';
-import type { ConsumerSession } from '../../lib/consumer-session';
-import { DeliveryRegistry } from '../../lib/delivery-registry';
-import { failureDetails } from '../../lib/failure';
-import { SettleError, type SettleAction, type SettleOutcome } from '../../lib/settlement';
+import type { ConsumerSession } from '../../lib/consume/consumer-session';
+import { DeliveryRegistry } from '../../lib/consume/registry';
+import { failureDetails } from '../../lib/message/failure';
+import { SettleError, type SettleAction, type SettleOutcome } from '../../lib/settle/settlement';
 import type { DoneFunction, Node, NodeAPI, NodeMessage } from './node-red';
 
 /** A retry-consumer node as the end nodes see it: undefined session when it did not start. */

@@ -4,8 +4,8 @@
  * Pure (the editor runs it too): parsing the editor's fields lives in topology-parse.ts, comparing with the broker in
  * topology-diff.ts, applying a plan to a broker in topology-broker.ts.
  */
-import { nameProblem, routingKeysProblem } from './property-rules';
-import { sameArgumentValue } from './topology-diff';
+import { nameProblem, routingKeysProblem } from '../rules/property-rules';
+import { sameArgumentValue } from './diff';
 
 export type ExchangeType = 'direct' | 'topic' | 'fanout' | 'headers';
 export const EXCHANGE_TYPES: readonly ExchangeType[] = ['direct', 'topic', 'fanout', 'headers'];

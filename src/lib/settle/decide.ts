@@ -4,11 +4,11 @@
  * branch is unit-tested without a broker; `settler.ts` carries the decision out.
  */
 import type { MessageProperties, Options } from 'amqplib';
-import { attemptsExhausted, firstSeenMs, malformedDeathHeader, NOT_BEFORE_HEADER, originalRoute, readDeaths, type DeathRecord, type RetryInfo } from './attempts';
-import { firstFailureMs, type FailureDetails } from './failure';
-import { parkedPublishOptions, retryPublishOptions } from './parking';
+import { attemptsExhausted, firstSeenMs, malformedDeathHeader, NOT_BEFORE_HEADER, originalRoute, readDeaths, type DeathRecord, type RetryInfo } from '../message/attempts';
+import { firstFailureMs, type FailureDetails } from '../message/failure';
+import { parkedPublishOptions, retryPublishOptions } from '../message/copies';
 import type { SettleAction } from './settlement';
-import { movedByPackage, retryDelayFor, retryQueueFor, retryRoute, type RetryRoute, type RetryTopologyConfig } from './topology';
+import { movedByPackage, retryDelayFor, retryQueueFor, retryRoute, type RetryRoute, type RetryTopologyConfig } from '../topology/plan';
 
 export type Decision =
   /** Done: ack the delivery. */

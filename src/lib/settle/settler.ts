@@ -4,7 +4,7 @@
  * back to its queue after a pause when the copy fails; or ordered mode's hold.
  */
 import type { Options } from 'amqplib';
-import type { BrokerConnection } from './broker-connection';
+import type { BrokerConnection } from '../connection/broker-connection';
 import type { CopyDecision, Decision } from './decide';
 import type { OrderedHold } from './ordered-hold';
 import { SettleError, type SettleAction, type TrackedDelivery } from './settlement';

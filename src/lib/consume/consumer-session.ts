@@ -8,23 +8,23 @@
  */
 import { EventEmitter } from 'node:events';
 import type { Channel, ConsumeMessage } from 'amqplib';
-import { AckBatcher } from './ack-batcher';
-import { retryInfo } from './attempts';
-import { backoffDelay } from './backoff';
-import { decisionPolicy } from './decide';
+import { AckBatcher } from '../settle/ack-batcher';
+import { retryInfo } from '../message/attempts';
+import { backoffDelay } from '../connection/backoff';
+import { decisionPolicy } from '../settle/decide';
 import { Deliveries } from './deliveries';
 import { Drain } from './drain';
-import type { FailureDetails } from './failure';
-import { DeliveryRegistry } from './delivery-registry';
-import { OrderedHold } from './ordered-hold';
-import { ParkingWatch } from './parking-watch';
-import type { QueueDepths } from './metrics';
-import type { ConsumerSessionEvents, ConsumerSessionOptions, SessionState, SessionStats, StopOptions } from './session-types';
-import type { SettleAction, SettleOutcome, TrackedDelivery } from './settlement';
-import { Settler } from './settler';
-import { applyTopology, TopologyError } from './topology-broker';
-import { planTopology, retryQueueNames, type TopologyPlan } from './topology';
-import { closeChannel } from './close-channel';
+import type { FailureDetails } from '../message/failure';
+import { DeliveryRegistry } from './registry';
+import { OrderedHold } from '../settle/ordered-hold';
+import { ParkingWatch } from '../parking/watch';
+import type { QueueDepths } from '../observe/metrics';
+import type { ConsumerSessionEvents, ConsumerSessionOptions, SessionState, SessionStats, StopOptions } from './types';
+import type { SettleAction, SettleOutcome, TrackedDelivery } from '../settle/settlement';
+import { Settler } from '../settle/settler';
+import { applyTopology, TopologyError } from '../topology/apply';
+import { planTopology, retryQueueNames, type TopologyPlan } from '../topology/plan';
+import { closeChannel } from '../amqp/close-channel';
 
 const PAUSED: SessionState = { phase: 'paused', detail: 'paused' };
 const RECHECK_BACKOFF = { initialMs: 2000, maxMs: 60_000, factor: 2, jitter: 0.1 };

@@ -1,4 +1,4 @@
-import type { StopOptions } from './session-types';
+import type { StopOptions } from './types';
 
 /**
  * A stopping consumer's drain: after basic.cancel no new message arrives, and the ones the flow

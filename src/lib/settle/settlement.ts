@@ -1,8 +1,8 @@
 /** What settling a delivery means to the nodes: the actions, the outcome, and why a settle failed. */
 import type { ConsumeMessage } from 'amqplib';
 import type { AckBatcher } from './ack-batcher';
-import type { RetryInfo } from './attempts';
-import type { NotLive } from './delivery-registry';
+import type { RetryInfo } from '../message/attempts';
+import type { NotLive } from '../consume/registry';
 
 export type SettleAction = 'ack' | 'retry' | 'park';
 

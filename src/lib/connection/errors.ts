@@ -1,5 +1,5 @@
 /** Connection errors (socket, TLS, AMQP handshake) in words a user can act on. Pure. */
-import type { ConnectTarget } from './connection-settings';
+import type { ConnectTarget } from './settings';
 
 const UNTRUSTED_CERT = new Set([
   'UNABLE_TO_VERIFY_LEAF_SIGNATURE',

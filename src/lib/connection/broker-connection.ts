@@ -9,12 +9,12 @@ import { EventEmitter } from 'node:events';
 import * as amqp from 'amqplib';
 import type { Channel, ChannelModel } from 'amqplib';
 import { backoffDelay, type BackoffOptions } from './backoff';
-import { closeChannel } from './close-channel';
-import { Waiters } from './connection-waiters';
-import type { PublishLimits } from './publish-buffer';
-import { Publishers, type Publisher, type PublisherOptions } from './publishers';
-import { describeConnectionError } from './connection-errors';
-import { resolveConnectTargets, type ConnectTarget } from './connection-settings';
+import { closeChannel } from '../amqp/close-channel';
+import { Waiters } from './waiters';
+import type { PublishLimits } from '../publish/publish-buffer';
+import { Publishers, type Publisher, type PublisherOptions } from '../publish/publishers';
+import { describeConnectionError } from './errors';
+import { resolveConnectTargets, type ConnectTarget } from './settings';
 
 /** `invalid`: the configuration cannot work (bad URL, unusable TLS settings); nothing is tried. */
 export type ConnectionPhase = 'idle' | 'connecting' | 'connected' | 'waiting' | 'closed' | 'invalid';

@@ -1,13 +1,13 @@
 /** The consumer session's options, states, counters and events, as plain types. */
-import type { BrokerConnection } from './broker-connection';
-import type { InvalidBodyPolicy } from './decide';
-import type { DeliveryRegistry } from './delivery-registry';
-import type { QueueCounters } from './metrics';
-import type { DeliveredMessage } from './message-info';
-import type { DecodeMode } from './payload';
-import type { SettleOutcome, TrackedDelivery } from './settlement';
-import type { DefinitionReader, ObjectCheck } from './topology-broker';
-import type { RetryTopologyConfig } from './topology';
+import type { BrokerConnection } from '../connection/broker-connection';
+import type { InvalidBodyPolicy } from '../settle/decide';
+import type { DeliveryRegistry } from './registry';
+import type { QueueCounters } from '../observe/metrics';
+import type { DeliveredMessage } from '../message/message-info';
+import type { DecodeMode } from '../message/payload';
+import type { SettleOutcome, TrackedDelivery } from '../settle/settlement';
+import type { DefinitionReader, ObjectCheck } from '../topology/apply';
+import type { RetryTopologyConfig } from '../topology/plan';
 
 export interface SessionStats {
   inFlight: number;

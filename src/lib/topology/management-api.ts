@@ -2,9 +2,9 @@
  * Reads queue arguments and exchange types through RabbitMQ's management HTTP API, so check mode can
  * compare arguments (AMQP's passive declare only says whether a queue exists). Read-only requests.
  */
-import { redactUrl, type ConnectTarget } from './connection-settings';
-import type { DefinitionReader } from './topology-broker';
-import type { QueueArguments } from './topology';
+import { redactUrl, type ConnectTarget } from '../connection/settings';
+import type { DefinitionReader } from './apply';
+import type { QueueArguments } from './plan';
 
 export interface ManagementApiOptions {
   /** e.g. http://127.0.0.1:15672; a user:password in it wins over username / password. */

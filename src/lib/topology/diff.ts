@@ -2,7 +2,7 @@
  * How a queue or exchange on the broker differs from the plan: argument diffs, and the broker's 406
  * PRECONDITION_FAILED text read back into a sentence for the user. Pure.
  */
-import { SINGLE_ACTIVE_CONSUMER, type QueueArguments } from './topology';
+import { SINGLE_ACTIVE_CONSUMER, type QueueArguments } from './plan';
 
 /** Numeric arguments compare by value: the broker treats `short 3000` and `long 3000` alike. */
 export function sameArgumentValue(a: unknown, b: unknown): boolean {

@@ -4,7 +4,7 @@
  * publish. Pure.
  */
 import type { ConsumeMessage, MessageProperties, Options } from 'amqplib';
-import { plainHeaderValue } from './amqp-values';
+import { plainHeaderValue } from '../amqp/values';
 import { originalRoute, type RetryInfo } from './attempts';
 
 /** What a delivery becomes on `msg.amqp`: plain data only. */

@@ -4,11 +4,11 @@
  * passively, disconnect. Never declares anything.
  */
 import * as amqp from 'amqplib';
-import type { ConnectTarget } from './connection-settings';
+import type { ConnectTarget } from '../connection/settings';
 import { ManagementApi } from './management-api';
-import { planTopology, type RetryTopologyConfig } from './topology';
-import { inspectTopology, type ChannelRunner, type TopologyInspection } from './topology-broker';
-import { closeChannel } from './close-channel';
+import { planTopology, type RetryTopologyConfig } from './plan';
+import { inspectTopology, type ChannelRunner, type TopologyInspection } from './apply';
+import { closeChannel } from '../amqp/close-channel';
 
 export interface ProbeOptions {
   /** Socket options, e.g. TLS (certificates) from a tls-config node. */

@@ -2,8 +2,8 @@
  * Monitoring: how many messages wait in the parking queue for a human, and in the main and retry
  * queues. Passive checks, never a declare.
  */
-import type { BrokerConnection } from './broker-connection';
-import type { QueueDepths } from './metrics';
+import type { BrokerConnection } from '../connection/broker-connection';
+import type { QueueDepths } from '../observe/metrics';
 
 export interface WatchedQueues {
   main: string;

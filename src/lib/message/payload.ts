@@ -2,7 +2,7 @@
 import { isUtf8 } from 'node:buffer';
 import { TextDecoder } from 'node:util';
 
-import type { DecodeMode } from './property-rules';
+import type { DecodeMode } from '../rules/property-rules';
 
 export type { DecodeMode };
 

@@ -4,8 +4,8 @@
  * the channel it happens on. Decisions branch on the AMQP reply `code`: the broker truncates texts.
  */
 import type { Channel } from 'amqplib';
-import type { PlannedQueue, QueueArguments, TopologyMode, TopologyPlan } from './topology';
-import { describeDifference, describePreconditionFailure, diffArguments, parsePreconditionFailure, type ArgumentDifference } from './topology-diff';
+import type { PlannedQueue, QueueArguments, TopologyMode, TopologyPlan } from './plan';
+import { describeDifference, describePreconditionFailure, diffArguments, parsePreconditionFailure, type ArgumentDifference } from './diff';
 
 /** AMQP reply codes this module branches on. */
 export const AMQP_CODE = { ACCESS_REFUSED: 403, NOT_FOUND: 404, RESOURCE_LOCKED: 405, PRECONDITION_FAILED: 406 } as const;

@@ -8,7 +8,7 @@
 import { EventEmitter } from 'node:events';
 import type { Options } from 'amqplib';
 import { PublishError, type ConfirmPublisher } from './confirm-publisher';
-import { NUMBER_FIELDS } from './number-fields';
+import { NUMBER_FIELDS } from '../rules/number-fields';
 
 export interface PublishLimits {
   maxMessages: number;

@@ -15,13 +15,13 @@
  */
 import { EventEmitter } from 'node:events';
 import type { Channel, ConsumeMessage } from 'amqplib';
-import { NOT_BEFORE_HEADER } from './attempts';
-import { backoffDelay } from './backoff';
-import type { BrokerConnection } from './broker-connection';
-import { closeChannel } from './close-channel';
-import type { Publisher } from './publishers';
-import { copyPublishOptions } from './message-info';
-import { movedByPackage, retryQueueNames, type RetryTopologyConfig } from './topology';
+import { NOT_BEFORE_HEADER } from '../message/attempts';
+import { backoffDelay } from '../connection/backoff';
+import type { BrokerConnection } from '../connection/broker-connection';
+import { closeChannel } from '../amqp/close-channel';
+import type { Publisher } from '../publish/publishers';
+import { copyPublishOptions } from '../message/message-info';
+import { movedByPackage, retryQueueNames, type RetryTopologyConfig } from '../topology/plan';
 
 export interface MoverTier {
   queue: string;

@@ -5,17 +5,17 @@
 import type { EventEmitter } from 'node:events';
 import { performance } from 'node:perf_hooks';
 import type { ConsumeMessage } from 'amqplib';
-import type { AckBatcher } from './ack-batcher';
-import type { RetryInfo } from './attempts';
-import { decide, onArrival, type CopyDecision, type Decision, type DecisionPolicy } from './decide';
-import type { FailureDetails } from './failure';
-import type { DeliveryRegistry } from './delivery-registry';
-import { toAmqpInfo, type DeliveredMessage } from './message-info';
-import { LogLimiter } from './log-limiter';
-import { decodePayload } from './payload';
-import type { ConsumerSessionEvents, ConsumerSessionOptions } from './session-types';
-import { notSettleable, PAST_TENSE, SettleError, type SettleAction, type SettleOutcome, type TrackedDelivery } from './settlement';
-import type { Settler } from './settler';
+import type { AckBatcher } from '../settle/ack-batcher';
+import type { RetryInfo } from '../message/attempts';
+import { decide, onArrival, type CopyDecision, type Decision, type DecisionPolicy } from '../settle/decide';
+import type { FailureDetails } from '../message/failure';
+import type { DeliveryRegistry } from './registry';
+import { toAmqpInfo, type DeliveredMessage } from '../message/message-info';
+import { LogLimiter } from '../observe/log-limiter';
+import { decodePayload } from '../message/payload';
+import type { ConsumerSessionEvents, ConsumerSessionOptions } from './types';
+import { notSettleable, PAST_TENSE, SettleError, type SettleAction, type SettleOutcome, type TrackedDelivery } from '../settle/settlement';
+import type { Settler } from '../settle/settler';
 
 export type DeliveryOptions = Pick<ConsumerSessionOptions, 'settleTimeoutMs' | 'decode' | 'invalidBody' | 'metrics'> & { mainQueue: string };
 

@@ -4,7 +4,7 @@
  * to the broker, so a quorum queue's delivery limit cannot drop it.
  */
 import type { ConsumeMessage } from 'amqplib';
-import type { RetryInfo } from './attempts';
+import type { RetryInfo } from '../message/attempts';
 import type { TrackedDelivery } from './settlement';
 
 export interface OrderedHoldHost {

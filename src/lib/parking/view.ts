@@ -3,10 +3,10 @@
  * or reason). Pure: the broker side is in parked.ts.
  */
 import type { MessageProperties } from 'amqplib';
-import { attemptHeaderCount, readDeaths } from './attempts';
-import { FAILURE_HEADERS } from './failure';
-import { PARK_HEADERS } from './parking';
-import { plainHeaderValue } from './amqp-values';
+import { attemptHeaderCount, readDeaths } from '../message/attempts';
+import { FAILURE_HEADERS } from '../message/failure';
+import { PARK_HEADERS } from '../message/copies';
+import { plainHeaderValue } from '../amqp/values';
 
 /** One parked message as a flow or the editor sees it: plain data only, no channel. */
 export interface ParkedMessage {
