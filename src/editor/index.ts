@@ -5,29 +5,20 @@
  * sets `window.RabbitmqRetry`. Browser code: no Node.js API here or in what it imports.
  */
 import {
-  CONSUMER_MODES,
-  DECODE_MODES,
-  INVALID_BODY_ACTIONS,
-  PROPERTY_VERSIONS,
-  PARK_NODE_ACTIONS,
-  PUBLISH_MODES,
-  SETTLE_ACTIONS,
-  TOPOLOGY_MODES,
   contentTypeProblem,
   envNameProblem,
   isEnvReference,
-  missingProperties,
   nameProblem,
   numberProblem,
   oneOfProblem,
   managementUrlProblem,
   routingKeysProblem,
-  savedVersion,
   utf8Length,
   type Problem,
 } from '../lib/rules/property-rules';
 import { ENV_FIELDS, resolveConnectTargets } from '../lib/connection/settings';
-import { NUMBER_FIELDS, type NumberField } from '../lib/rules/number-fields';
+import { type NumberField } from '../lib/rules/number-fields';
+import { CONSUMER_MODES, DECODE_MODES, INVALID_BODY_ACTIONS, TOPOLOGY_MODES, missingProperties, NUMBER_FIELDS, PARK_NODE_ACTIONS, PROPERTY_VERSIONS, PUBLISH_MODES, savedVersion, SETTLE_ACTIONS } from '../nodes/shared/properties';
 import { EXCHANGE_TYPES } from '../lib/topology/plan';
 import { parseDelays, parseQueueArguments, queueNamesOf } from '../lib/topology/parse';
 

@@ -4,8 +4,8 @@
  */
 import assert from 'node:assert/strict';
 import * as editor from '../../src/editor/index';
-import { NUMBER_FIELDS, readNumberField } from '../../src/lib/rules/number-fields';
-import { missingProperties } from '../../src/lib/rules/property-rules';
+import { readNumberField } from '../../src/lib/rules/number-fields';
+import { missingProperties, NUMBER_FIELDS } from '../../src/nodes/shared/properties';
 import { EXCHANGE_TYPES } from '../../src/lib/topology/plan';
 import { parseDelays } from '../../src/lib/topology/parse';
 

@@ -2,9 +2,8 @@
 import { isUtf8 } from 'node:buffer';
 import { TextDecoder } from 'node:util';
 
-import type { DecodeMode } from '../rules/property-rules';
-
-export type { DecodeMode };
+/** `auto` decodes a body by its content type; the others force one decoding. */
+export type DecodeMode = 'auto' | 'json' | 'string' | 'buffer';
 
 export type DecodeResult =
   | { ok: true; payload: unknown; as: 'json' | 'string' | 'buffer' }

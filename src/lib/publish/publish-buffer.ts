@@ -8,18 +8,9 @@
 import { EventEmitter } from 'node:events';
 import type { Options } from 'amqplib';
 import { PublishError, type ConfirmPublisher } from './confirm-publisher';
-import { NUMBER_FIELDS } from '../rules/number-fields';
+import { DEFAULT_PUBLISH_LIMITS, type PublishLimits } from './limits';
 
-export interface PublishLimits {
-  maxMessages: number;
-  maxBytes: number;
-}
-
-/** The broker node's defaults (its number fields). */
-export const DEFAULT_PUBLISH_LIMITS: Readonly<PublishLimits> = {
-  maxMessages: NUMBER_FIELDS['retry-broker'].bufferMessages.fallback,
-  maxBytes: NUMBER_FIELDS['retry-broker'].bufferMiB.fallback * 1024 * 1024,
-};
+export { DEFAULT_PUBLISH_LIMITS, type PublishLimits };
 
 export interface PublishBufferState {
   /** The broker's reason (`connection.blocked`) while it blocks publishing. */

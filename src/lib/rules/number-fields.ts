@@ -1,8 +1,7 @@
 /**
- * Reads the number fields of a node definition and says what is wrong with them. The editor
- * validates with the same table (NUMBER_FIELDS, bundled into its script), but flows also arrive
- * through the admin API or from older versions: a value the runtime cannot use is refused with the
- * field named, never silently replaced by a default. Pure: the editor runs it too.
+ * Reads number fields and says what is wrong with them: a value the runtime cannot use is refused
+ * with the field named, never silently replaced by a default. The node types' tables of fields live
+ * with the nodes (src/nodes/shared/properties.ts). Pure: the editor runs it too.
  */
 
 /** The longest timer Node.js keeps: a longer setTimeout fires at once. */
@@ -60,28 +59,3 @@ export function readNumberFields<T extends Record<string, NumberField>>(def: Rec
   }
   return { values, problems };
 }
-
-/** Every number property of every node type: the runtime reads them with these, the editor validates with them. */
-export const NUMBER_FIELDS = {
-  'retry-broker': {
-    port: { label: 'port', fallback: 5672, min: 1, max: 65535, integer: true },
-    heartbeat: { label: 'heartbeat', fallback: 30, min: 0, max: 65535, integer: true, unit: 's' },
-    reconnectMax: { label: 'maximum reconnect delay', fallback: 5, min: 1, max: MAX_TIMER_SECONDS, unit: 's' },
-    bufferMessages: { label: 'publish buffer (messages)', fallback: 1000, min: 1, integer: true },
-    bufferMiB: { label: 'publish buffer (MiB)', fallback: 16, min: 0.001, unit: 'MiB' },
-  },
-  'retry-config': {
-    maxAttempts: { label: 'max attempts', fallback: 3, min: 1, integer: true },
-    maxAge: { label: 'max age', fallback: 0, min: 0, unit: 's' },
-  },
-  'retry-consumer': {
-    prefetch: { label: 'prefetch', fallback: 10, min: 1, max: 65535, integer: true },
-    orderedPause: { label: 'pause', fallback: 5, min: 0, max: MAX_TIMER_SECONDS, unit: 's' },
-    settleTimeout: { label: 'settle timeout', fallback: 60, min: 0, max: MAX_TIMER_SECONDS, unit: 's' },
-    parkingWatch: { label: 'watch parking', fallback: 30, min: 0, max: MAX_TIMER_SECONDS, unit: 's' },
-    statsEvery: { label: 'stats every', fallback: 60, min: 0, max: MAX_TIMER_SECONDS, unit: 's' },
-  },
-  'park-replay': {
-    max: { label: 'at most', fallback: 100, min: 1, integer: true },
-  },
-} as const satisfies Record<string, Record<string, NumberField>>;

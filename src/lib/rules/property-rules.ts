@@ -4,7 +4,7 @@
  * runtime rejects. Pure, and free of Node.js APIs (it runs in the browser too).
  */
 
-import { NUMBER_FIELDS, readNumberField, type NumberField } from './number-fields';
+import { readNumberField, type NumberField } from './number-fields';
 
 /**
  * A problem with a value. `code` names the editor's translated text (`common.errors.<code>` in the
@@ -15,19 +15,6 @@ export interface Problem {
   params?: Record<string, string | number>;
   text: string;
 }
-
-export const TOPOLOGY_MODES = ['declare', 'check'] as const;
-/** `auto` decodes a body by its content type; the others force one decoding (payload.ts). */
-export const DECODE_MODES = ['auto', 'json', 'string', 'buffer'] as const;
-export type DecodeMode = (typeof DECODE_MODES)[number];
-export const CONSUMER_MODES = ['retry', 'ordered'] as const;
-export const INVALID_BODY_ACTIONS = ['park', 'error'] as const;
-export const SETTLE_ACTIONS = ['ack', 'retry'] as const;
-export const PUBLISH_MODES = ['publish', 'reply'] as const;
-/** What the park-replay node does with the parking queue. */
-export const PARK_ACTIONS = ['replay', 'peek', 'purge'] as const;
-/** The node's setting: an action, or `topic` (msg.topic names it). */
-export const PARK_NODE_ACTIONS = [...PARK_ACTIONS, 'topic'] as const;
 
 const ENV_REFERENCE = /^\$\{[^}]*\}$/;
 
@@ -106,41 +93,4 @@ export function contentTypeProblem(raw: string): Problem | null {
   const text = raw.trim();
   if (text === '' || /^[^\s/]+\/[^\s/;]+(\s*;.*)?$/.test(text)) return null;
   return { code: 'contentType', text: 'content type must look like application/json or text/plain' };
-}
-
-/**
- * Properties a node type gained after its first release, with the value a flow saved before them
- * means (the runtime's behaviour then). A node's `version` property records which of them its saved
- * flow knows: the editor fills the rest in when the dialog opens and saves the current version.
- */
-export const PROPERTY_VERSIONS: Record<string, { version: number; added: Record<string, { since: number; value?: string }> }> = {
-  // Number fields mean their NUMBER_FIELDS fallback; others name their value.
-  'retry-broker': {
-    version: 3,
-    // A field without its type is text (`${VAR}` text included), as before the env type existed.
-    added: { bufferMessages: { since: 2 }, bufferMiB: { since: 2 }, urlType: { since: 3, value: 'str' }, hostType: { since: 3, value: 'str' }, managementUrlType: { since: 3, value: 'str' } },
-  },
-  'park-replay': { version: 2, added: { action: { since: 2, value: 'replay' } } },
-  'retry-config': { version: 2, added: { maxAge: { since: 2 } } },
-  'retry-consumer': { version: 3, added: { mode: { since: 2, value: 'retry' }, orderedPause: { since: 2 }, parkingWatch: { since: 2 }, statsEvery: { since: 3 } } },
-};
-
-/** The version a saved node is at: none saved means 1, the first release. */
-export function savedVersion(props: { version?: unknown }): number {
-  const n = Number(props.version);
-  return Number.isInteger(n) && n >= 1 ? n : 1;
-}
-
-/** Properties an older saved node lacks, with the value they stand for. */
-export function missingProperties(type: string, props: Record<string, unknown>): Record<string, string> {
-  const table = PROPERTY_VERSIONS[type];
-  const out: Record<string, string> = {};
-  if (!table) return out;
-  const version = savedVersion(props);
-  for (const [name, added] of Object.entries(table.added)) {
-    const field = (NUMBER_FIELDS as Record<string, Record<string, NumberField> | undefined>)[type]?.[name];
-    const value = added.value ?? (field ? String(field.fallback) : undefined);
-    if (added.since > version && props[name] === undefined && value !== undefined) out[name] = value;
-  }
-  return out;
 }

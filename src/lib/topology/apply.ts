@@ -4,7 +4,8 @@
  * the channel it happens on. Decisions branch on the AMQP reply `code`: the broker truncates texts.
  */
 import type { Channel } from 'amqplib';
-import type { PlannedQueue, QueueArguments, TopologyMode, TopologyPlan } from './plan';
+import type { QueueArguments } from './arguments';
+import type { PlannedQueue, TopologyMode, TopologyPlan } from './plan';
 import { describeDifference, describePreconditionFailure, diffArguments, parsePreconditionFailure, type ArgumentDifference } from './diff';
 
 /** AMQP reply codes this module branches on. */

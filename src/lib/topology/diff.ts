@@ -2,13 +2,9 @@
  * How a queue or exchange on the broker differs from the plan: argument diffs, and the broker's 406
  * PRECONDITION_FAILED text read back into a sentence for the user. Pure.
  */
-import { SINGLE_ACTIVE_CONSUMER, type QueueArguments } from './plan';
+import { sameArgumentValue, SINGLE_ACTIVE_CONSUMER, type QueueArguments } from './arguments';
 
-/** Numeric arguments compare by value: the broker treats `short 3000` and `long 3000` alike. */
-export function sameArgumentValue(a: unknown, b: unknown): boolean {
-  if (typeof a === 'number' || typeof b === 'number') return Number(a) === Number(b);
-  return a === b;
-}
+export { sameArgumentValue };
 
 export interface ArgumentDifference {
   argument: string;

@@ -4,7 +4,7 @@
  */
 import { redactUrl, type ConnectTarget } from '../connection/settings';
 import type { DefinitionReader } from './apply';
-import type { QueueArguments } from './plan';
+import type { QueueArguments } from './arguments';
 
 export interface ManagementApiOptions {
   /** e.g. http://127.0.0.1:15672; a user:password in it wins over username / password. */

@@ -1,5 +1,5 @@
 /** The retry configuration's text fields (delays, queue arguments) to values, with errors that name the problem. Pure. */
-import type { QueueArguments } from './plan';
+import type { QueueArguments } from './arguments';
 
 const DELAY_UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
 

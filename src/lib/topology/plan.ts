@@ -1,19 +1,17 @@
 /**
  * The retry topology as plain data: what exchanges, queues, arguments and bindings a retry
  * configuration means, and whether a configuration is valid.
- * Pure (the editor runs it too): parsing the editor's fields lives in topology-parse.ts, comparing with the broker in
- * topology-diff.ts, applying a plan to a broker in topology-broker.ts.
+ * Pure (the editor runs it too): the arguments it sets are named in arguments.ts, parsing the editor's fields lives in
+ * parse.ts, comparing with the broker in diff.ts, applying a plan to a broker in apply.ts.
  */
 import { nameProblem, routingKeysProblem } from '../rules/property-rules';
-import { sameArgumentValue } from './diff';
+import { ALTERNATE_EXCHANGE, DEAD_LETTER_EXCHANGE, DEAD_LETTER_ROUTING_KEY, isQuorum, MESSAGE_TTL, sameArgumentValue, SINGLE_ACTIVE_CONSUMER, type QueueArguments } from './arguments';
 
 export type ExchangeType = 'direct' | 'topic' | 'fanout' | 'headers';
 export const EXCHANGE_TYPES: readonly ExchangeType[] = ['direct', 'topic', 'fanout', 'headers'];
 
 /** `declare`: assert everything with its arguments. `check`: passive checks only, never a declare. */
 export type TopologyMode = 'declare' | 'check';
-
-export type QueueArguments = Record<string, unknown>;
 
 export interface RetryTopologyConfig {
   mode: TopologyMode;
@@ -85,12 +83,6 @@ export interface TopologyPlan {
   bindings: PlannedBinding[];
 }
 
-export const DEAD_LETTER_EXCHANGE = 'x-dead-letter-exchange';
-export const DEAD_LETTER_ROUTING_KEY = 'x-dead-letter-routing-key';
-export const MESSAGE_TTL = 'x-message-ttl';
-export const SINGLE_ACTIVE_CONSUMER = 'x-single-active-consumer';
-export const ALTERNATE_EXCHANGE = 'alternate-exchange';
-
 /** The alternate exchange and its queue, or undefined when the configuration sets none. */
 export function unroutedRoute(config: Pick<RetryTopologyConfig, 'mainExchange' | 'alternateExchange' | 'unroutedQueue'>): { exchange: string; queue: string } | undefined {
   const exchange = config.alternateExchange ?? '';
@@ -108,10 +100,6 @@ export function unroutedRoute(config: Pick<RetryTopologyConfig, 'mainExchange' |
  *   dead-letters at the delivery limit is parked, never dropped as a dead-letter cycle.
  */
 export type RetryRoute = 'dead-letter' | 'republish';
-
-export function isQuorum(args: QueueArguments): boolean {
-  return args['x-queue-type'] === 'quorum';
-}
 
 export function retryRoute(config: Pick<RetryTopologyConfig, 'retryDelaysMs' | 'mainQueueArguments'>): RetryRoute {
   return config.retryDelaysMs.length > 1 || isQuorum(config.mainQueueArguments) ? 'republish' : 'dead-letter';

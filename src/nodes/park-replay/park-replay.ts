@@ -3,8 +3,8 @@
  * where they were first published (confirmed), peeks at them without removing them, or purges them.
  */
 import { type Node, type NodeAPI, type NodeDef, type NodeMessage, type NodeStatus } from '../shared/node-red';
-import { NUMBER_FIELDS, readNumberField } from '../../lib/rules/number-fields';
-import { PARK_ACTIONS } from '../../lib/rules/property-rules';
+import { readNumberField } from '../../lib/rules/number-fields';
+import { NUMBER_FIELDS, PARK_ACTIONS } from '../shared/properties';
 import { translator, type Translate } from '../shared/i18n';
 import { runParkingAction, type ParkAction } from '../shared/parking-actions';
 import { findRetryConfig } from '../shared/retry-config-node';

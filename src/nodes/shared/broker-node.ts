@@ -2,7 +2,8 @@
 import type { BrokerConnection, ConnectionState } from '../../lib/connection/broker-connection';
 import type { ManagementApi } from '../../lib/topology/management-api';
 import type { BrokerSettings } from '../../lib/connection/settings';
-import { NUMBER_FIELDS, readNumberFields } from '../../lib/rules/number-fields';
+import { readNumberFields } from '../../lib/rules/number-fields';
+import { NUMBER_FIELDS } from './properties';
 import type { PublishBufferState } from '../../lib/publish/publish-buffer';
 import type { Translate } from './i18n';
 import { stringProp, type Node, type NodeAPI, type NodeStatus } from './node-red';

@@ -5,12 +5,12 @@
 import { peekParked, purgeParked } from '../../lib/parking/scan';
 import { retryMetrics } from '../../lib/observe/metrics';
 import { peekHazard, selectionFrom, type ParkedMessage } from '../../lib/parking/view';
-import type { PARK_ACTIONS } from '../../lib/rules/property-rules';
+import type { ParkAction } from './properties';
 import { replayParked } from '../../lib/parking/replay';
 import type { RetryTopologyConfig } from '../../lib/topology/plan';
 import type { RetryBrokerNode } from './broker-node';
 
-export type ParkAction = (typeof PARK_ACTIONS)[number];
+export type { ParkAction };
 
 /**
  * Runs one action; `source` holds the selection (`messageIds`, `routingKey`, `reason`). The broker

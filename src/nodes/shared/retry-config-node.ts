@@ -1,5 +1,6 @@
 /** The retry-config node's shape as other nodes see it. */
-import { NUMBER_FIELDS, readNumberFields } from '../../lib/rules/number-fields';
+import { readNumberFields } from '../../lib/rules/number-fields';
+import { NUMBER_FIELDS } from './properties';
 import { parseRoutingKeys } from '../../lib/rules/property-rules';
 import { EXCHANGE_TYPES, validateTopologyConfig, type ExchangeType, type RetryTopologyConfig } from '../../lib/topology/plan';
 import { parseDelays, parseQueueArguments, queueNamesOf } from '../../lib/topology/parse';

@@ -1,0 +1,93 @@
+/**
+ * The node types' property tables, for the runtime (which reads flows with them) and the editor
+ * (which validates and fills in dialogs with the same tables, bundled into its script): number
+ * fields with their ranges and fallbacks, the values of choice properties, and the properties each
+ * node type gained after its first release. Pure: the editor runs it too.
+ */
+import type { DecodeMode } from '../../lib/message/payload';
+import { DEFAULT_PUBLISH_LIMITS } from '../../lib/publish/limits';
+import { MAX_TIMER_SECONDS, type NumberField } from '../../lib/rules/number-fields';
+import type { InvalidBodyPolicy } from '../../lib/settle/decide';
+import type { TopologyMode } from '../../lib/topology/plan';
+
+const MIB = 1024 * 1024;
+
+/** Every value of a union, listed once: the compiler says when the list misses one. */
+function allOf<T extends string>() {
+  return <L extends readonly T[]>(list: L & ([T] extends [L[number]] ? unknown : never)): L => list;
+}
+
+export const TOPOLOGY_MODES = allOf<TopologyMode>()(['declare', 'check'] as const);
+export const DECODE_MODES = allOf<DecodeMode>()(['auto', 'json', 'string', 'buffer'] as const);
+export const INVALID_BODY_ACTIONS = allOf<InvalidBodyPolicy>()(['park', 'error'] as const);
+
+export const CONSUMER_MODES = ['retry', 'ordered'] as const;
+export const SETTLE_ACTIONS = ['ack', 'retry'] as const;
+export const PUBLISH_MODES = ['publish', 'reply'] as const;
+/** What the park-replay node does with the parking queue. */
+export const PARK_ACTIONS = ['replay', 'peek', 'purge'] as const;
+export type ParkAction = (typeof PARK_ACTIONS)[number];
+/** The node's setting: an action, or `topic` (msg.topic names it). */
+export const PARK_NODE_ACTIONS = [...PARK_ACTIONS, 'topic'] as const;
+
+/** Every number property of every node type: the runtime reads them with these, the editor validates with them. */
+export const NUMBER_FIELDS = {
+  'retry-broker': {
+    port: { label: 'port', fallback: 5672, min: 1, max: 65535, integer: true },
+    heartbeat: { label: 'heartbeat', fallback: 30, min: 0, max: 65535, integer: true, unit: 's' },
+    reconnectMax: { label: 'maximum reconnect delay', fallback: 5, min: 1, max: MAX_TIMER_SECONDS, unit: 's' },
+    bufferMessages: { label: 'publish buffer (messages)', fallback: DEFAULT_PUBLISH_LIMITS.maxMessages, min: 1, integer: true },
+    bufferMiB: { label: 'publish buffer (MiB)', fallback: DEFAULT_PUBLISH_LIMITS.maxBytes / MIB, min: 0.001, unit: 'MiB' },
+  },
+  'retry-config': {
+    maxAttempts: { label: 'max attempts', fallback: 3, min: 1, integer: true },
+    maxAge: { label: 'max age', fallback: 0, min: 0, unit: 's' },
+  },
+  'retry-consumer': {
+    prefetch: { label: 'prefetch', fallback: 10, min: 1, max: 65535, integer: true },
+    orderedPause: { label: 'pause', fallback: 5, min: 0, max: MAX_TIMER_SECONDS, unit: 's' },
+    settleTimeout: { label: 'settle timeout', fallback: 60, min: 0, max: MAX_TIMER_SECONDS, unit: 's' },
+    parkingWatch: { label: 'watch parking', fallback: 30, min: 0, max: MAX_TIMER_SECONDS, unit: 's' },
+    statsEvery: { label: 'stats every', fallback: 60, min: 0, max: MAX_TIMER_SECONDS, unit: 's' },
+  },
+  'park-replay': {
+    max: { label: 'at most', fallback: 100, min: 1, integer: true },
+  },
+} as const satisfies Record<string, Record<string, NumberField>>;
+
+/**
+ * Properties a node type gained after its first release, with the value a flow saved before them
+ * means (the runtime's behaviour then). A node's `version` property records which of them its saved
+ * flow knows: the editor fills the rest in when the dialog opens and saves the current version.
+ */
+export const PROPERTY_VERSIONS: Record<string, { version: number; added: Record<string, { since: number; value?: string }> }> = {
+  // Number fields mean their NUMBER_FIELDS fallback; others name their value.
+  'retry-broker': {
+    version: 3,
+    // A field without its type is text (`${VAR}` text included), as before the env type existed.
+    added: { bufferMessages: { since: 2 }, bufferMiB: { since: 2 }, urlType: { since: 3, value: 'str' }, hostType: { since: 3, value: 'str' }, managementUrlType: { since: 3, value: 'str' } },
+  },
+  'park-replay': { version: 2, added: { action: { since: 2, value: 'replay' } } },
+  'retry-config': { version: 2, added: { maxAge: { since: 2 } } },
+  'retry-consumer': { version: 3, added: { mode: { since: 2, value: 'retry' }, orderedPause: { since: 2 }, parkingWatch: { since: 2 }, statsEvery: { since: 3 } } },
+};
+
+/** The version a saved node is at: none saved means 1, the first release. */
+export function savedVersion(props: { version?: unknown }): number {
+  const n = Number(props.version);
+  return Number.isInteger(n) && n >= 1 ? n : 1;
+}
+
+/** Properties an older saved node lacks, with the value they stand for. */
+export function missingProperties(type: string, props: Record<string, unknown>): Record<string, string> {
+  const table = PROPERTY_VERSIONS[type];
+  const out: Record<string, string> = {};
+  if (!table) return out;
+  const version = savedVersion(props);
+  for (const [name, added] of Object.entries(table.added)) {
+    const field = (NUMBER_FIELDS as Record<string, Record<string, NumberField> | undefined>)[type]?.[name];
+    const value = added.value ?? (field ? String(field.fallback) : undefined);
+    if (added.since > version && props[name] === undefined && value !== undefined) out[name] = value;
+  }
+  return out;
+}
