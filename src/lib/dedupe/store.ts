@@ -1,0 +1,63 @@
+/**
+ * What an idempotent consumer needs of a store of processed messages: claim a key on arrival (with a
+ * lease, so a duplicate that arrives while the first copy is still in a flow is held, not processed
+ * twice), complete it when the flow acked (recorded before the ack goes to the broker), release it on
+ * a retry or a park (so the next delivery is processed again). Every call takes a batch: the consumer
+ * collects one event-loop turn's keys and makes one round trip, the way acks are batched.
+ *
+ * Keys are scoped (by default the consumer's main queue), so the same business key on two queues is
+ * two records. Stores: memory (one process), Redis and PostgreSQL (shared by several Node-RED
+ * instances).
+ */
+
+/** A record's identity: `scope` (the consumer's main queue by default) and the message's key. */
+export interface DedupeKey {
+  scope: string;
+  key: string;
+}
+
+export type ClaimResult =
+  /** Claimed for the caller (no record, an ended lease, or the caller's own live claim, renewed). */
+  | { state: 'claimed' }
+  /** Processed before, within the retention: a duplicate. */
+  | { state: 'done' }
+  /** Another owner's live claim: look again when it settles or at `until` (ms since epoch). */
+  | { state: 'held'; owner: string; until: number };
+
+export interface DedupeStore {
+  /** Names the store for statuses and logs, without secrets: `memory`, `redis 10.0.0.5:6379`, `postgres app@db/orders_dedupe`. */
+  readonly description: string;
+  /** The longest key (scope and key together, UTF-8 bytes) the store takes. */
+  readonly maxKeyBytes: number;
+  /**
+   * Creates what the store needs (`declare`: a table) or checks it is there as expected (`check`),
+   * and checks the store answers. Rejects with a {@link DedupeStoreError} naming the problem.
+   */
+  prepare(): Promise<void>;
+  /** Resolves when the store answers (used to see a store come back); rejects otherwise. */
+  ping(): Promise<void>;
+  /**
+   * Claims each key for `owner` until `leaseMs` from now; one result per key, in order. A done key
+   * stays done; another owner's live claim is `held`.
+   */
+  claim(keys: readonly DedupeKey[], owner: string, leaseMs: number): Promise<ClaimResult[]>;
+  /** Marks the keys processed for `retentionMs`, whoever claimed them (the flow acked). */
+  complete(keys: readonly DedupeKey[], retentionMs: number): Promise<void>;
+  /** Removes the owner's claims on the keys; a done key or another owner's claim stays. */
+  release(keys: readonly DedupeKey[], owner: string): Promise<void>;
+  /** Closes what the store holds open (connections, timers). */
+  close(): Promise<void>;
+}
+
+export type DedupeStoreProblem = 'unreachable' | 'auth' | 'schema' | 'other';
+
+/** A store that cannot be used, with what is wrong in words a user can act on (never a password). */
+export class DedupeStoreError extends Error {
+  constructor(
+    message: string,
+    readonly problem: DedupeStoreProblem,
+  ) {
+    super(message);
+    this.name = 'DedupeStoreError';
+  }
+}
