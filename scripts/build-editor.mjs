@@ -3,7 +3,7 @@
 // resources/<package>/editor.js. A few CommonJS files need no bundler: each is wrapped in a function
 // and given a `require` that resolves the others. Anything but a relative require fails the build:
 // the editor runs in a browser.
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -20,7 +20,8 @@ function add(file) {
   const deps = {};
   for (const [, spec] of code.matchAll(/require\("([^"]+)"\)/g)) {
     if (!spec.startsWith('.')) throw new Error(`${id} requires '${spec}': the editor bundle may only use relative imports of pure modules`);
-    deps[spec] = add(path.join(path.dirname(file), `${spec}.js`));
+    const base = path.join(path.dirname(file), spec);
+    deps[spec] = add(existsSync(`${base}.js`) ? `${base}.js` : path.join(base, 'index.js'));
   }
   modules.set(id, { code, deps });
   return id;

@@ -89,24 +89,27 @@ export async function pkgConsume(
 
 /** The slice of the package's ConsumerSession (dist/lib) the bench drives. */
 interface SessionLike {
-  on(event: 'message', listener: (delivered: Msg) => void): void;
+  deliveries: {
+    on(event: 'message', listener: (delivered: Msg) => void): void;
+    on(event: 'error', listener: (text: string) => void): void;
+    on(event: 'changed', listener: () => void): void;
+    settle(deliveryId: string, action: 'ack'): Promise<unknown>;
+  };
   on(event: 'error', listener: (text: string) => void): void;
-  on(event: 'stats', listener: () => void): void;
   start(): void;
   stop(): Promise<void>;
-  settle(deliveryId: string, action: 'ack'): Promise<unknown>;
 }
 type SessionClass = new (options: Record<string, unknown>) => SessionLike;
 
 /** The package's ConsumerSession class (dist/lib), for the runs without Node-RED. */
 export function consumerSessionClass(): SessionClass {
-  return (distLib('consume/consumer-session') as { ConsumerSession: SessionClass }).ConsumerSession;
+  return (distLib('consume/index') as { ConsumerSession: SessionClass }).ConsumerSession;
 }
 
 /**
  * The package's ConsumerSession (dist/lib) settling each delivery directly, no Node-RED routing:
  * what the package's own code costs per message. Its connection, topology and registry come from the
- * package's config nodes, so the bench does not depend on their internal shapes.
+ * package's broker and config nodes, so the bench does not depend on their internal shapes.
  */
 export async function sessionConsume(
   ctx: Ctx,
@@ -119,17 +122,17 @@ export async function sessionConsume(
   const user = { id: 'bench-session', status: (): undefined => undefined };
   const session = new ConsumerSession({
     connection: broker.connection,
+    copies: broker.connection.publisher('settle'),
     topology: config.topology,
-    registry: config.registry,
     prefetch,
     settleTimeoutMs,
     decode: 'auto',
     invalidBody: 'park',
   });
   const failures: Error[] = [];
-  session.on('message', (delivered) => {
+  session.deliveries.on('message', (delivered) => {
     if (onDelivered) onDelivered(delivered);
-    session.settle(String(delivered.amqp.deliveryId), 'ack').catch((err: unknown) => failures.push(err as Error));
+    session.deliveries.settle(String(delivered.amqp.deliveryId), 'ack').catch((err: unknown) => failures.push(err as Error));
   });
   session.on('error', (text) => failures.push(new Error(text)));
   const done = armProbe(count);

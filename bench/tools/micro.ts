@@ -18,7 +18,7 @@ import { EventEmitter } from 'node:events';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fullGc, makeBody, median, runTool } from '../lib/common';
-import { distLib, distRoot, packageNodes, type Msg } from '../lib/nodered';
+import { distRoot, packageNodes, type Msg } from '../lib/nodered';
 import { consumerSessionClass } from '../lib/scenarios';
 
 const [countArg, inFlightArg] = process.argv.slice(2);
@@ -108,7 +108,6 @@ function message(i: number, content: Buffer): Msg {
 
 packageNodes();
 const ConsumerSession = consumerSessionClass();
-const { DeliveryRegistry } = distLib('consume/registry') as { DeliveryRegistry: new (id: string) => object };
 // eslint-disable-next-line @typescript-eslint/no-require-imports -- compiled CommonJS of the build under test
 const { topologyFromDefinition } = require(path.join(distRoot, 'nodes/shared/retry-config-node.js')) as { topologyFromDefinition: (d: object) => object };
 
@@ -116,8 +115,8 @@ async function run(options: Record<string, unknown>, content: Buffer): Promise<{
   const connection = new FakeConnection();
   const session = new ConsumerSession({
     connection,
+    copies: { publish: () => Promise.resolve() },
     topology: topologyFromDefinition(def),
-    registry: new DeliveryRegistry('config'),
     prefetch: IN_FLIGHT,
     settleTimeoutMs: 60_000,
     decode: 'auto',
@@ -125,11 +124,11 @@ async function run(options: Record<string, unknown>, content: Buffer): Promise<{
     ...options,
   });
   let statsListener = 0;
-  session.on('stats', () => {
+  session.deliveries.on('changed', () => {
     statsListener += 1; // like retry-consumer: schedules a status update, reads nothing
   });
   const waiting: string[] = [];
-  session.on('message', (delivered) => waiting.push(String(delivered.amqp.deliveryId)));
+  session.deliveries.on('message', (delivered) => waiting.push(String(delivered.amqp.deliveryId)));
   session.start();
   for (let i = 0; i < 100 && !connection.channel.consumer; i += 1) await new Promise((resolve) => setImmediate(resolve));
   const deliver = connection.channel.consumer;
@@ -141,7 +140,7 @@ async function run(options: Record<string, unknown>, content: Buffer): Promise<{
     // A burst of deliveries (one socket read), then the flow settles them all.
     for (let k = 0; k < IN_FLIGHT && sent < COUNT; k += 1) deliver(message(sent++, content));
     const ids = waiting.splice(0);
-    await Promise.all(ids.map((id) => session.settle(id, 'ack')));
+    await Promise.all(ids.map((id) => session.deliveries.settle(id, 'ack')));
   }
   const ns = ((performance.now() - t0) * 1e6) / COUNT;
   await session.stop();

@@ -1,2 +1,28 @@
-/** The package's RabbitMQ logic, usable without Node-RED. */
-export * from './consume/consumer-session';
+/**
+ * The package's RabbitMQ and database logic, usable without Node-RED, in folders by concern. Each
+ * folder's index names what it offers; a folder imports only from the folders below it (this list is
+ * top to bottom), never up and never in a circle — test/unit/architecture.test.ts keeps it so.
+ *
+ * - consume    consuming a retry topology's main queue: session lifecycle, deliveries, retry mover
+ * - dedupe     the idempotent consumer's store of processed keys
+ * - settle     what a settle becomes (decide) and carrying it out (acks, dead-letters, confirmed copies)
+ * - parking    the parking queue: peek, purge, replay, watch
+ * - topology   the retry topology as data, declared or checked on a broker
+ * - connection one AMQP connection per broker configuration, reconnecting
+ * - publish    confirmed, mandatory publishing under bounded back-pressure
+ * - message    what a message carries and becomes: attempts, payload, msg.amqp, copies
+ * - observe    metrics and log limiting
+ * - rules      property rules shared with the editor
+ * - amqp       AMQP values and closing channels
+ */
+export * as consume from './consume';
+export * as dedupe from './dedupe';
+export * as settle from './settle';
+export * as parking from './parking';
+export * as topology from './topology';
+export * as connection from './connection';
+export * as publish from './publish';
+export * as message from './message';
+export * as observe from './observe';
+export * as rules from './rules';
+export * as amqp from './amqp';

@@ -1,6 +1,8 @@
 /** Builds small test flows around one broker and one retry configuration with unique names. */
 import type { Channel } from 'amqplib';
+import type { ConsumerSession, ConsumerSessions } from '../../src/lib/consume';
 import { AMQP_URL, uniqueName } from './broker';
+import { helper } from './node-red';
 
 export interface Names {
   mainExchange: string;
@@ -73,4 +75,12 @@ export async function declareSeedTopology(ch: Channel, names: Names): Promise<vo
   await ch.assertQueue(names.parkingQueue, { durable: true });
   await ch.bindQueue(names.mainQueue, names.mainExchange, names.routingKey);
   await ch.bindQueue(names.retryQueue, names.retryExchange, '');
+}
+
+/** The session a consumer node runs, found as end nodes find it: through the retry configuration that owns it. */
+export function sessionOf(consumerId = 'consumer', configId = 'config'): ConsumerSession {
+  const config = helper.getNode(configId) as unknown as { consumers: ConsumerSessions } | null;
+  const session = config?.consumers.of(consumerId);
+  if (!session) throw new Error(`retry configuration '${configId}' has no session of consumer '${consumerId}'`);
+  return session;
 }

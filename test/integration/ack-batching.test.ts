@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { Broker, waitFor } from '../helpers/broker';
-import { brokerNode, configNode, consumerNode, tab, uniqueNames, type Names } from '../helpers/flows';
+import { brokerNode, configNode, consumerNode, sessionOf, tab, uniqueNames, type Names } from '../helpers/flows';
 import { helper, loadFlow } from '../helpers/node-red';
 
 describe('ack batching (real broker)', function () {
@@ -36,11 +36,10 @@ describe('ack batching (real broker)', function () {
       { id: 'hold', type: 'function', z: 'flow', func: "return msg.amqp.properties.correlationId === 'held' ? null : msg;", outputs: 1, wires: [['ack']] },
       { id: 'ack', type: 'retry-settle', z: 'flow', action: 'ack', wires: [] },
     ]);
-    const consumer = helper.getNode('consumer') as unknown as { session: { stats: { acked: number } } };
     await broker.waitForConsumer(names.mainQueue);
     await broker.publish(names.mainExchange, names.routingKey, { n: 0 }, { correlationId: 'held' });
     for (let n = 1; n < total; n += 1) await broker.publish(names.mainExchange, names.routingKey, { n }, { correlationId: `c-${n}` });
-    await waitFor(() => consumer.session.stats.acked === total - 1, `${total - 1} acks from the flow`);
+    await waitFor(() => sessionOf().stats.acked === total - 1, `${total - 1} acks from the flow`);
 
     // Stopping the consumer returns what is unsettled: exactly the held message.
     await helper.unload();
@@ -69,16 +68,15 @@ describe('ack batching (real broker)', function () {
       { id: 'ack', type: 'retry-settle', z: 'flow', action: 'ack', wires: [] },
       { id: 'retry', type: 'retry-settle', z: 'flow', action: 'retry', wires: [] },
     ]);
-    const consumer = helper.getNode('consumer') as unknown as { session: { stats: { acked: number; retried: number }; pause(): Promise<void>; resume(): Promise<void> } };
     await broker.waitForConsumer(names.mainQueue);
     // Paused while the queue fills, so the messages arrive in one burst and are settled in few turns:
     // runs of acks and dead-letters below the held message go out as multiple frames.
-    await consumer.session.pause();
+    await sessionOf().pause();
     for (let n = 1; n < total; n += 1) await broker.publish(names.mainExchange, names.routingKey, { n }, { correlationId: n === 20 ? 'held' : `c-${n}` });
-    await consumer.session.resume();
+    await sessionOf().resume();
     const retried = Array.from({ length: total - 1 }, (_, i) => i + 1).filter((n) => n % 3 === 0 && n !== 20);
-    await waitFor(() => consumer.session.stats.acked + consumer.session.stats.retried === total - 2, 'every message but the held one settled');
-    assert.equal(consumer.session.stats.retried, retried.length);
+    await waitFor(() => sessionOf().stats.acked + sessionOf().stats.retried === total - 2, 'every message but the held one settled');
+    assert.equal(sessionOf().stats.retried, retried.length);
     await waitFor(async () => (await broker.messageCount(names.retryQueue)) === retried.length, 'the retried messages in the retry queue');
 
     await helper.unload();

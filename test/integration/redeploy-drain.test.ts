@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { Broker, waitFor } from '../helpers/broker';
-import { brokerNode, configNode, consumerNode, tab, uniqueNames, type Names } from '../helpers/flows';
+import { brokerNode, configNode, consumerNode, sessionOf, tab, uniqueNames, type Names } from '../helpers/flows';
 import { helper, loadFlow, logLines, redeploy } from '../helpers/node-red';
 
 /** Records every delivery it sees (message id and consumer tag) in global context, and passes it on after a while. */
@@ -82,8 +82,7 @@ describe('redeploy with messages in the flow (real broker)', function () {
     await redeploy(flow('after'), 'nodes');
     await waitFor(() => new Set(seen().map((s) => s.id)).size === 20, 'every message processed');
     // The new consumer got (and acked) the other ten only: the first ten were acked by the stopping one.
-    const consumer = helper.getNode('consumer') as unknown as { session: { stats: { acked: number } } };
-    await waitFor(() => consumer.session.stats.acked === 10, 'the new consumer acking the other ten');
+    await waitFor(() => sessionOf().stats.acked === 10, 'the new consumer acking the other ten');
     const processed = seen();
     await helper.unload();
     assert.deepEqual(processed.map((s) => s.id).sort(), [...ids].sort(), 'each message processed exactly once');

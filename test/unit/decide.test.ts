@@ -146,7 +146,7 @@ describe('decide()', () => {
     assert.equal(d.reason, 'negative amount');
     assert.equal(d.options.headers?.[PARK_HEADERS.attempt], 1);
     assert.equal(d.options.headers?.[PARK_HEADERS.originalQueue], 'main-queue');
-    assert.equal(parked(decide(classic, delivery(1), 'park', '', NOW)).reason, 'parked');
+    assert.equal(parked(decide(classic, delivery(1), 'park', '', NOW)).reason, 'parked by the flow');
   });
 });
 

@@ -1,17 +1,15 @@
-/** Deliveries without a broker: the settle deadline (one timer for the oldest), acks at once, double settles. */
+/**
+ * Deliveries without a broker, through their narrow parts: an ack channel that writes down what it is
+ * told, a copy publisher that confirms or refuses. The settle deadline (one timer for the oldest), acks
+ * at once, double settles, a confirmed copy before the ack, a failed copy handled in one place.
+ */
 import assert from 'node:assert/strict';
-import { EventEmitter } from 'node:events';
-import type { ConsumeMessage } from 'amqplib';
-import { AckBatcher } from '../../src/lib/settle/ack-batcher';
-import type { BrokerConnection } from '../../src/lib/connection/broker-connection';
-import { decisionPolicy } from '../../src/lib/settle/decide';
+import type { ConsumeMessage, Options } from 'amqplib';
 import { Deliveries } from '../../src/lib/consume/deliveries';
 import { DeliveryRegistry } from '../../src/lib/consume/registry';
-import type { DeliveredMessage } from '../../src/lib/message/message-info';
-import type { ConsumerSessionEvents } from '../../src/lib/consume/types';
-import { SettleError, type TrackedDelivery } from '../../src/lib/settle/settlement';
-import { Settler } from '../../src/lib/settle/settler';
-import type { RetryTopologyConfig } from '../../src/lib/topology/plan';
+import type { DeliveredMessage } from '../../src/lib/message';
+import { AckBatcher, decisionPolicy, OrderedHold, Settler, SettleError, type CopyPublisher, type TrackedDelivery } from '../../src/lib/settle';
+import type { RetryTopologyConfig } from '../../src/lib/topology';
 
 const topology: RetryTopologyConfig = {
   mode: 'declare',
@@ -43,27 +41,46 @@ const attempt1 = { attempt: 1, maxAttempts: 3, remaining: 2, firstDeathReason: n
 const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
-function setup(settleTimeoutMs: number) {
+/** A copy publisher that records what it publishes, and confirms or refuses as told. */
+class FakeCopies implements CopyPublisher {
+  readonly published: Array<{ queue: string; headers: Record<string, unknown> }> = [];
+  refuse: string | undefined;
+  publish(_exchange: string, routingKey: string, _content: Buffer, options: Options.Publish): Promise<void> {
+    if (this.refuse !== undefined) return Promise.reject(new Error(this.refuse));
+    this.published.push({ queue: routingKey, headers: (options.headers ?? {}) as Record<string, unknown> });
+    return Promise.resolve();
+  }
+}
+
+function setup(settleTimeoutMs: number, options: { ordered?: boolean; requeuePauseMs?: number } = {}) {
   const written: string[] = [];
   const channel = {
     ack: (m: ConsumeMessage, all?: boolean) => written.push(`ack ${m.fields.deliveryTag}${all ? '+' : ''}`),
     nack: (m: ConsumeMessage, all?: boolean, requeue?: boolean) => written.push(`nack ${m.fields.deliveryTag}${all ? '+' : ''}${requeue ? ' requeue' : ''}`),
   };
   const acks = new AckBatcher(channel);
-  const events = new EventEmitter<ConsumerSessionEvents>();
+  const copies = new FakeCopies();
+  const hold = options.ordered ? new OrderedHold(10) : undefined;
+  const deliveries = new Deliveries(new DeliveryRegistry<TrackedDelivery>('node1', 4), {
+    configId: 'cfg',
+    mainQueue: 'q',
+    policy: decisionPolicy(topology, options.ordered === true),
+    settler: new Settler(copies),
+    hold,
+    settleTimeoutMs,
+    decode: 'auto',
+    invalidBody: 'park',
+    requeuePauseMs: options.requeuePauseMs ?? 1000,
+  });
   const delivered: DeliveredMessage[] = [];
   const warnings: string[] = [];
-  events.on('message', (d) => delivered.push(d));
-  events.on('warning', (w) => warnings.push(w));
-  const registry = new DeliveryRegistry<TrackedDelivery>('node1', 4);
-  // Acks and dead-letters only: the settler never publishes here, so it needs no connection.
-  const settler = new Settler({ connection: Object.create(null) as BrokerConnection, mainQueue: 'q', requeuePauseMs: 1000, usable: (e) => e.acks === acks, hold: undefined });
-  const deliveries = new Deliveries(events, registry, decisionPolicy(topology, false), settler, { mainQueue: 'q', settleTimeoutMs, decode: 'auto', invalidBody: 'park', metrics: undefined });
-  const track = (tag: number): string => {
-    deliveries.track(acks, message(tag), attempt1, Date.now());
+  deliveries.on('message', (d) => delivered.push(d));
+  deliveries.on('warning', (w) => warnings.push(w));
+  const track = (tag: number, retry = attempt1): string => {
+    deliveries.arrived(acks, message(tag), retry, Date.now());
     return delivered.at(-1)!.amqp.deliveryId;
   };
-  return { written, deliveries, delivered, warnings, track };
+  return { written, deliveries, delivered, warnings, track, acks, copies, hold };
 }
 
 describe('deliveries', () => {
@@ -113,5 +130,85 @@ describe('deliveries', () => {
     track(2);
     for (let i = 0; i < 100 && deliveries.inFlight > 0; i += 1) await sleep(10);
     assert.deepEqual(written, ['nack 1+', 'nack 2+']);
+  });
+
+  it('a park is a confirmed copy first, the ack only after it, counted once', async () => {
+    const { written, deliveries, track, copies } = setup(0);
+    const a = track(1);
+    track(2);
+    const outcome = await deliveries.settle(a, 'park', 'bad amount');
+    assert.deepEqual(copies.published.map((p) => [p.queue, p.headers['park-reason']]), [['q.parking', 'bad amount']]);
+    assert.equal(outcome.done, 'parked');
+    assert.equal(deliveries.counters.parked, 1);
+    assert.equal(deliveries.copying, 0);
+    await nextTurn();
+    assert.deepEqual(written, ['ack 1+']);
+  });
+
+  it('a failed copy is handled in one place: not acked, the settle told why, a later settle told it is stale, the message back to the queue after the pause', async () => {
+    const { written, deliveries, track, copies } = setup(0, { requeuePauseMs: 20 });
+    const a = track(1);
+    copies.refuse = 'exchange gone';
+    const changes: number[] = [];
+    deliveries.on('changed', () => changes.push(deliveries.copying));
+    await assert.rejects(deliveries.settle(a, 'park'), (err: SettleError) => err.kind === 'broker' && /could not park message .* in 'q.parking': exchange gone; it goes back to 'q' after a pause/.test(err.message));
+    assert.equal(deliveries.counters.parked, 0);
+    assert.equal(deliveries.copying, 0);
+    assert.deepEqual(changes, [0], 'a waiting drain is told once the copy is no longer in flight');
+    await assert.rejects(deliveries.settle(a, 'ack'), (err: SettleError) => err.kind === 'stale' && /parking failed/.test(err.message));
+    assert.deepEqual(written, []);
+    for (let i = 0; i < 100 && written.length === 0; i += 1) await sleep(5);
+    assert.deepEqual(written, ['nack 1 requeue']);
+  });
+
+  it('a copy whose channel went away before the confirm is stale and not requeued (the broker has it)', async () => {
+    const { written, deliveries, track, acks } = setup(0, { requeuePauseMs: 5 });
+    const a = track(1);
+    const settling = deliveries.settle(a, 'park');
+    acks.close();
+    await assert.rejects(settling, (err: SettleError) => err.kind === 'stale' && /copied to 'q.parking', but its channel was lost before the ack/.test(err.message));
+    await sleep(20);
+    assert.deepEqual(written, []);
+  });
+
+  it('an ack on a channel that is gone is stale, and says which attempt will be repeated', async () => {
+    const { deliveries, track, acks } = setup(0);
+    const a = track(1);
+    acks.close();
+    await assert.rejects(deliveries.settle(a, 'ack'), (err: SettleError) => err.kind === 'stale' && /attempt 1 will be repeated/.test(err.message));
+  });
+
+  it('a body that does not decode is parked on arrival with the reason, never passed on', async () => {
+    const { deliveries, delivered, copies } = setup(0);
+    const bad = { ...message(1), content: Buffer.from('{not json') } as ConsumeMessage;
+    const acks = new AckBatcher({ ack: () => undefined, nack: () => undefined });
+    deliveries.arrived(acks, bad, attempt1, Date.now());
+    for (let i = 0; i < 50 && copies.published.length === 0; i += 1) await nextTurn();
+    assert.equal(delivered.length, 0);
+    assert.match(String(copies.published[0]?.headers['park-reason']), /body is not valid JSON/);
+  });
+
+  it('ordered: a retry holds the message and runs it through the flow again as the next attempt, until it is acked', async () => {
+    const { deliveries, delivered, track, hold, written } = setup(0, { ordered: true });
+    const blocked: string[] = [];
+    hold?.on('blocked', (why) => blocked.push(why));
+    hold?.on('released', () => blocked.push('released'));
+    const first = track(1);
+    await deliveries.settle(first, 'retry', 'not yet');
+    assert.match(blocked[0] ?? '', /^blocked since .*, attempt 1: not yet$/);
+    for (let i = 0; i < 100 && delivered.length < 2; i += 1) await sleep(5);
+    assert.equal(delivered[1]?.retry.attempt, 2);
+    await deliveries.settle(delivered[1].amqp.deliveryId, 'ack');
+    assert.equal(blocked.at(-1), 'released');
+    await nextTurn();
+    assert.deepEqual(written, ['ack 1+'], 'the one held delivery, acked once');
+  });
+
+  it('ordered: a stopping consumer does not run a held message again', async () => {
+    const { deliveries, delivered, track } = setup(0, { ordered: true });
+    await deliveries.settle(track(1), 'retry');
+    deliveries.stop();
+    await sleep(40);
+    assert.equal(delivered.length, 1);
   });
 });

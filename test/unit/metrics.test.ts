@@ -14,7 +14,7 @@ describe('metrics', () => {
     orders.record('acked', 3);
     orders.record('acked', 40);
     orders.record('parked', 20_000);
-    metrics.replayed({ queue: 'orders', attempt: 3, reason: 'boom', messageId: 'm-1' });
+    metrics.replayed('orders');
     const text = metrics.render();
     assert.match(text, /^# HELP messaging_client_consumed_messages_total .*\n# TYPE messaging_client_consumed_messages_total counter\n/);
     assert.deepEqual(samples(text, 'messaging_client_consumed_messages_total'), [
@@ -73,14 +73,12 @@ describe('metrics', () => {
     assert.ok(metrics.render().includes('queue="a\\"b\\\\c\\nd"'));
   });
 
-  it('tells replays to listeners only, as an outcome event', () => {
+  it('counts replays per main queue', () => {
     const metrics = new RetryMetrics();
-    metrics.replayed({ queue: 'q', attempt: 2, reason: 'r', messageId: null });
-    const seen: unknown[] = [];
-    metrics.on('replayed', (event) => seen.push(event));
-    metrics.replayed({ queue: 'q', attempt: 3, reason: 'boom', messageId: 'id-1' });
-    assert.deepEqual(seen, [{ event: 'replayed', durationMs: null, queue: 'q', attempt: 3, reason: 'boom', messageId: 'id-1' }]);
+    metrics.replayed('q');
+    metrics.replayed('q');
     assert.equal(metrics.counters('q').consumed.replayed, 2);
+    assert.equal(metrics.counters('other').consumed.replayed, 0);
   });
 });
 

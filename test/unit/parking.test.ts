@@ -58,7 +58,7 @@ describe('parked message', () => {
   });
 
   it('keeps reasons readable and bounded', () => {
-    assert.equal(clampReason('  '), 'parked');
+    assert.equal(clampReason('  '), 'parked by the flow');
     assert.equal(clampReason('x'.repeat(2000)).length, 1000);
   });
 

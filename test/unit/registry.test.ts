@@ -8,7 +8,7 @@ describe('delivery registry', () => {
     const r = make();
     const id = r.nextId();
     r.add({ id });
-    assert.equal(DeliveryRegistry.prefixOf(id), 'cfg1');
+    assert.equal(DeliveryRegistry.tokenOf(id), 'cfg1');
     assert.deepEqual(r.status(id), { status: 'live', entry: { id } });
     assert.equal(r.size, 1);
     r.end(id, 'acked');
@@ -78,8 +78,19 @@ describe('delivery registry', () => {
     assert.deepEqual(r.status('cfg10:1'), { status: 'unknown' });
   });
 
-  it('reads no prefix from things that are not ids', () => {
-    assert.equal(DeliveryRegistry.prefixOf(undefined), undefined);
-    assert.equal(DeliveryRegistry.prefixOf('nocolon'), undefined);
+  it('names its ids with a random token by default: a redeployed consumer never settles its predecessor\'s delivery', () => {
+    const before = new DeliveryRegistry<{ id: string }>();
+    const after = new DeliveryRegistry<{ id: string }>();
+    const id = before.nextId();
+    assert.notEqual(before.token, after.token);
+    assert.equal(after.nextId().endsWith(':1'), true);
+    assert.equal(before.issued(id), true);
+    assert.equal(after.issued(id), false);
+    assert.deepEqual(after.status(id), { status: 'unknown' });
+  });
+
+  it('reads no token from things that are not ids', () => {
+    assert.equal(DeliveryRegistry.tokenOf(undefined), undefined);
+    assert.equal(DeliveryRegistry.tokenOf('nocolon'), undefined);
   });
 });

@@ -9,10 +9,9 @@ import { EventEmitter } from 'node:events';
 import * as amqp from 'amqplib';
 import type { Channel, ChannelModel } from 'amqplib';
 import { backoffDelay, type BackoffOptions } from './backoff';
-import { closeChannel } from '../amqp/close-channel';
+import { closeChannel } from '../amqp';
 import { Waiters } from './waiters';
-import type { PublishLimits } from '../publish/publish-buffer';
-import { Publishers, type Publisher, type PublisherOptions } from '../publish/publishers';
+import { type Publisher, type PublisherOptions, Publishers, type PublishLimits } from '../publish';
 import { describeConnectionError } from './errors';
 import { resolveConnectTargets, type ConnectTarget } from './settings';
 

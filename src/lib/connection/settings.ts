@@ -1,5 +1,5 @@
 /** Where and how to connect, from a broker configuration. Pure (the editor runs it too). */
-import { isEnvReference } from '../rules/property-rules';
+import { isEnvReference } from '../rules';
 
 export interface BrokerSettings {
   /**

@@ -1,37 +1,33 @@
 /**
  * Consumes the main queue of a retry topology with manual acknowledgement. The session keeps the
- * lifecycle — setup, re-check backoff, channel loss, stop — and the stats; the deliveries from
- * arrival to settlement are `Deliveries`' (deliveries.ts), what a settle becomes is `decide()`'s
- * (decide.ts), carrying it out is the settler's (settler.ts).
+ * lifecycle — topology check, channel, consume, re-check backoff, channel loss, pause, stop and its
+ * drain — and owns the deliveries (`deliveries`, from arrival to settlement; their events are the
+ * messages for the flow) and, in ordered mode, the hold.
  *
- * No Node-RED here: the node adapter turns `message` events into msgs and calls `settle`.
+ * No Node-RED here: the node adapter turns `deliveries`' message events into msgs, and end nodes
+ * settle through the configuration's {@link ConsumerSessions}.
  */
 import { EventEmitter } from 'node:events';
 import type { Channel, ConsumeMessage } from 'amqplib';
-import { AckBatcher } from '../settle/ack-batcher';
-import { retryInfo } from '../message/attempts';
-import { backoffDelay } from '../connection/backoff';
-import { decisionPolicy } from '../settle/decide';
+import { closeChannel } from '../amqp';
+import { backoffDelay } from '../connection';
+import { retryInfo } from '../message';
+import { ParkingWatch } from '../parking';
+import type { QueueDepths } from '../observe';
+import { AckBatcher, decisionPolicy, OrderedHold, Settler } from '../settle';
+import { applyTopology, planTopology, retryQueueNames, TopologyError, type TopologyPlan } from '../topology';
 import { Deliveries } from './deliveries';
 import { Drain } from './drain';
-import type { FailureDetails } from '../message/failure';
 import { DeliveryRegistry } from './registry';
-import { OrderedHold } from '../settle/ordered-hold';
-import { ParkingWatch } from '../parking/watch';
-import type { QueueDepths } from '../observe/metrics';
 import type { ConsumerSessionEvents, ConsumerSessionOptions, SessionState, SessionStats, StopOptions } from './types';
-import type { SettleAction, SettleOutcome, TrackedDelivery } from '../settle/settlement';
-import { Settler } from '../settle/settler';
-import { applyTopology, TopologyError } from '../topology/apply';
-import { planTopology, retryQueueNames, type TopologyPlan } from '../topology/plan';
-import { closeChannel } from '../amqp/close-channel';
 
 const PAUSED: SessionState = { phase: 'paused', detail: 'paused' };
 const RECHECK_BACKOFF = { initialMs: 2000, maxMs: 60_000, factor: 2, jitter: 0.1 };
 
 export class ConsumerSession extends EventEmitter<ConsumerSessionEvents> {
+  /** The deliveries from arrival to settlement; their `message` events are what the flow gets. */
+  readonly deliveries: Deliveries;
   private readonly plan: TopologyPlan;
-  private readonly deliveries: Deliveries;
   private readonly hold: OrderedHold | undefined;
   private readonly parkingWatch: ParkingWatch;
   private readonly drain: Drain;
@@ -49,40 +45,36 @@ export class ConsumerSession extends EventEmitter<ConsumerSessionEvents> {
   private readonly onConnected = (): void => void this.setup();
   private readonly onDisconnected = (): void => this.lostChannel('connection to the broker lost');
   private readonly onClosing = (): void => void this.acks?.flush();
-  /** Until the channel closes: a stopping consumer still settles what the flow holds (the drain). */
-  private readonly usable = (entry: TrackedDelivery): boolean => this.acks === entry.acks;
 
   constructor(private readonly options: ConsumerSessionOptions) {
     super();
     const { topology, connection, ordered } = options;
     // Ordered across Node-RED instances: the broker feeds one consumer of the queue at a time.
     this.plan = planTopology(ordered ? { ...topology, singleActiveConsumer: true } : topology);
-    this.hold = ordered
-      ? new OrderedHold(ordered.pauseMs, {
-          usable: (entry) => this.usable(entry) && !this.stopped, // a stopping consumer runs nothing again
-          redeliver: (entry, attempt) => this.deliveries.track(entry.acks, entry.message, { ...entry.retry, attempt }, entry.receivedAt),
-          blocked: (detail) => {
-            if (detail !== undefined) this.setState({ phase: 'blocked', detail });
-            else if (!this.stopped && this.channel) this.setState(this.paused ? PAUSED : { phase: 'consuming' });
-          },
-        })
-      : undefined;
-    const settler = new Settler({ connection, mainQueue: topology.mainQueue, requeuePauseMs: options.parkFailurePauseMs ?? 5000, usable: this.usable, hold: this.hold });
-    const registry = options.registry ?? new DeliveryRegistry<TrackedDelivery>('consumer');
-    this.deliveries = new Deliveries(this, registry, decisionPolicy(topology, this.hold !== undefined), settler, {
+    this.hold = ordered ? new OrderedHold(ordered.pauseMs) : undefined;
+    this.hold?.on('blocked', (detail) => this.setState({ phase: 'blocked', detail }));
+    this.hold?.on('released', () => {
+      if (!this.stopped && this.channel) this.setState(this.paused ? PAUSED : { phase: 'consuming' });
+    });
+    this.deliveries = new Deliveries(new DeliveryRegistry(), {
+      configId: options.configId ?? '',
       mainQueue: topology.mainQueue,
+      policy: decisionPolicy(topology, this.hold !== undefined),
+      settler: new Settler(options.copies),
+      hold: this.hold,
       settleTimeoutMs: options.settleTimeoutMs,
       decode: options.decode,
       invalidBody: options.invalidBody,
+      requeuePauseMs: options.parkFailurePauseMs ?? 5000,
       metrics: options.metrics,
     });
     this.drain = new Drain(() => this.deliveries.inFlight + this.deliveries.copying);
-    this.on('stats', () => {
+    this.deliveries.on('changed', () => {
       if (this.paused) void this.applyPause(); // no promise per delivery and settle
       this.drain.changed();
     });
     const watched = { main: topology.mainQueue, retry: retryQueueNames(topology), parking: topology.parkingQueue };
-    this.parkingWatch = new ParkingWatch(connection, watched, () => !this.stopped && this.current.phase === 'consuming', () => this.emit('stats'));
+    this.parkingWatch = new ParkingWatch(connection, watched, () => !this.stopped && this.current.phase === 'consuming', () => this.emit('parking'));
   }
 
   get state(): SessionState {
@@ -108,10 +100,11 @@ export class ConsumerSession extends EventEmitter<ConsumerSessionEvents> {
   }
 
   start(): void {
-    this.options.connection.on('connected', this.onConnected);
-    this.options.connection.on('disconnected', this.onDisconnected);
-    this.options.connection.on('closing', this.onClosing);
-    if (this.options.connection.connection) void this.setup();
+    const { connection } = this.options;
+    connection.on('connected', this.onConnected);
+    connection.on('disconnected', this.onDisconnected);
+    connection.on('closing', this.onClosing);
+    if (connection.connection) void this.setup();
     this.parkingWatch.start(this.options.parkingWatchMs ?? 0);
   }
 
@@ -124,28 +117,21 @@ export class ConsumerSession extends EventEmitter<ConsumerSessionEvents> {
     this.stopped = true;
     clearTimeout(this.retryTimer);
     this.parkingWatch.stop();
-    this.options.connection.off('connected', this.onConnected);
+    const { connection } = this.options;
+    connection.off('connected', this.onConnected);
     this.hold?.drop(); // a held message is not run again: it goes back to the head of the queue
     const { channel, consumerTag } = this;
     this.consumerTag = undefined;
     this.acks?.flush(); // the acks the flow gave so far go out now, whatever closes the channel later
     const unsettled = await this.drain.stopping(channel && consumerTag ? channel.cancel(consumerTag).catch(() => undefined) : undefined, options);
     if (unsettled) this.emit('warning', unsettled);
-    this.options.connection.off('disconnected', this.onDisconnected);
+    connection.off('disconnected', this.onDisconnected);
     this.deliveries.endAll('returned to the queue when the consumer stopped');
-    this.deliveries.flushLogs();
+    this.deliveries.stop();
     await this.closeOwn();
     // Only now: a connection closing while this stop runs still waits for the acks it flushed.
-    this.options.connection.off('closing', this.onClosing);
+    connection.off('closing', this.onClosing);
     this.setState({ phase: 'stopped' });
-  }
-
-  /**
-   * The one way a delivery is settled (settle nodes, the settle timeout, an invalid body). Throws
-   * {@link SettleError} when it cannot be settled (any more).
-   */
-  settle(id: string, action: SettleAction, reason = '', failure?: FailureDetails): Promise<SettleOutcome> {
-    return this.deliveries.settle(id, action, reason, failure);
   }
 
   /** Stops taking messages (basic.cancel; in-flight ones are still settled) until resumed, over reconnects too. */
@@ -165,8 +151,8 @@ export class ConsumerSession extends EventEmitter<ConsumerSessionEvents> {
     if (this.consumerTag) this.setState({ phase: 'consuming' });
   }
 
-  /** Cancels a paused consumer. Ordered: once nothing is in flight, closes the channel, so a held message goes back
-   * to the head as the standby gets active (after a cancel alone RabbitMQ 4 feeds the standby the next one at once,
+  /** Cancels a paused consumer. Ordered: once nothing is in flight, closes the channel, so a held message goes back to
+   * the head as the standby gets active (after a cancel alone RabbitMQ 4 feeds the standby the next one at once,
    * and 3.10 never activates it while we hold an unacked message). */
   private async applyPause(): Promise<void> {
     const { channel, consumerTag } = this;
@@ -215,10 +201,10 @@ export class ConsumerSession extends EventEmitter<ConsumerSessionEvents> {
 
   private async setupOnce(): Promise<void> {
     clearTimeout(this.retryTimer);
-    const connection = this.options.connection;
+    const { connection, topology } = this.options;
     this.setState({ phase: 'checking-topology' });
     try {
-      const result = await applyTopology((work) => connection.withThrowawayChannel(work), this.plan, this.options.topology.mode, this.options.definitionReader);
+      const result = await applyTopology((work) => connection.withThrowawayChannel(work), this.plan, topology.mode, this.options.definitionReader);
       for (const warning of result.warnings) this.emit('warning', warning);
       if (this.stopped || this.channel) return;
       const channel = await connection.createChannel();
@@ -232,7 +218,6 @@ export class ConsumerSession extends EventEmitter<ConsumerSessionEvents> {
       this.setupAttempt = 0;
       this.lastReported = '';
       this.setState(this.paused ? PAUSED : { phase: 'consuming' });
-      this.emit('stats');
     } catch (err) {
       if (this.stopped) return;
       if (!connection.connection) {
@@ -241,7 +226,7 @@ export class ConsumerSession extends EventEmitter<ConsumerSessionEvents> {
         this.setState({ phase: 'waiting-for-connection' });
         return;
       }
-      const text = err instanceof TopologyError ? err.message : `cannot consume '${this.options.topology.mainQueue}': ${(err as Error).message}`;
+      const text = err instanceof TopologyError ? err.message : `cannot consume '${topology.mainQueue}': ${(err as Error).message}`;
       await this.closeOwn();
       this.setState(err instanceof TopologyError ? { phase: 'topology-error', detail: text, objects: err.objects } : { phase: 'channel-lost', detail: text });
       this.report(text);
@@ -271,7 +256,7 @@ export class ConsumerSession extends EventEmitter<ConsumerSessionEvents> {
     const gone = this.deliveries.endAll(`${why} before it was settled; the broker redelivers it`);
     if (gone > 0) this.emit('warning', `${why}: ${gone} unsettled message(s) will be redelivered by the broker`);
     if (!this.stopped) this.setState({ phase: this.options.connection.connection ? 'channel-lost' : 'waiting-for-connection', detail: why });
-    this.emit('stats');
+    this.drain.changed();
   }
 
   private onDelivery(channel: Channel, acks: AckBatcher, message: ConsumeMessage | null): void {
@@ -289,6 +274,6 @@ export class ConsumerSession extends EventEmitter<ConsumerSessionEvents> {
     if (channel !== this.channel || this.stopped) return acks.arrived(message); // let go of (paused, stopping): the broker requeues it
     const { topology } = this.options;
     const retry = retryInfo(message.properties.headers, topology.mainQueue, topology.maxAttempts);
-    this.deliveries.track(acks, message, this.hold ? this.hold.retryOf(message, retry) : retry, Date.now());
+    this.deliveries.arrived(acks, message, this.hold ? this.hold.retryOf(message, retry) : retry, Date.now());
   }
 }

@@ -1,25 +1,66 @@
 /**
- * A consumer's deliveries from arrival to settlement: registered with their settle timer, decoded
- * into what the flow gets, settled through `decide()` and the settler, and counted.
+ * A consumer's deliveries from arrival to settlement. On arrival a delivery is registered under an
+ * opaque id with its settle deadline, its body decoded into what the flow gets, and handed on as a
+ * `message` event. A settle by id goes through `decide()` and the settler; its outcome is counted and
+ * reported. A failed copy (park, retry tier) is handled here, in one place.
  */
-import type { EventEmitter } from 'node:events';
+import { EventEmitter } from 'node:events';
 import { performance } from 'node:perf_hooks';
 import type { ConsumeMessage } from 'amqplib';
-import type { AckBatcher } from '../settle/ack-batcher';
-import type { RetryInfo } from '../message/attempts';
-import { decide, onArrival, type CopyDecision, type Decision, type DecisionPolicy } from '../settle/decide';
-import type { FailureDetails } from '../message/failure';
-import type { DeliveryRegistry } from './registry';
-import { toAmqpInfo, type DeliveredMessage } from '../message/message-info';
-import { LogLimiter } from '../observe/log-limiter';
-import { decodePayload } from '../message/payload';
-import type { ConsumerSessionEvents, ConsumerSessionOptions } from './types';
-import { notSettleable, PAST_TENSE, SettleError, type SettleAction, type SettleOutcome, type TrackedDelivery } from '../settle/settlement';
-import type { Settler } from '../settle/settler';
+import { decodePayload, toAmqpInfo, type DecodeMode, type DeliveredMessage, type FailureDetails, type RetryInfo } from '../message';
+import { LogLimiter, type QueueCounters } from '../observe';
+import {
+  decide,
+  onArrival,
+  PAST_TENSE,
+  SettleError,
+  staleDelivery,
+  type AckTarget,
+  type CopyDecision,
+  type Decision,
+  type DecisionPolicy,
+  type InvalidBodyPolicy,
+  type OrderedHold,
+  type SettleAction,
+  type SettleOutcome,
+  type Settler,
+  type TrackedDelivery,
+} from '../settle';
+import { notSettleable, type DeliveryRegistry } from './registry';
+import type { Settled } from './types';
 
-export type DeliveryOptions = Pick<ConsumerSessionOptions, 'settleTimeoutMs' | 'decode' | 'invalidBody' | 'metrics'> & { mainQueue: string };
+export interface DeliveriesOptions {
+  /** Names the retry configuration on `msg.amqp.config`. */
+  configId: string;
+  mainQueue: string;
+  policy: DecisionPolicy;
+  settler: Settler;
+  /** Ordered mode's hold (a retry keeps the message at the head and runs it again). */
+  hold?: OrderedHold;
+  /** A delivery nobody settles within this time is retried; 0 disables the timer. */
+  settleTimeoutMs: number;
+  decode: DecodeMode;
+  invalidBody: InvalidBodyPolicy;
+  /** Pause before a delivery whose copy (park, retry tier) failed goes back to the queue. */
+  requeuePauseMs: number;
+  /** Where settles are counted (Prometheus metrics). */
+  metrics?: QueueCounters;
+}
 
-export class Deliveries {
+export interface DeliveryEvents {
+  /** A delivery for the flow. */
+  message: [DeliveredMessage];
+  /** A body that did not decode, with `invalidBody: 'error'`: the delivery waits to be settled. */
+  invalid: [DeliveredMessage, string];
+  /** The counters or what is in flight changed: read `counters` / `inFlight` (not computed per event). */
+  changed: [];
+  /** A delivery was settled; built only when someone listens (the hot path stays cheap). */
+  settled: [Settled];
+  warning: [string];
+  error: [string];
+}
+
+export class Deliveries extends EventEmitter<DeliveryEvents> {
   readonly counters = { delivered: 0, acked: 0, retried: 0, parked: 0 };
   /**
    * One timer for the oldest delivery's settle deadline instead of one per delivery: deliveries are
@@ -27,59 +68,45 @@ export class Deliveries {
    */
   private deadlineTimer: NodeJS.Timeout | undefined;
   private copies = 0;
+  /** Once stopping, a held message is not run again (it goes back to the queue with the channel). */
+  private stopping = false;
   /** A park or a settle timeout is a warning per message, limited so a burst (an outage) cannot flood the log. */
   private readonly parkLog = new LogLimiter(
-    (text) => this.events.emit('warning', text),
+    (text) => this.emit('warning', text),
     (count, last, ms) => `${count} more message(s) parked in the last ${ms / 1000} s (the last: ${last})`,
   );
   private readonly timeoutLog = new LogLimiter(
-    (text) => this.events.emit('warning', text),
+    (text) => this.emit('warning', text),
     (count, last, ms) => `${count} more message(s) not settled in time in the last ${ms / 1000} s (the last: ${last})`,
   );
 
   constructor(
-    /** Where `message`, `invalid`, `stats`, `warning` and `error` go: the session. */
-    private readonly events: EventEmitter<ConsumerSessionEvents>,
     private readonly registry: DeliveryRegistry<TrackedDelivery>,
-    private readonly policy: DecisionPolicy,
-    private readonly settler: Settler,
-    private readonly options: DeliveryOptions,
-  ) {}
+    private readonly options: DeliveriesOptions,
+  ) {
+    super();
+  }
 
   /** Deliveries waiting to be settled. */
   get inFlight(): number {
     return this.registry.size;
   }
 
-  /** Registers a delivery (with its settle timer) and hands it to the flow. */
-  track(acks: AckBatcher, message: ConsumeMessage, retry: RetryInfo, receivedAt: number): void {
-    const { registry, options } = this;
+  /** Copies (retry tier or parking queue) waiting for their confirm: the delivery is not settled yet. */
+  get copying(): number {
+    return this.copies;
+  }
+
+  /** Names this consumer's delivery ids (see DeliveryRegistry). */
+  get token(): string {
+    return this.registry.token;
+  }
+
+  /** Registers a delivery (with its settle deadline) and hands it to the flow. */
+  arrived(acks: AckTarget & { arrived(message: ConsumeMessage): void }, message: ConsumeMessage, retry: RetryInfo, receivedAt: number): void {
     this.counters.delivered += 1;
     acks.arrived(message);
-    const id = registry.nextId();
-    const deadline = options.settleTimeoutMs > 0 ? performance.now() + options.settleTimeoutMs : Infinity;
-    const entry: TrackedDelivery = { id, acks, message, retry, receivedAt, deadline };
-    registry.add(entry);
-    if (deadline !== Infinity && this.deadlineTimer === undefined) this.armDeadline(deadline);
-    const decoded = decodePayload(message.content, message.properties.contentType as string | undefined, options.decode);
-    const error = decoded.ok ? undefined : decoded.error;
-    const delivered: DeliveredMessage = {
-      payload: decoded.ok ? decoded.payload : decoded.raw,
-      amqp: toAmqpInfo(id, options.mainQueue, message, retry),
-      retry,
-    };
-    this.events.emit('stats');
-    switch (onArrival(error, options.invalidBody)) {
-      case 'deliver':
-        this.events.emit('message', delivered);
-        break;
-      case 'report-invalid':
-        this.events.emit('invalid', delivered, error ?? '');
-        break;
-      case 'park':
-        this.settle(id, 'park', error).catch((err: unknown) => this.events.emit('error', (err as Error).message));
-        break;
-    }
+    this.track(acks, message, retry, receivedAt);
   }
 
   /**
@@ -93,44 +120,114 @@ export class Deliveries {
     if (!entry) return Promise.reject(notSettleable(registry.ending(id), id, action));
     registry.end(id, PAST_TENSE[action]);
     try {
-      const decision = decide(this.policy, entry, action, reason, Date.now(), failure);
-      if (decision.kind === 'republish' || decision.kind === 'park') return this.settleByCopy(entry, decision, action, reason);
-      this.settler.execute(entry, decision, action);
-      return Promise.resolve(this.finished(entry, decision, reason));
+      const decision = decide(this.options.policy, entry, action, reason, Date.now(), failure);
+      switch (decision.kind) {
+        case 'republish':
+        case 'park':
+          return this.settleByCopy(entry, decision, action, reason);
+        case 'hold':
+          if (entry.acks.closed) throw staleDelivery(entry, action);
+          this.options.hold?.hold(entry, decision.reason, (attempt) => {
+            if (!this.stopping) this.track(entry.acks, entry.message, { ...entry.retry, attempt }, entry.receivedAt);
+          });
+          return Promise.resolve(this.finished(entry, decision, reason));
+        default:
+          this.options.settler.execute(entry, decision, action);
+          if (decision.kind === 'ack') this.options.hold?.release();
+          return Promise.resolve(this.finished(entry, decision, reason));
+      }
     } catch (err) {
       return Promise.reject(err instanceof Error ? err : new Error(String(err)));
     }
   }
 
-  /** Copies (retry tier or parking queue) waiting for their confirm: the delivery is not settled yet. */
-  get copying(): number {
-    return this.copies;
+  /** Ends every unsettled delivery (its channel is gone or closing: the broker has it again); returns how many. */
+  endAll(how: string): number {
+    clearTimeout(this.deadlineTimer);
+    this.deadlineTimer = undefined;
+    return this.registry.endAll(how).length;
   }
 
+  /** The consumer stops: no held message runs again; the warnings held back so far are written. */
+  stop(): void {
+    this.stopping = true;
+    this.parkLog.flush();
+    this.timeoutLog.flush();
+  }
+
+  private track(acks: AckTarget, message: ConsumeMessage, retry: RetryInfo, receivedAt: number): void {
+    const { registry, options } = this;
+    const id = registry.nextId();
+    const deadline = options.settleTimeoutMs > 0 ? performance.now() + options.settleTimeoutMs : Infinity;
+    registry.add({ id, acks, message, retry, receivedAt, deadline });
+    if (deadline !== Infinity && this.deadlineTimer === undefined) this.armDeadline(deadline);
+    const decoded = decodePayload(message.content, message.properties.contentType as string | undefined, options.decode);
+    const error = decoded.ok ? undefined : decoded.error;
+    const delivered: DeliveredMessage = {
+      payload: decoded.ok ? decoded.payload : decoded.raw,
+      amqp: toAmqpInfo(id, options.configId, options.mainQueue, message, retry),
+      retry,
+    };
+    this.emit('changed');
+    switch (onArrival(error, options.invalidBody)) {
+      case 'deliver':
+        this.emit('message', delivered);
+        break;
+      case 'report-invalid':
+        this.emit('invalid', delivered, error ?? '');
+        break;
+      case 'park':
+        this.settle(id, 'park', error).catch((err: unknown) => this.emit('error', (err as Error).message));
+        break;
+    }
+  }
+
+  /**
+   * A retry tier or a park: the confirmed copy, then the ack. When the copy fails the delivery is not
+   * settled: it goes back to the queue after a pause (no hot loop, nothing dropped), and a later settle
+   * of it is told so.
+   */
   private async settleByCopy(entry: TrackedDelivery, decision: CopyDecision, action: SettleAction, reason: string): Promise<SettleOutcome> {
     this.copies += 1;
     try {
-      await this.settler.copy(entry, decision, action);
+      await this.options.settler.copy(entry, decision, action);
     } catch (err) {
       this.copies -= 1;
-      if (err instanceof SettleError && err.kind === 'broker') {
-        // Not settled: the message goes back to the queue, so a later settle must not be told it was.
-        this.registry.end(entry.id, `${decision.kind === 'park' ? 'parking' : 'sending it to retry'} failed, so it goes back to '${this.options.mainQueue}' after a pause`, true);
-      }
-      this.events.emit('stats'); // nothing was counted: a waiting drain looks again
-      throw err;
+      this.emit('changed'); // nothing was counted: a waiting drain looks again
+      if (err instanceof SettleError) throw err; // stale: the channel is gone, the broker has it
+      throw this.copyFailed(entry, decision, err);
     }
     this.copies -= 1;
-    return this.finished(entry, decision, reason); // counts it, which emits 'stats'
+    if (decision.kind === 'park') this.options.hold?.release();
+    return this.finished(entry, decision, reason); // counts it, which emits 'changed'
+  }
+
+  private copyFailed(entry: TrackedDelivery, decision: CopyDecision, err: unknown): SettleError {
+    const { mainQueue, requeuePauseMs } = this.options;
+    const what = decision.kind === 'park' ? 'park' : 'send to retry';
+    this.registry.end(entry.id, `${decision.kind === 'park' ? 'parking' : 'sending it to retry'} failed, so it goes back to '${mainQueue}' after a pause`, true);
+    const timer = setTimeout(() => {
+      if (entry.acks.closed) return; // the broker has it again already
+      try {
+        entry.acks.nack(entry.message, true);
+      } catch {
+        // Channel gone meanwhile: the broker requeues it by itself.
+      }
+    }, requeuePauseMs);
+    timer.unref?.();
+    return new SettleError(
+      `could not ${what} message ${entry.id} in '${decision.queue}': ${err instanceof Error ? err.message : String(err)}; it goes back to '${mainQueue}' after a pause`,
+      'broker',
+    );
   }
 
   /** Counts a settle that is done, records its metrics and reports it. */
   private finished(entry: TrackedDelivery, decision: Decision, reason: string): SettleOutcome {
     const outcome = this.counted(entry.id, decision, entry.retry.attempt);
     this.options.metrics?.record(outcome.done, Date.now() - entry.receivedAt);
-    if (this.events.listenerCount('settled') > 0) {
+    if (this.listenerCount('settled') > 0) {
       const messageId = entry.message.properties.messageId as unknown;
-      this.events.emit('settled', {
+      this.emit('settled', {
         outcome,
         reason: outcome.parkReason ?? reason,
         messageId: typeof messageId === 'string' ? messageId : null,
@@ -140,17 +237,22 @@ export class Deliveries {
     return outcome;
   }
 
-  /** Writes the summaries of the warnings held back so far (the consumer stops). */
-  flushLogs(): void {
-    this.parkLog.flush();
-    this.timeoutLog.flush();
-  }
-
-  /** Ends every unsettled delivery (its channel is gone or closing: the broker has it again); returns how many. */
-  endAll(how: string): number {
-    clearTimeout(this.deadlineTimer);
-    this.deadlineTimer = undefined;
-    return this.registry.endAll(how).length;
+  private counted(id: string, decision: Decision, attempt: number): SettleOutcome {
+    let outcome: SettleOutcome;
+    if (decision.kind === 'ack') {
+      this.counters.acked += 1;
+      outcome = { done: 'acked', attempt };
+    } else if (decision.kind === 'park') {
+      this.counters.parked += 1;
+      // A parked message waits for a human: say so in the log, whatever parked it.
+      this.parkLog.say(`message ${id} parked in '${decision.queue}': ${decision.reason}`);
+      outcome = { done: 'parked', attempt, parkReason: decision.reason, parkedTo: decision.queue };
+    } else {
+      this.counters.retried += 1;
+      outcome = { done: 'retried', attempt };
+    }
+    this.emit('changed');
+    return outcome;
   }
 
   private armDeadline(at: number): void {
@@ -173,24 +275,6 @@ export class Deliveries {
     for (const id of due) void this.onSettleTimeout(id);
   }
 
-  private counted(id: string, decision: Decision, attempt: number): SettleOutcome {
-    let outcome: SettleOutcome;
-    if (decision.kind === 'ack') {
-      this.counters.acked += 1;
-      outcome = { done: 'acked', attempt };
-    } else if (decision.kind === 'park') {
-      this.counters.parked += 1;
-      // A parked message waits for a human: say so in the log, whatever parked it.
-      this.parkLog.say(`message ${id} parked in '${decision.queue}': ${decision.reason}`);
-      outcome = { done: 'parked', attempt, parkReason: decision.reason, parkedTo: decision.queue };
-    } else {
-      this.counters.retried += 1;
-      outcome = { done: 'retried', attempt };
-    }
-    this.events.emit('stats');
-    return outcome;
-  }
-
   private async onSettleTimeout(id: string): Promise<void> {
     const seconds = this.options.settleTimeoutMs / 1000;
     try {
@@ -198,7 +282,7 @@ export class Deliveries {
       this.timeoutLog.say(`message ${id} was not settled within ${seconds} s: ${outcome.done === 'parked' ? 'parked (attempts exhausted)' : 'sent to retry'}`);
     } catch (err) {
       // Settled in the meantime, or its channel is gone: nothing left to do.
-      if (!(err instanceof SettleError)) this.events.emit('error', (err as Error).message);
+      if (!(err instanceof SettleError)) this.emit('error', (err as Error).message);
     }
   }
 }

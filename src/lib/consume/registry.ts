@@ -1,9 +1,11 @@
 /**
- * A consumer's deliveries waiting to be settled, by id. The id is plain text that travels on `msg`;
+ * A consumer's deliveries waiting to be settled, by id. The id is opaque text that travels on `msg`;
  * the delivery (and its channel) stays here, because Node-RED deep-clones `msg` on fan-out.
  * Ending an entry removes it, so a delivery can be settled once only; what ended it is remembered
  * (bounded) so a second settle gets a precise warning instead of a broker channel error.
  */
+import { randomBytes } from 'node:crypto';
+import { SettleError, type SettleAction } from '../settle';
 
 export type DeliveryStatus<T> =
   | { status: 'live'; entry: T }
@@ -36,12 +38,12 @@ export class DeliveryRegistry<T extends { id: string }> {
   private counter = 0;
 
   /**
-   * @param prefix id of the node that owns the registry: ids read `<prefix>:<n>`, so a settle node can
-   *   find the owner from the id alone.
+   * @param token names this registry in its ids (`<token>:<n>`): random by default, so an id of a
+   *   consumer that was redeployed never matches a delivery of its successor.
    * @param endedMemory how many of the latest ids' endings are remembered for double-settle warnings.
    */
   constructor(
-    readonly prefix: string,
+    readonly token: string = randomBytes(6).toString('base64url'),
     private readonly endedMemory = 16_384,
   ) {
     this.endings = new Array<Ending | undefined>(endedMemory).fill(undefined);
@@ -50,7 +52,7 @@ export class DeliveryRegistry<T extends { id: string }> {
 
   nextId(): string {
     this.counter += 1;
-    return `${this.prefix}:${this.counter}`;
+    return `${this.token}:${this.counter}`;
   }
 
   add(entry: T): void {
@@ -60,6 +62,11 @@ export class DeliveryRegistry<T extends { id: string }> {
   /** The live entry of an id, if it is waiting to be settled (the hot path: no status object). */
   entry(id: string): T | undefined {
     return this.live.get(id);
+  }
+
+  /** Whether this registry issued an id (live, ended, or too old to remember). */
+  issued(id: string): boolean {
+    return this.numberOf(id) > 0;
   }
 
   /** Whether a delivery can be settled, and if not, why. */
@@ -103,8 +110,8 @@ export class DeliveryRegistry<T extends { id: string }> {
     return this.live.size;
   }
 
-  /** Extracts the owner prefix of an id, or undefined when the text is not an id. */
-  static prefixOf(id: unknown): string | undefined {
+  /** The token of the registry that issued an id, or undefined when the text is not an id. */
+  static tokenOf(id: unknown): string | undefined {
     if (typeof id !== 'string') return undefined;
     const at = id.lastIndexOf(':');
     return at > 0 ? id.slice(0, at) : undefined;
@@ -112,8 +119,8 @@ export class DeliveryRegistry<T extends { id: string }> {
 
   /** The number of one of this registry's ids; 0 for any other text. */
   private numberOf(id: string): number {
-    if (id.length <= this.prefix.length + 1 || !id.startsWith(this.prefix) || id[this.prefix.length] !== ':') return 0;
-    const n = Number(id.slice(this.prefix.length + 1));
+    if (id.length <= this.token.length + 1 || !id.startsWith(this.token) || id[this.token.length] !== ':') return 0;
+    const n = Number(id.slice(this.token.length + 1));
     return Number.isSafeInteger(n) && n > 0 && n <= this.counter ? n : 0;
   }
 
@@ -133,5 +140,17 @@ export class DeliveryRegistry<T extends { id: string }> {
       if (this.shared.size < 32) this.shared.set(how, ending);
     }
     return ending;
+  }
+}
+
+/** Why a delivery that is no longer live cannot be settled. */
+export function notSettleable(status: NotLive, id: string, action: SettleAction): SettleError {
+  switch (status.status) {
+    case 'ended':
+      return new SettleError(`message ${id} was already settled (${status.how}); this ${action} is ignored`, 'already-settled');
+    case 'stale':
+      return new SettleError(`message ${id} cannot be settled any more: ${status.how}; this ${action} is ignored`, 'stale');
+    default:
+      return new SettleError(`message ${id} is not known to this consumer (redeployed?); this ${action} is ignored`, 'unknown');
   }
 }

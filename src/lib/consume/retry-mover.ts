@@ -15,13 +15,11 @@
  */
 import { EventEmitter } from 'node:events';
 import type { Channel, ConsumeMessage } from 'amqplib';
-import { NOT_BEFORE_HEADER } from '../message/attempts';
-import { backoffDelay } from '../connection/backoff';
-import type { BrokerConnection } from '../connection/broker-connection';
-import { closeChannel } from '../amqp/close-channel';
-import type { Publisher } from '../publish/publishers';
-import { copyPublishOptions } from '../message/message-info';
-import { movedByPackage, retryQueueNames, type RetryTopologyConfig } from '../topology/plan';
+import { copyPublishOptions, NOT_BEFORE_HEADER } from '../message';
+import { backoffDelay, type BrokerConnection } from '../connection';
+import { closeChannel } from '../amqp';
+import type { Publisher } from '../publish';
+import { movedByPackage, retryQueueNames, type RetryTopologyConfig } from '../topology';
 
 export interface MoverTier {
   queue: string;

@@ -1,13 +1,9 @@
 /** The consumer session's options, states, counters and events, as plain types. */
-import type { BrokerConnection } from '../connection/broker-connection';
-import type { InvalidBodyPolicy } from '../settle/decide';
-import type { DeliveryRegistry } from './registry';
-import type { QueueCounters } from '../observe/metrics';
-import type { DeliveredMessage } from '../message/message-info';
-import type { DecodeMode } from '../message/payload';
-import type { SettleOutcome, TrackedDelivery } from '../settle/settlement';
-import type { DefinitionReader, ObjectCheck } from '../topology/apply';
-import type { RetryTopologyConfig } from '../topology/plan';
+import type { Channel } from 'amqplib';
+import type { DecodeMode } from '../message';
+import type { QueueCounters } from '../observe';
+import type { CopyPublisher, InvalidBodyPolicy, SettleOutcome } from '../settle';
+import type { ChannelRunner, DefinitionReader, ObjectCheck, RetryTopologyConfig } from '../topology';
 
 export interface SessionStats {
   inFlight: number;
@@ -39,14 +35,27 @@ export interface SessionState {
   objects?: readonly ObjectCheck[];
 }
 
+/**
+ * What a consumer needs of its broker connection (BrokerConnection has it): to know when it is up or
+ * down, channels, and a last chance to write what is pending when it closes.
+ */
+export interface SessionConnection {
+  /** The live connection, undefined while there is none. */
+  readonly connection: unknown;
+  on(event: 'connected' | 'disconnected' | 'closing', listener: () => void): unknown;
+  off(event: 'connected' | 'disconnected' | 'closing', listener: () => void): unknown;
+  createChannel(): Promise<Channel>;
+  /** Runs work on a channel of its own, closed afterwards (a 404 or 406 closes the channel it happens on). */
+  withThrowawayChannel: ChannelRunner;
+}
+
 export interface ConsumerSessionOptions {
-  connection: BrokerConnection;
+  connection: SessionConnection;
+  /** Names the retry configuration the session belongs to, on each msg (`msg.amqp.config`). */
+  configId?: string;
+  /** Where a park or a retry-tier copy is published (confirmed, mandatory). */
+  copies: CopyPublisher;
   topology: RetryTopologyConfig;
-  /**
-   * This consumer's deliveries waiting to be settled, one registry per session; its prefix names the
-   * node that owns the session. Default: a registry of its own with prefix `consumer`.
-   */
-  registry?: DeliveryRegistry<TrackedDelivery>;
   prefetch: number;
   /** A delivery nobody settles within this time is retried; 0 disables the timer. */
   settleTimeoutMs: number;
@@ -76,13 +85,8 @@ export interface StopOptions {
 
 export interface ConsumerSessionEvents {
   state: [SessionState];
-  /** The counters changed: read `stats` (not computed per event: it fires on every delivery). */
-  stats: [];
-  /** A delivery was settled; only built when someone listens (the hot path stays cheap). */
-  settled: [Settled];
-  message: [DeliveredMessage];
-  /** A body that did not decode, with `invalidBody: 'error'`: the delivery waits to be settled. */
-  invalid: [DeliveredMessage, string];
+  /** The parking queue's depth changed (read `stats`). */
+  parking: [];
   warning: [string];
   error: [string];
 }

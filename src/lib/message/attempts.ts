@@ -8,7 +8,7 @@
  *   republishes a message it also writes its own {@link ATTEMPT_HEADER}; the attempt count is the
  *   larger of the two sources.
  */
-import { isoFromSeconds } from '../amqp/values';
+import { isoFromSeconds } from '../amqp';
 
 /** Header this package writes when it republishes a message: failed attempts so far. Not `x-` prefixed on purpose. */
 export const ATTEMPT_HEADER = 'retry-attempt';

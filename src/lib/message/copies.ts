@@ -32,9 +32,12 @@ export interface ParkInput {
   deaths?: DeathRecord[];
 }
 
+/** The park reason when nothing says why: a park node without a reason and a msg without an error. */
+export const DEFAULT_PARK_REASON = 'parked by the flow';
+
 /** Reason texts can be anything a flow throws; headers are kept readable and bounded. */
 export function clampReason(reason: string, max = 1000): string {
-  const text = reason.trim() === '' ? 'parked' : reason.trim();
+  const text = reason.trim() === '' ? DEFAULT_PARK_REASON : reason.trim();
   return text.length > max ? `${text.slice(0, max - 1)}…` : text;
 }
 

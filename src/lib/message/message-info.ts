@@ -4,12 +4,15 @@
  * publish. Pure.
  */
 import type { ConsumeMessage, MessageProperties, Options } from 'amqplib';
-import { plainHeaderValue } from '../amqp/values';
+import { plainHeaderValue } from '../amqp';
 import { originalRoute, type RetryInfo } from './attempts';
 
 /** What a delivery becomes on `msg.amqp`: plain data only. */
 export interface AmqpInfo {
+  /** Names the delivery for a settle; opaque. */
   deliveryId: string;
+  /** Names the retry configuration whose consumers settle it (in Node-RED: the retry-config node's id). */
+  config: string;
   queue: string;
   exchange: string;
   routingKey: string;
@@ -101,14 +104,15 @@ export function copyPublishOptions(p: MessageProperties, headers: Record<string,
 }
 
 /**
- * `queue` is the main queue. Exchange and routing key are where the message was first published: a
+ * `config` names the retry configuration (see AmqpInfo), `queue` is the main queue. Exchange and routing key are where the message was first published: a
  * retried message comes back through the retry route, which a flow (msg.topic) must not see.
  * `retry`: the delivery's retry info, whose `x-death` records are reused rather than read again.
  */
-export function toAmqpInfo(deliveryId: string, queue: string, message: ConsumeMessage, retry?: Pick<RetryInfo, 'deaths'>): AmqpInfo {
+export function toAmqpInfo(deliveryId: string, config: string, queue: string, message: ConsumeMessage, retry?: Pick<RetryInfo, 'deaths'>): AmqpInfo {
   const route = originalRoute(message.properties.headers, queue, message.fields, retry?.deaths);
   return {
     deliveryId,
+    config,
     queue,
     exchange: route.exchange,
     routingKey: route.routingKey,

@@ -5,8 +5,6 @@
  * OpenTelemetry's Prometheus exporter writes them (dots as `_`, unit suffix, `_total`); the rest are
  * the package's own, under `rabbitmq_retry_`. Counting costs a few number increments per settle.
  */
-import { EventEmitter } from 'node:events';
-
 export type SettledOutcome = 'acked' | 'retried' | 'parked';
 export type Outcome = SettledOutcome | 'replayed';
 
@@ -75,11 +73,6 @@ export class QueueCounters {
   }
 }
 
-export interface RetryMetricsEvents {
-  /** A park-replay sent a parked message back to this main queue. */
-  replayed: [OutcomeEvent];
-}
-
 function label(value: string): string {
   return value.replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/\n/g, '\\n');
 }
@@ -94,7 +87,11 @@ function header(lines: string[], name: string, type: string, help: string): void
   lines.push(`# HELP ${name} ${help}`, `# TYPE ${name} ${type}`);
 }
 
-export class RetryMetrics extends EventEmitter<RetryMetricsEvents> {
+/**
+ * Counts and renders; it carries no events between nodes (those travel through the objects that own
+ * them). Node-RED keeps one per process, for its one scrape endpoint.
+ */
+export class RetryMetrics {
   private readonly queues = new Map<string, QueueCounters>();
   private readonly consumers = new Set<ConsumerGauges>();
   private readonly brokers = new Set<BrokerGauges>();
@@ -109,10 +106,9 @@ export class RetryMetrics extends EventEmitter<RetryMetricsEvents> {
     return counters;
   }
 
-  /** Counts a replayed message and tells the consumers of its queue. */
-  replayed(event: Omit<OutcomeEvent, 'event' | 'durationMs'>): void {
-    this.counters(event.queue).consumed.replayed += 1;
-    if (this.listenerCount('replayed') > 0) this.emit('replayed', Object.assign({ event: 'replayed' as const, durationMs: null }, event));
+  /** Counts a parked message a park-replay sent back to its main queue. */
+  replayed(queue: string): void {
+    this.counters(queue).consumed.replayed += 1;
   }
 
   addConsumer(gauges: ConsumerGauges): () => void {
@@ -181,6 +177,3 @@ export class RetryMetrics extends EventEmitter<RetryMetricsEvents> {
     for (const { id, broker, state } of buffers) lines.push(`rabbitmq_retry_broker_blocked${labels({ broker, id })} ${state.blocked ? 1 : 0}`);
   }
 }
-
-/** One per process: every consumer counts here, the admin endpoint renders it. */
-export const retryMetrics = new RetryMetrics();

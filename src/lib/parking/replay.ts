@@ -3,14 +3,11 @@
  * first published (confirmed, mandatory) and only then removed from the parking queue.
  */
 import type { MessageProperties, Options } from 'amqplib';
-import { ATTEMPT_HEADER, FIRST_SEEN_HEADER, ORIGINAL_EXCHANGE_HEADER, ORIGINAL_ROUTING_KEY_HEADER, readDeaths } from '../message/attempts';
-import type { BrokerConnection } from '../connection/broker-connection';
-import { FAILURE_HEADERS, FIRST_FAILURE_HEADER } from '../message/failure';
-import { copyPublishOptions } from '../message/message-info';
+import { ATTEMPT_HEADER, copyPublishOptions, FAILURE_HEADERS, FIRST_FAILURE_HEADER, FIRST_SEEN_HEADER, ORIGINAL_EXCHANGE_HEADER, ORIGINAL_ROUTING_KEY_HEADER, PARK_HEADERS, readDeaths } from '../message';
+import type { BrokerConnection } from '../connection';
 import { MAX_SCAN, scanQueue } from './scan';
 import { describeParked, isEmptySelection, matchesSelection, type ParkedMessage, type ParkedSelection } from './view';
-import { PARK_HEADERS } from '../message/copies';
-import type { RetryTopologyConfig } from '../topology/plan';
+import type { RetryTopologyConfig } from '../topology';
 
 /** Counts how often a message was replayed, so a message parked again and again shows it. */
 export const REPLAY_HEADER = 'park-replayed';

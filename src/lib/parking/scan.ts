@@ -8,9 +8,9 @@
  * not read: a scan covers at most the queue's depth when it started.
  */
 import type { Channel, GetMessage } from 'amqplib';
-import type { BrokerConnection } from '../connection/broker-connection';
+import type { BrokerConnection } from '../connection';
 import { describeParked, isEmptySelection, matchesSelection, type ParkedMessage, type ParkedSelection } from './view';
-import { closeChannel } from '../amqp/close-channel';
+import { closeChannel } from '../amqp';
 
 /** What a visitor does with a scanned message: remove it (ack), keep it (returned at the end), or stop the scan. */
 export type ScanVerdict = 'remove' | 'keep' | 'stop';

@@ -3,10 +3,8 @@
  * or reason). Pure: the broker side is in parked.ts.
  */
 import type { MessageProperties } from 'amqplib';
-import { attemptHeaderCount, readDeaths } from '../message/attempts';
-import { FAILURE_HEADERS } from '../message/failure';
-import { PARK_HEADERS } from '../message/copies';
-import { plainHeaderValue } from '../amqp/values';
+import { attemptHeaderCount, FAILURE_HEADERS, PARK_HEADERS, readDeaths } from '../message';
+import { plainHeaderValue } from '../amqp';
 
 /** One parked message as a flow or the editor sees it: plain data only, no channel. */
 export interface ParkedMessage {

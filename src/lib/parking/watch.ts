@@ -2,8 +2,15 @@
  * Monitoring: how many messages wait in the parking queue for a human, and in the main and retry
  * queues. Passive checks, never a declare.
  */
-import type { BrokerConnection } from '../connection/broker-connection';
-import type { QueueDepths } from '../observe/metrics';
+import type { QueueDepths } from '../observe';
+import type { ChannelRunner } from '../topology';
+
+/** What looking at queues needs of a broker connection (BrokerConnection has it). */
+export interface QueueChecker {
+  /** The live connection, undefined while there is none. */
+  readonly connection: unknown;
+  withThrowawayChannel: ChannelRunner;
+}
 
 export interface WatchedQueues {
   main: string;
@@ -15,7 +22,7 @@ export interface WatchedQueues {
  * Ready messages per queue, null for a queue that cannot be checked. A 404 closes the channel it
  * happens on, so the next queue gets a fresh one; a lost connection throws.
  */
-export async function queueDepths(connection: BrokerConnection, names: string[]): Promise<Map<string, number | null>> {
+export async function queueDepths(connection: QueueChecker, names: string[]): Promise<Map<string, number | null>> {
   const depths = new Map<string, number | null>();
   let pending = names;
   while (pending.length > 0) {
@@ -47,7 +54,7 @@ export class ParkingWatch {
    * @param changed called when the parking depth changed
    */
   constructor(
-    private readonly connection: BrokerConnection,
+    private readonly connection: QueueChecker,
     private readonly queues: WatchedQueues,
     private readonly active: () => boolean,
     private readonly changed: () => void,

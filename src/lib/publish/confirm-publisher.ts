@@ -4,7 +4,7 @@
  * A confirm ack alone does not mean the message reached a queue.
  */
 import type { ConfirmChannel, Message, Options } from 'amqplib';
-import { closeChannel } from '../amqp/close-channel';
+import { closeChannel } from '../amqp';
 
 export type PublishFailure = 'unroutable' | 'nacked' | 'channel-closed' | 'unencodable' | 'buffer-full';
 

@@ -19,6 +19,7 @@
  * on setImmediate, puts them on the socket first). A nack that requeues is written at once.
  */
 import type { Channel, Message } from 'amqplib';
+import type { AckTarget } from './settlement';
 
 /** The part of an amqplib channel the batcher uses. */
 export type AckChannel = Pick<Channel, 'ack' | 'nack'>;
@@ -32,18 +33,23 @@ const endOfTurn: Scheduler = (flush) => {
 
 type Kind = 'ack' | 'dead-letter';
 
-export class AckBatcher {
+export class AckBatcher implements AckTarget {
   /** Delivery tags that arrived and were not settled through this batcher yet. */
   private readonly unsettled = new Set<number>();
   /** Settled, not yet written, by tag. */
   private pending = new Map<number, { message: Message; kind: Kind }>();
   private scheduled = false;
-  private closed = false;
+  private gone = false;
 
   constructor(
     readonly channel: AckChannel,
     private readonly schedule: Scheduler = endOfTurn,
   ) {}
+
+  /** The channel is gone (or was let go of): settles throw, the broker has the deliveries again. */
+  get closed(): boolean {
+    return this.gone;
+  }
 
   /** A delivery arrived (call before the flow sees it). */
   arrived(message: Message): void {
@@ -64,7 +70,7 @@ export class AckBatcher {
       this.settle(message, 'dead-letter');
       return;
     }
-    if (this.closed) throw new Error('Channel closed');
+    if (this.gone) throw new Error('Channel closed');
     this.unsettled.delete(message.fields.deliveryTag);
     this.channel.nack(message, false, true);
   }
@@ -75,7 +81,7 @@ export class AckBatcher {
    */
   flush(): boolean {
     this.scheduled = false;
-    if (this.closed || this.pending.size === 0) return false;
+    if (this.gone || this.pending.size === 0) return false;
     const pending = this.pending;
     this.pending = new Map();
     let lowestUnsettled = Infinity;
@@ -107,13 +113,13 @@ export class AckBatcher {
 
   /** The channel is gone: pending settles are dropped, later settles throw. */
   close(): void {
-    this.closed = true;
+    this.gone = true;
     this.pending.clear();
     this.unsettled.clear();
   }
 
   private settle(message: Message, kind: Kind): void {
-    if (this.closed) throw new Error('Channel closed');
+    if (this.gone) throw new Error('Channel closed');
     const tag = message.fields.deliveryTag;
     this.unsettled.delete(tag);
     this.pending.set(tag, { message, kind });

@@ -4,11 +4,9 @@
  * branch is unit-tested without a broker; `settler.ts` carries the decision out.
  */
 import type { MessageProperties, Options } from 'amqplib';
-import { attemptsExhausted, firstSeenMs, malformedDeathHeader, NOT_BEFORE_HEADER, originalRoute, readDeaths, type DeathRecord, type RetryInfo } from '../message/attempts';
-import { firstFailureMs, type FailureDetails } from '../message/failure';
-import { parkedPublishOptions, retryPublishOptions } from '../message/copies';
+import { attemptsExhausted, DEFAULT_PARK_REASON, type DeathRecord, type FailureDetails, firstFailureMs, firstSeenMs, malformedDeathHeader, NOT_BEFORE_HEADER, originalRoute, parkedPublishOptions, readDeaths, type RetryInfo, retryPublishOptions } from '../message';
 import type { SettleAction } from './settlement';
-import { movedByPackage, retryDelayFor, retryQueueFor, retryRoute, type RetryRoute, type RetryTopologyConfig } from '../topology/plan';
+import { movedByPackage, retryDelayFor, retryQueueFor, retryRoute, type RetryRoute, type RetryTopologyConfig } from '../topology';
 
 export type Decision =
   /** Done: ack the delivery. */
@@ -80,7 +78,7 @@ export function decide(policy: DecisionPolicy, delivery: Decidable, action: Sett
   // route all use them), and not at all for a plain dead-letter retry.
   let read: DeathRecord[] | undefined;
   const deaths = (): DeathRecord[] => (read ??= readDeaths(delivery.message.properties.headers));
-  let parkReason = reason || 'parked';
+  let parkReason = reason || DEFAULT_PARK_REASON;
   if (action === 'retry') {
     if (policy.ordered) return { kind: 'hold', reason };
     const { retry } = delivery;

@@ -1,30 +1,28 @@
 /**
  * Ordered mode's hold: a failed message stays at the head of the queue — unacked, so nothing behind
  * it is delivered (prefetch 1) — and goes through the flow again after a pause. It is never returned
- * to the broker, so a quorum queue's delivery limit cannot drop it.
+ * to the broker, so a quorum queue's delivery limit cannot drop it. Says when processing is blocked
+ * and when it flows again by events.
  */
+import { EventEmitter } from 'node:events';
 import type { ConsumeMessage } from 'amqplib';
-import type { RetryInfo } from '../message/attempts';
+import type { RetryInfo } from '../message';
 import type { TrackedDelivery } from './settlement';
 
-export interface OrderedHoldHost {
-  /** Whether the held delivery's channel is still the consumer's. */
-  usable(entry: TrackedDelivery): boolean;
-  /** Runs a held delivery through the flow again, as attempt `attempt`. */
-  redeliver(entry: TrackedDelivery, attempt: number): void;
-  /** Processing is blocked (with a text saying since when and why), or flows again (undefined). */
-  blocked(detail: string | undefined): void;
+export interface OrderedHoldEvents {
+  /** Processing is blocked: since when, at which attempt, and why. */
+  blocked: [string];
+  /** The held message was acked or parked (or let go of): processing goes on. */
+  released: [];
 }
 
-export class OrderedHold {
+export class OrderedHold extends EventEmitter<OrderedHoldEvents> {
   private held: { since: Date; attempt: number; content: Buffer; messageId: unknown } | undefined;
-  /** The held delivery and the timer that runs it again. */
-  private waiting: { entry: TrackedDelivery; timer: NodeJS.Timeout } | undefined;
+  private timer: NodeJS.Timeout | undefined;
 
-  constructor(
-    private readonly pauseMs: number,
-    private readonly host: OrderedHoldHost,
-  ) {}
+  constructor(private readonly pauseMs: number) {
+    super();
+  }
 
   /** Ordered mode has no attempt limit; a held message redelivered after a lost channel keeps its count. */
   retryOf(message: ConsumeMessage, retry: RetryInfo): RetryInfo {
@@ -33,35 +31,31 @@ export class OrderedHold {
     return { ...retry, attempt: again ? held.attempt + 1 : 1, maxAttempts: 0, remaining: null };
   }
 
-  hold(entry: TrackedDelivery, reason: string): void {
+  /** Holds a failed delivery: after the pause, `again` runs it through the flow as the next attempt (not when its channel is gone). */
+  hold(entry: TrackedDelivery, reason: string, again: (attempt: number) => void): void {
     const { attempt } = entry.retry;
     const since = this.held?.since ?? new Date();
     this.held = { since, attempt, content: entry.message.content, messageId: entry.message.properties.messageId as unknown };
-    this.host.blocked(`blocked since ${since.toISOString()}, attempt ${attempt}${reason ? `: ${reason}` : ''}`);
-    const timer = setTimeout(() => {
-      this.waiting = undefined;
-      if (this.host.usable(entry)) this.host.redeliver(entry, attempt + 1);
+    this.emit('blocked', `blocked since ${since.toISOString()}, attempt ${attempt}${reason ? `: ${reason}` : ''}`);
+    clearTimeout(this.timer);
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      if (!entry.acks.closed) again(attempt + 1);
     }, this.pauseMs);
-    timer.unref?.();
-    this.waiting = { entry, timer };
+    this.timer.unref?.();
   }
 
-  /**
-   * Stops holding (the consumer is paused): the held delivery, if one waits for its next run, is
-   * returned for the caller to hand back to the queue, where it stays first in line.
-   */
-  drop(): TrackedDelivery | undefined {
-    const waiting = this.waiting;
-    this.waiting = undefined;
-    if (waiting) clearTimeout(waiting.timer);
+  /** Stops holding (the consumer pauses or stops): the held delivery is not run again; it goes back to the head of the queue with its channel. */
+  drop(): void {
+    clearTimeout(this.timer);
+    this.timer = undefined;
     this.release();
-    return waiting?.entry;
   }
 
   /** The held message was acked or parked: processing goes on. */
   release(): void {
     if (!this.held) return;
     this.held = undefined;
-    this.host.blocked(undefined);
+    this.emit('released');
   }
 }

@@ -1,16 +1,23 @@
-/** What settling a delivery means to the nodes: the actions, the outcome, and why a settle failed. */
-import type { ConsumeMessage } from 'amqplib';
-import type { AckBatcher } from './ack-batcher';
-import type { RetryInfo } from '../message/attempts';
-import type { NotLive } from '../consume/registry';
+/** What settling a delivery means: the actions, the delivery as the settle path sees it, the outcome, and why a settle failed. */
+import type { ConsumeMessage, Message } from 'amqplib';
+import type { RetryInfo } from '../message';
 
 export type SettleAction = 'ack' | 'retry' | 'park';
 
-/** A delivery waiting to be settled; it stays in the session's registry, never on `msg`. */
+/** Where a delivery is acked or nacked: its channel, through the channel's ack batcher. */
+export interface AckTarget {
+  /** The channel is gone (or going): nothing can be settled on it any more; the broker has its deliveries again. */
+  readonly closed: boolean;
+  ack(message: Message): void;
+  /** `requeue` false: the queue's dead-letter exchange takes it. */
+  nack(message: Message, requeue: boolean): void;
+}
+
+/** A delivery waiting to be settled; it stays with its consumer, never on `msg` (Node-RED deep-clones msgs). */
 export interface TrackedDelivery {
   id: string;
-  /** Settles on the channel it came from (acks batched per event-loop turn). */
-  acks: AckBatcher;
+  /** Settles on the channel it came from. */
+  acks: AckTarget;
   message: ConsumeMessage;
   retry: RetryInfo;
   /** When the consumer received it (ms since epoch): the age of a message without other clues. */
@@ -40,17 +47,13 @@ export class SettleError extends Error {
   }
 }
 
-/** How the registry remembers a settle that was asked for. */
+/** How a settle that was asked for is remembered. */
 export const PAST_TENSE: Readonly<Record<SettleAction, string>> = { ack: 'acked', retry: 'retried', park: 'parked' };
 
-/** Why a delivery that is no longer live cannot be settled. */
-export function notSettleable(status: NotLive, id: string, action: SettleAction): SettleError {
-  switch (status.status) {
-    case 'ended':
-      return new SettleError(`message ${id} was already settled (${status.how}); this ${action} is ignored`, 'already-settled');
-    case 'stale':
-      return new SettleError(`message ${id} cannot be settled any more: ${status.how}; this ${action} is ignored`, 'stale');
-    default:
-      return new SettleError(`message ${id} is not known to this consumer (redeployed?); this ${action} is ignored`, 'unknown');
-  }
+/** A delivery whose channel is gone: the broker has it again and redelivers it. */
+export function staleDelivery(entry: Pick<TrackedDelivery, 'id' | 'retry'>, action: SettleAction): SettleError {
+  return new SettleError(
+    `message ${entry.id}: its channel was lost before this ${action}; the broker redelivers it (attempt ${entry.retry.attempt} will be repeated)`,
+    'stale',
+  );
 }

@@ -2,7 +2,7 @@
  * Reads queue arguments and exchange types through RabbitMQ's management HTTP API, so check mode can
  * compare arguments (AMQP's passive declare only says whether a queue exists). Read-only requests.
  */
-import { redactUrl, type ConnectTarget } from '../connection/settings';
+import { redactUrl, type ConnectTarget } from '../connection';
 import type { DefinitionReader } from './apply';
 import type { QueueArguments } from './arguments';
 

@@ -4,7 +4,7 @@
  * Pure (the editor runs it too): the arguments it sets are named in arguments.ts, parsing the editor's fields lives in
  * parse.ts, comparing with the broker in diff.ts, applying a plan to a broker in apply.ts.
  */
-import { nameProblem, routingKeysProblem } from '../rules/property-rules';
+import { nameProblem, routingKeysProblem } from '../rules';
 import { ALTERNATE_EXCHANGE, DEAD_LETTER_EXCHANGE, DEAD_LETTER_ROUTING_KEY, isQuorum, MESSAGE_TTL, sameArgumentValue, SINGLE_ACTIVE_CONSUMER, type QueueArguments } from './arguments';
 
 export type ExchangeType = 'direct' | 'topic' | 'fanout' | 'headers';

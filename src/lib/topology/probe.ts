@@ -4,11 +4,11 @@
  * passively, disconnect. Never declares anything.
  */
 import * as amqp from 'amqplib';
-import type { ConnectTarget } from '../connection/settings';
+import type { ConnectTarget } from '../connection';
 import { ManagementApi } from './management-api';
 import { planTopology, type RetryTopologyConfig } from './plan';
 import { inspectTopology, type ChannelRunner, type TopologyInspection } from './apply';
-import { closeChannel } from '../amqp/close-channel';
+import { closeChannel } from '../amqp';
 
 export interface ProbeOptions {
   /** Socket options, e.g. TLS (certificates) from a tls-config node. */

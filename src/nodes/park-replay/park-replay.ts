@@ -3,7 +3,7 @@
  * where they were first published (confirmed), peeks at them without removing them, or purges them.
  */
 import { type Node, type NodeAPI, type NodeDef, type NodeMessage, type NodeStatus } from '../shared/node-red';
-import { readNumberField } from '../../lib/rules/number-fields';
+import { readNumberField } from '../../lib/rules';
 import { NUMBER_FIELDS, PARK_ACTIONS } from '../shared/properties';
 import { translator, type Translate } from '../shared/i18n';
 import { runParkingAction, type ParkAction } from '../shared/parking-actions';
@@ -65,7 +65,7 @@ export = function register(RED: NodeAPI): void {
       node.status({ fill: 'blue', shape: 'dot', text: t('park-replay.status.running', { action }) });
       const max = typeof msg.max === 'number' && msg.max > 0 ? Math.floor(msg.max) : configuredMax;
       // The connection is held only while working: an idle node keeps none open.
-      runParkingAction(action, msg, broker, topology, { max, resetAttempts, userId: node.id })
+      runParkingAction(action, msg, config, { max, resetAttempts, userId: node.id })
         .then(
           (payload) => {
             node.status(resultStatus(action, payload, t));

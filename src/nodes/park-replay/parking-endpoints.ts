@@ -31,7 +31,7 @@ export function registerParkingEndpoints(RED: NodeAPI): void {
     const config = findRetryConfig(RED, configId);
     if (!config) return { status: 404, body: { error: 'this retry configuration is not deployed: deploy it first' } };
     if (!config.topology || !config.broker) return { status: 409, body: { error: config.problems.join('; ') || 'no broker' } };
-    const result = await runParkingAction(action, source, config.broker, config.topology, { max, resetAttempts: true, userId: `parking-browser-${randomUUID()}` });
+    const result = await runParkingAction(action, source, config, { max, resetAttempts: true, userId: `parking-browser-${randomUUID()}` });
     return { status: 200, body: { queue: config.topology.parkingQueue, ...result } };
   }
 

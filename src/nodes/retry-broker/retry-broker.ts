@@ -3,14 +3,14 @@
  * node shares its client. Nodes register as users; the connection opens with the first and closes
  * with the last, and its state is pushed to every user's status.
  */
-import { BrokerConnection } from '../../lib/connection/broker-connection';
-import { retryMetrics } from '../../lib/observe/metrics';
-import { resolveConnectTargets, resolveEnvFields, isUnresolvedEnv, type ConnectTarget } from '../../lib/connection/settings';
-import { ManagementApi } from '../../lib/topology/management-api';
-import { readNumberFields } from '../../lib/rules/number-fields';
+import { BrokerConnection, type ConnectTarget, isUnresolvedEnv, resolveConnectTargets, resolveEnvFields } from '../../lib/connection';
+import { ManagementApi } from '../../lib/topology';
+import { readNumberFields } from '../../lib/rules';
 import { NUMBER_FIELDS } from '../shared/properties';
 import { brokerSettingsOf, connectionStatus, type BrokerUser, type RetryBrokerNode } from '../shared/broker-node';
 import { translator } from '../shared/i18n';
+import { metrics } from '../shared/metrics';
+import { StatusUpdates } from '../shared/status';
 import { tlsSocketOptions } from '../shared/tls-config';
 import { stringProp, type Node, type NodeAPI, type NodeDef } from '../shared/node-red';
 
@@ -68,21 +68,16 @@ export = function register(RED: NodeAPI): void {
     const buffer = node.connection.publishers.buffer;
     const t = translator(RED);
     node.connectionStatus = () => connectionStatus(node.connection.state, buffer.state, t);
-    let lastStatus = '';
-    const pushStatus = (): void => {
-      const status = node.connectionStatus();
-      if (status.text === lastStatus) return;
-      lastStatus = status.text ?? '';
-      for (const user of users.values()) user.status(status);
-    };
-    // The buffer changes with every publish under back-pressure: a few status updates a second suffice.
-    let bufferTimer: NodeJS.Timeout | undefined;
-    buffer.on('change', () => {
-      bufferTimer ??= setTimeout(() => {
-        bufferTimer = undefined;
-        pushStatus();
-      }, BUFFER_STATUS_MS);
-    });
+    // Pushed to every user: at once when the connection's state changes; the buffer changes with every
+    // publish under back-pressure, where a few updates a second suffice.
+    const status = new StatusUpdates(
+      () => node.connectionStatus(),
+      (shown) => {
+        for (const user of users.values()) user.status(shown);
+      },
+      BUFFER_STATUS_MS,
+    );
+    buffer.on('change', () => status.soon());
     let blockedLogged: string | undefined;
     buffer.on('change', () => {
       const { blockedBy } = buffer.state;
@@ -94,8 +89,8 @@ export = function register(RED: NodeAPI): void {
 
     let lastLogged = '';
     node.connection.on('state', (state) => {
-      lastStatus = '';
-      pushStatus();
+      status.forget();
+      status.now();
       // Log each distinct problem once, not on every reconnect attempt.
       const line = state.phase === 'waiting' ? `cannot connect to ${node.display}: ${state.error ?? ''}` : state.phase === 'connected' ? `connected to ${shown()}` : '';
       if (line && line !== lastLogged) {
@@ -118,7 +113,7 @@ export = function register(RED: NodeAPI): void {
       users.delete(user.id);
       await node.connection.release(user.id);
     };
-    const removeGauges = retryMetrics.addBroker({
+    const removeGauges = metrics.addBroker({
       id: node.id,
       broker: node.display,
       buffer: () => {
@@ -127,7 +122,7 @@ export = function register(RED: NodeAPI): void {
       },
     });
     node.on('close', (_removed, done) => {
-      clearTimeout(bufferTimer);
+      status.stop();
       removeGauges();
       users.clear();
       node.connection.close().then(done, done);

@@ -4,13 +4,12 @@
  * connection of its own. Passwords never leave the runtime: an unchanged password comes from the
  * stored credentials, and the answer names the broker without it.
  */
-import { resolveConnectTargets, resolveEnvFields } from '../../lib/connection/settings';
-import { isEnvReference } from '../../lib/rules/property-rules';
-import { probeTopology } from '../../lib/topology/probe';
+import { resolveConnectTargets, resolveEnvFields } from '../../lib/connection';
+import { isEnvReference } from '../../lib/rules';
+import { probeTopology } from '../../lib/topology';
 import { brokerSettingsOf } from '../shared/broker-node';
 import { tlsSocketOptions } from '../shared/tls-config';
-import type { AdminRequest, AdminResponse, NodeAPI } from '../shared/node-red';
-import { stringProp } from '../shared/node-red';
+import { type AdminRequest, type AdminResponse, type NodeAPI, stringProp } from '../shared/node-red';
 import { topologyFromDefinition } from '../shared/retry-config-node';
 
 export const CHECK_TOPOLOGY_PATH = '/rabbitmq-retry/check-topology';

@@ -4,6 +4,7 @@
  */
 import { findBroker } from '../shared/broker-node';
 import { stringProp, type Node, type NodeAPI, type NodeDef } from '../shared/node-red';
+import { ConsumerSessions } from '../../lib/consume';
 import { topologyFromDefinition, type RetryConfigNode } from '../shared/retry-config-node';
 import { registerCheckEndpoint } from './check-endpoint';
 
@@ -11,6 +12,8 @@ export = function register(RED: NodeAPI): void {
   function RetryConfig(this: RetryConfigNode, def: NodeDef): void {
     RED.nodes.createNode(this, def);
     this.broker = findBroker(RED, def.broker);
+    // Owned here: a consumer adds its session, an end node settles through them (found by msg.amqp.config).
+    this.consumers = new ConsumerSessions();
     this.problems = [];
     try {
       this.topology = topologyFromDefinition(def);

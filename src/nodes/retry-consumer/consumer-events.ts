@@ -1,11 +1,10 @@
 /**
  * The retry consumer's optional second output: one msg per settle outcome (acked, retried, parked,
- * and replayed by a park-replay of the same queue) and a periodic stats msg. Built only when the
- * output is on; the Prometheus counters are kept either way (see lib/metrics.ts).
+ * and replayed by a park-replay of the same configuration) and a periodic stats msg. Built only when
+ * the output is on; the Prometheus counters are kept either way (see lib/observe/metrics.ts).
  */
-import type { ConsumerSession } from '../../lib/consume/consumer-session';
-import { retryMetrics, type OutcomeEvent, type QueueDepths } from '../../lib/observe/metrics';
-import type { Settled } from '../../lib/consume/types';
+import type { ConsumerSession, ConsumerSessions, Settled } from '../../lib/consume';
+import type { OutcomeEvent, QueueDepths } from '../../lib/observe';
 import type { NodeMessage } from '../shared/node-red';
 
 export interface StatsPayload {
@@ -45,17 +44,16 @@ export function rate(before: number, after: number, elapsedMs: number): number {
  * Sends events and stats on the second output (`send([null, msg])`) until the returned function is
  * called. `statsEveryMs` 0: events only.
  */
-export function startEvents(session: ConsumerSession, queue: string, statsEveryMs: number, send: (msg: NodeMessage) => void): () => void {
+export function startEvents(session: ConsumerSession, sessions: ConsumerSessions, queue: string, statsEveryMs: number, send: (msg: NodeMessage) => void): () => void {
   const event = (payload: OutcomeEvent): void => send({ topic: payload.event, payload });
   let replayed = 0;
   const onSettled = (settled: Settled): void => event(settledEvent(queue, settled));
   const onReplayed = (payload: OutcomeEvent): void => {
-    if (payload.queue !== queue) return;
     replayed += 1;
     event(payload);
   };
-  session.on('settled', onSettled);
-  retryMetrics.on('replayed', onReplayed);
+  session.deliveries.on('settled', onSettled);
+  sessions.on('replayed', onReplayed);
 
   let timer: NodeJS.Timeout | undefined;
   if (statsEveryMs > 0) {
@@ -85,7 +83,7 @@ export function startEvents(session: ConsumerSession, queue: string, statsEveryM
   }
   return () => {
     clearInterval(timer);
-    session.off('settled', onSettled);
-    retryMetrics.off('replayed', onReplayed);
+    session.deliveries.off('settled', onSettled);
+    sessions.off('replayed', onReplayed);
   };
 }

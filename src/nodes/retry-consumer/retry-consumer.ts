@@ -1,35 +1,26 @@
 /**
  * `retry-consumer`: consumes the main queue of a retry-config with manual ack and sends one msg per
- * delivery. The delivery itself stays in the session's registry; the msg carries its id, which
- * starts with this node's id so the end nodes find the session.
+ * delivery. The delivery itself stays with the session; the msg carries its opaque id and names the
+ * retry configuration (`msg.amqp.config`), which owns the sessions the end nodes settle through.
  */
-import { ConsumerSession } from '../../lib/consume/consumer-session';
-import { DeliveryRegistry } from '../../lib/consume/registry';
-import { retryMetrics } from '../../lib/observe/metrics';
-import { moverTiers, RetryMover } from '../../lib/consume/retry-mover';
-import type { DeliveredMessage } from '../../lib/message/message-info';
-import type { SessionState, SessionStats } from '../../lib/consume/types';
-import type { TrackedDelivery } from '../../lib/settle/settlement';
-import type { DecodeMode } from '../../lib/message/payload';
+import { ConsumerSession, moverTiers, RetryMover, type SessionState, type SessionStats } from '../../lib/consume';
+import type { DecodeMode, DeliveredMessage } from '../../lib/message';
+import { readNumberFields } from '../../lib/rules';
 import type { BrokerUser } from '../shared/broker-node';
-import { downstreamRunning, type Node, type NodeAPI, type NodeDef, type NodeMessage, type NodeStatus } from '../shared/node-red';
-import { readNumberFields } from '../../lib/rules/number-fields';
-import { DECODE_MODES, NUMBER_FIELDS } from '../shared/properties';
-import { registerMetricsEndpoint } from '../shared/metrics-endpoint';
 import { translator, type Translate } from '../shared/i18n';
+import { metrics, registerMetricsEndpoint } from '../shared/metrics';
+import { downstreamRunning, type Node, type NodeAPI, type NodeDef, type NodeMessage, type NodeStatus } from '../shared/node-red';
+import { DECODE_MODES, NUMBER_FIELDS } from '../shared/properties';
 import { findRetryConfig } from '../shared/retry-config-node';
+import { StatusUpdates } from '../shared/status';
 import { startEvents } from './consumer-events';
 import { topologyStatusText } from './topology-status';
-import { registerSession, type RetryConsumerNode } from '../shared/settle';
 
 /**
  * How long a stopping consumer lets the flow settle the messages it holds before closing its channel
  * (Node-RED waits 15 s for a node to close).
  */
 const DRAIN_MS = 10_000;
-
-/** Status updates are throttled: at thousands of messages a second the editor needs a few a second. */
-const STATUS_INTERVAL_MS = 500;
 
 function toMsg(delivered: DeliveredMessage): NodeMessage {
   return { payload: delivered.payload, topic: delivered.amqp.routingKey, amqp: delivered.amqp, retry: delivered.retry };
@@ -90,12 +81,13 @@ export = function register(RED: NodeAPI): void {
       node.error(t('retry-consumer.errors.notStarted', { why }));
       return;
     }
-    const broker = config.broker;
+    const { broker, topology } = config;
     const decode: DecodeMode = DECODE_MODES.find((m) => m === def.decode) ?? 'auto';
     const session = new ConsumerSession({
       connection: broker.connection,
-      topology: config.topology,
-      registry: new DeliveryRegistry<TrackedDelivery>(node.id),
+      copies: broker.connection.publisher('settle'),
+      configId: config.id,
+      topology,
       // Ordered processing needs one message at a time: nothing may overtake a failed one.
       prefetch: ordered ? 1 : (values.prefetch ?? 10),
       ordered: ordered ? { pauseMs: (values.orderedPause ?? 5) * 1000 } : undefined,
@@ -104,42 +96,34 @@ export = function register(RED: NodeAPI): void {
       decode,
       invalidBody: def.invalidBody === 'error' ? 'error' : 'park',
       definitionReader: broker.managementApi,
-      metrics: retryMetrics.counters(config.topology.mainQueue),
+      metrics: metrics.counters(topology.mainQueue),
     });
-    // The end nodes reach the session through registerSession, by the node id the delivery ids carry
-    // (RED.nodes.getNode forgets a stopping node, and a draining session still settles); the node's own
-    // `session` field is for whoever holds the node (tests).
-    (node as RetryConsumerNode).session = session;
-    const unregister = registerSession(node.id, session);
+    // The configuration owns its sessions: end nodes reach this one through it, until it has stopped and drained.
+    const leave = config.consumers.add(session, node.id);
 
-    let statusTimer: NodeJS.Timeout | undefined;
-    let lastText = '';
     const buffer = broker.connection.publishers.buffer;
-    const showStatus = (): void => {
-      statusTimer = undefined;
-      const status = sessionStatus(session.state, session.stats, t, buffer.state.blockedBy) ?? broker.connectionStatus();
-      if (status.text !== lastText) {
-        lastText = status.text ?? '';
-        node.status(status);
-      }
-    };
-    const scheduleStatus = (): void => {
-      statusTimer ??= setTimeout(showStatus, STATUS_INTERVAL_MS);
-    };
-
-    session.on('message', (delivered) => node.send(toMsg(delivered)));
-    session.on('invalid', (delivered, why) => {
+    const status = new StatusUpdates(
+      () => sessionStatus(session.state, session.stats, t, buffer.state.blockedBy) ?? broker.connectionStatus(),
+      (shown) => node.status(shown),
+    );
+    const deliveries = session.deliveries;
+    deliveries.on('message', (delivered) => node.send(toMsg(delivered)));
+    deliveries.on('invalid', (delivered, why) => {
       const msg = toMsg(delivered);
       msg.error = { message: why };
       node.error(`message ${delivered.amqp.deliveryId}: ${why}`, msg);
     });
-    session.on('stats', scheduleStatus);
-    session.on('state', showStatus);
-    buffer.on('change', scheduleStatus);
+    deliveries.on('changed', () => status.soon());
+    deliveries.on('warning', (text) => node.warn(text));
+    deliveries.on('error', (text) => node.error(text));
+    session.on('parking', () => status.soon());
+    session.on('state', () => status.now());
+    const onBufferChange = (): void => status.soon();
+    buffer.on('change', onBufferChange);
     session.on('warning', (text) => node.warn(text));
-    // Quorum retry tiers: retries come back through the package, with confirms (see retry-mover.ts).
-    const tiers = moverTiers(config.topology);
-    const mover = tiers.length > 0 ? new RetryMover({ connection: broker.connection, mainQueue: config.topology.mainQueue, tiers }) : undefined;
+    // Quorum retry tiers: retries come back through the package, with confirms (see lib/consume/retry-mover.ts).
+    const tiers = moverTiers(topology);
+    const mover = tiers.length > 0 ? new RetryMover({ connection: broker.connection, mainQueue: topology.mainQueue, tiers }) : undefined;
     if (mover) {
       mover.on('warning', (text) => node.warn(text));
       // Once the topology is in place: the tier queues exist then.
@@ -152,16 +136,16 @@ export = function register(RED: NodeAPI): void {
     const user: BrokerUser = {
       id: node.id,
       // The broker pushes connection states; while consuming (or paused), the session's own status wins.
-      status: (status) => {
+      status: (pushed) => {
         if (session.state.phase !== 'consuming' && session.state.phase !== 'paused') {
-          lastText = status.text ?? '';
-          node.status(status);
+          status.forget();
+          node.status(pushed);
         }
       },
     };
-    const { mainQueue, parkingQueue } = config.topology;
-    const removeGauges = retryMetrics.addConsumer({ queue: mainQueue, parkingQueue, inFlight: () => session.stats.inFlight, depths: () => session.depths });
-    const stopEvents = events ? startEvents(session, mainQueue, values.statsEvery * 1000, (msg) => node.send([null, msg])) : undefined;
+    const { mainQueue, parkingQueue } = topology;
+    const removeGauges = metrics.addConsumer({ queue: mainQueue, parkingQueue, inFlight: () => deliveries.inFlight, depths: () => session.depths });
+    const stopEvents = events ? startEvents(session, config.consumers, mainQueue, values.statsEvery * 1000, (msg) => node.send([null, msg])) : undefined;
     session.start();
     broker.register(user);
 
@@ -176,8 +160,8 @@ export = function register(RED: NodeAPI): void {
     });
 
     node.on('close', (_removed, done) => {
-      clearTimeout(statusTimer);
-      buffer.off('change', scheduleStatus);
+      status.stop();
+      buffer.off('change', onBufferChange);
       stopEvents?.();
       removeGauges();
       // No new deliveries; the flow gets up to DRAIN_MS to settle what it holds (none when the nodes on the
@@ -185,7 +169,7 @@ export = function register(RED: NodeAPI): void {
       const wires = Array.isArray(def.wires) ? [def.wires[0]] : [];
       Promise.all([session.stop({ drainMs: DRAIN_MS, settlePath: () => downstreamRunning(RED, wires) }), mover?.stop()])
         .then(() => broker.deregister(user))
-        .finally(unregister)
+        .finally(leave)
         .then(() => done(), () => done());
     });
   }

@@ -2,7 +2,7 @@
  * The status line of a failed topology check: ONE sentence listing what is missing or differs, short
  * enough for the status bar; the node's error (and the log) keeps every object's full sentence.
  */
-import type { ObjectCheck } from '../../lib/topology/apply';
+import type { ObjectCheck } from '../../lib/topology';
 import type { Translate } from '../shared/i18n';
 
 /** Longer status texts are cut, naming how many objects were left out. */

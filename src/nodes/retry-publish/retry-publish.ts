@@ -6,10 +6,10 @@
 import { translator, type Translate } from '../shared/i18n';
 import { randomUUID } from 'node:crypto';
 import type { Options } from 'amqplib';
-import { publishOptionsProblem } from '../../lib/amqp/values';
-import { PublishError } from '../../lib/publish/confirm-publisher';
-import { encodePayload } from '../../lib/message/payload';
-import { ensureQueueExists } from '../../lib/topology/apply';
+import { publishOptionsProblem } from '../../lib/amqp';
+import { PublishError } from '../../lib/publish';
+import { encodePayload } from '../../lib/message';
+import { ensureQueueExists } from '../../lib/topology';
 import { findBroker, type BrokerUser } from '../shared/broker-node';
 import { stringProp, type Node, type NodeAPI, type NodeDef, type NodeMessage, type NodeStatus } from '../shared/node-red';
 import { publishTarget, publishOptions } from '../shared/publish-options';

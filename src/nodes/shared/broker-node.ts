@@ -1,10 +1,9 @@
 /** The broker config node's shape as other nodes see it, and its status texts. */
-import type { BrokerConnection, ConnectionState } from '../../lib/connection/broker-connection';
-import type { ManagementApi } from '../../lib/topology/management-api';
-import type { BrokerSettings } from '../../lib/connection/settings';
-import { readNumberFields } from '../../lib/rules/number-fields';
+import type { BrokerConnection, BrokerSettings, ConnectionState } from '../../lib/connection';
+import type { ManagementApi } from '../../lib/topology';
+import { readNumberFields } from '../../lib/rules';
 import { NUMBER_FIELDS } from './properties';
-import type { PublishBufferState } from '../../lib/publish/publish-buffer';
+import type { PublishBufferState } from '../../lib/publish';
 import type { Translate } from './i18n';
 import { stringProp, type Node, type NodeAPI, type NodeStatus } from './node-red';
 

@@ -74,6 +74,8 @@ export interface NodeAPI {
       options?: { credentials?: CredentialsDefinition; settings?: Record<string, unknown> },
     ): void;
     getNode(id: string): Node | null;
+    /** Every node definition of the deployed flows (definitions, not instances: getNode gives the instance). */
+    eachNode(callback: (def: NodeDef) => void): void;
     /** The stored credentials of a deployed node, undefined for a node never deployed. */
     getCredentials(id: string): Record<string, string | undefined> | undefined;
   };

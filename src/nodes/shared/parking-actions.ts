@@ -2,27 +2,26 @@
  * Peek, purge and replay of a retry config's parking queue, as the park-replay node and the editor's
  * parking browser (admin endpoints) both run them.
  */
-import { peekParked, purgeParked } from '../../lib/parking/scan';
-import { retryMetrics } from '../../lib/observe/metrics';
-import { peekHazard, selectionFrom, type ParkedMessage } from '../../lib/parking/view';
+import { peekHazard, peekParked, purgeParked, replayParked, selectionFrom, type ParkedMessage } from '../../lib/parking';
+import { metrics } from './metrics';
 import type { ParkAction } from './properties';
-import { replayParked } from '../../lib/parking/replay';
-import type { RetryTopologyConfig } from '../../lib/topology/plan';
-import type { RetryBrokerNode } from './broker-node';
+import type { RetryConfigNode } from './retry-config-node';
 
 export type { ParkAction };
 
 /**
- * Runs one action; `source` holds the selection (`messageIds`, `routingKey`, `reason`). The broker
- * connection is held open only while it runs: `userId` registers as its user meanwhile.
+ * Runs one action on a configuration with its topology and broker; `source` holds the selection
+ * (`messageIds`, `routingKey`, `reason`). The broker connection is held open only while it runs:
+ * `userId` registers as its user meanwhile.
  */
 export async function runParkingAction(
   action: ParkAction,
   source: Record<string, unknown>,
-  broker: RetryBrokerNode,
-  topology: RetryTopologyConfig,
+  config: Pick<RetryConfigNode, 'topology' | 'broker' | 'consumers'>,
   options: { max: number; resetAttempts: boolean; userId: string },
 ): Promise<Record<string, unknown>> {
+  const { topology, broker } = config;
+  if (!topology || !broker) throw new Error('the retry configuration has no usable topology or broker');
   const user = { id: options.userId, status: () => undefined };
   broker.register(user);
   try {
@@ -36,9 +35,11 @@ export async function runParkingAction(
     const queue = topology.parkingQueue;
     if (action === 'peek') return { ...(await peekParked(broker.connection, queue, { limit: options.max })) };
     if (action === 'purge') return { ...(await purgeParked(broker.connection, queue, { selection })) };
-    // Each replayed message is counted, and is an event on the consumers of its queue.
-    const onReplayed = (parked: ParkedMessage): void =>
-      retryMetrics.replayed({ queue: topology.mainQueue, attempt: parked.attempts, reason: parked.reason, messageId: parked.messageId });
+    // Each replayed message is counted, and is an event on the configuration's consumers.
+    const onReplayed = (parked: ParkedMessage): void => {
+      metrics.replayed(topology.mainQueue);
+      config.consumers.replayed({ event: 'replayed', queue: topology.mainQueue, attempt: parked.attempts, reason: parked.reason, messageId: parked.messageId, durationMs: null });
+    };
     return { ...(await replayParked(broker.connection, topology, { max: options.max, resetAttempts: options.resetAttempts, selection, onReplayed })) };
   } finally {
     await broker.deregister(user);

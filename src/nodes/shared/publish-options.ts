@@ -1,6 +1,6 @@
 /** Where a publish goes and with which AMQP properties, from the node's settings and the msg. Pure. */
 import type { Options } from 'amqplib';
-import { pickDefined, PUBLISH_PROPERTY_KEYS } from '../../lib/message/message-info';
+import { pickDefined, PUBLISH_PROPERTY_KEYS } from '../../lib/message';
 import type { NodeMessage } from './node-red';
 
 export interface PublishSettings {

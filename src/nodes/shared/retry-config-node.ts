@@ -1,9 +1,8 @@
 /** The retry-config node's shape as other nodes see it. */
-import { readNumberFields } from '../../lib/rules/number-fields';
+import type { ConsumerSessions } from '../../lib/consume';
+import { parseRoutingKeys, readNumberFields } from '../../lib/rules';
 import { NUMBER_FIELDS } from './properties';
-import { parseRoutingKeys } from '../../lib/rules/property-rules';
-import { EXCHANGE_TYPES, validateTopologyConfig, type ExchangeType, type RetryTopologyConfig } from '../../lib/topology/plan';
-import { parseDelays, parseQueueArguments, queueNamesOf } from '../../lib/topology/parse';
+import { EXCHANGE_TYPES, type ExchangeType, parseDelays, parseQueueArguments, queueNamesOf, type RetryTopologyConfig, validateTopologyConfig } from '../../lib/topology';
 import type { RetryBrokerNode } from './broker-node';
 import { stringProp, type Node, type NodeAPI, type NodeDef } from './node-red';
 
@@ -12,6 +11,8 @@ export interface RetryConfigNode extends Node {
   topology: RetryTopologyConfig | undefined;
   problems: string[];
   broker: RetryBrokerNode | undefined;
+  /** The consumer sessions of this configuration: end nodes settle through them, replays are told to them. */
+  consumers: ConsumerSessions;
 }
 
 export function findRetryConfig(RED: NodeAPI, id: unknown): RetryConfigNode | undefined {

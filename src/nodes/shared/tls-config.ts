@@ -1,5 +1,5 @@
 /** The core `tls-config` node as the broker node uses it, the way the core mqtt-broker node does. */
-import type { ConnectTarget } from '../../lib/connection/settings';
+import type { ConnectTarget } from '../../lib/connection';
 import type { Node, NodeAPI } from './node-red';
 
 /** What the core `tls-config` node offers (node-red/nodes/core/network/05-tls.js), as mqtt-broker uses it. */

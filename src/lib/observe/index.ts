@@ -1,0 +1,14 @@
+/** observe — counting what the consumers did (Prometheus text), and keeping per-message warnings from flooding the log. */
+export {
+  DURATION_BUCKETS_S,
+  Histogram,
+  QueueCounters,
+  RetryMetrics,
+  type BrokerGauges,
+  type ConsumerGauges,
+  type Outcome,
+  type OutcomeEvent,
+  type QueueDepths,
+  type SettledOutcome,
+} from './metrics';
+export { LogLimiter } from './log-limiter';

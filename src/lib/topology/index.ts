@@ -1,0 +1,46 @@
+/**
+ * topology — the retry topology as plain data (what a configuration means, whether it is valid), and
+ * applying it to a broker: declared with its arguments, or checked passively (with the management
+ * API's definitions when given); a one-off probe for the editor.
+ */
+export { ALTERNATE_EXCHANGE, DEAD_LETTER_EXCHANGE, DEAD_LETTER_ROUTING_KEY, MESSAGE_TTL, SINGLE_ACTIVE_CONSUMER, isQuorum, sameArgumentValue, type QueueArguments } from './arguments';
+export {
+  EXCHANGE_TYPES,
+  MOVER_HORIZON_MS,
+  MOVER_TTL_SLACK_MS,
+  formatDelay,
+  movedByPackage,
+  planTopology,
+  retryDelayFor,
+  retryQueueFor,
+  retryQueueNames,
+  retryRoute,
+  unroutedRoute,
+  validateTopologyConfig,
+  type ExchangeType,
+  type PlannedBinding,
+  type PlannedExchange,
+  type PlannedQueue,
+  type RetryRoute,
+  type RetryTopologyConfig,
+  type TopologyMode,
+  type TopologyPlan,
+} from './plan';
+export { describeDifference, diffArguments, describePreconditionFailure, parsePreconditionFailure, type ArgumentDifference, type PreconditionFailure } from './diff';
+export { parseDelays, parseQueueArguments, queueNamesOf } from './parse';
+export {
+  AMQP_CODE,
+  TopologyError,
+  applyTopology,
+  checkTopology,
+  declareTopology,
+  ensureQueueExists,
+  inspectTopology,
+  type ChannelRunner,
+  type DefinitionReader,
+  type ObjectCheck,
+  type TopologyInspection,
+  type TopologyResult,
+} from './apply';
+export { ManagementApi, type ManagementApiOptions } from './management-api';
+export { probeTopology, type ProbeOptions } from './probe';

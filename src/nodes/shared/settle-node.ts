@@ -1,0 +1,106 @@
+/**
+ * The end nodes' one implementation: `retry-settle` (ack or retry) and `park-publisher` (park) settle
+ * the delivery a msg refers to — through the retry configuration the msg names (`msg.amqp.config`),
+ * which owns the consumer sessions; the delivery id itself is opaque — and report a settle that could
+ * not happen. Like `http response` ends what `http in` started.
+ */
+import type { ConsumerSessions } from '../../lib/consume';
+import { failureDetails } from '../../lib/message';
+import { SettleError, type SettleAction, type SettleOutcome } from '../../lib/settle';
+import { translator } from './i18n';
+import { errorText, stringProp, type DoneFunction, type Node, type NodeAPI, type NodeDef, type NodeMessage } from './node-red';
+import { findRetryConfig, type RetryConfigNode } from './retry-config-node';
+import { StatusUpdates } from './status';
+
+/** The delivery a msg refers to, as the consumer put it on `msg.amqp`. */
+function deliveryOf(msg: NodeMessage): { deliveryId?: string; config?: string } {
+  const amqp = msg.amqp as { deliveryId?: unknown; config?: unknown } | undefined;
+  return {
+    deliveryId: typeof amqp?.deliveryId === 'string' ? amqp.deliveryId : undefined,
+    config: typeof amqp?.config === 'string' ? amqp.config : undefined,
+  };
+}
+
+/**
+ * Finds the consumer sessions of the retry configuration a msg names. The last configuration found is
+ * kept: Node-RED forgets a node as soon as it starts stopping it, and a stopping configuration's
+ * consumers still settle what the flow holds (their drain). A msg that does not name its configuration
+ * (a msg.amqp built by hand) is looked for among the deployed ones.
+ */
+export function sessionsFinder(RED: NodeAPI): (configId: string | undefined, deliveryId: string) => ConsumerSessions | undefined {
+  let last: RetryConfigNode | undefined;
+  return (configId, deliveryId) => {
+    if (last && (configId === undefined || last.id === configId) && last.consumers.issued(deliveryId)) return last.consumers;
+    let found = configId === undefined ? undefined : findRetryConfig(RED, configId);
+    if (configId === undefined) {
+      RED.nodes.eachNode((def) => {
+        const config = def.type === 'retry-config' && !found ? findRetryConfig(RED, def.id) : undefined;
+        if (config?.consumers.issued(deliveryId)) found = config;
+      });
+    }
+    if (found) last = found;
+    return (found ?? (last && last.id === configId ? last : undefined))?.consumers;
+  };
+}
+
+/** Sets an end node up: `action` is what its input does (the park-publisher always parks). */
+export function settleNode(RED: NodeAPI, node: Node, def: NodeDef, action: SettleAction): void {
+  const t = translator(RED);
+  const find = sessionsFinder(RED);
+  const configuredReason = stringProp(def.reason);
+  let parked = 0;
+  let lastParkAttempt = 0;
+  const status = new StatusUpdates(
+    () => {
+      if (parked === 0) return undefined;
+      // A park node counts its parks; a retry node says when a retry parked, having run out of attempts.
+      return action === 'park'
+        ? { fill: 'yellow', shape: 'dot', text: t('park-publisher.status.parked', { count: parked }) }
+        : { fill: 'yellow', shape: 'dot', text: t('retry-settle.status.parkedAfter', { attempt: lastParkAttempt }) };
+    },
+    (shown) => node.status(shown),
+  );
+  node.on('close', () => status.stop());
+
+  const failed = (err: unknown, done: DoneFunction): void => {
+    status.forget();
+    // Already settled, or its channel gone: the broker redelivers it (or already has): nothing lost,
+    // nothing for the flow to handle. Anything else (no delivery id, a failed park) is for a Catch node.
+    if (err instanceof SettleError && err.kind !== 'broker') {
+      node.status({ fill: 'yellow', shape: 'ring', text: t(`retry-settle.status.${err.kind}`) });
+      node.warn(err.message);
+      done();
+      return;
+    }
+    node.status({ fill: 'red', shape: 'ring', text: t('retry-settle.status.failed') });
+    done(err instanceof Error ? err : new Error(String(err)));
+  };
+
+  node.on('input', (msg, send, done) => {
+    const { deliveryId, config } = deliveryOf(msg);
+    if (deliveryId === undefined) {
+      failed(new Error(`msg.amqp.deliveryId is missing: ${action} needs the msg that came out of a retry consumer (keep msg.amqp when you build a new msg)`), done);
+      return;
+    }
+    const sessions = find(config, deliveryId);
+    if (!sessions) {
+      failed(new SettleError(`message ${deliveryId}: its retry consumer is gone (redeployed?); the broker redelivers the message`, 'unknown'), done);
+      return;
+    }
+    const reason = errorText(msg.error) || configuredReason;
+    // No await: an ack settles at once, and the flow's done() should follow without extra turns.
+    sessions.settle(deliveryId, action, reason, failureDetails(msg.error)).then((outcome: SettleOutcome) => {
+      if (outcome.done === 'parked') {
+        parked += 1;
+        lastParkAttempt = outcome.attempt;
+        if (parked === 1) status.now();
+        else status.soon();
+      }
+      if (action === 'park') {
+        msg.park = { queue: outcome.parkedTo ?? '', reason: outcome.parkReason ?? reason, attempt: outcome.attempt };
+        send(msg);
+      }
+      done();
+    }, (err: unknown) => failed(err, done));
+  });
+}

@@ -1,0 +1,152 @@
+/**
+ * The architecture, kept by a test: src/lib is in folders by concern, one above the other; a folder
+ * imports only from the folders below it, through their index, never up and never in a circle; it
+ * imports nothing of Node-RED and holds no node-type tables. The nodes reach src/lib through the
+ * folders' indexes too (the editor's browser bundle takes single pure files instead).
+ */
+import assert from 'node:assert/strict';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import path from 'node:path';
+
+const SRC = path.resolve(__dirname, '../../src');
+const LIB = path.join(SRC, 'lib');
+
+/** The floors, top to bottom (see src/lib/index.ts). */
+export const FLOORS = ['consume', 'dedupe', 'outbox', 'settle', 'parking', 'topology', 'connection', 'publish', 'postgres', 'message', 'observe', 'rules', 'amqp'];
+
+/** Modules bundled for the browser (they import single pure files, not indexes that pull in Node.js APIs). */
+const BROWSER_SIDE = [path.join(SRC, 'editor'), path.join(SRC, 'nodes/shared/properties.ts')];
+
+const NODE_TYPES = /['"`](retry-broker|retry-config|retry-consumer|retry-settle|retry-publish|park-publisher|park-replay|retry-dedupe|retry-postgres|outbox-write|outbox-relay)['"`]/;
+
+function filesUnder(dir: string): string[] {
+  return readdirSync(dir).flatMap((entry) => {
+    const file = path.join(dir, entry);
+    return statSync(file).isDirectory() ? filesUnder(file) : file.endsWith('.ts') ? [file] : [];
+  });
+}
+
+/** Relative module specifiers a file imports or re-exports, resolved to files (a folder to its index). */
+function importsOf(file: string): Array<{ spec: string; target: string }> {
+  const code = readFileSync(file, 'utf8');
+  const specs = [...code.matchAll(/(?:^|\n)\s*(?:import|export)\b[^;'"]*?from\s+'([^']+)'/g)].map((m) => m[1] ?? '');
+  specs.push(...[...code.matchAll(/\b(?:require|import)\(\s*'([^']+)'\s*\)/g)].map((m) => m[1] ?? ''));
+  return specs.map((spec) => {
+    if (!spec.startsWith('.')) return { spec, target: spec };
+    const base = path.resolve(path.dirname(file), spec);
+    const target = [`${base}.ts`, path.join(base, 'index.ts')].find((candidate) => {
+      try {
+        return statSync(candidate).isFile();
+      } catch {
+        return false;
+      }
+    });
+    return { spec, target: target ?? base };
+  });
+}
+
+/** The lib folder a file is in ('' for src/lib/index.ts). */
+function floorOf(file: string): string {
+  const rel = path.relative(LIB, file);
+  return rel.includes(path.sep) ? (rel.split(path.sep)[0] ?? '') : '';
+}
+
+/** Code without comments, for looking at what it does rather than what it says. */
+function withoutComments(code: string): string {
+  return code.replace(/\/\*[\s\S]*?\*\//g, '').replace(/(^|[^:'"`])\/\/.*$/gm, '$1');
+}
+
+const libFiles = filesUnder(LIB);
+
+describe('architecture of src/lib', function () {
+  it('every folder is a known floor with a short index that names what it offers', function () {
+    const folders = readdirSync(LIB).filter((entry) => statSync(path.join(LIB, entry)).isDirectory());
+    for (const folder of folders) {
+      assert.ok(FLOORS.includes(folder), `src/lib/${folder} is not one of the floors ${FLOORS.join(', ')} (add it to FLOORS and src/lib/index.ts)`);
+      const index = path.join(LIB, folder, 'index.ts');
+      const text = readFileSync(index, 'utf8');
+      assert.match(text, new RegExp(`^/\\*\\*\\s*\\n?\\s*\\*?\\s*${folder} —`), `src/lib/${folder}/index.ts starts with a comment naming what '${folder}' offers`);
+      assert.doesNotMatch(text, /export \* from/, `src/lib/${folder}/index.ts names its exports instead of re-exporting everything`);
+    }
+  });
+
+  it('a folder imports only from the folders below it, through their index', function () {
+    const wrong: string[] = [];
+    for (const file of libFiles) {
+      const from = floorOf(file);
+      if (from === '') continue;
+      for (const { spec, target } of importsOf(file)) {
+        if (!spec.startsWith('.')) continue;
+        const to = floorOf(target);
+        if (to === from) continue;
+        const where = `${path.relative(SRC, file)} imports '${spec}'`;
+        if (to === '') wrong.push(`${where}: the lib's own index`);
+        else if (FLOORS.indexOf(to) < FLOORS.indexOf(from)) wrong.push(`${where}: '${to}' is above '${from}'`);
+        else if (target !== path.join(LIB, to, 'index.ts')) wrong.push(`${where}: not through '${to}/index.ts'`);
+      }
+    }
+    assert.deepEqual(wrong, []);
+  });
+
+  it('has no import circles, within a folder or across', function () {
+    const graph = new Map(libFiles.map((file) => [file, importsOf(file).map((i) => i.target).filter((t) => t.startsWith(LIB))]));
+    const circles: string[] = [];
+    const state = new Map<string, 'open' | 'done'>();
+    const visit = (file: string, trail: string[]): void => {
+      if (state.get(file) === 'done') return;
+      if (state.get(file) === 'open') {
+        circles.push([...trail.slice(trail.indexOf(file)), file].map((f) => path.relative(LIB, f)).join(' -> '));
+        return;
+      }
+      state.set(file, 'open');
+      for (const next of graph.get(file) ?? []) visit(next, [...trail, file]);
+      state.set(file, 'done');
+    };
+    for (const file of libFiles) visit(file, []);
+    assert.deepEqual(circles, []);
+  });
+
+  it('imports nothing of Node-RED and holds no node-type tables', function () {
+    const wrong: string[] = [];
+    for (const file of libFiles) {
+      for (const { spec, target } of importsOf(file)) {
+        if (/node-red/.test(spec) || (spec.startsWith('.') && !target.startsWith(LIB))) wrong.push(`${path.relative(SRC, file)} imports '${spec}'`);
+      }
+      const type = NODE_TYPES.exec(withoutComments(readFileSync(file, 'utf8')));
+      if (type) wrong.push(`${path.relative(SRC, file)} names the node type ${type[1] ?? ''}`);
+    }
+    assert.deepEqual(wrong, []);
+  });
+
+  it('the nodes reach src/lib through the folders’ indexes (the browser-side modules take single pure files)', function () {
+    const wrong: string[] = [];
+    for (const file of filesUnder(path.join(SRC, 'nodes'))) {
+      if (BROWSER_SIDE.some((side) => file === side || file.startsWith(`${side}${path.sep}`))) continue;
+      for (const { spec, target } of importsOf(file)) {
+        const to = target.startsWith(LIB) ? floorOf(target) : undefined;
+        if (to && target !== path.join(LIB, to, 'index.ts')) wrong.push(`${path.relative(SRC, file)} imports '${spec}'`);
+      }
+    }
+    assert.deepEqual(wrong, []);
+  });
+
+  it('keeps no module-level registry: objects are found through the objects that own them', function () {
+    /** Module-level collections that are not registries, and why. */
+    const allowed: Record<string, string> = {
+      UNTRUSTED_CERT: 'a constant set of error codes',
+      ASCII: 'a constant set of charset names',
+      UTF8: 'a constant set of charset names',
+      decoders: 'a cache of stateless TextDecoders, one per charset',
+      typeCache: 'a bounded cache of what a content type means',
+      english: 'a cache of the en-US catalogs read from disk',
+    };
+    const wrong: string[] = [];
+    for (const file of [...libFiles, ...filesUnder(path.join(SRC, 'nodes'))]) {
+      const code = withoutComments(readFileSync(file, 'utf8'));
+      for (const match of code.matchAll(/^(?:export )?(?:const|let|var) (\w+)\s*(?::[^=]+)?=\s*new (Map|Set|WeakMap)\b/gm)) {
+        if (!((match[1] ?? '') in allowed)) wrong.push(`${path.relative(SRC, file)}: module-level ${match[2] ?? ''} '${match[1] ?? ''}'`);
+      }
+    }
+    assert.deepEqual(wrong, []);
+  });
+});
