@@ -90,6 +90,7 @@ describe('retry consumer events output and Prometheus metrics (real broker)', fu
         acked: 1,
         retried: 1,
         parked: 1,
+        duplicates: 0,
         replayed: 0,
         inFlight: 0,
         depths: { main: 0, retry: { [names.retryQueue]: 0 }, parking: 1 },

@@ -21,6 +21,7 @@ describe('metrics', () => {
       'messaging_client_consumed_messages_total{messaging_system="rabbitmq",queue="orders",outcome="acked"} 2',
       'messaging_client_consumed_messages_total{messaging_system="rabbitmq",queue="orders",outcome="retried"} 0',
       'messaging_client_consumed_messages_total{messaging_system="rabbitmq",queue="orders",outcome="parked"} 1',
+      'messaging_client_consumed_messages_total{messaging_system="rabbitmq",queue="orders",outcome="duplicate"} 0',
       'messaging_client_consumed_messages_total{messaging_system="rabbitmq",queue="orders",outcome="replayed"} 1',
     ]);
     assert.match(text, /# TYPE messaging_process_duration_seconds histogram\n/);
@@ -64,7 +65,7 @@ describe('metrics', () => {
     remove();
     assert.deepEqual(samples(metrics.render(), 'rabbitmq_retry_parking_messages'), []);
     // Counters outlive the consumer: Prometheus counters never go back.
-    assert.equal(samples(metrics.render(), 'messaging_client_consumed_messages_total').length, 4);
+    assert.equal(samples(metrics.render(), 'messaging_client_consumed_messages_total').length, 5);
   });
 
   it('escapes label values', () => {

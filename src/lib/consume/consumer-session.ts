@@ -11,6 +11,7 @@ import { EventEmitter } from 'node:events';
 import type { Channel, ConsumeMessage } from 'amqplib';
 import { closeChannel } from '../amqp';
 import { backoffDelay } from '../connection';
+import { DedupeGate, DedupeStoreError } from '../dedupe';
 import { retryInfo } from '../message';
 import { ParkingWatch } from '../parking';
 import type { QueueDepths } from '../observe';
@@ -41,7 +42,9 @@ export class ConsumerSession extends EventEmitter<ConsumerSessionEvents> {
   private lastReported = '';
   private current: SessionState = { phase: 'waiting-for-connection' };
   private settingUp = false;
-  private paused = false;
+  /** Why the consumer takes no messages: asked to (a control msg), or its deduplication store is down. */
+  private readonly pauses = new Set<'user' | 'store'>();
+  private readonly gate: DedupeGate | undefined;
   private readonly onConnected = (): void => void this.setup();
   private readonly onDisconnected = (): void => this.lostChannel('connection to the broker lost');
   private readonly onClosing = (): void => void this.acks?.flush();
@@ -54,8 +57,22 @@ export class ConsumerSession extends EventEmitter<ConsumerSessionEvents> {
     this.hold = ordered ? new OrderedHold(ordered.pauseMs) : undefined;
     this.hold?.on('blocked', (detail) => this.setState({ phase: 'blocked', detail }));
     this.hold?.on('released', () => {
-      if (!this.stopped && this.channel) this.setState(this.paused ? PAUSED : { phase: 'consuming' });
+      if (!this.stopped && this.channel) this.setState(this.pausedState());
     });
+    const { dedupe } = options;
+    this.gate = dedupe
+      ? new DedupeGate({
+          store: dedupe.store,
+          scope: topology.mainQueue,
+          // A claim must outlive the flow's settle timeout, or a duplicate could be taken while the first is still in the flow.
+          leaseMs: Math.max(dedupe.leaseMs, options.settleTimeoutMs > 0 ? options.settleTimeoutMs + 30_000 : 0),
+          retentionMs: dedupe.retentionMs,
+          storeDown: dedupe.storeDown,
+        })
+      : undefined;
+    this.gate?.on('down', (why) => this.storeDown(why));
+    this.gate?.on('up', () => this.storeUp());
+    this.gate?.on('warning', (text) => this.emit('warning', text));
     this.deliveries = new Deliveries(new DeliveryRegistry(), {
       configId: options.configId ?? '',
       mainQueue: topology.mainQueue,
@@ -67,6 +84,10 @@ export class ConsumerSession extends EventEmitter<ConsumerSessionEvents> {
       invalidBody: options.invalidBody,
       requeuePauseMs: options.parkFailurePauseMs ?? 5000,
       metrics: options.metrics,
+      dedupe:
+        this.gate && dedupe
+          ? { gate: this.gate, keyOf: dedupe.keyOf, noKey: dedupe.noKey, maxKeyBytes: dedupe.store.maxKeyBytes, scope: topology.mainQueue }
+          : undefined,
     });
     this.drain = new Drain(() => this.deliveries.inFlight + this.deliveries.copying);
     this.deliveries.on('changed', () => {
@@ -81,8 +102,23 @@ export class ConsumerSession extends EventEmitter<ConsumerSessionEvents> {
     return this.current;
   }
 
+  /** Why the deduplication store is down, while it is (with the `process` policy the consumer goes on unchecked). */
+  get dedupeDown(): string | undefined {
+    return this.gate?.down;
+  }
+
+  private get paused(): boolean {
+    return this.pauses.size > 0;
+  }
+
+  /** The state of a consumer that has its channel: paused for a reason, or consuming. */
+  private pausedState(): SessionState {
+    if (this.pauses.has('store')) return { phase: 'store-down', detail: this.gate?.down ?? 'deduplication store down' };
+    return this.pauses.has('user') ? PAUSED : { phase: 'consuming' };
+  }
+
   get stats(): SessionStats {
-    const stats: SessionStats = { inFlight: this.deliveries.inFlight, ...this.deliveries.counters };
+    const stats: SessionStats = { inFlight: this.deliveries.inFlight, waiting: this.deliveries.waiting, ...this.deliveries.counters };
     const depth = this.parkingWatch.depth;
     if (depth !== undefined) stats.parkingDepth = depth;
     return stats;
@@ -120,14 +156,15 @@ export class ConsumerSession extends EventEmitter<ConsumerSessionEvents> {
     const { connection } = this.options;
     connection.off('connected', this.onConnected);
     this.hold?.drop(); // a held message is not run again: it goes back to the head of the queue
+    this.deliveries.stop(); // nothing more admitted: what waits for its key goes back with the channel
     const { channel, consumerTag } = this;
     this.consumerTag = undefined;
     this.acks?.flush(); // the acks the flow gave so far go out now, whatever closes the channel later
     const unsettled = await this.drain.stopping(channel && consumerTag ? channel.cancel(consumerTag).catch(() => undefined) : undefined, options);
     if (unsettled) this.emit('warning', unsettled);
     connection.off('disconnected', this.onDisconnected);
-    this.deliveries.endAll('returned to the queue when the consumer stopped');
-    this.deliveries.stop();
+    this.deliveries.endAll('returned to the queue when the consumer stopped', true);
+    await this.gate?.close(); // the keys of what was recorded or released meanwhile go out first
     await this.closeOwn();
     // Only now: a connection closing while this stop runs still waits for the acks it flushed.
     connection.off('closing', this.onClosing);
@@ -136,19 +173,45 @@ export class ConsumerSession extends EventEmitter<ConsumerSessionEvents> {
 
   /** Stops taking messages (basic.cancel; in-flight ones are still settled) until resumed, over reconnects too. */
   async pause(): Promise<void> {
-    if (this.paused || this.stopped) return;
-    this.paused = true;
-    if (this.channel) this.setState(PAUSED);
+    await this.pauseFor('user');
+  }
+
+  /** Takes messages again (unless the deduplication store is down: then once it is back). */
+  async resume(): Promise<void> {
+    await this.resumeFrom('user');
+  }
+
+  private async pauseFor(reason: 'user' | 'store'): Promise<void> {
+    if (this.pauses.has(reason) || this.stopped) return;
+    this.pauses.add(reason);
+    if (this.channel) this.setState(this.pausedState());
     await this.applyPause();
   }
 
-  async resume(): Promise<void> {
-    if (!this.paused || this.stopped) return;
-    this.paused = false;
+  private async resumeFrom(reason: 'user' | 'store'): Promise<void> {
+    if (!this.pauses.delete(reason) || this.stopped) return;
     const { channel, acks } = this;
+    if (this.paused) {
+      if (channel) this.setState(this.pausedState());
+      return;
+    }
     if (!channel || !acks) return this.setup();
     if (!this.consumerTag) await this.consume(channel, acks).catch(() => undefined); // closed: set up anew
     if (this.consumerTag) this.setState({ phase: 'consuming' });
+  }
+
+  /** The deduplication store failed: with the `pause` policy nothing more is taken until it answers. */
+  private storeDown(why: string): void {
+    this.report(why);
+    if (this.options.dedupe?.storeDown === 'pause') void this.pauseFor('store');
+    else this.emit('state', this.current); // the status says deduplication is off
+  }
+
+  private storeUp(): void {
+    this.lastReported = '';
+    this.emit('warning', `deduplication store ${this.options.dedupe?.store.description ?? ''} answers again`);
+    if (this.pauses.has('store')) void this.resumeFrom('store');
+    else this.emit('state', this.current);
   }
 
   /** Cancels a paused consumer. Ordered: once nothing is in flight, closes the channel, so a held message goes back to
@@ -206,6 +269,10 @@ export class ConsumerSession extends EventEmitter<ConsumerSessionEvents> {
     try {
       const result = await applyTopology((work) => connection.withThrowawayChannel(work), this.plan, topology.mode, this.options.definitionReader);
       for (const warning of result.warnings) this.emit('warning', warning);
+      // The deduplication store is checked (or its table created) like the topology: never consume without it.
+      await this.options.dedupe?.store.prepare().catch((err: unknown) => {
+        throw err instanceof DedupeStoreError ? err : new DedupeStoreError(`deduplication store ${this.options.dedupe?.store.description ?? ''}: ${(err as Error).message}`, 'other');
+      });
       if (this.stopped || this.channel) return;
       const channel = await connection.createChannel();
       const acks = new AckBatcher(channel);
@@ -217,7 +284,7 @@ export class ConsumerSession extends EventEmitter<ConsumerSessionEvents> {
       if (this.stopped) return await this.closeOwn(); // stopped while this setup was under way: stop() could not see the channel yet
       this.setupAttempt = 0;
       this.lastReported = '';
-      this.setState(this.paused ? PAUSED : { phase: 'consuming' });
+      this.setState(this.pausedState());
     } catch (err) {
       if (this.stopped) return;
       if (!connection.connection) {
@@ -226,9 +293,10 @@ export class ConsumerSession extends EventEmitter<ConsumerSessionEvents> {
         this.setState({ phase: 'waiting-for-connection' });
         return;
       }
-      const text = err instanceof TopologyError ? err.message : `cannot consume '${topology.mainQueue}': ${(err as Error).message}`;
+      const text = err instanceof TopologyError || err instanceof DedupeStoreError ? err.message : `cannot consume '${topology.mainQueue}': ${(err as Error).message}`;
       await this.closeOwn();
-      this.setState(err instanceof TopologyError ? { phase: 'topology-error', detail: text, objects: err.objects } : { phase: 'channel-lost', detail: text });
+      if (err instanceof TopologyError) this.setState({ phase: 'topology-error', detail: text, objects: err.objects });
+      else this.setState({ phase: err instanceof DedupeStoreError ? 'store-down' : 'channel-lost', detail: text });
       this.report(text);
       this.scheduleSetup();
     }

@@ -1,12 +1,15 @@
 /**
  * A consumer's deliveries from arrival to settlement. On arrival a delivery is registered under an
  * opaque id with its settle deadline, its body decoded into what the flow gets, and handed on as a
- * `message` event. A settle by id goes through `decide()` and the settler; its outcome is counted and
- * reported. A failed copy (park, retry tier) is handled here, in one place.
+ * `message` event — with deduplication on, only once the gate admitted its key (a duplicate is acked
+ * without entering the flow). A settle by id goes through `decide()` and the settler; an ack of a
+ * deduplicated delivery waits for its key to be recorded, a retry or park releases it. Outcomes are
+ * counted and reported. A failed copy (park, retry tier) is handled here, in one place.
  */
 import { EventEmitter } from 'node:events';
 import { performance } from 'node:perf_hooks';
 import type { ConsumeMessage } from 'amqplib';
+import type { DedupeGate, DedupeKeyResult } from '../dedupe';
 import { decodePayload, toAmqpInfo, type DecodeMode, type DeliveredMessage, type FailureDetails, type RetryInfo } from '../message';
 import { LogLimiter, type QueueCounters } from '../observe';
 import {
@@ -45,7 +48,27 @@ export interface DeliveriesOptions {
   requeuePauseMs: number;
   /** Where settles are counted (Prometheus metrics). */
   metrics?: QueueCounters;
+  /** Deduplication: each delivery with a key passes the gate before the flow sees it. */
+  dedupe?: DeliveryDedupe;
 }
+
+export interface DeliveryDedupe {
+  gate: DedupeGate;
+  /** The key of a delivery, as the flow would see it (an expression may take a turn or more). */
+  keyOf: (delivered: DeliveredMessage) => DedupeKeyResult | Promise<DedupeKeyResult>;
+  /** A delivery without a key: processed without deduplication, or parked. */
+  noKey: 'process' | 'park';
+  /** The longest key the store takes (UTF-8 bytes, scope included). */
+  maxKeyBytes: number;
+  /** What the store keys are scoped by (counted into their length). */
+  scope: string;
+}
+
+/** Deliveries of lost channels remembered for a late settle of their key. */
+const MAX_ORPHANS = 10_000;
+
+/** The park reason of a delivery without a key, with `noKey: 'park'`. */
+export const NO_DEDUPE_KEY = 'no deduplication key';
 
 export interface DeliveryEvents {
   /** A delivery for the flow. */
@@ -61,13 +84,19 @@ export interface DeliveryEvents {
 }
 
 export class Deliveries extends EventEmitter<DeliveryEvents> {
-  readonly counters = { delivered: 0, acked: 0, retried: 0, parked: 0 };
+  readonly counters = { delivered: 0, acked: 0, retried: 0, parked: 0, duplicates: 0 };
   /**
    * One timer for the oldest delivery's settle deadline instead of one per delivery: deliveries are
    * registered in arrival order with the same timeout, so the oldest live one is due first.
    */
   private deadlineTimer: NodeJS.Timeout | undefined;
   private copies = 0;
+  /** Acks of deduplicated deliveries waiting for their key to be recorded. */
+  private completing = 0;
+  /** Deliveries whose key expression is being evaluated. */
+  private evaluating = 0;
+  /** Deliveries whose channel was lost with the flow still on them, by id: a late settle still completes or releases their key. */
+  private readonly orphans = new Map<string, { key: string }>();
   /** Once stopping, a held message is not run again (it goes back to the queue with the channel). */
   private stopping = false;
   /** A park or a settle timeout is a warning per message, limited so a burst (an outage) cannot flood the log. */
@@ -92,9 +121,14 @@ export class Deliveries extends EventEmitter<DeliveryEvents> {
     return this.registry.size;
   }
 
-  /** Copies (retry tier or parking queue) waiting for their confirm: the delivery is not settled yet. */
+  /** Settles under way: copies (retry tier, parking queue) waiting for their confirm, acks waiting for their key to be recorded. */
   get copying(): number {
-    return this.copies;
+    return this.copies + this.completing;
+  }
+
+  /** Deliveries waiting for their deduplication key (held by another copy or consumer, or the store), or for its expression. */
+  get waiting(): number {
+    return (this.options.dedupe?.gate.waiting ?? 0) + this.evaluating;
   }
 
   /** Names this consumer's delivery ids (see DeliveryRegistry). */
@@ -117,10 +151,16 @@ export class Deliveries extends EventEmitter<DeliveryEvents> {
   settle(id: string, action: SettleAction, reason = '', failure?: FailureDetails): Promise<SettleOutcome> {
     const { registry } = this;
     const entry = registry.entry(id);
-    if (!entry) return Promise.reject(notSettleable(registry.ending(id), id, action));
+    if (!entry) {
+      this.settleOrphan(id, action);
+      return Promise.reject(notSettleable(registry.ending(id), id, action));
+    }
     registry.end(id, PAST_TENSE[action]);
     try {
       const decision = decide(this.options.policy, entry, action, reason, Date.now(), failure);
+      const key = entry.dedupeKey;
+      // Released on a retry or a park, so the next delivery is processed again; an ordered hold keeps it.
+      if (key !== undefined && decision.kind !== 'ack' && decision.kind !== 'hold') this.options.dedupe?.gate.release(key);
       switch (decision.kind) {
         case 'republish':
         case 'park':
@@ -128,10 +168,11 @@ export class Deliveries extends EventEmitter<DeliveryEvents> {
         case 'hold':
           if (entry.acks.closed) throw staleDelivery(entry, action);
           this.options.hold?.hold(entry, decision.reason, (attempt) => {
-            if (!this.stopping) this.track(entry.acks, entry.message, { ...entry.retry, attempt }, entry.receivedAt);
+            if (!this.stopping) this.track(entry.acks, entry.message, { ...entry.retry, attempt }, entry.receivedAt, entry.dedupeKey);
           });
           return Promise.resolve(this.finished(entry, decision, reason));
         default:
+          if (key !== undefined && decision.kind === 'ack') return this.ackWhenRecorded(entry, key, action, reason);
           this.options.settler.execute(entry, decision, action);
           if (decision.kind === 'ack') this.options.hold?.release();
           return Promise.resolve(this.finished(entry, decision, reason));
@@ -141,26 +182,43 @@ export class Deliveries extends EventEmitter<DeliveryEvents> {
     }
   }
 
-  /** Ends every unsettled delivery (its channel is gone or closing: the broker has it again); returns how many. */
-  endAll(how: string): number {
+  /**
+   * Ends every unsettled delivery (its channel is gone or closing: the broker has it again); returns
+   * how many. `flowGone`: nothing will settle them any more (the consumer stopped), so their keys are
+   * released; otherwise the flow may still finish one, and a late ack still records its key.
+   */
+  endAll(how: string, flowGone = false): number {
     clearTimeout(this.deadlineTimer);
     this.deadlineTimer = undefined;
-    return this.registry.endAll(how).length;
+    const ended = this.registry.endAll(how);
+    const dedupe = this.options.dedupe;
+    if (dedupe) {
+      for (const entry of ended) {
+        if (entry.dedupeKey === undefined) continue;
+        if (flowGone) dedupe.gate.release(entry.dedupeKey);
+        else this.orphans.set(entry.id, { key: entry.dedupeKey });
+      }
+      // Bounded: the oldest are forgotten (their claims end with their lease).
+      for (const id of this.orphans.keys()) {
+        if (this.orphans.size <= MAX_ORPHANS) break;
+        this.orphans.delete(id);
+      }
+    }
+    return ended.length;
   }
 
-  /** The consumer stops: no held message runs again; the warnings held back so far are written. */
+  /** The consumer stops: nothing more is admitted, no held message runs again; the warnings held back so far are written. */
   stop(): void {
     this.stopping = true;
+    this.options.dedupe?.gate.endAdmissions();
     this.parkLog.flush();
     this.timeoutLog.flush();
   }
 
-  private track(acks: AckTarget, message: ConsumeMessage, retry: RetryInfo, receivedAt: number): void {
-    const { registry, options } = this;
-    const id = registry.nextId();
-    const deadline = options.settleTimeoutMs > 0 ? performance.now() + options.settleTimeoutMs : Infinity;
-    registry.add({ id, acks, message, retry, receivedAt, deadline });
-    if (deadline !== Infinity && this.deadlineTimer === undefined) this.armDeadline(deadline);
+  /** Decodes a delivery, and hands it to the flow: at once, or once the gate admitted its key (`admitted`: a held message run again). */
+  private track(acks: AckTarget, message: ConsumeMessage, retry: RetryInfo, receivedAt: number, dedupeKey?: string): void {
+    const { options } = this;
+    const id = this.registry.nextId();
     const decoded = decodePayload(message.content, message.properties.contentType as string | undefined, options.decode);
     const error = decoded.ok ? undefined : decoded.error;
     const delivered: DeliveredMessage = {
@@ -168,18 +226,115 @@ export class Deliveries extends EventEmitter<DeliveryEvents> {
       amqp: toAmqpInfo(id, options.configId, options.mainQueue, message, retry),
       retry,
     };
+    const entry: TrackedDelivery = { id, acks, message, retry, receivedAt, deadline: Infinity };
+    if (dedupeKey !== undefined) entry.dedupeKey = dedupeKey;
+    const arrival = onArrival(error, options.invalidBody);
+    const dedupe = options.dedupe;
+    if (arrival !== 'deliver' || !dedupe || dedupeKey !== undefined) return this.hand(entry, delivered, arrival, error ?? '');
+    const found = dedupe.keyOf(delivered);
+    if (found instanceof Promise) {
+      this.evaluating += 1;
+      found
+        .catch((err: unknown) => ({ problem: `expression failed: ${err instanceof Error ? err.message : String(err)}` }))
+        .then((result) => {
+          this.evaluating -= 1;
+          if (entry.acks.closed || dedupe.gate.stopped) return; // the broker has it again
+          this.admit(entry, delivered, result, dedupe);
+        }, (err: unknown) => this.emit('error', `message ${id}: ${(err as Error).message}`));
+      return;
+    }
+    this.admit(entry, delivered, found, dedupe);
+  }
+
+  /** A delivery with its key (or why it has none) through the gate: to the flow once admitted, acked as a duplicate, or parked. */
+  private admit(entry: TrackedDelivery, delivered: DeliveredMessage, found: DedupeKeyResult, dedupe: DeliveryDedupe): void {
+    const { id } = entry;
+    if ('missing' in found) {
+      if (dedupe.noKey === 'park') return this.hand(entry, delivered, 'park', NO_DEDUPE_KEY);
+      return this.hand(entry, delivered, 'deliver', '');
+    }
+    const problem = 'problem' in found ? found.problem : keyTooLong(found.key, dedupe);
+    if (problem !== undefined) {
+      // A key that cannot be used is a configuration problem: say so, and park the message rather than process it blindly.
+      this.emit('error', `message ${id}: deduplication key ${problem}; parked`);
+      return this.hand(entry, delivered, 'park', `deduplication key ${problem}`);
+    }
+    const key = (found as { key: string }).key;
+    entry.dedupeKey = key;
+    dedupe.gate.admit(key).then(
+      (admission) => {
+        if (entry.acks.closed || dedupe.gate.stopped) {
+          // Its channel is gone, or the consumer stops: the broker has it again; the claim is not needed.
+          if (admission === 'claimed') dedupe.gate.release(key);
+          return;
+        }
+        if (admission === 'duplicate') return this.duplicate(entry);
+        if (admission === 'unchecked') delete entry.dedupeKey;
+        this.hand(entry, delivered, 'deliver', '');
+      },
+      (err: unknown) => this.emit('error', `message ${id}: ${(err as Error).message}`),
+    );
     this.emit('changed');
-    switch (onArrival(error, options.invalidBody)) {
+  }
+
+  /** Registers a delivery with its settle deadline and does what its arrival calls for. */
+  private hand(entry: TrackedDelivery, delivered: DeliveredMessage, arrival: 'deliver' | 'report-invalid' | 'park', why: string): void {
+    const { options } = this;
+    entry.deadline = options.settleTimeoutMs > 0 ? performance.now() + options.settleTimeoutMs : Infinity;
+    this.registry.add(entry);
+    if (entry.deadline !== Infinity && this.deadlineTimer === undefined) this.armDeadline(entry.deadline);
+    this.emit('changed');
+    switch (arrival) {
       case 'deliver':
         this.emit('message', delivered);
         break;
       case 'report-invalid':
-        this.emit('invalid', delivered, error ?? '');
+        this.emit('invalid', delivered, why);
         break;
       case 'park':
-        this.settle(id, 'park', error).catch((err: unknown) => this.emit('error', (err as Error).message));
+        this.settle(entry.id, 'park', why).catch((err: unknown) => this.emit('error', (err as Error).message));
         break;
     }
+  }
+
+  /** A duplicate of a processed key: acked without entering the flow, counted and reported. */
+  private duplicate(entry: TrackedDelivery): void {
+    try {
+      entry.acks.ack(entry.message);
+    } catch {
+      return; // channel gone: redelivered, and found a duplicate again
+    }
+    this.finished(entry, { kind: 'duplicate' }, '');
+  }
+
+  /**
+   * An ack of a deduplicated delivery: its key is recorded as processed first, then the ack goes to
+   * the broker ("effect done, ack lost" is covered). Waits while the store is down.
+   */
+  private async ackWhenRecorded(entry: TrackedDelivery, key: string, action: SettleAction, reason: string): Promise<SettleOutcome> {
+    this.completing += 1;
+    try {
+      await this.options.dedupe?.gate.complete(key);
+    } finally {
+      this.completing -= 1;
+    }
+    try {
+      this.options.settler.execute(entry, { kind: 'ack' }, action);
+    } finally {
+      this.emit('changed');
+    }
+    this.options.hold?.release();
+    return this.finished(entry, { kind: 'ack' }, reason);
+  }
+
+  /** A settle of a delivery whose channel was lost with the flow on it: its key is still recorded (an ack) or released. */
+  private settleOrphan(id: string, action: SettleAction): void {
+    const orphan = this.orphans.get(id);
+    const gate = this.options.dedupe?.gate;
+    if (!orphan || !gate) return;
+    this.orphans.delete(id);
+    if (action === 'ack') void gate.complete(orphan.key);
+    else gate.release(orphan.key);
   }
 
   /**
@@ -222,7 +377,7 @@ export class Deliveries extends EventEmitter<DeliveryEvents> {
   }
 
   /** Counts a settle that is done, records its metrics and reports it. */
-  private finished(entry: TrackedDelivery, decision: Decision, reason: string): SettleOutcome {
+  private finished(entry: TrackedDelivery, decision: Decision | { kind: 'duplicate' }, reason: string): SettleOutcome {
     const outcome = this.counted(entry.id, decision, entry.retry.attempt);
     this.options.metrics?.record(outcome.done, Date.now() - entry.receivedAt);
     if (this.listenerCount('settled') > 0) {
@@ -237,9 +392,12 @@ export class Deliveries extends EventEmitter<DeliveryEvents> {
     return outcome;
   }
 
-  private counted(id: string, decision: Decision, attempt: number): SettleOutcome {
+  private counted(id: string, decision: Decision | { kind: 'duplicate' }, attempt: number): SettleOutcome {
     let outcome: SettleOutcome;
-    if (decision.kind === 'ack') {
+    if (decision.kind === 'duplicate') {
+      this.counters.duplicates += 1;
+      outcome = { done: 'duplicate', attempt };
+    } else if (decision.kind === 'ack') {
       this.counters.acked += 1;
       outcome = { done: 'acked', attempt };
     } else if (decision.kind === 'park') {
@@ -285,4 +443,10 @@ export class Deliveries extends EventEmitter<DeliveryEvents> {
       if (!(err instanceof SettleError)) this.emit('error', (err as Error).message);
     }
   }
+}
+
+/** Why a key is longer than the store takes, or undefined. */
+function keyTooLong(key: string, dedupe: DeliveryDedupe): string | undefined {
+  const bytes = Buffer.byteLength(key) + Buffer.byteLength(dedupe.scope);
+  return bytes > dedupe.maxKeyBytes ? `is ${Buffer.byteLength(key)} bytes, longer than the store takes (${dedupe.maxKeyBytes} bytes with the queue name)` : undefined;
 }

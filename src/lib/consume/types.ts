@@ -1,6 +1,7 @@
 /** The consumer session's options, states, counters and events, as plain types. */
 import type { Channel } from 'amqplib';
-import type { DecodeMode } from '../message';
+import type { DedupeKeyResult, DedupeStore, StoreDownPolicy } from '../dedupe';
+import type { DecodeMode, DeliveredMessage } from '../message';
 import type { QueueCounters } from '../observe';
 import type { CopyPublisher, InvalidBodyPolicy, SettleOutcome } from '../settle';
 import type { ChannelRunner, DefinitionReader, ObjectCheck, RetryTopologyConfig } from '../topology';
@@ -12,6 +13,10 @@ export interface SessionStats {
   acked: number;
   retried: number;
   parked: number;
+  /** Duplicates of processed keys, acked without entering the flow. */
+  duplicates: number;
+  /** Deliveries waiting for their deduplication key (held by another copy or consumer, or the store). */
+  waiting: number;
   /** Messages waiting in the parking queue (from all consumers and the broker), when watched. */
   parkingDepth?: number;
 }
@@ -26,7 +31,17 @@ export interface Settled {
   durationMs: number;
 }
 
-export type SessionPhase = 'waiting-for-connection' | 'checking-topology' | 'consuming' | 'paused' | 'blocked' | 'topology-error' | 'channel-lost' | 'stopped';
+export type SessionPhase =
+  | 'waiting-for-connection'
+  | 'checking-topology'
+  | 'consuming'
+  | 'paused'
+  /** The deduplication store is down: the consumer takes no messages until it answers (detail says why). */
+  | 'store-down'
+  | 'blocked'
+  | 'topology-error'
+  | 'channel-lost'
+  | 'stopped';
 
 export interface SessionState {
   phase: SessionPhase;
@@ -74,6 +89,22 @@ export interface ConsumerSessionOptions {
   parkingWatchMs?: number;
   /** Where settles are counted (Prometheus metrics): a few increments per settle. */
   metrics?: QueueCounters;
+  /** The idempotent consumer: deliveries pass a store of processed keys. */
+  dedupe?: SessionDedupe;
+}
+
+export interface SessionDedupe {
+  store: DedupeStore;
+  /** The key of a delivery, as the flow would see it (default: its messageId); an expression may take a turn or more. */
+  keyOf: (delivered: DeliveredMessage) => DedupeKeyResult | Promise<DedupeKeyResult>;
+  /** A delivery without a key: processed without deduplication, or parked. */
+  noKey: 'process' | 'park';
+  /** A store that fails: stop consuming until it answers (pause), or process without deduplication. */
+  storeDown: StoreDownPolicy;
+  /** How long a claim lives (at least the settle timeout plus 30 s is used). */
+  leaseMs: number;
+  /** How long a processed key is remembered. */
+  retentionMs: number;
 }
 
 export interface StopOptions {

@@ -1,2 +1,7 @@
-/** dedupe — the idempotent consumer's store of processed message keys: claim with a lease, complete, release. */
+/**
+ * dedupe — the idempotent consumer: a store of processed message keys (claim with a lease, complete,
+ * release; in memory, Redis or PostgreSQL) and the gate a consumer admits each delivery through.
+ */
+export { DedupeGate, type Admission, type DedupeGateEvents, type DedupeGateOptions, type DedupeKeyResult, type StoreDownPolicy } from './gate';
+export { keyFromValue, messageIdKey } from './keys';
 export { DedupeStoreError, type ClaimResult, type DedupeKey, type DedupeStore, type DedupeStoreProblem } from './store';

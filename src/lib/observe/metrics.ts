@@ -5,7 +5,7 @@
  * OpenTelemetry's Prometheus exporter writes them (dots as `_`, unit suffix, `_total`); the rest are
  * the package's own, under `rabbitmq_retry_`. Counting costs a few number increments per settle.
  */
-export type SettledOutcome = 'acked' | 'retried' | 'parked';
+export type SettledOutcome = 'acked' | 'retried' | 'parked' | 'duplicate';
 export type Outcome = SettledOutcome | 'replayed';
 
 /** One settle outcome as the events output sends it: plain data. */
@@ -64,8 +64,8 @@ export class Histogram {
 
 /** One main queue's counters, kept for the life of the process (Prometheus counters never go back). */
 export class QueueCounters {
-  readonly consumed: Record<Outcome, number> = { acked: 0, retried: 0, parked: 0, replayed: 0 };
-  readonly durations: Record<SettledOutcome, Histogram> = { acked: new Histogram(), retried: new Histogram(), parked: new Histogram() };
+  readonly consumed: Record<Outcome, number> = { acked: 0, retried: 0, parked: 0, duplicate: 0, replayed: 0 };
+  readonly durations: Record<SettledOutcome, Histogram> = { acked: new Histogram(), retried: new Histogram(), parked: new Histogram(), duplicate: new Histogram() };
 
   record(outcome: SettledOutcome, durationMs: number): void {
     this.consumed[outcome] += 1;

@@ -24,11 +24,16 @@ export interface TrackedDelivery {
   receivedAt: number;
   /** When it is settled by the settle timeout (`performance.now()` time; Infinity without one). */
   deadline: number;
+  /** The deduplication key it was claimed under, when the consumer deduplicates. */
+  dedupeKey?: string;
 }
 
 export interface SettleOutcome {
-  /** What was done: a retry on the last attempt parks, so this can differ from the action asked. */
-  done: 'acked' | 'retried' | 'parked';
+  /**
+   * What was done: a retry on the last attempt parks, so this can differ from the action asked;
+   * `duplicate`: acked without entering the flow, its key processed before.
+   */
+  done: 'acked' | 'retried' | 'parked' | 'duplicate';
   attempt: number;
   parkReason?: string;
   /** The parking queue, when parked. */

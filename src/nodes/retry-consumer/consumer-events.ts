@@ -14,6 +14,7 @@ export interface StatsPayload {
   acked: number;
   retried: number;
   parked: number;
+  duplicates: number;
   replayed: number;
   inFlight: number;
   /** Ready messages per queue at this look; null for a queue that could not be checked. */
@@ -69,6 +70,7 @@ export function startEvents(session: ConsumerSession, sessions: ConsumerSessions
           acked: stats.acked,
           retried: stats.retried,
           parked: stats.parked,
+          duplicates: stats.duplicates,
           replayed,
           inFlight: stats.inFlight,
           depths: depths ?? null,

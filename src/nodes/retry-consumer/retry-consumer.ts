@@ -7,6 +7,7 @@ import { ConsumerSession, moverTiers, RetryMover, type SessionState, type Sessio
 import type { DecodeMode, DeliveredMessage } from '../../lib/message';
 import { readNumberFields } from '../../lib/rules';
 import type { BrokerUser } from '../shared/broker-node';
+import { findDedupeStore, keyReader, type DedupeStoreNode } from '../shared/dedupe-node';
 import { translator, type Translate } from '../shared/i18n';
 import { metrics, registerMetricsEndpoint } from '../shared/metrics';
 import { downstreamRunning, type Node, type NodeAPI, type NodeDef, type NodeMessage, type NodeStatus } from '../shared/node-red';
@@ -28,7 +29,8 @@ function toMsg(delivered: DeliveredMessage): NodeMessage {
 
 function statsText(stats: SessionStats, t: Translate): string {
   const waiting = stats.parkingDepth ? t('retry-consumer.status.waiting', { count: stats.parkingDepth }) : '';
-  return t('retry-consumer.status.stats', { inFlight: stats.inFlight, acked: stats.acked, retried: stats.retried, parked: stats.parked }) + waiting;
+  const duplicates = stats.duplicates ? ` · ⧉${stats.duplicates}` : '';
+  return t('retry-consumer.status.stats', { inFlight: stats.inFlight, acked: stats.acked, retried: stats.retried, parked: stats.parked }) + duplicates + waiting;
 }
 
 function sessionStatus(state: SessionState, stats: SessionStats, t: Translate, blockedBy: string | undefined): NodeStatus | undefined {
@@ -42,6 +44,8 @@ function sessionStatus(state: SessionState, stats: SessionStats, t: Translate, b
       return { fill: 'yellow', shape: 'dot', text: state.detail ?? t('retry-consumer.status.blocked') };
     case 'paused':
       return { fill: 'grey', shape: 'dot', text: t('retry-consumer.status.paused', { stats: statsText(stats, t) }) };
+    case 'store-down':
+      return { fill: 'red', shape: 'ring', text: state.detail ?? t('retry-consumer.status.storeDown') };
     case 'checking-topology':
       return { fill: 'yellow', shape: 'ring', text: t('retry-consumer.status.checking') };
     case 'topology-error':
@@ -75,6 +79,19 @@ export = function register(RED: NodeAPI): void {
     const config = findRetryConfig(RED, def.config);
     if (!config) problems.unshift('no retry configuration selected');
     else if (!config.topology || !config.broker) problems.unshift(config.problems.join('; ') || 'retry configuration has no broker');
+    // Deduplication: an optional store config node, and how a delivery's key is read.
+    let dedupeNode: DedupeStoreNode | undefined;
+    let keyOf: ReturnType<typeof keyReader> | undefined;
+    if (typeof def.dedupe === 'string' && def.dedupe !== '') {
+      dedupeNode = findDedupeStore(RED, def.dedupe);
+      if (!dedupeNode) problems.push('the selected deduplication store does not exist (deleted or not deployed)');
+      else if (!dedupeNode.store) problems.push(`deduplication store: ${dedupeNode.problems.join('; ') || 'not usable'}`);
+      try {
+        keyOf = keyReader(RED, node, def, toMsg);
+      } catch (err) {
+        problems.push((err as Error).message);
+      }
+    }
     if (!config || !config.topology || !config.broker || problems.length > 0) {
       const why = problems.join('; ');
       node.status({ fill: 'red', shape: 'ring', text: why });
@@ -97,6 +114,17 @@ export = function register(RED: NodeAPI): void {
       invalidBody: def.invalidBody === 'error' ? 'error' : 'park',
       definitionReader: broker.managementApi,
       metrics: metrics.counters(topology.mainQueue),
+      dedupe:
+        dedupeNode?.store && keyOf
+          ? {
+              store: dedupeNode.store,
+              keyOf,
+              noKey: def.dedupeNoKey === 'park' ? 'park' : 'process',
+              storeDown: def.dedupeStoreDown === 'process' ? 'process' : 'pause',
+              leaseMs: dedupeNode.leaseMs,
+              retentionMs: dedupeNode.retentionMs,
+            }
+          : undefined,
     });
     // The configuration owns its sessions: end nodes reach this one through it, until it has stopped and drained.
     const leave = config.consumers.add(session, node.id);
@@ -148,6 +176,9 @@ export = function register(RED: NodeAPI): void {
     const stopEvents = events ? startEvents(session, config.consumers, mainQueue, values.statsEvery * 1000, (msg) => node.send([null, msg])) : undefined;
     session.start();
     broker.register(user);
+    // The store's connection is open while a consumer uses it (its status follows the session's).
+    const storeUser: BrokerUser = { id: node.id, status: () => status.now() };
+    dedupeNode?.register(storeUser);
 
     // Control messages, like the core nodes': stop taking messages without a redeploy, and go on.
     node.on('input', (msg, _send, done) => {
@@ -168,7 +199,7 @@ export = function register(RED: NodeAPI): void {
       // consumer's wires stop too). What is still unsettled then goes back to the queue: redelivered, not lost.
       const wires = Array.isArray(def.wires) ? [def.wires[0]] : [];
       Promise.all([session.stop({ drainMs: DRAIN_MS, settlePath: () => downstreamRunning(RED, wires) }), mover?.stop()])
-        .then(() => broker.deregister(user))
+        .then(() => Promise.all([broker.deregister(user), dedupeNode?.deregister(storeUser)]))
         .finally(leave)
         .then(() => done(), () => done());
     });

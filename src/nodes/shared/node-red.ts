@@ -81,7 +81,13 @@ export interface NodeAPI {
   };
   log: { warn(text: string): void; info(text: string): void };
   /** Node-RED's property evaluation; the `env` type reads flow, group and process env like the core nodes. */
-  util: { evaluateNodeProperty(value: string, type: 'env', node: Node | null): unknown };
+  util: {
+    evaluateNodeProperty(value: string, type: 'env', node: Node | null): unknown;
+    getMessageProperty(msg: NodeMessage, path: string): unknown;
+    /** Throws when the expression does not parse. */
+    prepareJSONataExpression(expression: string, node: Node): unknown;
+    evaluateJSONataExpression(expression: unknown, msg: NodeMessage, callback: (err: Error | null, value: unknown) => void): void;
+  };
   _(key: string, substitutions?: Record<string, unknown>): string;
 }
 
