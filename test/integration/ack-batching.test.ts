@@ -1,5 +1,5 @@
 /**
- * Acks and dead-letter nacks are written per event-loop turn as multiple frames (src/lib/ack-batcher.ts).
+ * Acks and dead-letter nacks are written per event-loop turn as multiple frames (AckBatcher in src/lib/settle/settler.ts).
  * On the real broker: a multiple frame never settles a message the flow still holds nor one of the
  * other kind, and settles given before a stop are written before the channel closes (nothing acked
  * comes back).

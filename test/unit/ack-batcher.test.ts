@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import type { Message } from 'amqplib';
-import { AckBatcher, type AckChannel } from '../../src/lib/settle/ack-batcher';
+import { AckBatcher, type AckChannel } from '../../src/lib/settle';
 
 /** A channel that records what would go to the broker, and a scheduler the test runs by hand. */
 function setup() {

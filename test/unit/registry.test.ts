@@ -8,7 +8,7 @@ describe('delivery registry', () => {
     const r = make();
     const id = r.nextId();
     r.add({ id });
-    assert.equal(DeliveryRegistry.tokenOf(id), 'cfg1');
+    assert.equal(r.issued(id), true);
     assert.deepEqual(r.status(id), { status: 'live', entry: { id } });
     assert.equal(r.size, 1);
     r.end(id, 'acked');
@@ -89,8 +89,10 @@ describe('delivery registry', () => {
     assert.deepEqual(after.status(id), { status: 'unknown' });
   });
 
-  it('reads no token from things that are not ids', () => {
-    assert.equal(DeliveryRegistry.tokenOf(undefined), undefined);
-    assert.equal(DeliveryRegistry.tokenOf('nocolon'), undefined);
+  it('did not issue texts that are not its ids', () => {
+    const r = make();
+    r.nextId();
+    for (const text of ['nocolon', 'cfg1:', 'cfg1:2', 'cfg10:1', 'other:1', 'cfg1:1.5']) assert.equal(r.issued(text), false, text);
+    assert.equal(r.issued('cfg1:1'), true);
   });
 });

@@ -4,8 +4,8 @@
  * drain — and owns the deliveries (`deliveries`, from arrival to settlement; their events are the
  * messages for the flow) and, in ordered mode, the hold.
  *
- * No Node-RED here: the node adapter turns `deliveries`' message events into msgs, and end nodes
- * settle through the configuration's {@link ConsumerSessions}.
+ * No Node-RED here: the node adapter turns `deliveries`' message events into msgs; a settle by id goes
+ * to `deliveries.settle`.
  */
 import { EventEmitter } from 'node:events';
 import type { Channel, ConsumeMessage } from 'amqplib';

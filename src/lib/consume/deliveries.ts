@@ -131,9 +131,9 @@ export class Deliveries extends EventEmitter<DeliveryEvents> {
     return (this.options.dedupe?.gate.waiting ?? 0) + this.evaluating;
   }
 
-  /** Names this consumer's delivery ids (see DeliveryRegistry). */
-  get token(): string {
-    return this.registry.token;
+  /** Whether this consumer gave out a delivery id (live, settled, or too old to remember). */
+  issued(id: string): boolean {
+    return this.registry.issued(id);
   }
 
   /** Registers a delivery (with its settle deadline) and hands it to the flow. */

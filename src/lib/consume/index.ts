@@ -1,10 +1,9 @@
 /**
  * consume — consuming the main queue of a retry topology: the session's lifecycle (topology check,
- * channel, consume, reconnect, pause, stop and drain), its deliveries from arrival to settlement,
- * the configuration's set of sessions end nodes settle through, and the retry mover for quorum tiers.
+ * channel, consume, reconnect, pause, stop and drain), its deliveries from arrival to settlement, and
+ * the retry mover for quorum tiers.
  */
 export { ConsumerSession } from './consumer-session';
-export { ConsumerSessions, type ConsumerSessionsEvents } from './sessions';
 export { Deliveries, type DeliveriesOptions, type DeliveryEvents } from './deliveries';
 export { DeliveryRegistry, notSettleable, type DeliveryStatus, type NotLive } from './registry';
 export { Drain } from './drain';

@@ -110,13 +110,6 @@ export class DeliveryRegistry<T extends { id: string }> {
     return this.live.size;
   }
 
-  /** The token of the registry that issued an id, or undefined when the text is not an id. */
-  static tokenOf(id: unknown): string | undefined {
-    if (typeof id !== 'string') return undefined;
-    const at = id.lastIndexOf(':');
-    return at > 0 ? id.slice(0, at) : undefined;
-  }
-
   /** The number of one of this registry's ids; 0 for any other text. */
   private numberOf(id: string): number {
     if (id.length <= this.token.length + 1 || !id.startsWith(this.token) || id[this.token.length] !== ':') return 0;

@@ -3,7 +3,6 @@
  * channel: batched acks and dead-letter nacks, confirmed copies before the ack, ordered mode's hold.
  */
 export { decide, decisionPolicy, onArrival, MALFORMED_X_DEATH, type CopyDecision, type Decidable, type Decision, type DecisionPolicy, type InvalidBodyPolicy } from './decide';
-export { Settler, type CopyPublisher, type ImmediateDecision } from './settler';
-export { AckBatcher, type AckChannel, type Scheduler } from './ack-batcher';
+export { AckBatcher, Settler, type AckChannel, type CopyPublisher, type ImmediateDecision, type Scheduler } from './settler';
 export { OrderedHold, type OrderedHoldEvents } from './ordered-hold';
 export { PAST_TENSE, SettleError, staleDelivery, type AckTarget, type SettleAction, type SettleFailureKind, type SettleOutcome, type TrackedDelivery } from './settlement';

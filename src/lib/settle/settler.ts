@@ -1,11 +1,11 @@
 /**
  * Carries a settle decision out on the delivery's channel: ack, or reject to the dead-letter exchange
- * (both batched by the channel's ack batcher); or a confirmed, mandatory copy (a retry tier, the parking
- * queue) and only then the ack — never the other way round.
+ * (both batched per channel by its AckBatcher, below); or a confirmed, mandatory copy (a retry tier, the
+ * parking queue) and only then the ack — never the other way round.
  */
-import type { Options } from 'amqplib';
+import type { Channel, Message, Options } from 'amqplib';
 import type { CopyDecision, Decision } from './decide';
-import { SettleError, staleDelivery, type SettleAction, type TrackedDelivery } from './settlement';
+import { SettleError, staleDelivery, type AckTarget, type SettleAction, type TrackedDelivery } from './settlement';
 
 /** Publishes a copy and resolves once the broker confirmed it and did not return it. */
 export interface CopyPublisher {
@@ -47,5 +47,141 @@ export class Settler {
       );
     }
     this.execute(entry, { kind: 'ack' }, action);
+  }
+}
+
+/** The part of an amqplib channel the batcher uses. */
+export type AckChannel = Pick<Channel, 'ack' | 'nack'>;
+
+/** Defers a flush to the end of the event-loop turn; injectable for unit tests. */
+export type Scheduler = (flush: () => void) => void;
+
+const endOfTurn: Scheduler = (flush) => {
+  setImmediate(flush);
+};
+
+type Kind = 'ack' | 'dead-letter';
+
+/**
+ * The AckBatcher coalesces the settles of one consumer channel into multiple-acks and multiple-nacks.
+ *
+ * Why: each `channel.ack` or `channel.nack` is one AMQP frame, and amqplib writes each frame with a
+ * socket write of its own, which the broker then processes. With a prefetch of 100 a flow settles
+ * its msgs one Node-RED hop apart, each in its own `setImmediate`, so the acks and dead-letter nacks
+ * (requeue false) of one event-loop turn are collected and written after it: below every delivery
+ * still unsettled, ascending, one frame with `multiple` set per run of the same kind (an ack run, a
+ * nack run, ...); above it, one plain frame each. A multiple frame never covers a delivery this
+ * batcher has seen arrive and not yet seen settled, nor one of the other kind: the runs go out in
+ * order, so when a run is written everything below it is settled already. Deliveries are registered
+ * on arrival, before the flow can settle them, so that holds for every delivery of the channel.
+ *
+ * When no other delivery is in flight (prefetch 1, or the last of a burst) they go out at once:
+ * waiting would add a turn of latency and save nothing. Otherwise they are written at the end of the
+ * turn; if the channel closes in between, the broker redelivers those messages (as it does for a
+ * frame lost with its socket) — a dead-letter then happens on the redelivery. `flush()` before
+ * closing the channel on purpose (a closing connection then waits two turns, so amqplib, which writes
+ * on setImmediate, puts them on the socket first). A nack that requeues is written at once.
+ */
+export class AckBatcher implements AckTarget {
+  /** Delivery tags that arrived and were not settled through this batcher yet. */
+  private readonly unsettled = new Set<number>();
+  /** Settled, not yet written, by tag. */
+  private pending = new Map<number, { message: Message; kind: Kind }>();
+  private scheduled = false;
+  private gone = false;
+
+  constructor(
+    readonly channel: AckChannel,
+    private readonly schedule: Scheduler = endOfTurn,
+  ) {}
+
+  /** The channel is gone (or was let go of): settles throw, the broker has the deliveries again. */
+  get closed(): boolean {
+    return this.gone;
+  }
+
+  /** A delivery arrived (call before the flow sees it). */
+  arrived(message: Message): void {
+    this.unsettled.add(message.fields.deliveryTag);
+  }
+
+  /** Acks at the end of this turn. Throws when the channel is known to be gone. */
+  ack(message: Message): void {
+    this.settle(message, 'ack');
+  }
+
+  /**
+   * Nacks: without requeue (the dead-letter exchange takes it) at the end of this turn, like an ack;
+   * with requeue at once. Throws when the channel is known to be gone.
+   */
+  nack(message: Message, requeue: boolean): void {
+    if (!requeue) {
+      this.settle(message, 'dead-letter');
+      return;
+    }
+    if (this.gone) throw new Error('Channel closed');
+    this.unsettled.delete(message.fields.deliveryTag);
+    this.channel.nack(message, false, true);
+  }
+
+  /**
+   * Writes the pending settles: runs of one kind as multiple frames below every unsettled delivery,
+   * plain frames above. Says whether it wrote any.
+   */
+  flush(): boolean {
+    this.scheduled = false;
+    if (this.gone || this.pending.size === 0) return false;
+    const pending = this.pending;
+    this.pending = new Map();
+    let lowestUnsettled = Infinity;
+    for (const tag of this.unsettled) if (tag < lowestUnsettled) lowestUnsettled = tag;
+    // Settles usually come in delivery order: sorting is then a pass over a sorted array.
+    const settles = [...pending.values()].sort((a, b) => a.message.fields.deliveryTag - b.message.fields.deliveryTag);
+    try {
+      let run: { message: Message; kind: Kind } | undefined;
+      for (const settle of settles) {
+        if (settle.message.fields.deliveryTag > lowestUnsettled) {
+          if (run) this.write(run, true);
+          run = undefined;
+          this.write(settle, false);
+        } else if (run && run.kind !== settle.kind) {
+          this.write(run, true);
+          run = settle;
+        } else {
+          run = settle; // the highest of the run so far
+        }
+      }
+      if (run) this.write(run, true);
+      return true;
+    } catch {
+      // The channel closed under us: the broker redelivers what these frames would have settled.
+      this.close();
+      return false;
+    }
+  }
+
+  /** The channel is gone: pending settles are dropped, later settles throw. */
+  close(): void {
+    this.gone = true;
+    this.pending.clear();
+    this.unsettled.clear();
+  }
+
+  private settle(message: Message, kind: Kind): void {
+    if (this.gone) throw new Error('Channel closed');
+    const tag = message.fields.deliveryTag;
+    this.unsettled.delete(tag);
+    this.pending.set(tag, { message, kind });
+    if (this.unsettled.size === 0) {
+      this.flush();
+    } else if (!this.scheduled) {
+      this.scheduled = true;
+      this.schedule(() => this.flush());
+    }
+  }
+
+  private write({ message, kind }: { message: Message; kind: Kind }, multiple: boolean): void {
+    if (kind === 'ack') this.channel.ack(message, multiple);
+    else this.channel.nack(message, multiple, false);
   }
 }

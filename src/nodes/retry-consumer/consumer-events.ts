@@ -3,7 +3,8 @@
  * and replayed by a park-replay of the same configuration) and a periodic stats msg. Built only when
  * the output is on; the Prometheus counters are kept either way (see lib/observe/metrics.ts).
  */
-import type { ConsumerSession, ConsumerSessions, Settled } from '../../lib/consume';
+import type { ConsumerSession, Settled } from '../../lib/consume';
+import type { ConsumerSessions } from '../shared/settle-node';
 import type { OutcomeEvent, QueueDepths } from '../../lib/observe';
 import type { NodeMessage } from '../shared/node-red';
 

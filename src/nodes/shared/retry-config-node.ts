@@ -1,5 +1,5 @@
 /** The retry-config node's shape as other nodes see it. */
-import type { ConsumerSessions } from '../../lib/consume';
+import type { ConsumerSessions } from './settle-node';
 import { parseRoutingKeys, readNumberFields } from '../../lib/rules';
 import { NUMBER_FIELDS } from './properties';
 import { EXCHANGE_TYPES, type ExchangeType, parseDelays, parseQueueArguments, queueNamesOf, type RetryTopologyConfig, validateTopologyConfig } from '../../lib/topology';
