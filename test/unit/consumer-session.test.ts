@@ -287,4 +287,16 @@ describe('ConsumerSession', () => {
     assert.match(warnings.join('\n'), /stopping with 1 message\(s\) unsettled \(the nodes that settle them are stopping too\)/);
     assert.equal(connection.channels.at(-1)?.closed, true);
   });
+
+  it('its own park shows in the parking depth at once, before any look', async () => {
+    const { connection, session, delivered } = start();
+    const parking: number[] = [];
+    session.on('parking', () => parking.push(session.stats.parkingDepth ?? -1));
+    await until(() => session.state.phase === 'consuming', 'consuming');
+    connection.consuming.consumer?.(message());
+    await session.deliveries.settle(delivered[0]!.amqp.deliveryId, 'park', 'hopeless');
+    assert.equal(session.stats.parkingDepth, 1);
+    assert.deepEqual(parking, [1]);
+    await session.stop();
+  });
 });

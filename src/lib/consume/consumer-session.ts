@@ -13,7 +13,7 @@ import { closeChannel } from '../amqp';
 import { backoffDelay } from '../connection';
 import { DedupeGate, DedupeStoreError } from '../dedupe';
 import { retryInfo } from '../message';
-import { ParkingWatch } from '../parking';
+import { QueueWatch } from '../parking';
 import type { QueueDepths } from '../observe';
 import { AckBatcher, decisionPolicy, OrderedHold, Settler } from '../settle';
 import { applyTopology, planTopology, retryQueueNames, TopologyError, type TopologyPlan } from '../topology';
@@ -30,7 +30,16 @@ export class ConsumerSession extends EventEmitter<ConsumerSessionEvents> {
   readonly deliveries: Deliveries;
   private readonly plan: TopologyPlan;
   private readonly hold: OrderedHold | undefined;
-  private readonly parkingWatch: ParkingWatch;
+  private readonly queueWatch: Pick<QueueWatch, 'watch' | 'soon' | 'look'>;
+  /** Its own QueueWatch when none was given (closed at stop). */
+  private readonly ownWatch: QueueWatch | undefined;
+  private stopWatching: (() => void) | undefined;
+  /** The main, retry and parking queues, as watched. */
+  private readonly watched: { main: string; retry: string[]; parking: string };
+  /** Depths at the last look; the parking depth counts this consumer's parks since then. */
+  private lastDepths: QueueDepths | undefined;
+  private parkedSinceLook = 0;
+  private parkedSeen = 0;
   private readonly drain: Drain;
   private channel: Channel | undefined;
   /** Settles on `channel`; a new one per channel, so a delivery of a lost channel is never settled on the next. */
@@ -93,9 +102,35 @@ export class ConsumerSession extends EventEmitter<ConsumerSessionEvents> {
     this.deliveries.on('changed', () => {
       if (this.paused) void this.applyPause(); // no promise per delivery and settle
       this.drain.changed();
+      if (this.deliveries.counters.parked !== this.parkedSeen) this.parkedHere();
     });
-    const watched = { main: topology.mainQueue, retry: retryQueueNames(topology), parking: topology.parkingQueue };
-    this.parkingWatch = new ParkingWatch(connection, watched, () => !this.stopped && this.current.phase === 'consuming', () => this.emit('parking'));
+    this.watched = { main: topology.mainQueue, retry: retryQueueNames(topology), parking: topology.parkingQueue };
+    this.ownWatch = options.queueWatch ? undefined : new QueueWatch(connection);
+    this.queueWatch = options.queueWatch ?? (this.ownWatch as QueueWatch);
+  }
+
+  /** Its own parks show at once in the parking depth; a look soon corrects it (others park too, humans replay). */
+  private parkedHere(): void {
+    const parked = this.deliveries.counters.parked;
+    this.parkedSinceLook += parked - this.parkedSeen;
+    this.parkedSeen = parked;
+    this.emit('parking');
+    this.queueWatch.soon(this.watchedNames());
+  }
+
+  private watchedNames(): string[] {
+    const { main, retry, parking } = this.watched;
+    return [parking, main, ...retry];
+  }
+
+  /** A look found these depths. */
+  private looked(found: ReadonlyMap<string, number | null>): void {
+    const { main, retry, parking } = this.watched;
+    const depth = (name: string): number | null => found.get(name) ?? null;
+    const before = this.stats.parkingDepth;
+    this.lastDepths = { main: depth(main), retry: Object.fromEntries(retry.map((name) => [name, depth(name)])), parking: depth(parking) };
+    this.parkedSinceLook = 0;
+    if (this.stats.parkingDepth !== before) this.emit('parking');
   }
 
   get state(): SessionState {
@@ -119,20 +154,21 @@ export class ConsumerSession extends EventEmitter<ConsumerSessionEvents> {
 
   get stats(): SessionStats {
     const stats: SessionStats = { inFlight: this.deliveries.inFlight, waiting: this.deliveries.waiting, ...this.deliveries.counters };
-    const depth = this.parkingWatch.depth;
-    if (depth !== undefined) stats.parkingDepth = depth;
+    const looked = this.lastDepths?.parking;
+    if (looked !== undefined && looked !== null) stats.parkingDepth = looked + this.parkedSinceLook;
+    else if (this.parkedSinceLook > 0) stats.parkingDepth = this.parkedSinceLook;
     return stats;
   }
 
-  /** Depths of the main, retry and parking queues at the last look (every `parkingWatchMs`). */
+  /** Depths of the main, retry and parking queues at the last look (every `parkingWatchMs`, and soon after a park). */
   get depths(): QueueDepths | undefined {
-    return this.parkingWatch.depths;
+    return this.lastDepths;
   }
 
   /** Looks at the queues' depths now. */
   async lookAtQueues(): Promise<QueueDepths | undefined> {
-    await this.parkingWatch.look();
-    return this.parkingWatch.depths;
+    this.looked(await this.queueWatch.look(this.watchedNames()));
+    return this.lastDepths;
   }
 
   start(): void {
@@ -141,7 +177,8 @@ export class ConsumerSession extends EventEmitter<ConsumerSessionEvents> {
     connection.on('disconnected', this.onDisconnected);
     connection.on('closing', this.onClosing);
     if (connection.connection) void this.setup();
-    this.parkingWatch.start(this.options.parkingWatchMs ?? 0);
+    const active = (): boolean => !this.stopped && this.current.phase === 'consuming';
+    this.stopWatching = this.queueWatch.watch(this.watchedNames(), this.options.parkingWatchMs ?? 0, active, (found) => this.looked(found));
   }
 
   /**
@@ -152,7 +189,8 @@ export class ConsumerSession extends EventEmitter<ConsumerSessionEvents> {
   async stop(options: StopOptions = {}): Promise<void> {
     this.stopped = true;
     clearTimeout(this.retryTimer);
-    this.parkingWatch.stop();
+    this.stopWatching?.();
+    this.ownWatch?.close();
     const { connection } = this.options;
     connection.off('connected', this.onConnected);
     this.hold?.drop(); // a held message is not run again: it goes back to the head of the queue

@@ -3,6 +3,7 @@ import type { Channel } from 'amqplib';
 import type { DedupeKeyResult, DedupeStore, StoreDownPolicy } from '../dedupe';
 import type { DecodeMode, DeliveredMessage } from '../message';
 import type { QueueCounters } from '../observe';
+import type { QueueWatch } from '../parking';
 import type { CopyPublisher, InvalidBodyPolicy, SettleOutcome } from '../settle';
 import type { ChannelRunner, DefinitionReader, ObjectCheck, RetryTopologyConfig } from '../topology';
 
@@ -87,6 +88,8 @@ export interface ConsumerSessionOptions {
   ordered?: { pauseMs: number };
   /** How often to look at the queues' depths (passive checks); 0: never. */
   parkingWatchMs?: number;
+  /** Where depths are looked at, shared by every consumer of the connection (default: a watch of its own). */
+  queueWatch?: Pick<QueueWatch, 'watch' | 'soon' | 'look'>;
   /** Where settles are counted (Prometheus metrics): a few increments per settle. */
   metrics?: QueueCounters;
   /** The idempotent consumer: deliveries pass a store of processed keys. */

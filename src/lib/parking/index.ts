@@ -5,4 +5,4 @@
 export { DEFAULT_PREVIEW_BYTES, MAX_SCAN, peekParked, purgeParked, scanQueue, type PeekResult, type PurgeResult, type ScanResult, type ScanVerdict } from './scan';
 export { describeParked, isEmptySelection, matchesSelection, peekHazard, plainValue, selectionFrom, type ParkedMessage, type ParkedSelection } from './view';
 export { REPLAY_HEADER, replayParked, replayPublishOptions, replayTarget, type ReplayResult } from './replay';
-export { ParkingWatch, queueDepths, type QueueChecker, type WatchedQueues } from './watch';
+export { QueueWatch, queueDepths, type QueueChecker, type WatchedQueues } from './watch';

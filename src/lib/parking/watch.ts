@@ -2,7 +2,6 @@
  * Monitoring: how many messages wait in the parking queue for a human, and in the main and retry
  * queues. Passive checks, never a declare.
  */
-import type { QueueDepths } from '../observe';
 import type { ChannelRunner } from '../topology';
 
 /** What looking at queues needs of a broker connection (BrokerConnection has it). */
@@ -42,49 +41,113 @@ export async function queueDepths(connection: QueueChecker, names: string[]): Pr
   return depths;
 }
 
-export class ParkingWatch {
-  /** Messages in the parking queue at the last look (from all consumers and the broker); undefined before. */
-  depth: number | undefined;
-  /** All the topology's queues at the last look; undefined before. */
-  depths: QueueDepths | undefined;
+/** One watcher of a QueueWatch: its queues, how often, and what it is told. */
+interface Watcher {
+  names: readonly string[];
+  everyMs: number;
+  /** Whether it wants a look now (e.g. its consumer is consuming). */
+  active: () => boolean;
+  listener: (depths: ReadonlyMap<string, number | null>) => void;
+  due: number;
+}
+
+/** How soon a look asked for by `soon()` happens: parks in a burst share one look. */
+const SOON_MS = 1000;
+
+/**
+ * Queue depths for every watcher on one broker connection, coalesced: each tick is one look (one
+ * channel, each queue name once) at the queues of every watcher due then, however many consumers
+ * watch — hundreds of consumers do not add up to a polling storm. Watchers with the same interval
+ * share their ticks. Passive checks only, never a declare.
+ */
+export class QueueWatch {
+  private readonly watchers = new Set<Watcher>();
   private timer: NodeJS.Timeout | undefined;
+  private nextAt = Infinity;
+  /** Queues asked for by `soon()` or `look()`, with those waiting for the look. */
+  private readonly asked = new Set<string>();
+  private waiting: Array<(depths: ReadonlyMap<string, number | null>) => void> = [];
+  private looking = false;
 
-  /**
-   * @param active whether to look now (the consumer is consuming)
-   * @param changed called when the parking depth changed
-   */
-  constructor(
-    private readonly connection: QueueChecker,
-    private readonly queues: WatchedQueues,
-    private readonly active: () => boolean,
-    private readonly changed: () => void,
-  ) {}
+  constructor(private readonly connection: QueueChecker) {}
 
-  start(everyMs: number): void {
-    if (everyMs <= 0) return;
-    this.timer = setInterval(() => void this.look(), everyMs);
+  /** Looks at `names` every `everyMs` while `active()`; the returned function stops watching. */
+  watch(names: readonly string[], everyMs: number, active: () => boolean, listener: (depths: ReadonlyMap<string, number | null>) => void): () => void {
+    if (everyMs <= 0) return () => undefined;
+    // Aligned to the interval, so watchers of the same interval share each look.
+    const watcher: Watcher = { names, everyMs, active, listener, due: Math.ceil((Date.now() + 1) / everyMs) * everyMs };
+    this.watchers.add(watcher);
+    this.arm(watcher.due);
+    return () => {
+      this.watchers.delete(watcher);
+    };
+  }
+
+  /** A look at these queues within about a second (after a park), shared with other requests; watchers of them are told. */
+  soon(names: readonly string[]): void {
+    for (const name of names) this.asked.add(name);
+    this.arm(Date.now() + SOON_MS);
+  }
+
+  /** Looks at these queues now (with whatever else is asked), and resolves with what it found. */
+  look(names: readonly string[]): Promise<ReadonlyMap<string, number | null>> {
+    for (const name of names) this.asked.add(name);
+    return new Promise((resolve) => {
+      this.waiting.push(resolve);
+      this.arm(Date.now());
+    });
+  }
+
+  /** Stops every look (the connection's owner goes away). */
+  close(): void {
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    this.watchers.clear();
+    for (const resolve of this.waiting.splice(0)) resolve(new Map());
+  }
+
+  private arm(at: number): void {
+    if (at >= this.nextAt && this.timer !== undefined) return;
+    clearTimeout(this.timer);
+    this.nextAt = at;
+    this.timer = setTimeout(() => void this.tick(), Math.max(0, at - Date.now()));
     this.timer.unref?.();
   }
 
-  stop(): void {
-    clearInterval(this.timer);
-  }
-
-  /** Looks now (also between the periodic looks, e.g. for a stats msg). */
-  async look(): Promise<void> {
-    if (!this.active() || !this.connection.connection) return;
-    const { main, retry, parking } = this.queues;
-    try {
-      const found = await queueDepths(this.connection, [parking, main, ...retry]);
-      const depth = (name: string): number | null => found.get(name) ?? null;
-      this.depths = { main: depth(main), retry: Object.fromEntries(retry.map((name) => [name, depth(name)])), parking: depth(parking) };
-      const parked = found.get(parking);
-      if (parked !== null && parked !== undefined && parked !== this.depth) {
-        this.depth = parked;
-        this.changed();
-      }
-    } catch {
-      // Connection gone: the consumer's own checks report that.
+  private async tick(): Promise<void> {
+    this.timer = undefined;
+    this.nextAt = Infinity;
+    if (this.looking) {
+      this.arm(Date.now() + SOON_MS);
+      return;
     }
+    const now = Date.now();
+    const due = [...this.watchers].filter((w) => w.due <= now);
+    for (const watcher of due) watcher.due = Math.ceil((now + 1) / watcher.everyMs) * watcher.everyMs;
+    const told = due.filter((w) => w.active());
+    const names = new Set(this.asked);
+    this.asked.clear();
+    for (const watcher of told) for (const name of watcher.names) names.add(name);
+    const waiting = this.waiting.splice(0);
+    let found: ReadonlyMap<string, number | null> = new Map();
+    if (names.size > 0 && this.connection.connection) {
+      this.looking = true;
+      try {
+        found = await queueDepths(this.connection, [...names]);
+      } catch {
+        // The connection went away: its consumers say so; the next tick looks again.
+      } finally {
+        this.looking = false;
+      }
+    }
+    for (const resolve of waiting) resolve(found);
+    // Every active watcher of a queue looked at hears of it, due or not (a look after a park corrects them all).
+    for (const watcher of this.watchers) {
+      if (watcher.names.some((name) => found.has(name)) && watcher.active()) watcher.listener(found);
+    }
+    let next = Infinity;
+    for (const watcher of this.watchers) next = Math.min(next, watcher.due);
+    if (this.asked.size > 0 || this.waiting.length > 0) next = Math.min(next, Date.now() + SOON_MS);
+    if (next !== Infinity) this.arm(next);
   }
 }

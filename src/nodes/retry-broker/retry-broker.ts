@@ -4,6 +4,7 @@
  * with the last, and its state is pushed to every user's status.
  */
 import { BrokerConnection, type ConnectTarget, isUnresolvedEnv, resolveConnectTargets, resolveEnvFields } from '../../lib/connection';
+import { QueueWatch } from '../../lib/parking';
 import { ManagementApi } from '../../lib/topology';
 import { readNumberFields } from '../../lib/rules';
 import { NUMBER_FIELDS } from '../shared/properties';
@@ -62,6 +63,7 @@ export = function register(RED: NodeAPI): void {
       reconnect: { initialMs: 1000, maxMs: numbers.values.reconnectMax * 1000 },
       publishLimits: { maxMessages: numbers.values.bufferMessages, maxBytes: numbers.values.bufferMiB * MIB },
     });
+    node.queueWatch = new QueueWatch(node.connection);
 
     /** The URL of the node connected to (of a cluster), else all of them. */
     const shown = (): string => targets.find((t) => t.address === node.connection.state.address)?.display ?? node.display;
@@ -123,6 +125,7 @@ export = function register(RED: NodeAPI): void {
     });
     node.on('close', (_removed, done) => {
       status.stop();
+      node.queueWatch.close();
       removeGauges();
       users.clear();
       node.connection.close().then(done, done);

@@ -109,6 +109,7 @@ export = function register(RED: NodeAPI): void {
       prefetch: ordered ? 1 : (values.prefetch ?? 10),
       ordered: ordered ? { pauseMs: (values.orderedPause ?? 5) * 1000 } : undefined,
       parkingWatchMs: values.parkingWatch * 1000,
+      queueWatch: broker.queueWatch,
       settleTimeoutMs: values.settleTimeout * 1000,
       decode,
       invalidBody: def.invalidBody === 'error' ? 'error' : 'park',

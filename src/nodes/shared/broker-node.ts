@@ -1,5 +1,6 @@
 /** The broker config node's shape as other nodes see it, and its status texts. */
 import type { BrokerConnection, BrokerSettings, ConnectionState } from '../../lib/connection';
+import type { QueueWatch } from '../../lib/parking';
 import type { ManagementApi } from '../../lib/topology';
 import { readNumberFields } from '../../lib/rules';
 import { NUMBER_FIELDS } from './properties';
@@ -14,6 +15,8 @@ export interface BrokerUser {
 
 export interface RetryBrokerNode extends Node {
   connection: BrokerConnection;
+  /** Queue depths for every consumer of this broker, one look per tick (no polling storm). */
+  queueWatch: QueueWatch;
   /** The broker URL(s) without passwords, for labels and messages. */
   display: string;
   managementApi: ManagementApi | undefined;
