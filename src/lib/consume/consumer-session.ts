@@ -18,6 +18,7 @@ import type { QueueDepths } from '../observe';
 import { AckBatcher, decisionPolicy, OrderedHold, Settler } from '../settle';
 import { applyTopology, planTopology, retryQueueNames, TopologyError, type TopologyPlan } from '../topology';
 import { Deliveries } from './deliveries';
+import { ConsumerDepths } from './depths';
 import { Drain } from './drain';
 import { DeliveryRegistry } from './registry';
 import type { ConsumerSessionEvents, ConsumerSessionOptions, SessionState, SessionStats, StopOptions } from './types';
@@ -30,15 +31,9 @@ export class ConsumerSession extends EventEmitter<ConsumerSessionEvents> {
   readonly deliveries: Deliveries;
   private readonly plan: TopologyPlan;
   private readonly hold: OrderedHold | undefined;
-  private readonly queueWatch: Pick<QueueWatch, 'watch' | 'soon' | 'look'>;
+  private readonly queues: ConsumerDepths;
   /** Its own QueueWatch when none was given (closed at stop). */
   private readonly ownWatch: QueueWatch | undefined;
-  private stopWatching: (() => void) | undefined;
-  /** The main, retry and parking queues, as watched. */
-  private readonly watched: { main: string; retry: string[]; parking: string };
-  /** Depths at the last look; the parking depth counts this consumer's parks since then. */
-  private lastDepths: QueueDepths | undefined;
-  private parkedSinceLook = 0;
   private parkedSeen = 0;
   private readonly drain: Drain;
   private channel: Channel | undefined;
@@ -102,35 +97,13 @@ export class ConsumerSession extends EventEmitter<ConsumerSessionEvents> {
     this.deliveries.on('changed', () => {
       if (this.paused) void this.applyPause(); // no promise per delivery and settle
       this.drain.changed();
-      if (this.deliveries.counters.parked !== this.parkedSeen) this.parkedHere();
+      const { parked } = this.deliveries.counters;
+      if (parked !== this.parkedSeen) this.queues.parked(parked - this.parkedSeen); // shows at once
+      this.parkedSeen = parked;
     });
-    this.watched = { main: topology.mainQueue, retry: retryQueueNames(topology), parking: topology.parkingQueue };
     this.ownWatch = options.queueWatch ? undefined : new QueueWatch(connection);
-    this.queueWatch = options.queueWatch ?? (this.ownWatch as QueueWatch);
-  }
-
-  /** Its own parks show at once in the parking depth; a look soon corrects it (others park too, humans replay). */
-  private parkedHere(): void {
-    const parked = this.deliveries.counters.parked;
-    this.parkedSinceLook += parked - this.parkedSeen;
-    this.parkedSeen = parked;
-    this.emit('parking');
-    this.queueWatch.soon(this.watchedNames());
-  }
-
-  private watchedNames(): string[] {
-    const { main, retry, parking } = this.watched;
-    return [parking, main, ...retry];
-  }
-
-  /** A look found these depths. */
-  private looked(found: ReadonlyMap<string, number | null>): void {
-    const { main, retry, parking } = this.watched;
-    const depth = (name: string): number | null => found.get(name) ?? null;
-    const before = this.stats.parkingDepth;
-    this.lastDepths = { main: depth(main), retry: Object.fromEntries(retry.map((name) => [name, depth(name)])), parking: depth(parking) };
-    this.parkedSinceLook = 0;
-    if (this.stats.parkingDepth !== before) this.emit('parking');
+    this.queues = new ConsumerDepths(options.queueWatch ?? (this.ownWatch as QueueWatch), { main: topology.mainQueue, retry: retryQueueNames(topology), parking: topology.parkingQueue });
+    this.queues.on('changed', () => this.emit('parking'));
   }
 
   get state(): SessionState {
@@ -154,21 +127,19 @@ export class ConsumerSession extends EventEmitter<ConsumerSessionEvents> {
 
   get stats(): SessionStats {
     const stats: SessionStats = { inFlight: this.deliveries.inFlight, waiting: this.deliveries.waiting, ...this.deliveries.counters };
-    const looked = this.lastDepths?.parking;
-    if (looked !== undefined && looked !== null) stats.parkingDepth = looked + this.parkedSinceLook;
-    else if (this.parkedSinceLook > 0) stats.parkingDepth = this.parkedSinceLook;
+    const parking = this.queues.parking;
+    if (parking !== undefined) stats.parkingDepth = parking;
     return stats;
   }
 
   /** Depths of the main, retry and parking queues at the last look (every `parkingWatchMs`, and soon after a park). */
   get depths(): QueueDepths | undefined {
-    return this.lastDepths;
+    return this.queues.depths;
   }
 
   /** Looks at the queues' depths now. */
-  async lookAtQueues(): Promise<QueueDepths | undefined> {
-    this.looked(await this.queueWatch.look(this.watchedNames()));
-    return this.lastDepths;
+  lookAtQueues(): Promise<QueueDepths | undefined> {
+    return this.queues.look();
   }
 
   start(): void {
@@ -178,7 +149,7 @@ export class ConsumerSession extends EventEmitter<ConsumerSessionEvents> {
     connection.on('closing', this.onClosing);
     if (connection.connection) void this.setup();
     const active = (): boolean => !this.stopped && this.current.phase === 'consuming';
-    this.stopWatching = this.queueWatch.watch(this.watchedNames(), this.options.parkingWatchMs ?? 0, active, (found) => this.looked(found));
+    this.queues.start(this.options.parkingWatchMs ?? 0, active);
   }
 
   /**
@@ -189,7 +160,7 @@ export class ConsumerSession extends EventEmitter<ConsumerSessionEvents> {
   async stop(options: StopOptions = {}): Promise<void> {
     this.stopped = true;
     clearTimeout(this.retryTimer);
-    this.stopWatching?.();
+    this.queues.stop();
     this.ownWatch?.close();
     const { connection } = this.options;
     connection.off('connected', this.onConnected);

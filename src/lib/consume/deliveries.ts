@@ -9,7 +9,6 @@
 import { EventEmitter } from 'node:events';
 import { performance } from 'node:perf_hooks';
 import type { ConsumeMessage } from 'amqplib';
-import type { DedupeGate, DedupeKeyResult } from '../dedupe';
 import { decodePayload, toAmqpInfo, type DecodeMode, type DeliveredMessage, type FailureDetails, type RetryInfo } from '../message';
 import { LogLimiter, type QueueCounters } from '../observe';
 import {
@@ -29,6 +28,7 @@ import {
   type Settler,
   type TrackedDelivery,
 } from '../settle';
+import { Admission, type DeliveryDedupe } from './admission';
 import { notSettleable, type DeliveryRegistry } from './registry';
 import type { Settled } from './types';
 
@@ -52,23 +52,9 @@ export interface DeliveriesOptions {
   dedupe?: DeliveryDedupe;
 }
 
-export interface DeliveryDedupe {
-  gate: DedupeGate;
-  /** The key of a delivery, as the flow would see it (an expression may take a turn or more). */
-  keyOf: (delivered: DeliveredMessage) => DedupeKeyResult | Promise<DedupeKeyResult>;
-  /** A delivery without a key: processed without deduplication, or parked. */
-  noKey: 'process' | 'park';
-  /** The longest key the store takes (UTF-8 bytes, scope included). */
-  maxKeyBytes: number;
-  /** What the store keys are scoped by (counted into their length). */
-  scope: string;
-}
-
 /** Deliveries of lost channels remembered for a late settle of their key. */
 const MAX_ORPHANS = 10_000;
 
-/** The park reason of a delivery without a key, with `noKey: 'park'`. */
-export const NO_DEDUPE_KEY = 'no deduplication key';
 
 export interface DeliveryEvents {
   /** A delivery for the flow. */
@@ -93,8 +79,8 @@ export class Deliveries extends EventEmitter<DeliveryEvents> {
   private copies = 0;
   /** Acks of deduplicated deliveries waiting for their key to be recorded. */
   private completing = 0;
-  /** Deliveries whose key expression is being evaluated. */
-  private evaluating = 0;
+  /** Deduplication on arrival, when the consumer deduplicates. */
+  private readonly admission: Admission | undefined;
   /** Deliveries whose channel was lost with the flow still on them, by id: a late settle still completes or releases their key. */
   private readonly orphans = new Map<string, { key: string }>();
   /** Once stopping, a held message is not run again (it goes back to the queue with the channel). */
@@ -114,6 +100,7 @@ export class Deliveries extends EventEmitter<DeliveryEvents> {
     private readonly options: DeliveriesOptions,
   ) {
     super();
+    this.admission = options.dedupe ? new Admission(options.dedupe) : undefined;
   }
 
   /** Deliveries waiting to be settled. */
@@ -128,7 +115,7 @@ export class Deliveries extends EventEmitter<DeliveryEvents> {
 
   /** Deliveries waiting for their deduplication key (held by another copy or consumer, or the store), or for its expression. */
   get waiting(): number {
-    return (this.options.dedupe?.gate.waiting ?? 0) + this.evaluating;
+    return this.admission?.waiting ?? 0;
   }
 
   /** Whether this consumer gave out a delivery id (live, settled, or too old to remember). */
@@ -229,48 +216,22 @@ export class Deliveries extends EventEmitter<DeliveryEvents> {
     const entry: TrackedDelivery = { id, acks, message, retry, receivedAt, deadline: Infinity };
     if (dedupeKey !== undefined) entry.dedupeKey = dedupeKey;
     const arrival = onArrival(error, options.invalidBody);
-    const dedupe = options.dedupe;
-    if (arrival !== 'deliver' || !dedupe || dedupeKey !== undefined) return this.hand(entry, delivered, arrival, error ?? '');
-    const found = dedupe.keyOf(delivered);
-    if (found instanceof Promise) {
-      this.evaluating += 1;
-      found
-        .catch((err: unknown) => ({ problem: `expression failed: ${err instanceof Error ? err.message : String(err)}` }))
-        .then((result) => {
-          this.evaluating -= 1;
-          if (entry.acks.closed || dedupe.gate.stopped) return; // the broker has it again
-          this.admit(entry, delivered, result, dedupe);
-        }, (err: unknown) => this.emit('error', `message ${id}: ${(err as Error).message}`));
-      return;
-    }
-    this.admit(entry, delivered, found, dedupe);
-  }
-
-  /** A delivery with its key (or why it has none) through the gate: to the flow once admitted, acked as a duplicate, or parked. */
-  private admit(entry: TrackedDelivery, delivered: DeliveredMessage, found: DedupeKeyResult, dedupe: DeliveryDedupe): void {
-    const { id } = entry;
-    if ('missing' in found) {
-      if (dedupe.noKey === 'park') return this.hand(entry, delivered, 'park', NO_DEDUPE_KEY);
-      return this.hand(entry, delivered, 'deliver', '');
-    }
-    const problem = 'problem' in found ? found.problem : keyTooLong(found.key, dedupe);
-    if (problem !== undefined) {
-      // A key that cannot be used is a configuration problem: say so, and park the message rather than process it blindly.
-      this.emit('error', `message ${id}: deduplication key ${problem}; parked`);
-      return this.hand(entry, delivered, 'park', `deduplication key ${problem}`);
-    }
-    const key = (found as { key: string }).key;
-    entry.dedupeKey = key;
-    dedupe.gate.admit(key).then(
-      (admission) => {
-        if (entry.acks.closed || dedupe.gate.stopped) {
-          // Its channel is gone, or the consumer stops: the broker has it again; the claim is not needed.
-          if (admission === 'claimed') dedupe.gate.release(key);
-          return;
+    const admission = this.admission;
+    if (arrival !== 'deliver' || !admission || dedupeKey !== undefined) return this.hand(entry, delivered, arrival, error ?? '');
+    admission.of(delivered, () => !acks.closed).then(
+      (outcome) => {
+        switch (outcome.kind) {
+          case 'deliver':
+            if (outcome.key !== undefined) entry.dedupeKey = outcome.key;
+            return this.hand(entry, delivered, 'deliver', '');
+          case 'duplicate':
+            return this.duplicate(entry);
+          case 'park':
+            if (outcome.error !== undefined) this.emit('error', `message ${id}: ${outcome.error}`);
+            return this.hand(entry, delivered, 'park', outcome.reason);
+          default:
+            return undefined; // let go of: the broker has it again
         }
-        if (admission === 'duplicate') return this.duplicate(entry);
-        if (admission === 'unchecked') delete entry.dedupeKey;
-        this.hand(entry, delivered, 'deliver', '');
       },
       (err: unknown) => this.emit('error', `message ${id}: ${(err as Error).message}`),
     );
@@ -445,8 +406,3 @@ export class Deliveries extends EventEmitter<DeliveryEvents> {
   }
 }
 
-/** Why a key is longer than the store takes, or undefined. */
-function keyTooLong(key: string, dedupe: DeliveryDedupe): string | undefined {
-  const bytes = Buffer.byteLength(key) + Buffer.byteLength(dedupe.scope);
-  return bytes > dedupe.maxKeyBytes ? `is ${Buffer.byteLength(key)} bytes, longer than the store takes (${dedupe.maxKeyBytes} bytes with the queue name)` : undefined;
-}

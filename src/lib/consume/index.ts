@@ -4,8 +4,10 @@
  * the retry mover for quorum tiers.
  */
 export { ConsumerSession } from './consumer-session';
+export { Admission, NO_DEDUPE_KEY, type Arrival, type DeliveryDedupe } from './admission';
+export { ConsumerDepths, type DepthWatch } from './depths';
 export { Deliveries, type DeliveriesOptions, type DeliveryEvents } from './deliveries';
 export { DeliveryRegistry, notSettleable, type DeliveryStatus, type NotLive } from './registry';
 export { Drain } from './drain';
 export { RetryMover, dueAt, moverTiers, type MoverTier, type RetryMoverOptions } from './retry-mover';
-export type { ConsumerSessionEvents, ConsumerSessionOptions, SessionConnection, SessionPhase, SessionState, SessionStats, Settled, StopOptions } from './types';
+export type { ConsumerSessionEvents, ConsumerSessionOptions, SessionConnection, SessionDedupe, SessionPhase, SessionState, SessionStats, Settled, StopOptions } from './types';

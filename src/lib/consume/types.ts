@@ -3,8 +3,8 @@ import type { Channel } from 'amqplib';
 import type { DedupeKeyResult, DedupeStore, StoreDownPolicy } from '../dedupe';
 import type { DecodeMode, DeliveredMessage } from '../message';
 import type { QueueCounters } from '../observe';
-import type { QueueWatch } from '../parking';
 import type { CopyPublisher, InvalidBodyPolicy, SettleOutcome } from '../settle';
+import type { DepthWatch } from './depths';
 import type { ChannelRunner, DefinitionReader, ObjectCheck, RetryTopologyConfig } from '../topology';
 
 export interface SessionStats {
@@ -89,7 +89,7 @@ export interface ConsumerSessionOptions {
   /** How often to look at the queues' depths (passive checks); 0: never. */
   parkingWatchMs?: number;
   /** Where depths are looked at, shared by every consumer of the connection (default: a watch of its own). */
-  queueWatch?: Pick<QueueWatch, 'watch' | 'soon' | 'look'>;
+  queueWatch?: DepthWatch;
   /** Where settles are counted (Prometheus metrics): a few increments per settle. */
   metrics?: QueueCounters;
   /** The idempotent consumer: deliveries pass a store of processed keys. */
