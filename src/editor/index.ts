@@ -18,7 +18,7 @@ import {
 } from '../lib/rules/property-rules';
 import { ENV_FIELDS, resolveConnectTargets } from '../lib/connection/settings';
 import { type NumberField } from '../lib/rules/number-fields';
-import { CONSUMER_MODES, DECODE_MODES, INVALID_BODY_ACTIONS, TOPOLOGY_MODES, missingProperties, NUMBER_FIELDS, PARK_NODE_ACTIONS, PROPERTY_VERSIONS, PUBLISH_MODES, savedVersion, SETTLE_ACTIONS } from '../nodes/shared/properties';
+import { CONSUMER_MODES, DECODE_MODES, DEDUPE_KINDS, DEDUPE_NO_KEY, DEDUPE_STORE_DOWN, INVALID_BODY_ACTIONS, TOPOLOGY_MODES, missingProperties, NUMBER_FIELDS, PARK_NODE_ACTIONS, PROPERTY_VERSIONS, PUBLISH_MODES, savedVersion, SETTLE_ACTIONS } from '../nodes/shared/properties';
 import { EXCHANGE_TYPES } from '../lib/topology/plan';
 import { parseDelays, parseQueueArguments, queueNamesOf } from '../lib/topology/parse';
 
@@ -197,6 +197,9 @@ export const choices = {
   settleActions: SETTLE_ACTIONS,
   publishModes: PUBLISH_MODES,
   parkNodeActions: PARK_NODE_ACTIONS,
+  dedupeKinds: DEDUPE_KINDS,
+  dedupeNoKey: DEDUPE_NO_KEY,
+  dedupeStoreDown: DEDUPE_STORE_DOWN,
 };
 
 /** The broker fields whose typedInput offers the `env` type. */

@@ -9,6 +9,7 @@
  * - parking    the parking queue: peek, purge, replay, watch
  * - topology   the retry topology as data, declared or checked on a broker
  * - connection one AMQP connection per broker configuration, reconnecting
+ * - postgres   one PostgreSQL database: pool, health, transactions, LISTEN, table checks
  * - publish    confirmed, mandatory publishing under bounded back-pressure
  * - message    what a message carries and becomes: attempts, payload, msg.amqp, copies
  * - observe    metrics and log limiting
@@ -22,6 +23,7 @@ export * as parking from './parking';
 export * as topology from './topology';
 export * as connection from './connection';
 export * as publish from './publish';
+export * as postgres from './postgres';
 export * as message from './message';
 export * as observe from './observe';
 export * as rules from './rules';

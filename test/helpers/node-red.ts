@@ -1,5 +1,6 @@
 /** Runs the package's compiled nodes (what ships) inside node-red-node-test-helper's runtime. */
 import helper from 'node-red-node-test-helper';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 
 helper.init(require.resolve('node-red'));
@@ -9,7 +10,8 @@ const core = path.dirname(require.resolve('@node-red/nodes/package.json'));
 /** The package's node modules from a build (dist/ by default; the benchmark can A/B another build). */
 export function packageNodesFrom(distRoot: string): unknown[] {
   const dist = path.join(distRoot, 'nodes');
-  const names = ['retry-broker', 'retry-config', 'retry-consumer', 'retry-settle', 'park-publisher', 'retry-publish', 'park-replay'];
+  // Every node type the package declares (package.json "node-red".nodes), as Node-RED would load them.
+  const names = Object.keys((JSON.parse(readFileSync(path.resolve(__dirname, '../../package.json'), 'utf8')) as { 'node-red': { nodes: Record<string, string> } })['node-red'].nodes);
   // eslint-disable-next-line @typescript-eslint/no-require-imports -- Node-RED node modules are CommonJS functions
   return names.map((n): unknown => require(path.join(dist, n, `${n}.js`)));
 }

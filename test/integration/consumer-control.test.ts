@@ -63,7 +63,7 @@ describe('consumer control (real broker)', function () {
 
       // The message in flight is still acked on its channel: the pause did not close it.
       helper.getNode('ack').receive(seen[0]!);
-      await waitFor(() => statusText('consumer').includes('acked 1'), 'the in-flight message acked');
+      await waitFor(() => statusText('consumer').includes('✓1 '), 'the in-flight message acked');
 
       // A reconnect does not resume the consumer: the status leaves "paused" while the connection is
       // down, and comes back to it.

@@ -83,7 +83,7 @@ describe('retry flow in the Node-RED runtime (real broker)', function () {
     assert.equal(typeof good[0]!.amqp.deliveryId, 'string');
 
     await waitFor(async () => (await broker.messageCount(names.mainQueue)) === 0 && (await broker.messageCount(names.retryQueue)) === 0, 'main and retry queues to drain');
-    await waitFor(() => /acked 1 · retried 2 · parked 1/.test(String((helper.getNode('consumer') as any).status.lastCall?.args[0]?.text)), 'the consumer status counters');
+    await waitFor(() => /✓1 ↻2 Ⓟ1 · /.test(String((helper.getNode('consumer') as any).status.lastCall?.args[0]?.text)), 'the consumer status counters');
   });
 
   it('parks a permanent failure at once: confirmed publish, then the ack, reported on the park output and the status', async () => {
@@ -98,7 +98,7 @@ describe('retry flow in the Node-RED runtime (real broker)', function () {
     assert.equal(await broker.messageCount(names.parkingQueue), 1);
     await waitFor(async () => (await broker.messageCount(names.mainQueue)) === 0, 'the original to be acked');
     // Monitoring: the consumer's status turns yellow while the parking queue holds messages.
-    await waitFor(() => statuses.some((st) => st.fill === 'yellow' && / · 1 waiting in parking$/.test(String(st.text))), 'the parking depth on the status');
+    await waitFor(() => statuses.some((st) => st.fill === 'yellow' && /^1 in parking · /.test(String(st.text))), 'the parking depth on the status');
   });
 
   it('never acks before the parked copy is confirmed: with the parking queue gone the original stays', async () => {

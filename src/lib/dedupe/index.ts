@@ -4,4 +4,7 @@
  */
 export { DedupeGate, type Admission, type DedupeGateEvents, type DedupeGateOptions, type DedupeKeyResult, type StoreDownPolicy } from './gate';
 export { keyFromValue, messageIdKey } from './keys';
+export { MemoryDedupeStore, type MemoryStoreOptions } from './memory-store';
+export { DEDUPE_COLUMNS, DEDUPE_INDEXES, dedupeTableDdl, PostgresDedupeStore, type DedupeDatabase, type PostgresStoreOptions } from './postgres-store';
+export { describeRedis, RedisDedupeStore, redisUrlProblem, type RedisStoreSettings } from './redis-store';
 export { DedupeStoreError, type ClaimResult, type DedupeKey, type DedupeStore, type DedupeStoreProblem } from './store';

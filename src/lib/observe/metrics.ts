@@ -126,7 +126,7 @@ export class RetryMetrics {
   render(): string {
     const lines: string[] = [];
     const consumed = 'messaging_client_consumed_messages_total';
-    header(lines, consumed, 'counter', 'Messages retry consumers settled (acked, retried, parked) or park-replay sent back, by main queue and outcome.');
+    header(lines, consumed, 'counter', 'Messages retry consumers settled (acked, retried, parked), acked as duplicates without processing, or park-replay sent back, by main queue and outcome.');
     for (const [queue, counters] of this.queues) {
       for (const [outcome, n] of Object.entries(counters.consumed)) lines.push(`${consumed}${labels({ messaging_system: 'rabbitmq', queue, outcome })} ${n}`);
     }

@@ -29,11 +29,12 @@ function toMsg(delivered: DeliveredMessage): NodeMessage {
 
 function statsText(stats: SessionStats, t: Translate): string {
   const waiting = stats.parkingDepth ? t('retry-consumer.status.waiting', { count: stats.parkingDepth }) : '';
-  const duplicates = stats.duplicates ? ` · ⧉${stats.duplicates}` : '';
-  return t('retry-consumer.status.stats', { inFlight: stats.inFlight, acked: stats.acked, retried: stats.retried, parked: stats.parked }) + duplicates + waiting;
+  // The most urgent first: messages waiting in parking for someone; then the counts (⧉ duplicates, ✓ acked, ↻ retried, Ⓟ parked).
+  const duplicates = stats.duplicates ? `⧉${stats.duplicates} ` : '';
+  return waiting + t('retry-consumer.status.stats', { inFlight: stats.inFlight, acked: stats.acked, retried: stats.retried, parked: stats.parked, duplicates });
 }
 
-function sessionStatus(state: SessionState, stats: SessionStats, t: Translate, blockedBy: string | undefined): NodeStatus | undefined {
+function sessionStatus(state: SessionState, stats: SessionStats, t: Translate, blockedBy: string | undefined, store: string): NodeStatus | undefined {
   switch (state.phase) {
     case 'consuming':
       // Parks and tier retries wait while the broker blocks publishing: say why messages stay in flight.
@@ -45,7 +46,8 @@ function sessionStatus(state: SessionState, stats: SessionStats, t: Translate, b
     case 'paused':
       return { fill: 'grey', shape: 'dot', text: t('retry-consumer.status.paused', { stats: statsText(stats, t) }) };
     case 'store-down':
-      return { fill: 'red', shape: 'ring', text: state.detail ?? t('retry-consumer.status.storeDown') };
+      // The store named; why it failed is in the log.
+      return { fill: 'red', shape: 'ring', text: t('retry-consumer.status.storeDown', { store }) };
     case 'checking-topology':
       return { fill: 'yellow', shape: 'ring', text: t('retry-consumer.status.checking') };
     case 'topology-error':
@@ -132,7 +134,7 @@ export = function register(RED: NodeAPI): void {
 
     const buffer = broker.connection.publishers.buffer;
     const status = new StatusUpdates(
-      () => sessionStatus(session.state, session.stats, t, buffer.state.blockedBy) ?? broker.connectionStatus(),
+      () => sessionStatus(session.state, session.stats, t, buffer.state.blockedBy, dedupeNode?.store?.description ?? '') ?? broker.connectionStatus(),
       (shown) => node.status(shown),
     );
     const deliveries = session.deliveries;

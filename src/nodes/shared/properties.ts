@@ -25,6 +25,12 @@ export const CONSUMER_MODES = ['retry', 'ordered'] as const;
 export const SETTLE_ACTIONS = ['ack', 'retry'] as const;
 export const PUBLISH_MODES = ['publish', 'reply'] as const;
 /** What the park-replay node does with the parking queue. */
+/** The deduplication table's name when none is given. */
+export const DEFAULT_DEDUPE_TABLE = 'rabbitmq_retry_dedupe';
+export const DEDUPE_KINDS = ['memory', 'redis', 'postgres'] as const;
+export const DEDUPE_NO_KEY = ['process', 'park'] as const;
+export const DEDUPE_STORE_DOWN = ['pause', 'process'] as const;
+
 export const PARK_ACTIONS = ['replay', 'peek', 'purge'] as const;
 export type ParkAction = (typeof PARK_ACTIONS)[number];
 /** The node's setting: an action, or `topic` (msg.topic names it). */
@@ -53,6 +59,15 @@ export const NUMBER_FIELDS = {
   'park-replay': {
     max: { label: 'at most', fallback: 100, min: 1, integer: true },
   },
+  'retry-dedupe': {
+    retentionHours: { label: 'keep processed keys', fallback: 24, min: 0.001, max: 24 * 365, unit: 'h' },
+    leaseSeconds: { label: 'claim lease', fallback: 300, min: 1, max: MAX_TIMER_SECONDS, unit: 's' },
+    maxKeys: { label: 'most keys in memory', fallback: 100_000, min: 1, integer: true },
+  },
+  'retry-postgres': {
+    port: { label: 'port', fallback: 5432, min: 1, max: 65535, integer: true },
+    poolSize: { label: 'connections', fallback: 10, min: 1, max: 1000, integer: true },
+  },
 } as const satisfies Record<string, Record<string, NumberField>>;
 
 /**
@@ -69,7 +84,20 @@ export const PROPERTY_VERSIONS: Record<string, { version: number; added: Record<
   },
   'park-replay': { version: 2, added: { action: { since: 2, value: 'replay' } } },
   'retry-config': { version: 2, added: { maxAge: { since: 2 } } },
-  'retry-consumer': { version: 3, added: { mode: { since: 2, value: 'retry' }, orderedPause: { since: 2 }, parkingWatch: { since: 2 }, statsEvery: { since: 3 } } },
+  'retry-consumer': {
+    version: 4,
+    added: {
+      mode: { since: 2, value: 'retry' },
+      orderedPause: { since: 2 },
+      parkingWatch: { since: 2 },
+      statsEvery: { since: 3 },
+      dedupe: { since: 4, value: '' },
+      dedupeKeyType: { since: 4, value: 'messageId' },
+      dedupeKey: { since: 4, value: '' },
+      dedupeNoKey: { since: 4, value: 'process' },
+      dedupeStoreDown: { since: 4, value: 'pause' },
+    },
+  },
 };
 
 /** The version a saved node is at: none saved means 1, the first release. */

@@ -1,0 +1,178 @@
+/**
+ * The deduplication store in a PostgreSQL table, shared by several Node-RED instances, and in the
+ * same database as a flow's own writes if the user wants (then the record and the effect can share a
+ * transaction). One row per (scope, key): `claimed` by an owner until the lease ends, or `done` until
+ * the retention ends. A batch is one statement. Expired rows are deleted in small batches now and then.
+ *
+ *   CREATE TABLE rabbitmq_retry_dedupe (
+ *     scope text NOT NULL, key text NOT NULL, state text NOT NULL, owner text,
+ *     expires_at timestamptz NOT NULL, PRIMARY KEY (scope, key));
+ *   CREATE INDEX rabbitmq_retry_dedupe_expires ON rabbitmq_retry_dedupe (expires_at);
+ */
+import { checkTable, derivedName, postgresErrorText, postgresProblem, type ExpectedColumn, type ExpectedIndex, type Queryable, type TableName } from '../postgres';
+import { distinctKeys } from './batch';
+import { DedupeStoreError, type ClaimResult, type DedupeKey, type DedupeStore } from './store';
+
+/** The database as the store needs it: statements, and its name. */
+export interface DedupeDatabase extends Queryable {
+  readonly description: string;
+  ping(): Promise<void>;
+}
+
+export interface PostgresStoreOptions {
+  table: TableName;
+  /** `declare` creates the table and index when missing; `check` only checks them. */
+  mode: 'declare' | 'check';
+  /** How often expired rows are deleted; default 60 s (0: never). */
+  sweepMs?: number;
+}
+
+export const DEDUPE_COLUMNS: ExpectedColumn[] = [
+  { name: 'scope', type: 'text' },
+  { name: 'key', type: 'text' },
+  { name: 'state', type: 'text' },
+  { name: 'owner', type: 'text' },
+  { name: 'expires_at', type: 'timestamp with time zone' },
+];
+
+export const DEDUPE_INDEXES: ExpectedIndex[] = [
+  { columns: ['scope', 'key'], unique: true, describe: 'primary key (scope, key)' },
+  { columns: ['expires_at'], describe: 'index on (expires_at)' },
+];
+
+/** The statements that create the table (declare mode; also shown in the docs). */
+export function dedupeTableDdl(table: TableName): string[] {
+  return [
+    `CREATE TABLE IF NOT EXISTS ${table.sql} (
+  scope text NOT NULL,
+  key text NOT NULL,
+  state text NOT NULL CHECK (state IN ('claimed', 'done')),
+  owner text,
+  expires_at timestamptz NOT NULL,
+  PRIMARY KEY (scope, key)
+)`,
+    `CREATE INDEX IF NOT EXISTS "${derivedName(table, 'expires')}" ON ${table.sql} (expires_at)`,
+  ];
+}
+
+export class PostgresDedupeStore implements DedupeStore {
+  readonly description: string;
+  /** btree rows up to ~2.7 kB; keys stay well below. */
+  readonly maxKeyBytes = 1024;
+  private prepared: Promise<void> | undefined;
+  private sweepTimer: NodeJS.Timeout | undefined;
+  private readonly t: string;
+
+  constructor(
+    private readonly db: DedupeDatabase,
+    private readonly options: PostgresStoreOptions,
+  ) {
+    this.description = `postgres ${db.description} table ${options.table.sql}`;
+    this.t = options.table.sql;
+  }
+
+  /** Creates or checks the table once (again after a failure); the sweep starts once it is there. */
+  prepare(): Promise<void> {
+    this.prepared ??= this.declareOrCheck().catch((err: unknown) => {
+      this.prepared = undefined;
+      throw err;
+    });
+    return this.prepared;
+  }
+
+  async ping(): Promise<void> {
+    await this.run(() => this.db.ping());
+  }
+
+  async claim(keys: readonly DedupeKey[], owner: string, leaseMs: number): Promise<ClaimResult[]> {
+    const { unique, at } = distinctKeys(keys);
+    const result = await this.run(() =>
+      this.db.query<{ ord: string; mine: boolean; state: string | null; owner: string | null; until: string | null }>(
+        `WITH input AS (
+           SELECT * FROM unnest($1::text[], $2::text[]) WITH ORDINALITY AS i(scope, key, ord)
+         ), taken AS (
+           INSERT INTO ${this.t} AS t (scope, key, state, owner, expires_at)
+           SELECT scope, key, 'claimed', $3, now() + $4 * interval '1 millisecond' FROM input
+           ON CONFLICT (scope, key) DO UPDATE SET state = 'claimed', owner = EXCLUDED.owner, expires_at = EXCLUDED.expires_at
+            WHERE t.expires_at <= now() OR (t.state = 'claimed' AND t.owner = EXCLUDED.owner)
+           RETURNING scope, key
+         )
+         SELECT i.ord, taken.key IS NOT NULL AS mine, cur.state, cur.owner,
+                (extract(epoch FROM cur.expires_at) * 1000)::bigint AS until
+           FROM input i
+           LEFT JOIN taken ON taken.scope = i.scope AND taken.key = i.key
+           LEFT JOIN ${this.t} cur ON cur.scope = i.scope AND cur.key = i.key
+          ORDER BY i.ord`,
+        [unique.map((k) => k.scope), unique.map((k) => k.key), owner, Math.max(1, Math.round(leaseMs))],
+      ),
+    );
+    const results = result.rows.map((row): ClaimResult => {
+      if (row.mine) return { state: 'claimed' };
+      if (row.state === 'done') return { state: 'done' };
+      // Taken by another owner between our snapshot and our insert, or held: look again soon.
+      return { state: 'held', owner: row.owner ?? 'another consumer', until: row.until === null ? Date.now() + 1000 : Number(row.until) };
+    });
+    return at.map((i) => results[i] as ClaimResult);
+  }
+
+  async complete(keys: readonly DedupeKey[], retentionMs: number): Promise<void> {
+    const { unique } = distinctKeys(keys);
+    await this.run(() =>
+      this.db.query(
+        `INSERT INTO ${this.t} (scope, key, state, owner, expires_at)
+         SELECT scope, key, 'done', NULL, now() + $3 * interval '1 millisecond' FROM unnest($1::text[], $2::text[]) AS i(scope, key)
+         ON CONFLICT (scope, key) DO UPDATE SET state = 'done', owner = NULL, expires_at = EXCLUDED.expires_at`,
+        [unique.map((k) => k.scope), unique.map((k) => k.key), Math.max(1, Math.round(retentionMs))],
+      ),
+    );
+  }
+
+  async release(keys: readonly DedupeKey[], owner: string): Promise<void> {
+    await this.run(() =>
+      this.db.query(
+        `DELETE FROM ${this.t} t USING unnest($1::text[], $2::text[]) AS i(scope, key)
+          WHERE t.scope = i.scope AND t.key = i.key AND t.state = 'claimed' AND t.owner = $3`,
+        [keys.map((k) => k.scope), keys.map((k) => k.key), owner],
+      ),
+    );
+  }
+
+  /** Deletes up to `limit` expired rows; how many went. */
+  async sweep(limit = 1000): Promise<number> {
+    const result = await this.db.query(`DELETE FROM ${this.t} WHERE ctid IN (SELECT ctid FROM ${this.t} WHERE expires_at < now() LIMIT $1)`, [limit]);
+    return result.rowCount ?? 0;
+  }
+
+  close(): Promise<void> {
+    clearInterval(this.sweepTimer);
+    this.sweepTimer = undefined;
+    return Promise.resolve();
+  }
+
+  private async declareOrCheck(): Promise<void> {
+    const { table, mode } = this.options;
+    if (mode === 'declare') {
+      await this.run(async () => {
+        for (const statement of dedupeTableDdl(table)) await this.db.query(statement);
+      });
+    } else {
+      const problems = await this.run(() => checkTable(this.db, table, DEDUPE_COLUMNS, DEDUPE_INDEXES));
+      if (problems.length > 0) throw new DedupeStoreError(`${this.description}: ${problems.join('; ')}`, 'schema');
+    }
+    const sweepMs = this.options.sweepMs ?? 60_000;
+    if (sweepMs > 0 && this.sweepTimer === undefined) {
+      this.sweepTimer = setInterval(() => void this.sweep().catch(() => undefined), sweepMs);
+      this.sweepTimer.unref?.();
+    }
+  }
+
+  private async run<T>(work: () => Promise<T>): Promise<T> {
+    try {
+      return await work();
+    } catch (err) {
+      if (err instanceof DedupeStoreError) throw err;
+      const problem = postgresProblem(err);
+      throw new DedupeStoreError(`deduplication table ${this.t}: ${postgresErrorText(err, this.db.description)}`, problem);
+    }
+  }
+}

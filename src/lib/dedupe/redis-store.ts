@@ -1,0 +1,188 @@
+/**
+ * The deduplication store in Redis, shared by several Node-RED instances. One key per record,
+ * `<prefix><scope>:<key>` (the scope URI-encoded): `c:<owner>` while claimed, with the lease as its
+ * expiry; `d` once done, with the retention as its expiry. Each batch is one script call (claim,
+ * release) or one pipeline (complete): one round trip, atomic per key.
+ */
+import { Redis, type RedisOptions } from 'ioredis';
+import { distinctKeys } from './batch';
+import { DedupeStoreError, type ClaimResult, type DedupeKey, type DedupeStore } from './store';
+
+export interface RedisStoreSettings {
+  /** `redis://host:6379/0` or `rediss://...`; a password in it is used but never shown. */
+  url: string;
+  username?: string;
+  password?: string;
+  /** TLS socket options (ca, cert, key, ...); a `rediss://` URL uses TLS with the defaults. */
+  tls?: Record<string, unknown>;
+  /** Prefix of every key; default `rabbitmq-retry:dedupe:`. */
+  prefix?: string;
+  /** How long a command or a connection attempt may take; default 5 s. */
+  timeoutMs?: number;
+}
+
+const CLAIM = `
+local out = {}
+local mine = 'c:' .. ARGV[1]
+for i, k in ipairs(KEYS) do
+  local v = redis.call('GET', k)
+  if not v then
+    redis.call('SET', k, mine, 'PX', ARGV[2])
+    out[i] = 'c'
+  elseif v == 'd' then
+    out[i] = 'd'
+  elseif v == mine then
+    redis.call('PEXPIRE', k, ARGV[2])
+    out[i] = 'c'
+  else
+    out[i] = 'h:' .. redis.call('PTTL', k) .. ':' .. string.sub(v, 3)
+  end
+end
+return out`;
+
+const RELEASE = `
+local mine = 'c:' .. ARGV[1]
+for _, k in ipairs(KEYS) do
+  if redis.call('GET', k) == mine then redis.call('DEL', k) end
+end
+return 0`;
+
+interface Scripts {
+  dedupeClaim(...args: Array<string | number>): Promise<string[]>;
+  dedupeRelease(...args: Array<string | number>): Promise<number>;
+}
+
+/** Names a Redis server without credentials: `redis 10.0.0.5:6379/0`. */
+export function describeRedis(url: string): string {
+  try {
+    const u = new URL(url);
+    const db = u.pathname.length > 1 ? u.pathname : '';
+    return `${u.protocol === 'rediss:' ? 'rediss' : 'redis'} ${u.hostname || '127.0.0.1'}:${u.port || '6379'}${db}`;
+  } catch {
+    return 'redis (unparsable URL)';
+  }
+}
+
+/** Why a Redis URL cannot be used, or undefined. Pure. */
+export function redisUrlProblem(url: string): string | undefined {
+  let u: URL;
+  try {
+    u = new URL(url);
+  } catch {
+    return 'Redis URL is not a URL: write redis://host:6379';
+  }
+  if (u.protocol !== 'redis:' && u.protocol !== 'rediss:') return `Redis URL must start with redis:// or rediss://, not ${u.protocol}//`;
+  if (u.pathname.length > 1 && !/^\/\d+$/.test(u.pathname)) return `Redis URL path must be a database number (/0), not ${u.pathname}`;
+  return undefined;
+}
+
+export class RedisDedupeStore implements DedupeStore {
+  readonly description: string;
+  readonly maxKeyBytes = 4096;
+  private readonly client: Redis;
+  private readonly prefix: string;
+  /** The connection's last error: a failed command says it rather than "stream not writeable". */
+  private lastError: Error | undefined;
+
+  constructor(settings: RedisStoreSettings) {
+    this.description = describeRedis(settings.url);
+    this.prefix = settings.prefix ?? 'rabbitmq-retry:dedupe:';
+    const timeout = settings.timeoutMs ?? 5000;
+    const options: RedisOptions = {
+      lazyConnect: true,
+      // A command while disconnected fails at once: the gate stops consuming, it never waits blindly.
+      enableOfflineQueue: false,
+      maxRetriesPerRequest: 0,
+      connectTimeout: timeout,
+      commandTimeout: timeout,
+      retryStrategy: (times) => Math.min(times * 500, 5000),
+      connectionName: 'node-red-rabbitmq-retry',
+    };
+    if (settings.username) options.username = settings.username;
+    if (settings.password) options.password = settings.password;
+    if (settings.tls) options.tls = settings.tls;
+    this.client = new Redis(settings.url, options);
+    this.client.on('error', (err: Error) => {
+      this.lastError = err;
+    });
+    this.client.on('ready', () => {
+      this.lastError = undefined;
+    });
+    this.client.defineCommand('dedupeClaim', { lua: CLAIM });
+    this.client.defineCommand('dedupeRelease', { lua: RELEASE });
+  }
+
+  async prepare(): Promise<void> {
+    if (this.client.status === 'wait') {
+      await this.client.connect().catch((err: unknown) => {
+        throw this.storeError(err);
+      });
+    }
+    await this.ping();
+  }
+
+  async ping(): Promise<void> {
+    await this.run(() => this.client.ping());
+  }
+
+  async claim(keys: readonly DedupeKey[], owner: string, leaseMs: number): Promise<ClaimResult[]> {
+    const { unique, at } = distinctKeys(keys);
+    const scripts = this.client as unknown as Scripts;
+    const replies = await this.run(() => scripts.dedupeClaim(unique.length, ...unique.map((k) => this.keyOf(k)), owner, Math.max(1, Math.round(leaseMs))));
+    const results = replies.map((reply): ClaimResult => {
+      if (reply === 'c') return { state: 'claimed' };
+      if (reply === 'd') return { state: 'done' };
+      const [, ttl, ...rest] = reply.split(':');
+      return { state: 'held', owner: rest.join(':'), until: Date.now() + Math.max(0, Number(ttl)) };
+    });
+    return at.map((i) => results[i] as ClaimResult);
+  }
+
+  async complete(keys: readonly DedupeKey[], retentionMs: number): Promise<void> {
+    const pipeline = this.client.pipeline();
+    for (const k of keys) pipeline.set(this.keyOf(k), 'd', 'PX', Math.max(1, Math.round(retentionMs)));
+    const replies = await this.run(() => pipeline.exec());
+    const failed = replies?.find(([err]) => err);
+    if (failed?.[0]) throw this.storeError(failed[0]);
+  }
+
+  async release(keys: readonly DedupeKey[], owner: string): Promise<void> {
+    const scripts = this.client as unknown as Scripts;
+    await this.run(() => scripts.dedupeRelease(keys.length, ...keys.map((k) => this.keyOf(k)), owner));
+  }
+
+  async close(): Promise<void> {
+    if (this.client.status === 'end' || this.client.status === 'wait') {
+      this.client.disconnect();
+      return;
+    }
+    await this.client.quit().catch(() => this.client.disconnect());
+  }
+
+  /** The Redis key of a record. */
+  keyOf(k: DedupeKey): string {
+    return `${this.prefix}${encodeURIComponent(k.scope)}:${k.key}`;
+  }
+
+  private async run<T>(command: () => Promise<T>): Promise<T> {
+    try {
+      return await command();
+    } catch (err) {
+      throw this.storeError(err);
+    }
+  }
+
+  private storeError(err: unknown): DedupeStoreError {
+    let cause = err instanceof Error ? err : new Error(String(err));
+    // Offline: the command was refused at once; the connection's own error says why.
+    if (/writeable|Connection is closed|enableOfflineQueue/i.test(cause.message) && this.lastError) cause = this.lastError;
+    const text = cause.message;
+    if (/WRONGPASS|NOAUTH|invalid password|invalid username-password/i.test(text)) {
+      return new DedupeStoreError(`${this.description} refused the login: ${text} (check the user and the password)`, 'auth');
+    }
+    if (/ECONNREFUSED|ENOTFOUND|EAI_AGAIN|ETIMEDOUT|ECONNRESET|EHOSTUNREACH|timed? ?out|writeable|Connection is closed|enableOfflineQueue/i.test(text)) {
+      return new DedupeStoreError(`${this.description} cannot be reached: ${text}`, 'unreachable');
+    }
+    return new DedupeStoreError(`${this.description}: ${text}`, 'other');
+  }
+}

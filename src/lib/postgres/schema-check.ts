@@ -1,0 +1,58 @@
+/**
+ * Checks a table is as a component expects it (columns with their types, indexes), the way the
+ * topology is checked on the broker: nothing is changed, every difference is named.
+ */
+import type { Queryable } from './database';
+import type { TableName } from './identifiers';
+
+export interface ExpectedColumn {
+  name: string;
+  /** As information_schema.columns.data_type says it: `text`, `uuid`, `jsonb`, `integer`, `timestamp with time zone`, `bigint`. */
+  type: string;
+}
+
+export interface ExpectedIndex {
+  /** Columns the index covers, in order; `unique` when it must be a unique index or the primary key. */
+  columns: string[];
+  unique?: boolean;
+  /** Names the index for the report: `primary key (scope, key)`. */
+  describe: string;
+}
+
+/** Differences between a table and what is expected; empty when it is as expected. */
+export async function checkTable(db: Queryable, table: TableName, columns: ExpectedColumn[], indexes: ExpectedIndex[]): Promise<string[]> {
+  const schema = table.schema ?? null;
+  const found = await db.query<{ column_name: string; data_type: string }>(
+    `SELECT column_name, data_type FROM information_schema.columns
+      WHERE table_name = $1 AND table_schema = COALESCE($2, current_schema())`,
+    [table.table, schema],
+  );
+  if (found.rows.length === 0) return [`table ${table.sql} does not exist (declare mode creates it)`];
+  const problems: string[] = [];
+  const types = new Map(found.rows.map((r) => [r.column_name, r.data_type]));
+  for (const column of columns) {
+    const type = types.get(column.name);
+    if (type === undefined) problems.push(`table ${table.sql} has no column ${column.name} (${column.type})`);
+    else if (type !== column.type) problems.push(`column ${table.sql}.${column.name} is ${type}, not ${column.type}`);
+  }
+  const idx = await db.query<{ columns: string[]; unique: boolean }>(
+    `SELECT array_agg(a.attname::text ORDER BY k.n) AS columns, i.indisunique AS unique
+       FROM pg_index i
+       JOIN pg_class c ON c.oid = i.indrelid
+       JOIN pg_namespace ns ON ns.oid = c.relnamespace
+       CROSS JOIN LATERAL unnest(i.indkey::int2[]) WITH ORDINALITY AS k(attnum, n)
+       JOIN pg_attribute a ON a.attrelid = c.oid AND a.attnum = k.attnum
+      WHERE c.relname = $1 AND ns.nspname = COALESCE($2, current_schema())
+      GROUP BY i.indexrelid, i.indisunique`,
+    [table.table, schema],
+  );
+  for (const index of indexes) {
+    const ok = idx.rows.some((r) => sameStart(r.columns, index.columns) && (!index.unique || (r.unique && r.columns.length === index.columns.length)));
+    if (!ok) problems.push(`table ${table.sql} has no ${index.describe}`);
+  }
+  return problems;
+}
+
+function sameStart(have: string[], want: string[]): boolean {
+  return want.every((column, i) => have[i] === column);
+}

@@ -1,0 +1,109 @@
+/**
+ * `retry-dedupe` config node: the store of processed message keys that a consumer with deduplication
+ * claims, completes and releases keys in. Memory (the default: nothing to set up, one Node-RED
+ * process), Redis (shared by several instances; URL, credentials, TLS, a key prefix) or PostgreSQL
+ * (a table in a `retry-postgres` database, created in declare mode or checked in check mode).
+ */
+import { isUnresolvedEnv, resolveEnvFields } from '../../lib/connection';
+import { MemoryDedupeStore, PostgresDedupeStore, RedisDedupeStore, redisUrlProblem, type DedupeStore } from '../../lib/dedupe';
+import { parseTableName } from '../../lib/postgres';
+import { readNumberFields } from '../../lib/rules';
+import type { DedupeStoreNode, StoreUser } from '../shared/dedupe-node';
+import { stringProp, type Node, type NodeAPI, type NodeDef } from '../shared/node-red';
+import { findPostgres } from '../shared/postgres-node';
+import { DEDUPE_KINDS, DEFAULT_DEDUPE_TABLE, NUMBER_FIELDS, TOPOLOGY_MODES } from '../shared/properties';
+
+interface TlsConfigNode extends Node {
+  valid?: boolean;
+  addTLSOptions(options: Record<string, unknown>): Record<string, unknown>;
+}
+
+const HOUR = 3_600_000;
+
+export = function register(RED: NodeAPI): void {
+  function RetryDedupe(this: DedupeStoreNode, saved: NodeDef): void {
+    RED.nodes.createNode(this, saved);
+    const node = this;
+    const def = resolveEnvFields(saved, (name) => RED.util.evaluateNodeProperty(name, 'env', node));
+    const users = new Map<string, StoreUser>();
+    const numbers = readNumberFields(def, NUMBER_FIELDS['retry-dedupe']);
+    const problems = [...numbers.problems];
+    node.retentionMs = numbers.values.retentionHours * HOUR;
+    node.leaseMs = numbers.values.leaseSeconds * 1000;
+    const kind = stringProp(def.kind, 'memory');
+    let store: DedupeStore | undefined;
+    if (!(DEDUPE_KINDS as readonly string[]).includes(kind)) problems.push(`store kind '${kind}' is not one of ${DEDUPE_KINDS.join(', ')}`);
+    else if (kind === 'redis') store = redisStore();
+    else if (kind === 'postgres') store = postgresStore();
+    else store = new MemoryDedupeStore({ maxKeys: numbers.values.maxKeys });
+    node.problems = problems;
+    node.store = problems.length === 0 ? store : undefined;
+    if (problems.length > 0) node.error(`deduplication store not usable: ${problems.join('; ')}`);
+
+    function redisStore(): DedupeStore | undefined {
+      const url = stringProp(def.url).trim() || 'redis://127.0.0.1:6379';
+      if (isUnresolvedEnv(url)) {
+        problems.push(`Redis URL ${url}: environment variable not set`);
+        return undefined;
+      }
+      const urlProblem = redisUrlProblem(url);
+      if (urlProblem) {
+        problems.push(urlProblem);
+        return undefined;
+      }
+      let tls: Record<string, unknown> | undefined;
+      const tlsId = stringProp(def.tlsConfig);
+      if (tlsId !== '') {
+        const tlsNode = RED.nodes.getNode(tlsId) as TlsConfigNode | null;
+        if (!tlsNode || typeof tlsNode.addTLSOptions !== 'function') problems.push('the selected TLS configuration does not exist (deleted or not deployed)');
+        else if (tlsNode.valid === false) problems.push(`TLS configuration '${tlsNode.name || tlsNode.id}' cannot be used: its certificate, key or CA file could not be read (see the log)`);
+        else if (!url.startsWith('rediss:')) problems.push('a TLS configuration is selected but the Redis URL is not TLS: use rediss://');
+        else tls = tlsNode.addTLSOptions({});
+      }
+      if (problems.length > 0) return undefined;
+      return new RedisDedupeStore({
+        url,
+        username: node.credentials?.user || undefined,
+        password: node.credentials?.password || undefined,
+        tls,
+        prefix: stringProp(def.prefix) || undefined,
+      });
+    }
+
+    function postgresStore(): DedupeStore | undefined {
+      const pg = findPostgres(RED, def.postgres);
+      if (!pg) {
+        problems.push('select a PostgreSQL database (a retry-postgres configuration)');
+        return undefined;
+      }
+      if (!pg.database) {
+        problems.push(`PostgreSQL ${pg.display}: ${pg.problems.join('; ')}`);
+        return undefined;
+      }
+      const table = parseTableName(stringProp(def.table).trim() || DEFAULT_DEDUPE_TABLE);
+      if ('problem' in table) {
+        problems.push(table.problem);
+        return undefined;
+      }
+      const mode = stringProp(def.mode, 'declare');
+      if (!(TOPOLOGY_MODES as readonly string[]).includes(mode)) problems.push(`mode '${mode}' is not one of ${TOPOLOGY_MODES.join(', ')}`);
+      return new PostgresDedupeStore(pg.database, { table, mode: mode === 'check' ? 'check' : 'declare' });
+    }
+
+    node.register = (user) => {
+      users.set(user.id, user);
+    };
+    node.deregister = (user) => {
+      users.delete(user.id);
+      return Promise.resolve();
+    };
+    node.on('close', (_removed, done) => {
+      users.clear();
+      if (!store) return done();
+      store.close().then(done, done);
+    });
+  }
+  RED.nodes.registerType('retry-dedupe', RetryDedupe as (this: Node, def: NodeDef) => void, {
+    credentials: { user: { type: 'text' }, password: { type: 'password' } },
+  });
+};

@@ -1,0 +1,247 @@
+/**
+ * The deduplication stores on the real services: the same contract for memory, Redis and PostgreSQL
+ * (claim with a lease, done, held, released, batches), and each store's own failures named in words a
+ * user can act on (wrong password, nothing listening, a table that is not as expected).
+ */
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { DedupeGate, DedupeStoreError, MemoryDedupeStore, PostgresDedupeStore, RedisDedupeStore, type DedupeKey, type DedupeStore } from '../../src/lib/dedupe';
+import { parseTableName, PostgresDatabase } from '../../src/lib/postgres';
+import { canStartPrivatePostgres, canStartPrivateRedis, DATABASE_URL, REDIS_URL, startPrivatePostgres, startPrivateRedis } from '../helpers/private-stores';
+import { waitFor } from '../helpers/broker';
+
+const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+interface Subject {
+  name: string;
+  open(): Promise<{ store: DedupeStore; cleanup(): Promise<void> }>;
+}
+
+function table(): string {
+  return `test_dedupe_${randomBytes(4).toString('hex')}`;
+}
+
+const subjects: Subject[] = [
+  {
+    name: 'memory',
+    open: () => {
+      const store = new MemoryDedupeStore();
+      return Promise.resolve({ store, cleanup: () => store.close() });
+    },
+  },
+  {
+    name: 'redis',
+    open: async () => {
+      const prefix = `test-dedupe-${randomBytes(4).toString('hex')}:`;
+      const store = new RedisDedupeStore({ url: REDIS_URL, prefix });
+      await store.prepare();
+      return {
+        store,
+        cleanup: async () => {
+          // Removes what the test wrote (keys under its own prefix).
+          const { Redis } = await import('ioredis');
+          const r = new Redis(REDIS_URL);
+          const keys = await r.keys(`${prefix}*`);
+          if (keys.length > 0) await r.del(...keys);
+          r.disconnect();
+          await store.close();
+        },
+      };
+    },
+  },
+  {
+    name: 'postgres',
+    open: async () => {
+      const db = new PostgresDatabase({ connectionString: DATABASE_URL });
+      const name = table();
+      const store = new PostgresDedupeStore(db, { table: parseTableName(name) as never, mode: 'declare', sweepMs: 0 });
+      await store.prepare();
+      return {
+        store,
+        cleanup: async () => {
+          await store.close();
+          await db.query(`DROP TABLE IF EXISTS ${name}`);
+          await db.close();
+        },
+      };
+    },
+  },
+];
+
+const k = (key: string, scope = 'orders'): DedupeKey => ({ scope, key });
+
+for (const subject of subjects) {
+  describe(`deduplication store: ${subject.name} (real service)`, function () {
+    let store: DedupeStore;
+    let opened: { cleanup(): Promise<void> };
+
+    beforeEach(async () => {
+      opened = await subject.open();
+      store = (opened as { store: DedupeStore }).store;
+    });
+    afterEach(async () => {
+      await opened.cleanup();
+    });
+
+    it('claims a new key, says held to another owner, claimed again to its owner (lease renewed)', async () => {
+      assert.deepEqual(await store.claim([k('p-1')], 'A', 60_000), [{ state: 'claimed' }]);
+      const [held] = await store.claim([k('p-1')], 'B', 60_000);
+      assert.equal(held?.state, 'held');
+      assert.equal(held?.state === 'held' && held.owner, 'A');
+      assert.ok(held?.state === 'held' && held.until > Date.now() + 50_000, 'held until the lease ends');
+      assert.deepEqual(await store.claim([k('p-1')], 'A', 60_000), [{ state: 'claimed' }]);
+    });
+
+    it('a done key is a duplicate for everyone; the same key in another scope is another record', async () => {
+      await store.claim([k('p-2')], 'A', 60_000);
+      await store.complete([k('p-2')], 60_000);
+      assert.deepEqual(await store.claim([k('p-2')], 'A', 60_000), [{ state: 'done' }]);
+      assert.deepEqual(await store.claim([k('p-2')], 'B', 60_000), [{ state: 'done' }]);
+      assert.deepEqual(await store.claim([k('p-2', 'refunds')], 'B', 60_000), [{ state: 'claimed' }]);
+    });
+
+    it('a released key is processed again (a retry is not a duplicate: the SET NX-before-handling bug)', async () => {
+      assert.deepEqual(await store.claim([k('p-3')], 'A', 60_000), [{ state: 'claimed' }]);
+      await store.release([k('p-3')], 'A');
+      // The retry comes back, to this consumer or another: it must be processed, not acked as a duplicate.
+      assert.deepEqual(await store.claim([k('p-3')], 'B', 60_000), [{ state: 'claimed' }]);
+    });
+
+    it('release only removes the owner\'s claim, never a done key or another owner\'s claim', async () => {
+      await store.claim([k('p-4'), k('p-5')], 'A', 60_000);
+      await store.complete([k('p-4')], 60_000);
+      await store.release([k('p-4'), k('p-5')], 'B');
+      const [four, five] = await store.claim([k('p-4'), k('p-5')], 'B', 60_000);
+      assert.deepEqual(four, { state: 'done' });
+      assert.equal(five?.state === 'held' && five.owner, 'A');
+    });
+
+    it('an ended lease can be claimed by another owner; an ended retention is processed again', async () => {
+      await store.claim([k('p-6')], 'A', 150);
+      await store.claim([k('p-7')], 'A', 60_000);
+      await store.complete([k('p-7')], 150);
+      await sleep(400);
+      assert.deepEqual(await store.claim([k('p-6'), k('p-7')], 'B', 60_000), [{ state: 'claimed' }, { state: 'claimed' }]);
+    });
+
+    it('answers a batch in order, a key twice in one batch included', async () => {
+      await store.claim([k('b-2')], 'other', 60_000);
+      await store.complete([k('b-3')], 60_000);
+      const results = await store.claim([k('b-1'), k('b-2'), k('b-3'), k('b-1')], 'A', 60_000);
+      assert.deepEqual(
+        results.map((r) => r.state),
+        ['claimed', 'held', 'done', 'claimed'],
+      );
+      await store.complete([k('b-1'), k('b-1')], 60_000);
+      assert.deepEqual(await store.claim([k('b-1')], 'A', 60_000), [{ state: 'done' }]);
+    });
+
+    it('takes keys as long as maxKeyBytes, with any characters', async () => {
+      const long = 'x'.repeat(store.maxKeyBytes - 'orders'.length - 8);
+      const odd = 'pay:ment/ü 1\n"\'%*';
+      assert.deepEqual(await store.claim([k(long), k(odd)], 'A', 60_000), [{ state: 'claimed' }, { state: 'claimed' }]);
+      await store.complete([k(odd)], 60_000);
+      assert.deepEqual(await store.claim([k(odd)], 'B', 60_000), [{ state: 'done' }]);
+    });
+
+    it('a gate on the store: a retried delivery is processed again, a copy of an acked one is a duplicate', async () => {
+      const gate = new DedupeGate({ store, scope: 'orders', leaseMs: 60_000, retentionMs: 60_000, storeDown: 'pause' });
+      assert.equal(await gate.admit('g-1'), 'claimed');
+      gate.release('g-1');
+      await sleep(20);
+      assert.equal(await gate.admit('g-1'), 'claimed', 'the retry is processed again');
+      await gate.complete('g-1');
+      assert.equal(await gate.admit('g-1'), 'duplicate');
+      await gate.close();
+    });
+  });
+}
+
+describe('deduplication store failures (private servers)', function () {
+  it('Redis with a wrong password: an auth problem naming the server, never the password', async function () {
+    if (!canStartPrivateRedis()) this.skip();
+    const server = await startPrivateRedis('right-secret');
+    const store = new RedisDedupeStore({ url: server.url, password: 'wrong-secret' });
+    try {
+      await assert.rejects(store.prepare(), (err: unknown) => {
+        assert.ok(err instanceof DedupeStoreError);
+        assert.equal(err.problem, 'auth');
+        assert.match(err.message, new RegExp(`redis 127.0.0.1:${server.port}`));
+        assert.doesNotMatch(err.message, /secret/);
+        return true;
+      });
+      const right = new RedisDedupeStore({ url: server.url, password: 'right-secret' });
+      await right.prepare();
+      assert.deepEqual(await right.claim([k('a')], 'A', 1000), [{ state: 'claimed' }]);
+      await right.close();
+    } finally {
+      await store.close();
+      await server.remove();
+    }
+  });
+
+  it('Redis that stops: calls fail at once as unreachable, and work again when it is back', async function () {
+    if (!canStartPrivateRedis()) this.skip();
+    const server = await startPrivateRedis();
+    const store = new RedisDedupeStore({ url: server.url });
+    try {
+      await store.prepare();
+      await server.stop();
+      await assert.rejects(store.claim([k('a')], 'A', 1000), (err: unknown) => err instanceof DedupeStoreError && err.problem === 'unreachable');
+      await server.start();
+      await waitFor(() => store.ping().then(() => true, () => false), 'redis back');
+      assert.deepEqual(await store.claim([k('a')], 'A', 1000), [{ state: 'claimed' }]);
+    } finally {
+      await store.close();
+      await server.remove();
+    }
+  });
+
+  it('PostgreSQL with a wrong password: an auth problem naming the database', async function () {
+    this.timeout(60_000);
+    if (!canStartPrivatePostgres()) this.skip();
+    const server = await startPrivatePostgres('right-secret');
+    const db = new PostgresDatabase({ connectionString: server.url, password: 'wrong-secret' });
+    const store = new PostgresDedupeStore(db, { table: parseTableName('dedupe') as never, mode: 'declare', sweepMs: 0 });
+    try {
+      await assert.rejects(store.prepare(), (err: unknown) => {
+        assert.ok(err instanceof DedupeStoreError);
+        assert.equal(err.problem, 'auth');
+        assert.match(err.message, new RegExp(`postgres@127.0.0.1:${server.port}/postgres`));
+        assert.doesNotMatch(err.message, /secret/);
+        return true;
+      });
+      assert.equal(db.state.phase, 'down');
+    } finally {
+      await store.close();
+      await db.close();
+      await server.remove();
+    }
+  });
+
+  it('PostgreSQL check mode names what is missing and changes nothing; declare mode creates it', async () => {
+    const db = new PostgresDatabase({ connectionString: DATABASE_URL });
+    const name = table();
+    try {
+      const check = new PostgresDedupeStore(db, { table: parseTableName(name) as never, mode: 'check', sweepMs: 0 });
+      await assert.rejects(check.prepare(), (err: unknown) => err instanceof DedupeStoreError && err.problem === 'schema' && err.message.includes(`table "${name}" does not exist`));
+      await db.query(`CREATE TABLE ${name} (scope text NOT NULL, key text NOT NULL, state text NOT NULL, expires_at timestamptz NOT NULL)`);
+      await assert.rejects(check.prepare(), (err: unknown) => {
+        assert.ok(err instanceof DedupeStoreError);
+        assert.match(err.message, /has no column owner \(text\)/);
+        assert.match(err.message, /has no primary key \(scope, key\)/);
+        assert.match(err.message, /has no index on \(expires_at\)/);
+        return true;
+      });
+      await db.query(`DROP TABLE ${name}`);
+      const declare = new PostgresDedupeStore(db, { table: parseTableName(name) as never, mode: 'declare', sweepMs: 0 });
+      await declare.prepare();
+      await check.prepare();
+      const swept = await declare.claim([k('s-1')], 'A', 1).then(() => sleep(50)).then(() => declare.sweep());
+      assert.equal(swept, 1, 'expired rows are swept');
+    } finally {
+      await db.query(`DROP TABLE IF EXISTS ${name}`);
+      await db.close();
+    }
+  });
+});

@@ -1,0 +1,90 @@
+/** Pure parts of the stores: the memory store's bounds, batches, Redis URLs, PostgreSQL settings, errors and table names. */
+import assert from 'node:assert/strict';
+import { describeRedis, MemoryDedupeStore, redisUrlProblem } from '../../src/lib/dedupe';
+import { distinctKeys } from '../../src/lib/dedupe/batch';
+import { describeDatabase, parseConnectionString, parseTableName, poolConfig, postgresProblem } from '../../src/lib/postgres';
+
+const k = (key: string, scope = 'q'): { scope: string; key: string } => ({ scope, key });
+
+describe('memory deduplication store', () => {
+  it('keeps at most maxKeys records, dropping the oldest done ones first and never a live claim', async () => {
+    let now = 1000;
+    const store = new MemoryDedupeStore({ maxKeys: 3, now: () => now });
+    await store.claim([k('claim-1')], 'A', 60_000);
+    await store.complete([k('done-1'), k('done-2')], 60_000);
+    await store.complete([k('done-3')], 60_000);
+    assert.equal(store.size, 3);
+    assert.deepEqual(await store.claim([k('done-1')], 'B', 60_000), [{ state: 'claimed' }], 'the oldest done key was dropped');
+    const [held] = await store.claim([k('claim-1')], 'B', 60_000);
+    assert.equal(held?.state, 'held', 'the live claim stayed');
+    now += 61_000;
+    assert.deepEqual(await store.claim([k('claim-1')], 'B', 60_000), [{ state: 'claimed' }], 'an ended lease is free');
+  });
+
+  it('forgets a done key after its retention', async () => {
+    let now = 0;
+    const store = new MemoryDedupeStore({ now: () => now });
+    await store.complete([k('x')], 1000);
+    assert.deepEqual(await store.claim([k('x')], 'A', 10), [{ state: 'done' }]);
+    now = 1001;
+    assert.deepEqual(await store.claim([k('x')], 'A', 10), [{ state: 'claimed' }]);
+  });
+
+  it('a key with a colon is not confused with another scope', async () => {
+    const store = new MemoryDedupeStore();
+    await store.complete([k('b:c', 'a')], 1000);
+    assert.deepEqual(await store.claim([k('c', 'a:b')], 'A', 10), [{ state: 'claimed' }]);
+  });
+});
+
+describe('store batches', () => {
+  it('asks each key once and maps the answers back', () => {
+    const { unique, at } = distinctKeys([k('a'), k('b'), k('a'), k('a', 'other')]);
+    assert.deepEqual(unique, [k('a'), k('b'), k('a', 'other')]);
+    assert.deepEqual(at, [0, 1, 0, 2]);
+  });
+});
+
+describe('Redis URLs', () => {
+  it('names the server without credentials', () => {
+    assert.equal(describeRedis('redis://user:secret@cache.local:6380/2'), 'redis cache.local:6380/2');
+    assert.equal(describeRedis('rediss://cache.local'), 'rediss cache.local:6379');
+  });
+  it('says what is wrong with a URL', () => {
+    assert.equal(redisUrlProblem('redis://127.0.0.1:6379/0'), undefined);
+    assert.match(redisUrlProblem('http://x') ?? '', /must start with redis:\/\/ or rediss:\/\/, not http:\/\//);
+    assert.match(redisUrlProblem('redis://x/abc') ?? '', /database number/);
+    assert.match(redisUrlProblem('not a url') ?? '', /not a URL/);
+  });
+});
+
+describe('PostgreSQL settings', () => {
+  it('names the database without the password', () => {
+    assert.equal(describeDatabase({ connectionString: 'postgres://app:secret@db:5433/orders' }), 'app@db:5433/orders');
+    assert.equal(describeDatabase({ host: 'db', user: 'app', database: 'orders' }), 'app@db:5432/orders');
+  });
+  it('puts a separately given user and password into the connection string (pg lets the string win)', () => {
+    const config = poolConfig({ connectionString: 'postgres://db:5432/orders?sslmode=require', user: 'app', password: 'p@ss/word' });
+    const url = new URL(config.connectionString!);
+    assert.equal(decodeURIComponent(url.username), 'app');
+    assert.equal(decodeURIComponent(url.password), 'p@ss/word');
+    assert.equal(url.searchParams.get('sslmode'), 'require');
+  });
+  it('refuses what is not a postgres URL', () => {
+    assert.deepEqual(parseConnectionString('mysql://x/y'), { problem: 'database URL must start with postgres:// or postgresql://, not mysql://' });
+    assert.ok('problem' in parseConnectionString('::'));
+  });
+  it('tells an unreachable database, a refused login and a missing table apart', () => {
+    assert.equal(postgresProblem({ code: 'ECONNREFUSED', message: 'connect ECONNREFUSED 127.0.0.1:5432' }), 'unreachable');
+    assert.equal(postgresProblem({ code: '28P01', message: 'password authentication failed' }), 'auth');
+    assert.equal(postgresProblem({ code: '42P01', message: 'relation "x" does not exist' }), 'schema');
+    assert.equal(postgresProblem({ code: '23505', message: 'duplicate key' }), 'other');
+    assert.equal(postgresProblem(new Error('Connection terminated unexpectedly')), 'unreachable');
+  });
+  it('takes table names of plain identifiers only, quoted', () => {
+    assert.deepEqual(parseTableName('app.outbox'), { schema: 'app', table: 'outbox', sql: '"app"."outbox"' });
+    assert.deepEqual(parseTableName('outbox'), { schema: undefined, table: 'outbox', sql: '"outbox"' });
+    assert.ok('problem' in parseTableName('outbox; DROP TABLE x'));
+    assert.ok('problem' in parseTableName('a.b.c'));
+  });
+});
