@@ -48,14 +48,16 @@ describe('editor rules (src/editor)', function () {
       string,
       { value: unknown; validate?: editor.Validator }
     >;
-    assert.equal(defaults.version?.value, 3);
+    assert.equal(defaults.version?.value, 4);
     const validate = defaults.mode?.validate;
     assert.ok(validate);
     assert.equal(validate.call({}, undefined), true, 'saved before mode existed');
     assert.equal(validate.call({ version: 2 }, undefined), false, 'saved with mode, now missing');
-    assert.deepEqual(missingProperties('retry-consumer', {}), { mode: 'retry', orderedPause: '5', parkingWatch: '30', statsEvery: '60' });
-    assert.deepEqual(missingProperties('retry-consumer', { version: 2 }), { statsEvery: '60' });
-    assert.deepEqual(missingProperties('retry-consumer', { version: 3 }), {});
+    const dedupe = { dedupe: '', dedupeKeyType: 'messageId', dedupeKey: '', dedupeNoKey: 'process', dedupeStoreDown: 'pause' };
+    assert.deepEqual(missingProperties('retry-consumer', {}), { mode: 'retry', orderedPause: '5', parkingWatch: '30', statsEvery: '60', ...dedupe });
+    assert.deepEqual(missingProperties('retry-consumer', { version: 2 }), { statsEvery: '60', ...dedupe });
+    assert.deepEqual(missingProperties('retry-consumer', { version: 3 }), dedupe);
+    assert.deepEqual(missingProperties('retry-consumer', { version: 4 }), {});
   });
 
   it('takes an env field (typedInput type env) as a variable name, a text field by its own rule; older brokers are text', function () {
