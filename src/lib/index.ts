@@ -5,6 +5,7 @@
  *
  * - consume    consuming a retry topology's main queue: session lifecycle, deliveries, retry mover
  * - dedupe     the idempotent consumer's store of processed keys
+ * - outbox     the transactional outbox: statements and event in one transaction, the relay
  * - settle     what a settle becomes (decide) and carrying it out (acks, dead-letters, confirmed copies)
  * - parking    the parking queue: peek, purge, replay, watch
  * - topology   the retry topology as data, declared or checked on a broker
@@ -18,6 +19,7 @@
  */
 export * as consume from './consume';
 export * as dedupe from './dedupe';
+export * as outbox from './outbox';
 export * as settle from './settle';
 export * as parking from './parking';
 export * as topology from './topology';

@@ -73,11 +73,11 @@ const k = (key: string, scope = 'orders'): DedupeKey => ({ scope, key });
 for (const subject of subjects) {
   describe(`deduplication store: ${subject.name} (real service)`, function () {
     let store: DedupeStore;
-    let opened: { cleanup(): Promise<void> };
+    let opened: { store: DedupeStore; cleanup(): Promise<void> };
 
     beforeEach(async () => {
       opened = await subject.open();
-      store = (opened as { store: DedupeStore }).store;
+      store = opened.store;
     });
     afterEach(async () => {
       await opened.cleanup();

@@ -9,7 +9,7 @@
  *     expires_at timestamptz NOT NULL, PRIMARY KEY (scope, key));
  *   CREATE INDEX rabbitmq_retry_dedupe_expires ON rabbitmq_retry_dedupe (expires_at);
  */
-import { checkTable, derivedName, postgresErrorText, postgresProblem, type ExpectedColumn, type ExpectedIndex, type Queryable, type TableName } from '../postgres';
+import { declareOrCheckTable, derivedName, postgresErrorText, postgresProblem, type ExpectedColumn, type ExpectedIndex, type Queryable, type TableName } from '../postgres';
 import { distinctKeys } from './batch';
 import { DedupeStoreError, type ClaimResult, type DedupeKey, type DedupeStore } from './store';
 
@@ -151,14 +151,8 @@ export class PostgresDedupeStore implements DedupeStore {
 
   private async declareOrCheck(): Promise<void> {
     const { table, mode } = this.options;
-    if (mode === 'declare') {
-      await this.run(async () => {
-        for (const statement of dedupeTableDdl(table)) await this.db.query(statement);
-      });
-    } else {
-      const problems = await this.run(() => checkTable(this.db, table, DEDUPE_COLUMNS, DEDUPE_INDEXES));
-      if (problems.length > 0) throw new DedupeStoreError(`${this.description}: ${problems.join('; ')}`, 'schema');
-    }
+    const problems = await this.run(() => declareOrCheckTable(this.db, table, mode, dedupeTableDdl(table), DEDUPE_COLUMNS, DEDUPE_INDEXES));
+    if (problems.length > 0) throw new DedupeStoreError(`${this.description}: ${problems.join('; ')}`, 'schema');
     const sweepMs = this.options.sweepMs ?? 60_000;
     if (sweepMs > 0 && this.sweepTimer === undefined) {
       this.sweepTimer = setInterval(() => void this.sweep().catch(() => undefined), sweepMs);

@@ -8,6 +8,7 @@ export {
   type ConsumerGauges,
   type Outcome,
   type OutcomeEvent,
+  type OutboxGauges,
   type QueueDepths,
   type SettledOutcome,
 } from './metrics';

@@ -45,6 +45,14 @@ export interface BrokerGauges {
   buffer(): { messages: number; bytes: number; blocked: boolean };
 }
 
+/** An outbox relay, read for the gauges at each scrape (its row counts as of its last look). */
+export interface OutboxGauges {
+  id: string;
+  table: string;
+  stats(): { sent: number; retried: number; failed: number };
+  rows(): { pending: number; failed: number } | undefined;
+}
+
 /** OpenTelemetry's advised bucket boundaries for `messaging.process.duration` (s). */
 export const DURATION_BUCKETS_S: readonly number[] = [0.005, 0.01, 0.025, 0.05, 0.075, 0.1, 0.25, 0.5, 0.75, 1, 2.5, 5, 7.5, 10];
 
@@ -95,6 +103,7 @@ export class RetryMetrics {
   private readonly queues = new Map<string, QueueCounters>();
   private readonly consumers = new Set<ConsumerGauges>();
   private readonly brokers = new Set<BrokerGauges>();
+  private readonly outboxes = new Set<OutboxGauges>();
 
   /** The counters of a main queue, created on first use. */
   counters(queue: string): QueueCounters {
@@ -120,6 +129,11 @@ export class RetryMetrics {
   addBroker(gauges: BrokerGauges): () => void {
     this.brokers.add(gauges);
     return () => this.brokers.delete(gauges);
+  }
+
+  addOutbox(gauges: OutboxGauges): () => void {
+    this.outboxes.add(gauges);
+    return () => this.outboxes.delete(gauges);
   }
 
   /** The Prometheus text exposition format (version 0.0.4). */
@@ -175,5 +189,13 @@ export class RetryMetrics {
     for (const { id, broker, state } of buffers) lines.push(`rabbitmq_retry_publish_buffer_messages${labels({ broker, id })} ${state.messages}`);
     header(lines, 'rabbitmq_retry_broker_blocked', 'gauge', '1 while the broker blocks publishing on the connection (memory or disk alarm).');
     for (const { id, broker, state } of buffers) lines.push(`rabbitmq_retry_broker_blocked${labels({ broker, id })} ${state.blocked ? 1 : 0}`);
+    const outboxes = [...this.outboxes];
+    header(lines, 'rabbitmq_retry_outbox_events_total', 'counter', 'Outbox events a relay published (sent), will try again (retried) or gave up on (failed), since it started.');
+    for (const o of outboxes) for (const [outcome, n] of Object.entries(o.stats())) lines.push(`rabbitmq_retry_outbox_events_total${labels({ table: o.table, id: o.id, outcome })} ${n}`);
+    header(lines, 'rabbitmq_retry_outbox_rows', 'gauge', 'Outbox rows waiting to be published (pending) or given up on (failed) at the last look.');
+    for (const o of outboxes) {
+      const rows = o.rows();
+      if (rows) for (const [status, n] of Object.entries(rows)) lines.push(`rabbitmq_retry_outbox_rows${labels({ table: o.table, id: o.id, status })} ${n}`);
+    }
   }
 }

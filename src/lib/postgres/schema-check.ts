@@ -56,3 +56,20 @@ export async function checkTable(db: Queryable, table: TableName, columns: Expec
 function sameStart(have: string[], want: string[]): boolean {
   return want.every((column, i) => have[i] === column);
 }
+
+/**
+ * A component's table, as the topology is on the broker: `declare` runs its DDL (idempotent, IF NOT
+ * EXISTS) and then checks; `check` only checks. Resolves with the differences (empty when as expected).
+ */
+export async function declareOrCheckTable(db: Queryable, table: TableName, mode: 'declare' | 'check', ddl: readonly string[], columns: ExpectedColumn[], indexes: ExpectedIndex[]): Promise<string[]> {
+  if (mode === 'declare') {
+    for (const statement of ddl) {
+      // Two nodes declaring the same table at once: CREATE ... IF NOT EXISTS can still collide in the
+      // catalog (unique_violation, duplicate_table / duplicate_object); the other one made it: go on.
+      await db.query(statement).catch((err: unknown) => {
+        if (!['23505', '42P07', '42710'].includes(String((err as { code?: unknown }).code))) throw err;
+      });
+    }
+  }
+  return checkTable(db, table, columns, indexes);
+}

@@ -27,6 +27,8 @@ export const PUBLISH_MODES = ['publish', 'reply'] as const;
 /** What the park-replay node does with the parking queue. */
 /** The deduplication table's name when none is given. */
 export const DEFAULT_DEDUPE_TABLE = 'rabbitmq_retry_dedupe';
+/** The outbox table's name when none is given. */
+export const DEFAULT_OUTBOX_TABLE = 'rabbitmq_retry_outbox';
 export const DEDUPE_KINDS = ['memory', 'redis', 'postgres'] as const;
 export const DEDUPE_NO_KEY = ['process', 'park'] as const;
 export const DEDUPE_STORE_DOWN = ['pause', 'process'] as const;
@@ -63,6 +65,14 @@ export const NUMBER_FIELDS = {
     retentionHours: { label: 'keep processed keys', fallback: 24, min: 0.001, max: 24 * 365, unit: 'h' },
     leaseSeconds: { label: 'claim lease', fallback: 300, min: 1, max: MAX_TIMER_SECONDS, unit: 's' },
     maxKeys: { label: 'most keys in memory', fallback: 100_000, min: 1, integer: true },
+  },
+  'outbox-relay': {
+    batchSize: { label: 'batch', fallback: 100, min: 1, max: 10_000, integer: true },
+    pollSeconds: { label: 'poll every', fallback: 5, min: 0.05, max: MAX_TIMER_SECONDS, unit: 's' },
+    maxAttempts: { label: 'max attempts', fallback: 10, min: 1, integer: true },
+    backoffSeconds: { label: 'first backoff', fallback: 1, min: 0.01, max: MAX_TIMER_SECONDS, unit: 's' },
+    backoffMaxSeconds: { label: 'longest backoff', fallback: 300, min: 0.01, max: MAX_TIMER_SECONDS, unit: 's' },
+    retentionDays: { label: 'keep sent rows', fallback: 7, min: 0, max: 3650, unit: 'days' },
   },
   'retry-postgres': {
     port: { label: 'port', fallback: 5432, min: 1, max: 65535, integer: true },

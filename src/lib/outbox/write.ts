@@ -1,0 +1,96 @@
+/**
+ * Writing to the outbox: the flow's statements and the event row in one transaction, and a NOTIFY
+ * (delivered on commit) that wakes the relays. A failing statement rolls everything back and is named.
+ */
+import type { Queryable, TableName } from '../postgres';
+import { outboxChannel } from './schema';
+
+export interface OutboxStatement {
+  sql: string;
+  params?: unknown[];
+}
+
+/** The event as a row: the relay publishes it as is, with `id` as its messageId. */
+export interface OutboxEvent {
+  id: string;
+  exchange: string;
+  routingKey: string;
+  content: Buffer;
+  headers: Record<string, unknown>;
+  properties: Record<string, unknown>;
+  orderKey?: string;
+}
+
+export interface StatementResult {
+  command: string;
+  rowCount: number;
+  rows: unknown[];
+}
+
+/** What runs the transaction: the database (narrow: one transaction at a time). */
+export interface Transactional {
+  transaction<T>(work: (client: Queryable) => Promise<T>): Promise<T>;
+}
+
+/** A statement that failed, named by its place and text; everything was rolled back. */
+export class StatementError extends Error {
+  constructor(
+    readonly index: number,
+    readonly sql: string,
+    readonly code: string | undefined,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'StatementError';
+  }
+}
+
+/** Why `statements` is not a list of `{sql, params}`, or undefined. Pure. */
+export function statementsProblem(statements: unknown): string | undefined {
+  if (!Array.isArray(statements)) return 'msg.statements must be an array of {sql, params}';
+  for (const [i, s] of statements.entries()) {
+    if (!s || typeof s !== 'object') return `msg.statements[${i}] must be an object {sql, params}`;
+    const { sql, params } = s as Record<string, unknown>;
+    if (typeof sql !== 'string' || sql.trim() === '') return `msg.statements[${i}].sql must be a non-empty string`;
+    if (params !== undefined && !Array.isArray(params)) return `msg.statements[${i}].params must be an array (parameters $1, $2, …)`;
+  }
+  return undefined;
+}
+
+function shortSql(sql: string): string {
+  const one = sql.replace(/\s+/g, ' ').trim();
+  return one.length > 80 ? `${one.slice(0, 77)}...` : one;
+}
+
+/**
+ * Runs the statements and inserts the event (when given) in one transaction; resolves with each
+ * statement's result once committed. Rejects with a {@link StatementError} when a statement fails.
+ */
+export async function writeOutbox(db: Transactional, table: TableName, statements: readonly OutboxStatement[], event: OutboxEvent | undefined): Promise<StatementResult[]> {
+  return db.transaction(async (client) => {
+    const results: StatementResult[] = [];
+    for (const [i, statement] of statements.entries()) {
+      try {
+        const result = await client.query(statement.sql, statement.params ?? []);
+        results.push({ command: result.command, rowCount: result.rowCount ?? 0, rows: result.rows });
+      } catch (err) {
+        const e = err as { message?: string; code?: string };
+        throw new StatementError(i, statement.sql, e.code, `statement ${i + 1} of ${statements.length} failed (${shortSql(statement.sql)}): ${e.message ?? String(err)}; nothing was written`);
+      }
+    }
+    if (event) {
+      try {
+        await client.query(
+          `INSERT INTO ${table.sql} (id, exchange, routing_key, payload, headers, properties, order_key) VALUES ($1, $2, $3, $4, $5, $6, $7)`,
+          [event.id, event.exchange, event.routingKey, event.content, JSON.stringify(event.headers), JSON.stringify(event.properties), event.orderKey ?? null],
+        );
+      } catch (err) {
+        const e = err as { message?: string; code?: string };
+        const why = e.code === '23505' ? `an event with id '${event.id}' is already in the outbox` : (e.message ?? String(err));
+        throw new StatementError(statements.length, 'INSERT INTO outbox', e.code, `the event could not be written to ${table.sql}: ${why}; nothing was written`);
+      }
+      await client.query('SELECT pg_notify($1, $2)', [outboxChannel(table), event.id]);
+    }
+    return results;
+  });
+}

@@ -1,0 +1,203 @@
+/**
+ * `outbox relay`: publishes the outbox table's pending events to RabbitMQ through the broker's
+ * confirm publisher (`mandatory`, messageId = the row's id), marks them sent in the claiming
+ * transaction, retries failures with a capped backoff and gives up after N attempts (status
+ * `failed`: shown on the status and in the metrics, listed and sent again by a msg). Wakes on the
+ * write's NOTIFY, polls as well, deletes sent rows after the retention.
+ */
+import { OutboxRelay, outboxChannel } from '../../lib/outbox';
+import { readNumberFields } from '../../lib/rules';
+import { findBroker } from '../shared/broker-node';
+import { translator } from '../shared/i18n';
+import { metrics } from '../shared/metrics';
+import type { Node, NodeAPI, NodeDef, NodeMessage, NodeStatus } from '../shared/node-red';
+import { outboxTarget } from '../shared/outbox-node';
+import { NUMBER_FIELDS } from '../shared/properties';
+import { StatusUpdates } from '../shared/status';
+
+const COUNTS_MS = 5000;
+
+export = function register(RED: NodeAPI): void {
+  function OutboxRelayNode(this: Node, def: NodeDef): void {
+    RED.nodes.createNode(this, def);
+    const node = this;
+    const t = translator(RED);
+    const target = outboxTarget(RED, def);
+    const broker = findBroker(RED, def.broker);
+    const numbers = readNumberFields(def, NUMBER_FIELDS['outbox-relay']);
+    const problems = [...('problems' in target ? target.problems : []), ...numbers.problems];
+    if (!broker) problems.push('select a RabbitMQ broker (a retry-broker configuration)');
+    if (problems.length > 0 || !broker || 'problems' in target) {
+      node.error(`outbox relay not usable: ${problems.join('; ')}`);
+      node.status({ fill: 'red', shape: 'ring', text: t('outbox-relay.status.invalid') });
+      return;
+    }
+    const n = numbers.values;
+    const publisher = broker.connection.publisher(node.id);
+    const relay = new OutboxRelay({
+      db: target.database,
+      table: target.table,
+      publisher,
+      batchSize: n.batchSize,
+      pollMs: n.pollSeconds * 1000,
+      maxAttempts: n.maxAttempts,
+      backoff: { initialMs: n.backoffSeconds * 1000, maxMs: n.backoffMaxSeconds * 1000 },
+      retentionMs: n.retentionDays * 86_400_000,
+      ordered: def.ordered === true,
+    });
+    let rows: { pending: number; failed: number } | undefined;
+    let brokerStatus: NodeStatus | undefined;
+    let dbStatus: NodeStatus = target.pg.databaseStatus();
+    let problem: string | undefined;
+    const status = new StatusUpdates(
+      () => {
+        // The most urgent first: what stops relaying, then rows given up on, then the counts.
+        if (problem) return { fill: 'red', shape: 'ring', text: t('outbox-relay.status.table') };
+        if (dbStatus.fill === 'red') return dbStatus;
+        if (broker.connection.state.phase !== 'connected') return brokerStatus ?? { fill: 'yellow', shape: 'ring', text: t('outbox-relay.status.waiting') };
+        const failed = rows?.failed ?? 0;
+        const text = (failed > 0 ? t('outbox-relay.status.failed', { count: failed }) : '') + t('outbox-relay.status.counts', { sent: relay.stats.sent, pending: rows?.pending ?? 0 });
+        return { fill: failed > 0 ? 'yellow' : 'green', shape: 'dot', text };
+      },
+      (shown) => node.status(shown),
+      500,
+    );
+    const look = (): void => {
+      relay.counts().then(
+        (c) => {
+          rows = c;
+          status.soon();
+        },
+        () => undefined,
+      );
+    };
+    const countsTimer = setInterval(look, COUNTS_MS);
+    countsTimer.unref?.();
+
+    const brokerUser = {
+      id: node.id,
+      status: (s: NodeStatus) => {
+        brokerStatus = s;
+        status.now();
+      },
+    };
+    const dbUser = {
+      id: `${node.id}/db`,
+      status: (s: NodeStatus) => {
+        dbStatus = s;
+        status.now();
+      },
+    };
+    broker.register(brokerUser);
+    target.pg.register(dbUser);
+    // Relaying only while the broker is connected: a publish that cannot go is not a failed attempt.
+    const followBroker = (): void => {
+      if (broker.connection.state.phase === 'connected') relay.resume();
+      else relay.pause();
+      status.now();
+    };
+    broker.connection.on('state', followBroker);
+    relay.pause();
+    followBroker();
+
+    relay.on('sent', () => {
+      status.soon();
+    });
+    relay.on('failure', (f) => {
+      if (f.final) {
+        node.warn(`outbox event ${f.id} failed after ${f.attempts} attempts, not published: ${f.error} (send msg.topic "retry" to try again)`);
+        look();
+      } else {
+        node.warn(`outbox event ${f.id} not published (attempt ${f.attempts}): ${f.error}; trying again after the backoff`);
+      }
+      status.soon();
+    });
+    relay.on('error', (text) => {
+      node.error(text);
+      status.now();
+    });
+    relay.on('recovered', () => {
+      node.log(`outbox relay on ${target.table.sql} works again`);
+      status.now();
+    });
+    const listener = target.database.listen(
+      outboxChannel(target.table),
+      () => relay.wake(),
+      () => relay.wake(),
+    );
+    const removeGauges = metrics.addOutbox({ id: node.id, table: target.table.sql, stats: () => relay.stats, rows: () => rows });
+
+    target.prepare().then(
+      () => {
+        problem = undefined;
+        relay.start();
+        look();
+        status.now();
+      },
+      (err: unknown) => {
+        problem = (err as Error).message;
+        node.error(problem);
+        status.now();
+      },
+    );
+
+    // msg.topic "failed": the failed rows (msg.payload.limit, default 100); "retry": sends failed rows again (msg.payload: an id, ids, or nothing for all).
+    node.on('input', (msg: NodeMessage, send, done) => {
+      const topic = typeof msg.topic === 'string' ? msg.topic : '';
+      const table = target.table.sql;
+      if (topic === 'failed') {
+        const limit = Number((msg.payload as { limit?: unknown } | undefined)?.limit ?? 100);
+        target.database
+          .query(
+            `SELECT id, exchange, routing_key AS "routingKey", attempts, last_error AS "lastError", created_at AS "createdAt", order_key AS "orderKey"
+               FROM ${table} WHERE status = 'failed' ORDER BY seq LIMIT $1`,
+            [Number.isInteger(limit) && limit > 0 ? limit : 100],
+          )
+          .then(
+            (result) => {
+              msg.payload = result.rows;
+              send(msg);
+              done();
+            },
+            (err: unknown) => done(err as Error),
+          );
+        return;
+      }
+      if (topic === 'retry') {
+        const given: unknown = msg.payload;
+        const ids = given === undefined || given === null || given === '' ? null : (Array.isArray(given) ? given : [given]).map((id) => (typeof id === 'string' ? id : JSON.stringify(id)));
+        target.database
+          .query(`UPDATE ${table} SET status = 'pending', attempts = 0, next_attempt_at = now() WHERE status = 'failed' AND ($1::text[] IS NULL OR id = ANY($1::text[]))`, [ids])
+          .then(
+            (result) => {
+              msg.payload = { retried: result.rowCount ?? 0 };
+              relay.wake();
+              look();
+              send(msg);
+              done();
+            },
+            (err: unknown) => done(err as Error),
+          );
+        return;
+      }
+      done(new Error(t('outbox-relay.errors.topic', { topic: JSON.stringify(msg.topic ?? null) })));
+    });
+
+    node.on('close', (_removed, done) => {
+      clearInterval(countsTimer);
+      status.stop();
+      removeGauges();
+      broker.connection.off('state', followBroker);
+      relay
+        .stop()
+        .then(() => listener.close())
+        .then(() => broker.connection.closePublisher(node.id))
+        .then(() => {
+          target.pg.deregister(dbUser);
+          return broker.deregister(brokerUser);
+        })
+        .then(done, done);
+    });
+  }
+  RED.nodes.registerType('outbox-relay', OutboxRelayNode);
+};

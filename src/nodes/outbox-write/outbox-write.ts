@@ -1,0 +1,131 @@
+/**
+ * `outbox write`: runs the msg's SQL statements and inserts the event row in ONE PostgreSQL
+ * transaction, so the business row and its event are written together or not at all. The relay
+ * publishes the event afterwards. A failing statement rolls everything back and is a Catch-able
+ * error naming it. With the event off it is a plain transactional SQL node.
+ */
+import { randomUUID } from 'node:crypto';
+import { publishOptionsProblem } from '../../lib/amqp';
+import { encodePayload } from '../../lib/message';
+import { statementsProblem, writeOutbox, type OutboxEvent, type OutboxStatement } from '../../lib/outbox';
+import { translator } from '../shared/i18n';
+import { stringProp, type Node, type NodeAPI, type NodeDef, type NodeMessage, type NodeStatus } from '../shared/node-red';
+import { outboxTarget } from '../shared/outbox-node';
+import { publishOptions } from '../shared/publish-options';
+import { StatusUpdates } from '../shared/status';
+
+export = function register(RED: NodeAPI): void {
+  function OutboxWrite(this: Node, def: NodeDef): void {
+    RED.nodes.createNode(this, def);
+    const node = this;
+    const t = translator(RED);
+    const target = outboxTarget(RED, def);
+    const withEvent = def.event !== false;
+    const exchange = stringProp(def.exchange);
+    const routingKey = stringProp(def.routingKey);
+    const persistent = def.persistent !== false;
+    const problems = 'problems' in target ? [...target.problems] : [];
+    if (problems.length > 0) {
+      node.error(`outbox write not usable: ${problems.join('; ')}`);
+      node.status({ fill: 'red', shape: 'ring', text: t('outbox-write.status.invalid') });
+      node.on('input', (_msg, _send, done) => done(new Error(`outbox write not usable: ${problems.join('; ')}`)));
+      return;
+    }
+    if ('problems' in target) return;
+    let written = 0;
+    let lastError: string | undefined;
+    let dbStatus: NodeStatus = target.pg.databaseStatus();
+    const status = new StatusUpdates(
+      () => {
+        if (dbStatus.fill === 'red' || tableProblem) return tableProblem ? { fill: 'red', shape: 'ring', text: t('outbox-write.status.table') } : dbStatus;
+        if (lastError) return { fill: 'red', shape: 'dot', text: t('outbox-write.status.failed', { count: written }) };
+        return { fill: 'green', shape: 'dot', text: t('outbox-write.status.written', { count: written }) };
+      },
+      (shown) => node.status(shown),
+      500,
+    );
+    let tableProblem: string | undefined;
+    const user = {
+      id: node.id,
+      status: (s: NodeStatus) => {
+        dbStatus = s;
+        status.now();
+      },
+    };
+    target.pg.register(user);
+    const prepare = (): Promise<void> =>
+      target.prepare().then(
+        () => {
+          if (tableProblem) {
+            tableProblem = undefined;
+            status.now();
+          }
+        },
+        (err: unknown) => {
+          const text = (err as Error).message;
+          if (text !== tableProblem) node.error(text);
+          tableProblem = text;
+          status.now();
+          throw err;
+        },
+      );
+    prepare().catch(() => undefined);
+
+    node.on('input', (msg: NodeMessage, send, done) => {
+      let statements: OutboxStatement[];
+      let event: OutboxEvent | undefined;
+      try {
+        const given = msg.statements === undefined ? [] : Array.isArray(msg.statements) ? msg.statements : [msg.statements];
+        const problem = statementsProblem(given);
+        if (problem) throw new Error(problem);
+        statements = given as OutboxStatement[];
+        event = withEvent ? eventOf(msg) : undefined;
+        if (!event && statements.length === 0) throw new Error('nothing to write: msg.statements is empty and the event is off');
+      } catch (err) {
+        done(err as Error);
+        return;
+      }
+      prepare()
+        .then(() => writeOutbox(target.database, target.table, statements, event))
+        .then(
+          (results) => {
+            written += 1;
+            lastError = undefined;
+            status.soon();
+            msg.outbox = { id: event?.id ?? null, table: target.table.sql, results };
+            send(msg);
+            done();
+          },
+          (err: unknown) => {
+            lastError = (err as Error).message;
+            status.now();
+            done(err instanceof Error ? err : new Error(String(err)));
+          },
+        );
+    });
+
+    function eventOf(msg: NodeMessage): OutboxEvent {
+      const id = typeof msg.eventId === 'string' && msg.eventId !== '' ? msg.eventId : randomUUID();
+      const eventExchange = exchange !== '' ? exchange : stringProp(msg.exchange);
+      if (eventExchange === '') throw new Error('msg.exchange is empty: name the exchange the event is published to');
+      const key = routingKey !== '' ? routingKey : stringProp(msg.topic);
+      const encoded = encodePayload(msg.payload);
+      const options = publishOptions({ mode: 'publish', exchange: eventExchange, routingKey: key, persistent, contentType: '' }, msg, encoded.contentType, () => id) as Record<string, unknown>;
+      const problem = publishOptionsProblem(options);
+      if (problem !== undefined) throw new Error(`msg.properties: ${problem}`);
+      // The relay sets mandatory and the messageId (the row's id) when it publishes.
+      const { headers, ...properties } = options;
+      delete properties.mandatory;
+      delete properties.messageId;
+      const orderKey = typeof msg.orderKey === 'string' && msg.orderKey !== '' ? msg.orderKey : undefined;
+      return { id, exchange: eventExchange, routingKey: key, content: encoded.content, headers: (headers as Record<string, unknown> | undefined) ?? {}, properties, orderKey };
+    }
+
+    node.on('close', (_removed, done) => {
+      status.stop();
+      target.pg.deregister(user);
+      done();
+    });
+  }
+  RED.nodes.registerType('outbox-write', OutboxWrite);
+};

@@ -1,0 +1,42 @@
+/** What both outbox nodes share: their database (a retry-postgres node) and their table, declared or checked once per deploy. */
+import { OUTBOX_COLUMNS, OUTBOX_INDEXES, outboxTableDdl } from '../../lib/outbox';
+import { declareOrCheckTable, parseTableName, type PostgresDatabase, type TableName } from '../../lib/postgres';
+import { stringProp, type NodeAPI, type NodeDef } from './node-red';
+import { findPostgres, type RetryPostgresNode } from './postgres-node';
+import { DEFAULT_OUTBOX_TABLE, TOPOLOGY_MODES } from './properties';
+
+export interface OutboxTarget {
+  pg: RetryPostgresNode;
+  database: PostgresDatabase;
+  table: TableName;
+  /** Resolves when the table is there as expected (created in declare mode); rejects naming what differs. Tries again after a failure. */
+  prepare(): Promise<void>;
+}
+
+/** The node's database and table, or the problems that stop it. */
+export function outboxTarget(RED: NodeAPI, def: NodeDef): OutboxTarget | { problems: string[] } {
+  const pg = findPostgres(RED, def.postgres);
+  if (!pg) return { problems: ['select a PostgreSQL database (a retry-postgres configuration)'] };
+  if (!pg.database) return { problems: [`PostgreSQL ${pg.display}: ${pg.problems.join('; ')}`] };
+  const table = parseTableName(stringProp(def.table).trim() || DEFAULT_OUTBOX_TABLE);
+  if ('problem' in table) return { problems: [table.problem] };
+  const mode = stringProp(def.mode, 'declare');
+  if (!(TOPOLOGY_MODES as readonly string[]).includes(mode)) return { problems: [`mode '${mode}' is not one of ${TOPOLOGY_MODES.join(', ')}`] };
+  const database = pg.database;
+  let prepared: Promise<void> | undefined;
+  const prepare = (): Promise<void> => {
+    prepared ??= declareOrCheckTable(database, table, mode === 'check' ? 'check' : 'declare', outboxTableDdl(table), OUTBOX_COLUMNS, OUTBOX_INDEXES).then(
+      (problems) => {
+        if (problems.length > 0) throw new Error(`outbox table: ${problems.join('; ')}`);
+      },
+      (err: unknown) => {
+        throw new Error(`outbox table ${table.sql}: ${(err as Error).message}`, { cause: err });
+      },
+    );
+    return prepared.catch((err: unknown) => {
+      prepared = undefined;
+      throw err;
+    });
+  };
+  return { pg, database, table, prepare };
+}
