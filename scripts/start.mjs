@@ -2,8 +2,10 @@
 // in the repo-local user directory .node-red-dev/, against the RabbitMQ in AMQP_URL — started
 // here when it is local, not running and installed.
 //
-//   AMQP_URL  broker (default amqp://guest:guest@127.0.0.1:5672)
-//   PORT      editor port (default 1880)
+//   AMQP_URL      broker (default amqp://guest:guest@127.0.0.1:5672)
+//   DATABASE_URL  PostgreSQL for the outbox example (default postgres://postgres@127.0.0.1:5432/postgres);
+//                 the example is added only when it answers
+//   PORT          editor port (default 1880)
 //
 // Reset the demo: stop, delete .node-red-dev/flows.json (or all of .node-red-dev/), start again.
 import { spawn, spawnSync } from 'node:child_process';
@@ -18,6 +20,7 @@ const userDir = path.join(root, '.node-red-dev');
 const packageName = 'node-red-contrib-rabbitmq-retry';
 const amqpUrl = process.env.AMQP_URL || 'amqp://guest:guest@127.0.0.1:5672';
 const uiPort = Number(process.env.PORT || 1880);
+const databaseUrl = process.env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/postgres';
 const log = (line) => console.log(`[start] ${line}`);
 
 /** True when something accepts TCP connections on host:port within timeoutMs. */
@@ -96,8 +99,25 @@ async function ensureBroker() {
   );
 }
 
+/** Whether PostgreSQL answers at DATABASE_URL (a login, not just a port), for the outbox example. */
+async function databaseAnswers() {
+  const pg = createRequire(import.meta.url)('pg');
+  const client = new pg.Client({ connectionString: databaseUrl, connectionTimeoutMillis: 3000 });
+  try {
+    await client.connect();
+    await client.query('SELECT 1');
+    return true;
+  } catch (err) {
+    const { redactUrl } = createRequire(import.meta.url)('../dist/lib/connection/settings.js');
+    log(`no PostgreSQL at ${redactUrl(databaseUrl)} (${err.message}): the outbox example is left out; set DATABASE_URL to a database you can log in to and delete .node-red-dev/flows.json to add it.`);
+    return false;
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+}
+
 /** .node-red-dev/ with settings.js, the package linked into node_modules and (first run) the example flow. */
-function prepareUserDir() {
+function prepareUserDir(withOutbox) {
   mkdirSync(path.join(userDir, 'node_modules'), { recursive: true });
 
   // Node-RED loads every package in <userDir>/node_modules that has a "node-red" section; a symlink
@@ -140,10 +160,12 @@ module.exports = {
   if (existsSync(flows)) {
     log(`using the existing flows ${flows} (delete it to get the example flows back).`);
   } else {
-    // Both examples, one tab each: the retry demo and the async web service (their node ids differ).
+    // The examples, one tab each: the retry demo, the async web service and, when PostgreSQL answers,
+    // the orders with a transactional outbox (their node ids differ).
     const example = (file) => JSON.parse(readFileSync(path.join(root, 'examples', file), 'utf8'));
-    writeFileSync(flows, JSON.stringify([...example('flows.json'), ...example('async-web-service.json')], null, 2));
-    log(`example flows written to ${flows} (delete it to reset the demo).`);
+    const files = ['flows.json', 'async-web-service.json', ...(withOutbox ? ['orders-outbox.json'] : [])];
+    writeFileSync(flows, JSON.stringify(files.flatMap(example), null, 2));
+    log(`example flows written to ${flows}: ${files.join(', ')} (delete it to reset the demo).`);
   }
 }
 
@@ -157,7 +179,7 @@ function startNodeRed() {
   const child = spawn(process.execPath, [red, '--userDir', userDir], {
     cwd: root,
     stdio: 'inherit',
-    env: { ...process.env, AMQP_URL: amqpUrl, PORT: String(uiPort) },
+    env: { ...process.env, AMQP_URL: amqpUrl, DATABASE_URL: databaseUrl, PORT: String(uiPort) },
   });
   const forward = (signal) => {
     if (child.exitCode === null && child.signalCode === null) child.kill(signal);
@@ -175,5 +197,6 @@ function startNodeRed() {
 }
 
 await ensureBroker();
-prepareUserDir();
+const flowsExist = existsSync(path.join(userDir, 'flows.json'));
+prepareUserDir(!flowsExist && (await databaseAnswers()));
 startNodeRed();

@@ -14,6 +14,8 @@ import os from 'node:os';
 import path from 'node:path';
 import type { GetMessage } from 'amqplib';
 import { AMQP_URL, Broker, uniqueName, waitFor } from '../helpers/broker';
+import { PostgresDatabase } from '../../src/lib/postgres';
+import { DATABASE_URL } from '../helpers/private-stores';
 import { NodeRedProcess, packPackage, PACKAGE, repoPackage, userDirWith } from '../helpers/node-red-process';
 import { NODE_RED_RUNTIMES, type NodeRedRuntime } from './node-red-runtimes';
 
@@ -24,6 +26,9 @@ type ExampleName = (typeof EXAMPLE_NAMES)[number];
 /** The broker objects of examples/async-web-service.json (queues derived from them are renamed with them). */
 const ASYNC_NAMES = ['payments-exchange', 'payments-queue', 'payments-replies'] as const;
 type AsyncName = (typeof ASYNC_NAMES)[number];
+/** The broker objects and tables of examples/orders-outbox.json. */
+const OUTBOX_NAMES = ['orders-exchange', 'orders-queue', 'demo_orders', 'rabbitmq_retry_outbox', 'rabbitmq_retry_dedupe'] as const;
+type OutboxName = (typeof OUTBOX_NAMES)[number];
 
 interface FlowNode {
   id: string;
@@ -88,6 +93,9 @@ function exampleFlowOn(runtime: NodeRedRuntime, packedTarball: () => string): vo
   for (const n of EXAMPLE_NAMES) names[n] = uniqueName(`e2e-${n}`);
   const asyncNames = {} as Record<AsyncName, string>;
   for (const n of ASYNC_NAMES) asyncNames[n] = uniqueName(`e2e-${n}`);
+  const outboxNames = {} as Record<OutboxName, string>;
+  // Table names must be SQL identifiers: letters, digits and _.
+  for (const n of OUTBOX_NAMES) outboxNames[n] = uniqueName(`e2e-${n}`).replace(/[^A-Za-z0-9_]/g, '_');
 
   /** Node-RED's output so far, for failure messages. */
   const log = (): string => red?.log() ?? '';
@@ -122,13 +130,19 @@ function exampleFlowOn(runtime: NodeRedRuntime, packedTarball: () => string): vo
     const asyncQueues = [asyncNames['payments-queue'], asyncNames['payments-replies']];
     broker.track('queue', ...asyncQueues.flatMap((q) => [q, `${q}.retry`, `${q}.parking`]));
     broker.track('exchange', asyncNames['payments-exchange']);
+    const ordersQueue = outboxNames['orders-queue'];
+    broker.track('queue', ordersQueue, `${ordersQueue}.retry`, `${ordersQueue}.parking`);
+    broker.track('exchange', outboxNames['orders-exchange']);
 
     userDir = await userDirWith(tarball);
-    red = await NodeRedProcess.start({ launch, userDir, env: { AMQP_URL } });
+    red = await NodeRedProcess.start({ launch, userDir, env: { AMQP_URL, DATABASE_URL } });
   });
 
   after(async function () {
     await red?.stop();
+    const db = new PostgresDatabase({ connectionString: DATABASE_URL });
+    for (const table of ['demo_orders', 'rabbitmq_retry_outbox', 'rabbitmq_retry_dedupe'] as const) await db.query(`DROP TABLE IF EXISTS ${outboxNames[table]}`).catch(() => undefined);
+    await db.close();
     // Node-RED is gone, so nothing redeclares them: delete every queue and exchange the flow used.
     await broker?.cleanup();
     if (userDir) rmSync(userDir, { recursive: true, force: true });
@@ -324,6 +338,63 @@ function exampleFlowOn(runtime: NodeRedRuntime, packedTarball: () => string): vo
     // Bad input and unknown ids are answered, not hung.
     assert.equal((await post({ amount: 'ten' })).status, 400);
     assert.equal((await outcome('no-such-id')).status, 404);
+    const errors = output().split('\n').filter((line) => line.includes('[error]'));
+    assert.deepEqual(errors, [], `Node-RED logged errors${log()}`);
+  });
+
+  it('runs the orders example over real HTTP: the order and its event in one transaction, relayed, processed once, done or parked', async function () {
+    const listed = JSON.stringify(await getJson(`/library/examples/flows/${PACKAGE}`));
+    assert.ok(listed.includes('orders-outbox'), `Import ▸ Examples lists ${listed}`);
+    let text = readFileSync(path.join(userDir, 'node_modules', PACKAGE, 'examples', 'orders-outbox.json'), 'utf8');
+    for (const n of OUTBOX_NAMES) assert.ok(text.includes(n), `the orders example no longer mentions ${n}`);
+    text = text.replace(new RegExp(`\\b(${OUTBOX_NAMES.join('|')})\\b`, 'g'), (n) => outboxNames[n as OutboxName]);
+    // Its own HTTP paths, beside the async example's.
+    text = text.split('"/orders').join('"/e2e-orders');
+    await red!.deploy(JSON.parse(text) as unknown[]);
+    await waitFor(async () => (await consumerCount(outboxNames['orders-queue'])) === 1, `a consumer on the orders queue${log()}`, 60_000);
+
+    const post = async (body: unknown): Promise<{ status: number; json: Record<string, unknown> }> => {
+      const response = await fetch(`${red!.base}/e2e-orders`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+      return { status: response.status, json: (await response.json()) as Record<string, unknown> };
+    };
+    const get = async (id: string): Promise<{ status: number; json: Record<string, unknown> }> => {
+      const response = await fetch(`${red!.base}/e2e-orders/${encodeURIComponent(id)}`);
+      return { status: response.status, json: (await response.json()) as Record<string, unknown> };
+    };
+    // The orders table is created on deploy (an inject after 0.5 s): the first order may come before it.
+    let good: { status: number; json: Record<string, unknown> } = { status: 0, json: {} };
+    await waitFor(async () => (good = await post({ item: 'book', amount: 12.5 })).status === 201, `the first order accepted${log()}`, 30_000);
+    const flaky = await post({ item: 'flaky', amount: 3 });
+    const big = await post({ item: 'piano', amount: 5000 });
+    for (const r of [flaky, big]) assert.equal(r.status, 201, JSON.stringify(r.json) + log());
+    const settled = async (id: string): Promise<Record<string, unknown>> => {
+      let last: Record<string, unknown> = {};
+      await waitFor(async () => {
+        const r = await get(id);
+        assert.equal(r.status, 200, JSON.stringify(r.json));
+        last = r.json;
+        return last.status !== 'pending';
+      }, `the outcome of order ${id}${log()}`, 60_000);
+      return last;
+    };
+    assert.deepEqual(await settled(String(good.json.id)), { id: good.json.id, item: 'book', amount: 12.5, status: 'done', reason: null });
+    assert.equal((await settled(String(flaky.json.id))).status, 'done', 'the flaky order was retried and done');
+    const parked = await settled(String(big.json.id));
+    assert.equal(parked.status, 'parked');
+    assert.equal(parked.reason, 'amount 5000 is over the 1000 limit');
+
+    // Each event went out once, marked sent; each order processed once (deduplicated by the event id).
+    const db = new PostgresDatabase({ connectionString: DATABASE_URL });
+    try {
+      const rows = (await db.query<{ status: string; n: number }>(`SELECT status, count(*)::int AS n FROM ${outboxNames.rabbitmq_retry_outbox} GROUP BY status`)).rows;
+      assert.deepEqual(rows, [{ status: 'sent', n: 3 }]);
+      const keys = (await db.query<{ state: string; n: number }>(`SELECT state, count(*)::int AS n FROM ${outboxNames.rabbitmq_retry_dedupe} GROUP BY state`)).rows;
+      assert.deepEqual(keys, [{ state: 'done', n: 2 }], 'the two done orders recorded as processed (the parked one released)');
+    } finally {
+      await db.close();
+    }
+    assert.equal((await post({ item: 7 })).status, 400);
+    assert.equal((await get('no-such-order')).status, 404);
     const errors = output().split('\n').filter((line) => line.includes('[error]'));
     assert.deepEqual(errors, [], `Node-RED logged errors${log()}`);
   });
