@@ -47,6 +47,7 @@ import {
 import { RUNTIME_DESCRIPTION, packageNodes, versions, type Msg } from './lib/nodered';
 import { PEERS_DIR, preparePeers, stopPeerProcesses } from './lib/peers';
 import * as S from './lib/scenarios';
+import * as D from './lib/store-scenarios';
 
 const here = __dirname;
 const argv = process.argv.slice(2);
@@ -88,6 +89,10 @@ const PLAN = {
   nodered: n(50000, 2000),
   memory: { batches: n(10, 2), batchSize: n(20000, 500) },
   warmup: n(3000, 300),
+  dedupe: n(10000, 300),
+  outboxRelay: n(10000, 300),
+  outboxWrite: n(3000, 200),
+  outboxLatency: n(300, 30),
 };
 const WINDOW = 100; // publish: msgs in flight, like prefetch 100
 const PREFETCH = 100;
@@ -157,6 +162,8 @@ interface Extra {
   /** The same load on a raw amqplib consumer doing the same work, in a process of its own. */
   rawMemory?: MemoryRun;
   peers?: { rows: PeerRow[]; skipped: string[] };
+  /** Outbox: from the write's answer to the event at a consumer (ms). */
+  outboxLatency?: { p50: number; p99: number };
 }
 type Run = () => Promise<RunResult>;
 type Prepare = () => Promise<void>;
@@ -444,6 +451,14 @@ function summaryJson(): Record<string, number | null> {
     rssGrowthBeyondYoungGenMb: m ? round((m.end.rss - m.before.rss) / MB - (youngGrowth(m) ?? NaN), 1) : null,
     rawRssGrowthMb: extra.rawMemory ? round((extra.rawMemory.end.rss - extra.rawMemory.before.rss) / MB, 1) : null,
     rawYoungGenGrowthMb: extra.rawMemory ? youngGrowth(extra.rawMemory) : null,
+    dedupeMemoryRatio: r2(find('dedupe', `memory vs none, 1 KB, prefetch ${PREFETCH}`)?.ratio),
+    dedupeRedisRatio: r2(find('dedupe', `redis vs none, 1 KB, prefetch ${PREFETCH}`)?.ratio),
+    dedupePgRatio: r2(find('dedupe', `postgres vs none, 1 KB, prefetch ${PREFETCH}`)?.ratio),
+    outboxRelayRatio: r2(rows.find((r) => r.group === 'outbox relay')?.ratio),
+    outboxRelayMsgPerSec: round(rows.find((r) => r.group === 'outbox relay')?.pkg.msgPerSec),
+    outboxWriteRatio: r2(rows.find((r) => r.group === 'outbox write')?.ratio),
+    outboxLatencyP50Ms: round(extra.outboxLatency?.p50, 2),
+    outboxLatencyP99Ms: round(extra.outboxLatency?.p99, 2),
     reps: REPS,
     smoke: SMOKE ? 1 : 0,
     ...peers,
@@ -656,6 +671,76 @@ async function main(): Promise<number> {
     });
 
     // Node-RED's own cost ------------------------------------------------------------------------
+    // Deduplication: the package consuming with a store against the package without one (every key new).
+    await section('dedupe', async () => {
+      const why = await D.storesAnswer();
+      if (why) throw new Error(`skipped: ${why}`);
+      const topo = names.topology('dedupe');
+      await S.declareTopology(ctx, topo);
+      const count = PLAN.dedupe;
+      for (const kind of ['memory', 'redis', 'postgres'] as const) {
+        // Every run its own message ids: a key seen in an earlier run would be a duplicate.
+        const prep = (): Promise<void> => {
+          const run = Math.random().toString(36).slice(2, 8);
+          return loadQueue(topo.mainQueue, 1024, count, (i) => ({ ...messageProperties(i), messageId: `${run}-${i}` }))();
+        };
+        await pair(
+          'dedupe',
+          `${kind} vs none, 1 KB, prefetch ${PREFETCH}`,
+          count,
+          prep,
+          () => D.dedupeConsume(ctx, { topo, count, prefetch: PREFETCH, kind: 'none' }),
+          () => D.dedupeConsume(ctx, { topo, count, prefetch: PREFETCH, kind }),
+        );
+      }
+    });
+
+    // The outbox: the relay against a hand-written relay, the write node against the same transaction by hand, commit → queue latency.
+    await section('outbox', async () => {
+      const why = await D.storesAnswer();
+      if (why) throw new Error(`skipped: ${why}`);
+      const queue = `${names.prefix}.outbox-events`;
+      const table = `bench_outbox_${Math.random().toString(36).slice(2, 8)}`;
+      const business = `${table}_orders`;
+      const adminCh = await model.createChannel();
+      await adminCh.assertQueue(queue, { durable: false });
+      try {
+        const count = PLAN.outboxRelay;
+        const prep = async (): Promise<void> => {
+          await purge(model, queue);
+          await D.prepareOutbox(table);
+        };
+        const event = body(1024);
+        await pair(
+          'outbox relay',
+          `1 KB, ${count} rows, batch 100`,
+          count,
+          prep,
+          () => D.rawRelay({ model, table, queue, count, body: event }),
+          () => D.pkgRelay(ctx, { table, queue, count, body: event }),
+        );
+        const writes = PLAN.outboxWrite;
+        const payload = JSON.parse(body(1024).toString()) as unknown;
+        await pair(
+          'outbox write',
+          `1 INSERT + event, 10 in flight`,
+          writes,
+          () => D.prepareWrite(table, business),
+          () => D.rawWrite({ table, business, count: writes, window: 10, payload }),
+          () => D.pkgWrite({ table, business, count: writes, window: 10, payload }),
+        );
+        await D.prepareWrite(table, business);
+        await D.dropTable(table);
+        extra.outboxLatency = await D.outboxLatency(ctx, { model, table, business, queue: `${queue}.latency`, count: PLAN.outboxLatency });
+        log(`   outbox latency (write answered → event at a consumer, NOTIFY): p50 ${extra.outboxLatency.p50.toFixed(1)} ms, p99 ${extra.outboxLatency.p99.toFixed(1)} ms`);
+      } finally {
+        await D.dropTable(table).catch(() => undefined);
+        await D.dropTable(business).catch(() => undefined);
+        await adminCh.deleteQueue(queue).catch(() => undefined);
+        await adminCh.close().catch(() => undefined);
+      }
+    });
+
     await section('nodered', async () => {
       const count = PLAN.nodered;
       const payload = JSON.parse(JSON.stringify(ctx.body1k));

@@ -1,7 +1,10 @@
 /**
- * The flow the fault suite deploys, as a user would build it: retry consumer → process → record the
- * processed id with a confirmed publish (retry-publish) → ack; poison → retry (parked after 3
- * attempts); a failed record publish → retry.
+ * The flow the fault suite deploys, as a user would build it: retry consumer → process → the effect
+ * (one row per processing in a PostgreSQL table without a unique constraint, so a repeated effect
+ * shows) → record the processed id with a confirmed publish (retry-publish) → ack; poison → retry
+ * (parked after 3 attempts); a failed effect or record → retry. With deduplication, the consumer
+ * deduplicates by messageId in a PostgreSQL store of the same database, and the effect's transaction
+ * records the key as processed.
  */
 import { uniqueName } from '../helpers/broker';
 
@@ -12,6 +15,10 @@ export interface FaultNames {
   parkingQueue: string;
   /** Where the flow records each processed id. */
   processedQueue: string;
+  /** The PostgreSQL table of effects (one row per processing). */
+  effectsTable: string;
+  /** The deduplication table, when the run deduplicates. */
+  dedupeTable: string;
   routingKey: string;
 }
 
@@ -23,6 +30,8 @@ export function faultNames(fault: string): FaultNames {
     retryQueue: `${base}.retry`,
     parkingQueue: `${base}.parking`,
     processedQueue: `${base}.processed`,
+    effectsTable: `${base.replace(/[^A-Za-z0-9_]/g, '_')}_effects`,
+    dedupeTable: `${base.replace(/[^A-Za-z0-9_]/g, '_')}_dedupe`,
     routingKey: 'work',
   };
 }
@@ -33,15 +42,21 @@ const PROCESS = `if (msg.payload.poison) {
     return [null, msg];
 }
 msg.payload = { id: msg.amqp.properties.messageId, at: Date.now(), tag: msg.amqp.consumerTag };
+msg.statements = [{ sql: 'INSERT INTO ' + env.get('EFFECTS_TABLE') + ' (message_id) VALUES ($1)', params: [msg.payload.id] }];
 return [msg, null];`;
 
 const QUORUM = '{"x-queue-type":"quorum"}';
 
 /** `quorum`: every queue of the topology is a quorum queue (the cluster row). */
-export function faultFlow(names: FaultNames, options: { quorum?: boolean } = {}): Record<string, unknown>[] {
+export function faultFlow(names: FaultNames, options: { quorum?: boolean; dedupe?: boolean } = {}): Record<string, unknown>[] {
   const z = 'faults-tab';
+  const dedupe = options.dedupe === true;
   return [
-    { id: z, type: 'tab', label: 'fault suite' },
+    { id: z, type: 'tab', label: 'fault suite', env: [{ name: 'EFFECTS_TABLE', value: names.effectsTable, type: 'str' }] },
+    { id: 'faults-db', type: 'retry-postgres', name: 'fault database', url: '${DATABASE_URL}', host: '127.0.0.1', port: '5432', database: 'test', poolSize: '10' },
+    ...(dedupe
+      ? [{ id: 'faults-dedupe', type: 'retry-dedupe', name: 'processed', kind: 'postgres', postgres: 'faults-db', table: names.dedupeTable, mode: 'declare', retentionHours: '24', leaseSeconds: '5' }]
+      : []),
     {
       id: 'faults-broker',
       type: 'retry-broker',
@@ -84,15 +99,31 @@ export function faultFlow(names: FaultNames, options: { quorum?: boolean } = {})
       config: 'faults-config',
       mode: 'retry',
       prefetch: '20',
-      settleTimeout: '60',
+      settleTimeout: dedupe ? '10' : '60',
       parkingWatch: '30',
       decode: 'auto',
       invalidBody: 'park',
+      ...(dedupe ? { dedupe: 'faults-dedupe', dedupeKeyType: 'messageId', dedupeNoKey: 'process', dedupeStoreDown: 'pause' } : {}),
       x: 120,
       y: 80,
       wires: [['faults-process']],
     },
-    { id: 'faults-process', type: 'function', z, name: 'process', func: PROCESS, outputs: 2, noerr: 0, initialize: '', finalize: '', libs: [], x: 300, y: 80, wires: [['faults-record'], ['faults-retry']] },
+    { id: 'faults-process', type: 'function', z, name: 'process', func: PROCESS, outputs: 2, noerr: 0, initialize: '', finalize: '', libs: [], x: 300, y: 80, wires: [['faults-effect'], ['faults-retry']] },
+    {
+      id: 'faults-effect',
+      type: 'outbox-write',
+      z,
+      name: 'the effect',
+      postgres: 'faults-db',
+      table: `${names.effectsTable}_outbox`,
+      mode: 'declare',
+      event: false,
+      ...(dedupe ? { dedupe: 'faults-dedupe' } : {}),
+      x: 400,
+      y: 40,
+      wires: [['faults-record']],
+    },
+    { id: 'faults-effect-catch', type: 'catch', z, name: 'effect failed', scope: ['faults-effect'], uncaught: false, x: 500, y: 200, wires: [['faults-retry']] },
     {
       id: 'faults-record',
       type: 'retry-publish',

@@ -2,9 +2,11 @@
  * The fault suite (`npm run test:faults`): the packed package in a real Node-RED process, a broker the
  * suite starts itself on its own ports (scripts/rabbitmq-node.sh) so it may hurt it, and one fault per
  * run while messages flow. It prints (and writes to faults-table.md) a table: fault, published,
- * processed, parked, duplicates, LOST, left in queues, recovery seconds. A message is lost when the
- * broker confirmed it and it was neither processed, nor parked, nor is still in a queue: every row must
- * show 0, and every message must end processed or parked. Recovery is reported, not asserted.
+ * processed, parked, duplicate deliveries, duplicate effects, LOST, left in queues, recovery seconds.
+ * A message is processed when its effect row is in PostgreSQL or the flow recorded it; it is lost when
+ * the broker confirmed it and it was neither processed, nor parked, nor is still in a queue: every row
+ * must show 0, and every message must end processed or parked. Duplicate effects (an effect row beyond
+ * the first per message) must be 0 in the rows with deduplication. Recovery is reported, not asserted.
  *
  * Needs `npm run build` first (the tarball packs dist/) and an installed rabbitmq-server.
  */
@@ -15,7 +17,9 @@ import path from 'node:path';
 import { NodeRedProcess, packPackage, userDirWith, type NodeRedLaunch } from '../helpers/node-red-process';
 import { nodeRed4 } from '../e2e/node-red-runtimes';
 import { faultFlow, faultNames, healthy, latestStatuses } from './fault-flow';
-import { FAULTS, type Fault, type FaultWindow } from './faults';
+import { DEDUPE_FAULTS, FAULTS, type Fault, type FaultWindow } from './faults';
+import { PostgresDatabase } from '../../src/lib/postgres';
+import { DATABASE_URL } from '../helpers/private-stores';
 import { brokerNode, pause, resetBrokerNodes, waitUntil } from './fault-broker';
 import { Accounting, drain, Producer, withChannel } from './workload';
 
@@ -33,6 +37,8 @@ interface Row {
   processed: number;
   parked: number;
   duplicates: number;
+  /** Effects (rows in the effects table) beyond one per message: what a duplicate costs a user. */
+  duplicateEffects: number;
   lost: number;
   left: number;
   /** Worst over the fault's repetitions; undefined: nothing was processed after it. */
@@ -40,12 +46,12 @@ interface Row {
 }
 
 function table(rows: Row[]): string {
-  const head = '| fault | published | processed (distinct) | parked | duplicates | LOST | left in queues | recovery (s) |';
+  const head = '| fault | published | processed (distinct) | parked | duplicate deliveries | duplicate effects | LOST | left in queues | recovery (s) |';
   const lines = rows.map(
     (r) =>
-      `| ${r.fault} | ${r.published} | ${r.processed} | ${r.parked} | ${r.duplicates} | **${r.lost}** | ${r.left} | ${r.recovery === undefined ? 'none' : r.recovery.toFixed(1)} |`,
+      `| ${r.fault} | ${r.published} | ${r.processed} | ${r.parked} | ${r.duplicates} | ${r.duplicateEffects} | **${r.lost}** | ${r.left} | ${r.recovery === undefined ? 'none' : r.recovery.toFixed(1)} |`,
   );
-  return [head, '|---|---:|---:|---:|---:|---:|---:|---:|', ...lines].join('\n');
+  return [head, '|---|---:|---:|---:|---:|---:|---:|---:|---:|', ...lines].join('\n');
 }
 
 describe('fault suite: the packed package in a real Node-RED against a broker that fails', function () {
@@ -70,7 +76,7 @@ describe('fault suite: the packed package in a real Node-RED against a broker th
     await resetBrokerNodes();
   });
 
-  for (const fault of FAULTS) {
+  for (const fault of [...FAULTS, ...DEDUPE_FAULTS]) {
     it(fault.name, async function () {
       // Bringing a 3-node cluster up takes a minute or more on a busy machine.
       if (fault.broker === 'cluster') this.timeout(360_000);
@@ -83,6 +89,7 @@ describe('fault suite: the packed package in a real Node-RED against a broker th
       }
       const { row, missing, statuses, consumerErrors, log } = await runFault(fault, await launch, userDir);
       rows.push(row);
+      if (fault.dedupe) assert.equal(row.duplicateEffects, 0, `${row.duplicateEffects} effect(s) repeated after ${fault.name} with deduplication on${log}`);
       assert.equal(row.lost, 0, `${row.lost} confirmed message(s) LOST after ${fault.name}: ${missing.lost.slice(0, 20).join(', ')}${log}`);
       assert.equal(missing.stuck.length, 0, `${missing.stuck.length} message(s) neither processed nor parked after ${fault.name}, left in queues: ${missing.stuck.slice(0, 20).join(', ')}${log}`);
       assert.equal(statuses, undefined, `a status stuck after ${fault.name}: ${statuses ?? ''}${log}`);
@@ -106,12 +113,14 @@ interface RunResult {
 async function runFault(fault: Fault, launch: NodeRedLaunch, userDir: string): Promise<RunResult> {
   const broker = await brokerNode(fault.broker);
   const names = faultNames(fault.id);
-  const flow = faultFlow(names, { quorum: fault.broker === 'cluster' });
+  const flow = faultFlow(names, { quorum: fault.broker === 'cluster', dedupe: fault.dedupe === true });
   await withChannel(broker.url, (ch) => ch.assertQueue(names.processedQueue, { durable: true }));
+  const db = new PostgresDatabase({ connectionString: DATABASE_URL });
+  await db.query(`CREATE TABLE ${names.effectsTable} (message_id text NOT NULL, at timestamptz NOT NULL DEFAULT now())`);
   const outputs: string[] = [];
   // No flow of an earlier run: it would declare that run's (deleted) queues again and be stopped mid-setup.
   writeFileSync(path.join(userDir, 'flows.json'), '[]');
-  let red = await NodeRedProcess.start({ launch, userDir, env: { AMQP_URL: broker.nodeRedUrl } });
+  let red = await NodeRedProcess.start({ launch, userDir, env: { AMQP_URL: broker.nodeRedUrl, DATABASE_URL } });
   const log = (): string => `\n--- Node-RED output ---\n${[...outputs, red.output].join('\n--- restarted ---\n').slice(-8000)}`;
   const accounting = new Accounting();
   try {
@@ -132,7 +141,7 @@ async function runFault(fault: Fault, launch: NodeRedLaunch, userDir: string): P
         await red.kill('SIGKILL');
       },
       startNodeRed: async () => {
-        red = await NodeRedProcess.start({ launch, userDir, env: { AMQP_URL: broker.nodeRedUrl } });
+        red = await NodeRedProcess.start({ launch, userDir, env: { AMQP_URL: broker.nodeRedUrl, DATABASE_URL } });
       },
     });
     await pause(AFTER_FAULT_MS);
@@ -142,6 +151,7 @@ async function runFault(fault: Fault, launch: NodeRedLaunch, userDir: string): P
     const settled = async (): Promise<boolean> => {
       accounting.addRecords(await drain(broker.url, names.processedQueue));
       accounting.addParked(await drain(broker.url, names.parkingQueue));
+      accounting.addEffects((await db.query<{ message_id: string }>(`SELECT DISTINCT message_id FROM ${names.effectsTable}`)).rows.map((r) => r.message_id));
       return accounting.missing(producer.confirmed).length === 0;
     };
     await waitUntil(settled, 'every message processed or parked', 90_000).catch(() => undefined);
@@ -155,12 +165,14 @@ async function runFault(fault: Fault, launch: NodeRedLaunch, userDir: string): P
     const stuck = accounting.missing(producer.confirmed);
     const lost = stuck.filter((id) => !leftIds.has(id));
     const recoveries = windows.map((w) => accounting.recovery(w, fault.newConsumer));
+    const effects = (await db.query<{ n: number; distinct: number }>(`SELECT count(*)::int AS n, count(DISTINCT message_id)::int AS distinct FROM ${names.effectsTable}`)).rows[0];
     const row: Row = {
       fault: fault.name,
       published,
-      processed: accounting.processed.size,
+      processed: accounting.processedCount,
       parked: accounting.parked.size,
       duplicates: accounting.duplicates,
+      duplicateEffects: (effects?.n ?? 0) - (effects?.distinct ?? 0),
       lost: lost.length,
       left: left.length,
       recovery: recoveries.some((r) => r === undefined) ? undefined : Math.max(...(recoveries as number[])),
@@ -178,5 +190,7 @@ async function runFault(fault: Fault, launch: NodeRedLaunch, userDir: string): P
       for (const q of [names.mainQueue, names.retryQueue, names.parkingQueue, names.processedQueue]) await ch.deleteQueue(q).catch(() => undefined);
       await ch.deleteExchange(names.exchange).catch(() => undefined);
     }).catch(() => undefined);
+    await db.query(`DROP TABLE IF EXISTS ${names.effectsTable}, ${names.effectsTable}_outbox, ${names.dedupeTable}`).catch(() => undefined);
+    await db.close();
   }
 }

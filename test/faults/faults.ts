@@ -30,6 +30,8 @@ export interface Fault {
   inject: (ctx: FaultContext) => Promise<FaultWindow[]>;
   /** Why this row cannot run here (a missing script), or undefined. */
   skip?: () => string | undefined;
+  /** The consumer deduplicates (PostgreSQL store, the key recorded in the effect's transaction). */
+  dedupe?: boolean;
 }
 
 async function repeat(times: number, gapMs: number, once: () => Promise<FaultWindow>): Promise<FaultWindow[]> {
@@ -133,3 +135,11 @@ export const FAULTS: Fault[] = [
     },
   },
 ];
+
+/** The faults that repeat deliveries (an ack lost with its connection, a redeploy, a kill), again with deduplication on. */
+export const DEDUPE_FAULTS: Fault[] = FAULTS.filter((f) => ['close-all', 'redeploy', 'sigkill'].includes(f.id)).map((f) => ({
+  ...f,
+  id: `${f.id}-dedupe`,
+  name: `${f.name} · deduplicated`,
+  dedupe: true,
+}));

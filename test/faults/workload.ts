@@ -162,7 +162,20 @@ export class Accounting {
   readonly records: ProcessedRecord[] = [];
   readonly processed = new Set<string>();
   readonly parked = new Set<string>();
+  /** Ids whose effect is in the effects table: processed, even when the record publish after it was cut off. */
+  readonly effected = new Set<string>();
   parkedCopies = 0;
+
+  addEffects(ids: string[]): void {
+    for (const id of ids) this.effected.add(id);
+  }
+
+  /** Distinct ids processed: recorded, or with their effect written. */
+  get processedCount(): number {
+    let n = this.processed.size;
+    for (const id of this.effected) if (!this.processed.has(id)) n += 1;
+    return n;
+  }
 
   addRecords(messages: GetMessage[]): void {
     for (const m of messages) {
@@ -181,7 +194,7 @@ export class Accounting {
 
   /** Published ids neither processed nor parked (yet). */
   missing(published: ReadonlySet<string>): string[] {
-    return [...published].filter((id) => !this.processed.has(id) && !this.parked.has(id));
+    return [...published].filter((id) => !this.processed.has(id) && !this.effected.has(id) && !this.parked.has(id));
   }
 
   get duplicates(): number {

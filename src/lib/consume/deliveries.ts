@@ -214,7 +214,10 @@ export class Deliveries extends EventEmitter<DeliveryEvents> {
       retry,
     };
     const entry: TrackedDelivery = { id, acks, message, retry, receivedAt, deadline: Infinity };
-    if (dedupeKey !== undefined) entry.dedupeKey = dedupeKey;
+    if (dedupeKey !== undefined) {
+      entry.dedupeKey = dedupeKey;
+      delivered.amqp.dedupe = { scope: options.mainQueue, key: dedupeKey };
+    }
     const arrival = onArrival(error, options.invalidBody);
     const admission = this.admission;
     if (arrival !== 'deliver' || !admission || dedupeKey !== undefined) return this.hand(entry, delivered, arrival, error ?? '');
@@ -222,7 +225,10 @@ export class Deliveries extends EventEmitter<DeliveryEvents> {
       (outcome) => {
         switch (outcome.kind) {
           case 'deliver':
-            if (outcome.key !== undefined) entry.dedupeKey = outcome.key;
+            if (outcome.key !== undefined) {
+              entry.dedupeKey = outcome.key;
+              delivered.amqp.dedupe = { scope: options.mainQueue, key: outcome.key };
+            }
             return this.hand(entry, delivered, 'deliver', '');
           case 'duplicate':
             return this.duplicate(entry);

@@ -71,6 +71,11 @@ export class PostgresDedupeStore implements DedupeStore {
     this.t = options.table.sql;
   }
 
+  /** Whether the store's table is in this database (the same pool): a write there may complete keys in its own transaction. */
+  isIn(db: unknown): boolean {
+    return this.db === db;
+  }
+
   /** Creates or checks the table once (again after a failure); the sweep starts once it is there. */
   prepare(): Promise<void> {
     this.prepared ??= this.declareOrCheck().catch((err: unknown) => {
@@ -116,14 +121,20 @@ export class PostgresDedupeStore implements DedupeStore {
   }
 
   async complete(keys: readonly DedupeKey[], retentionMs: number): Promise<void> {
+    await this.run(() => this.completeWithin(this.db, keys, retentionMs));
+  }
+
+  /**
+   * Records the keys as processed on `client`: inside a flow's own transaction (same database), the
+   * record commits with the effect, and a crash before the ack cannot repeat the effect.
+   */
+  async completeWithin(client: Queryable, keys: readonly DedupeKey[], retentionMs: number): Promise<void> {
     const { unique } = distinctKeys(keys);
-    await this.run(() =>
-      this.db.query(
-        `INSERT INTO ${this.t} (scope, key, state, owner, expires_at)
-         SELECT scope, key, 'done', NULL, now() + $3 * interval '1 millisecond' FROM unnest($1::text[], $2::text[]) AS i(scope, key)
-         ON CONFLICT (scope, key) DO UPDATE SET state = 'done', owner = NULL, expires_at = EXCLUDED.expires_at`,
-        [unique.map((k) => k.scope), unique.map((k) => k.key), Math.max(1, Math.round(retentionMs))],
-      ),
+    await client.query(
+      `INSERT INTO ${this.t} (scope, key, state, owner, expires_at)
+       SELECT scope, key, 'done', NULL, now() + $3 * interval '1 millisecond' FROM unnest($1::text[], $2::text[]) AS i(scope, key)
+       ON CONFLICT (scope, key) DO UPDATE SET state = 'done', owner = NULL, expires_at = EXCLUDED.expires_at`,
+      [unique.map((k) => k.scope), unique.map((k) => k.key), Math.max(1, Math.round(retentionMs))],
     );
   }
 

@@ -22,6 +22,8 @@ export interface AmqpInfo {
   /** AMQP properties that were set, headers excluded. */
   properties: Record<string, unknown>;
   headers: Record<string, unknown>;
+  /** With deduplication: the record this delivery claimed (a write in the same database may complete it in its own transaction). */
+  dedupe?: { scope: string; key: string };
 }
 
 export interface DeliveredMessage {

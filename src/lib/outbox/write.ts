@@ -66,7 +66,14 @@ function shortSql(sql: string): string {
  * Runs the statements and inserts the event (when given) in one transaction; resolves with each
  * statement's result once committed. Rejects with a {@link StatementError} when a statement fails.
  */
-export async function writeOutbox(db: Transactional, table: TableName, statements: readonly OutboxStatement[], event: OutboxEvent | undefined): Promise<StatementResult[]> {
+export async function writeOutbox(
+  db: Transactional,
+  table: TableName,
+  statements: readonly OutboxStatement[],
+  event: OutboxEvent | undefined,
+  /** More work in the same transaction (e.g. recording a deduplication key as processed). */
+  also?: (client: Queryable) => Promise<void>,
+): Promise<StatementResult[]> {
   return db.transaction(async (client) => {
     const results: StatementResult[] = [];
     for (const [i, statement] of statements.entries()) {
@@ -91,6 +98,7 @@ export async function writeOutbox(db: Transactional, table: TableName, statement
       }
       await client.query('SELECT pg_notify($1, $2)', [outboxChannel(table), event.id]);
     }
+    if (also) await also(client);
     return results;
   });
 }

@@ -7,7 +7,10 @@
 import { randomUUID } from 'node:crypto';
 import { publishOptionsProblem } from '../../lib/amqp';
 import { encodePayload } from '../../lib/message';
+import { PostgresDedupeStore } from '../../lib/dedupe';
 import { statementsProblem, writeOutbox, type OutboxEvent, type OutboxStatement } from '../../lib/outbox';
+import type { Queryable } from '../../lib/postgres';
+import { findDedupeStore } from '../shared/dedupe-node';
 import { translator } from '../shared/i18n';
 import { stringProp, type Node, type NodeAPI, type NodeDef, type NodeMessage, type NodeStatus } from '../shared/node-red';
 import { outboxTarget } from '../shared/outbox-node';
@@ -25,6 +28,15 @@ export = function register(RED: NodeAPI): void {
     const routingKey = stringProp(def.routingKey);
     const persistent = def.persistent !== false;
     const problems = 'problems' in target ? [...target.problems] : [];
+    // Optionally, the consumed message's deduplication key is recorded as processed in the same
+    // transaction as the effect: a crash before the ack then cannot repeat the effect.
+    const dedupeNode = stringProp(def.dedupe) === '' ? undefined : findDedupeStore(RED, def.dedupe);
+    if (stringProp(def.dedupe) !== '') {
+      if (!dedupeNode?.store) problems.push('the selected deduplication store does not exist or is not usable');
+      else if (!(dedupeNode.store instanceof PostgresDedupeStore) || ('problems' in target ? true : !dedupeNode.store.isIn(target.database))) {
+        problems.push('the deduplication store must be a PostgreSQL store on the same database configuration to share the transaction');
+      }
+    }
     if (problems.length > 0) {
       node.error(`outbox write not usable: ${problems.join('; ')}`);
       node.status({ fill: 'red', shape: 'ring', text: t('outbox-write.status.invalid') });
@@ -85,8 +97,15 @@ export = function register(RED: NodeAPI): void {
         done(err as Error);
         return;
       }
+      const claimed = (msg.amqp as { dedupe?: { scope?: unknown; key?: unknown } } | undefined)?.dedupe;
+      const store = dedupeNode?.store;
+      const retentionMs = dedupeNode?.retentionMs ?? 0;
+      const also =
+        store instanceof PostgresDedupeStore && claimed && typeof claimed.scope === 'string' && typeof claimed.key === 'string'
+          ? (client: Queryable) => store.completeWithin(client, [{ scope: claimed.scope as string, key: claimed.key as string }], retentionMs)
+          : undefined;
       prepare()
-        .then(() => writeOutbox(target.database, target.table, statements, event))
+        .then(() => writeOutbox(target.database, target.table, statements, event, also))
         .then(
           (results) => {
             written += 1;
