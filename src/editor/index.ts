@@ -21,38 +21,18 @@ import { type NumberField } from '../lib/rules/number-fields';
 import { CONSUMER_MODES, DECODE_MODES, DEDUPE_KINDS, DEDUPE_NO_KEY, DEDUPE_STORE_DOWN, INVALID_BODY_ACTIONS, TOPOLOGY_MODES, missingProperties, NUMBER_FIELDS, PARK_NODE_ACTIONS, PROPERTY_VERSIONS, PUBLISH_MODES, savedVersion, SETTLE_ACTIONS } from '../nodes/shared/properties';
 import { EXCHANGE_TYPES } from '../lib/topology/plan';
 import { parseDelays, parseQueueArguments, queueNamesOf } from '../lib/topology/parse';
+import type { EditorNode, EditorRED, JQStatic, ValidateOptions, Validator } from './red';
+export { topologyProblemsOf } from '../nodes/shared/topology-definition';
 
 export const PACKAGE = 'node-red-contrib-rabbitmq-retry';
 
-/** The little of the editor's RED and jQuery this module uses. */
-interface EditorRED {
-  _(key: string, args?: Record<string, unknown>): string;
-  tabs: { create(options: { id: string; onchange: (tab: { id: string }) => void }): { addTab(tab: { id: string; label: string }): void } };
-}
-interface JQueryLike {
-  val(): unknown;
-  val(value: string): JQueryLike;
-  empty(): JQueryLike;
-  append(content: JQueryLike): JQueryLike;
-  attr(name: string, value: string): JQueryLike;
-  text(value: string): JQueryLike;
-  children(): JQueryLike;
-  hide(): JQueryLike;
-  show(): JQueryLike;
-  length: number;
-}
 declare const RED: EditorRED;
-declare const $: (selector: string) => JQueryLike;
+declare const $: JQStatic;
 
 export * as rules from '../lib/rules/property-rules';
 
 export type Translate = (key: string, args?: Record<string, unknown>) => string;
-/** What Node-RED passes a validator: the property's label when it wants a message. */
-export interface ValidateOptions {
-  label?: string;
-}
-export type EditorNode = Record<string, unknown>;
-export type Validator = (this: EditorNode, value: unknown, opt?: ValidateOptions) => boolean | string;
+export type { EditorNode, ValidateOptions, Validator } from './red';
 
 /** The translator for one node type's catalog: `t("label.name")`. */
 export function i18n(type: string): Translate {
@@ -72,7 +52,8 @@ export function problemText(problem: Problem): string {
   return text === '' || text.endsWith(key) ? problem.text : text;
 }
 
-function str(value: unknown): string {
+/** A property's value as trimmed text ('' for anything but a string or a number). */
+export function str(value: unknown): string {
   return typeof value === 'string' || typeof value === 'number' ? String(value).trim() : '';
 }
 
@@ -167,7 +148,7 @@ export function envOr(field: string, text: Validator, prefix: 'node-input' | 'no
 
 /** The dialog's typedInput for a field that may come from the environment (see `envOr`). */
 export function envInput(field: string, prefix: 'node-input' | 'node-config-input' = 'node-config-input'): void {
-  ($(`#${prefix}-${field}`) as unknown as { typedInput(options: Record<string, unknown>): void }).typedInput({
+  $(`#${prefix}-${field}`).typedInput({
     default: 'str',
     types: ['str', 'env'],
     typeField: `#${prefix}-${field}Type`,

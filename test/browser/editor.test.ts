@@ -8,17 +8,18 @@
  * under CI=true: .ci/run installs chromium with apt.
  */
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { AMQP_URL, Broker, MANAGEMENT_URL, uniqueName, waitFor } from '../helpers/broker';
 import { NodeRedProcess, packPackage, PACKAGE, repoPackage, userDirWith } from '../helpers/node-red-process';
 import { nodeRed4 } from '../e2e/node-red-runtimes';
+const root = path.resolve(__dirname, '../..');
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const IMAGES = process.env.UPDATE_SCREENSHOTS === '1' ? path.resolve(__dirname, '../../docs/images') : path.join(os.tmpdir(), 'rabbitmq-retry-screenshots');
-const CONFIG_TYPES = ['retry-broker', 'retry-config'];
+const CONFIG_TYPES = ['retry-broker', 'retry-config', 'retry-dedupe', 'retry-postgres'];
 const FLOW_TYPES = Object.keys(repoPackage['node-red'].nodes).filter((t) => !CONFIG_TYPES.includes(t));
 
 /** The browser's globals the tests read; typed loosely on purpose, they only run in the page. */
@@ -35,6 +36,7 @@ interface PageRED {
     node(id: string): EditorNode;
   };
   editor: { edit(node: EditorNode): void; editConfig(name: string, type: string, id: string): void };
+  view: { importNodes(nodes: unknown[], options?: Record<string, unknown>): void };
 }
 declare const RED: PageRED;
 
@@ -121,10 +123,10 @@ describe('editor in a real browser (chromium + playwright-core, packed package, 
     return page.evaluate(() => {
       const out: EditorNode[] = [];
       RED.nodes.eachConfig((n) => {
-        if (/^(retry-|park-)/.test(n.type)) out.push({ id: n.id, type: n.type, valid: n.valid });
+        if (/^(retry-|park-|outbox-)/.test(n.type)) out.push({ id: n.id, type: n.type, valid: n.valid });
       });
       RED.nodes.eachNode((n) => {
-        if (/^(retry-|park-)/.test(n.type)) out.push({ id: n.id, type: n.type, valid: n.valid });
+        if (/^(retry-|park-|outbox-)/.test(n.type)) out.push({ id: n.id, type: n.type, valid: n.valid });
       });
       return out;
     });
@@ -209,12 +211,19 @@ describe('editor in a real browser (chromium + playwright-core, packed package, 
       return found;
     });
     const nodes = await ourNodes();
-    assert.deepEqual([...new Set(nodes.map((n) => n.type))].sort(), Object.keys(repoPackage['node-red'].nodes).sort());
+    const demo = JSON.parse(readFileSync(path.join(root, 'examples', 'flows.json'), 'utf8')) as Array<{ type: string }>;
+    const ours = new Set(Object.keys(repoPackage['node-red'].nodes));
+    assert.deepEqual([...new Set(nodes.map((n) => n.type))].sort(), [...new Set(demo.map((n) => n.type).filter((type) => ours.has(type)))].sort());
     assert.deepEqual(nodes.filter((n) => n.valid === false), [], 'the example imports with invalid nodes');
     assert.deepEqual(takeErrors(), []);
   });
 
   it('opens the edit dialog of every node type without a console error', async function () {
+    // The orders example holds the node types the demo does not (deduplication, PostgreSQL, the outbox).
+    const orders = JSON.parse(readFileSync(path.join(root, 'examples', 'orders-outbox.json'), 'utf8')) as unknown[];
+    await page.evaluate((flow) => {
+      RED.view.importNodes(flow, { generateIds: true, addFlow: false });
+    }, orders);
     const seen = new Set<string>();
     for (const node of await ourNodes()) {
       if (seen.has(node.type)) continue;

@@ -15,7 +15,7 @@ const LIB = path.join(SRC, 'lib');
 export const FLOORS = ['consume', 'dedupe', 'outbox', 'settle', 'parking', 'topology', 'connection', 'publish', 'postgres', 'message', 'observe', 'rules', 'amqp'];
 
 /** Modules bundled for the browser (they import single pure files, not indexes that pull in Node.js APIs). */
-const BROWSER_SIDE = [path.join(SRC, 'editor'), path.join(SRC, 'nodes/shared/properties.ts')];
+const BROWSER_SIDE = [path.join(SRC, 'editor'), path.join(SRC, 'nodes/shared/properties.ts'), path.join(SRC, 'nodes/shared/topology-definition.ts'), path.join(SRC, 'nodes/shared/node-red.ts')];
 
 const NODE_TYPES = /['"`](retry-broker|retry-config|retry-consumer|retry-settle|retry-publish|park-publisher|park-replay|retry-dedupe|retry-postgres|outbox-write|outbox-relay)['"`]/;
 

@@ -8,6 +8,9 @@ import { readNumberField } from '../../src/lib/rules/number-fields';
 import { missingProperties, NUMBER_FIELDS } from '../../src/nodes/shared/properties';
 import { EXCHANGE_TYPES } from '../../src/lib/topology/plan';
 import { parseDelays } from '../../src/lib/topology/parse';
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { DIALOGS } from '../../src/editor/nodes';
 
 // The editor's RED: a catalog without the common texts, so problems fall back to their English.
 (globalThis as Record<string, unknown>).RED = { _: (key: string) => key.slice(key.indexOf(':') + 1) };
@@ -80,5 +83,27 @@ describe('editor rules (src/editor)', function () {
     assert.equal(name.call({}, 'orders', ask), true);
     assert.match(String(name.call({}, 'amq.orders', ask)), /reserved/);
     assert.match(String(name.call({}, 'ä'.repeat(128), ask)), /255 bytes/);
+  });
+
+  it('refuses in the dialog what the runtime refuses at deploy: queue arguments the topology sets, equal queue names', function () {
+    const base = { mainQueue: 'orders', mainExchange: 'orders-x', routingKeys: 'order.created', retryDelay: '5000', maxAttempts: '3', mainQueueArgs: '{}', retryQueueArgs: '{}', parkingQueueArgs: '{}' };
+    assert.deepEqual(editor.topologyProblemsOf(base), []);
+    assert.match(editor.topologyProblemsOf({ ...base, mainQueueArgs: '{"x-dead-letter-exchange": "other"}' }).join(), /main queue argument x-dead-letter-exchange is set by the retry topology/);
+    assert.match(editor.topologyProblemsOf({ ...base, parkingQueue: 'orders' }).join(), /must all be different/);
+    assert.match(editor.topologyProblemsOf({ ...base, mainExchange: '' }).join(), /routing keys need a main exchange/);
+  });
+
+  it('keeps every dialog in src/editor: the .html files hold templates, help and script includes only', function () {
+    const nodes = path.resolve(__dirname, '../../src/nodes');
+    const types = Object.keys((JSON.parse(readFileSync(path.resolve(__dirname, '../../package.json'), 'utf8')) as { 'node-red': { nodes: Record<string, string> } })['node-red'].nodes);
+    assert.deepEqual(Object.keys(DIALOGS).sort(), [...types].sort(), 'one dialog module per node type');
+    for (const type of types) {
+      const html = readFileSync(path.join(nodes, type, `${type}.html`), 'utf8');
+      for (const [tag] of html.matchAll(/<script\b[^>]*>/g)) {
+        assert.match(tag, /type="text\/html"|\bsrc="resources\/node-red-contrib-rabbitmq-retry\/(editor|register\/[\w-]+)\.js"/, `${type}.html: ${tag}`);
+      }
+      assert.ok(html.includes(`register/${type}.js`), `${type}.html registers its dialog`);
+    }
+    assert.ok(readdirSync(nodes).length > 0);
   });
 });

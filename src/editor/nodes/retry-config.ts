@@ -1,0 +1,167 @@
+/**
+ * The retry-config dialog: the topology's fields, each checked by the runtime's own rules (the whole
+ * definition through topologyProblemsOf, as the runtime refuses it at deploy), and the "check against
+ * the broker" table.
+ */
+import { choices, fillSelect, i18n, migrate, numberProperty, str, tabs, topologyProblemsOf, validators as v, withVersion, fail, type EditorNode, type Validator } from '../index';
+import type { EditorRED, JQ, JQStatic } from '../red';
+
+declare const RED: EditorRED;
+declare const $: JQStatic;
+
+interface CheckedObject {
+  kind: string;
+  name: string;
+  state: 'ok' | 'missing' | 'differs' | 'error';
+  differences: Array<{ argument: string; config: unknown; broker: unknown }>;
+  problems: string[];
+}
+
+const FIELDS = ['name', 'broker', 'mode', 'mainExchange', 'mainExchangeType', 'mainQueue', 'routingKeys', 'alternateExchange', 'unroutedQueue', 'retryExchange', 'retryExchangeType', 'retryQueue', 'retryDelay', 'parkingQueue', 'maxAttempts', 'maxAge', 'mainQueueArgs', 'retryQueueArgs', 'parkingQueueArgs'];
+
+/** The dialog's values while it is open, the saved ones otherwise. */
+function values(node: EditorNode): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const key of FIELDS) {
+    const input = $(`#node-config-input-${key}`);
+    out[key] = input.length > 0 ? input.val() : node[key];
+  }
+  return out;
+}
+
+/**
+ * A field's own rule, then the whole definition as the runtime checks it: the problems that name
+ * `topic` (e.g. `queue argument`, `alternate exchange`) turn this field red with their sentence.
+ */
+function withTopology(own: Validator, topic: RegExp): Validator {
+  return function (this: EditorNode, value, opt) {
+    const mine = own.call(this, value, opt);
+    if (mine !== true) return mine;
+    const problems = topologyProblemsOf(values(this)).filter((p) => topic.test(p));
+    return problems.length === 0 || fail(opt, problems.join('; '));
+  };
+}
+
+function show(t: (key: string) => string, value: unknown): string {
+  return value === undefined ? t('check.none') : typeof value === 'string' ? `'${value}'` : JSON.stringify(value);
+}
+
+/** One row per exchange and queue: exists / missing / argument differs, with expected vs actual. */
+function renderCheck(t: (key: string, args?: Record<string, unknown>) => string, answer: { broker: string; compared: boolean; objects: CheckedObject[] }): void {
+  const box = $('#retry-config-check-result').empty();
+  $('<div>').addClass('form-tips').text(t('check.on', { broker: answer.broker })).appendTo(box);
+  if (!answer.compared) $('<div>').addClass('form-tips').text(t('check.notCompared')).appendTo(box);
+  const table = $('<table>').addClass('retry-config-check-table').css({ width: '100%', 'border-collapse': 'collapse', 'margin-top': '6px' }).appendTo(box);
+  for (const o of answer.objects) {
+    const row = $('<tr>').attr('data-object', `${o.kind}:${o.name}`).attr('data-state', o.state).css('border-top', '1px solid var(--red-ui-secondary-border-color, #ddd)').appendTo(table);
+    const icon = { ok: 'fa-check-circle', missing: 'fa-times-circle', differs: 'fa-exclamation-triangle', error: 'fa-times-circle' }[o.state];
+    const color = o.state === 'ok' ? '#5a8' : o.state === 'differs' ? '#c80' : '#c33';
+    $('<td>')
+      .css({ padding: '4px', 'white-space': 'nowrap' })
+      .append($('<i>').addClass(`fa ${icon}`).css('color', color))
+      .append(` ${t(`check.state.${o.state}`)}`)
+      .appendTo(row);
+    $('<td>').css('padding', '4px').text(`${t(`check.kind.${o.kind}`)} ${o.name}`).appendTo(row);
+    const details: JQ = $('<td>').css('padding', '4px').appendTo(row);
+    for (const d of o.differences) {
+      $('<div>')
+        .addClass('retry-config-check-diff')
+        .text(t('check.differs', { argument: d.argument, expected: show(t, d.config), actual: show(t, d.broker) }))
+        .appendTo(details);
+    }
+    if (o.state === 'missing' || o.state === 'error') details.text(o.problems.join('; '));
+  }
+}
+
+function checkTopology(t: (key: string, args?: Record<string, unknown>) => string, node: EditorNode): void {
+  const broker = RED.nodes.node(str($('#node-config-input-broker').val()));
+  const box = $('#retry-config-check-result').empty();
+  if (!broker) {
+    $('<div>').addClass('form-tips').text(t('check.noBroker')).appendTo(box);
+    return;
+  }
+  const brokerValues: Record<string, unknown> = { id: broker.id };
+  const brokerDefaults = (broker._def as { defaults: Record<string, unknown> }).defaults;
+  for (const key of Object.keys(brokerDefaults)) brokerValues[key] = broker[key];
+  const given = broker.credentials as { user?: string; password?: string } | undefined;
+  const credentials = given ? { user: given.user, password: given.password } : {};
+  const button = $('#retry-config-check-button').prop('disabled', true);
+  $('<div>').addClass('form-tips').append($('<i>').addClass('fa fa-spinner fa-spin')).append(` ${t('check.running')}`).appendTo(box);
+  $.ajax({ url: 'rabbitmq-retry/check-topology', type: 'POST', contentType: 'application/json', data: JSON.stringify({ config: values(node), broker: brokerValues, credentials }) })
+    .done((answer) => {
+      button.prop('disabled', false);
+      renderCheck(t, answer as unknown as { broker: string; compared: boolean; objects: CheckedObject[] });
+    })
+    .fail((xhr) => {
+      button.prop('disabled', false);
+      const error = xhr.responseJSON?.error ?? xhr.statusText;
+      $('#retry-config-check-result')
+        .empty()
+        .append($('<div>').addClass('form-tips retry-config-check-failed').text(t('check.failed', { error })));
+    });
+}
+
+export function retryConfig(): void {
+  const t = i18n('retry-config');
+  const names = /queues and retry delays must all be different|queue name is empty/;
+  RED.nodes.registerType('retry-config', {
+    category: 'config',
+    defaults: withVersion('retry-config', {
+      name: { value: '' },
+      broker: { value: '', type: 'retry-broker', required: true, label: t('prop.broker') },
+      mode: { value: 'declare', label: t('prop.mode'), validate: v.oneOf(choices.topologyModes) },
+      mainExchange: { value: '', label: t('prop.mainExchange'), validate: v.name() },
+      mainExchangeType: { value: 'direct', label: t('prop.mainExchangeType'), validate: v.oneOf(choices.exchangeTypes) },
+      mainQueue: { value: '', required: true, label: t('prop.mainQueue'), validate: withTopology(v.name(), names) },
+      routingKeys: { value: '', label: t('prop.routingKeys'), validate: withTopology(v.routingKeys, /routing keys/) },
+      alternateExchange: { value: '', label: t('prop.alternateExchange'), validate: withTopology(v.name(), /alternate exchange/) },
+      unroutedQueue: { value: '', label: t('prop.unroutedQueue'), validate: v.name() },
+      retryExchange: { value: '', label: t('prop.retryExchange'), validate: withTopology(v.name(), /retry exchange/) },
+      retryExchangeType: { value: 'fanout', label: t('prop.retryExchangeType'), validate: v.oneOf(choices.exchangeTypes) },
+      retryQueue: { value: '', label: t('prop.retryQueue'), validate: withTopology(v.name(), names) },
+      retryDelay: { value: '5000', label: t('prop.retryDelay'), validate: v.delays },
+      parkingQueue: { value: '', label: t('prop.parkingQueue'), validate: withTopology(v.name(), names) },
+      maxAttempts: numberProperty('retry-config', 'maxAttempts', t('prop.maxAttempts')),
+      maxAge: numberProperty('retry-config', 'maxAge', t('prop.maxAge')),
+      // Arguments the topology sets itself (x-dead-letter-exchange, x-message-ttl, …) are refused here, as at deploy.
+      mainQueueArgs: { value: '{}', label: t('prop.mainQueueArgs'), validate: withTopology(v.queueArguments, /^main queue argument|quorum main queue/) },
+      retryQueueArgs: { value: '{}', label: t('prop.retryQueueArgs'), validate: withTopology(v.queueArguments, /^retry queue argument/) },
+      parkingQueueArgs: { value: '{}', label: t('prop.parkingQueueArgs'), validate: withTopology(v.queueArguments, /^parking queue argument/) },
+    }),
+    label() {
+      return str(this.name) || str(this.mainQueue) || t('label.unnamed');
+    },
+    oneditprepare() {
+      const node = this;
+      tabs(
+        'retry-config-tabs',
+        ['connection', 'topology', 'policy'].map((id) => ({ id: `retry-config-tab-${id}`, label: t(`tabs.${id}`) })),
+      );
+      migrate(node, 'retry-config', 'node-config-input');
+      $('#retry-config-check-button').on('click', () => checkTopology(t, node));
+      fillSelect('#node-config-input-mode', choices.topologyModes, (m) => t(`mode.${m}`), node.mode);
+      for (const field of ['mainExchangeType', 'retryExchangeType']) fillSelect(`#node-config-input-${field}`, choices.exchangeTypes, (type) => type, node[field]);
+      for (const field of ['mainQueueArgs', 'retryQueueArgs', 'parkingQueueArgs']) {
+        const input = $(`#node-config-input-${field}`);
+        if (input.val() === '') input.val('{}');
+        input.typedInput({ default: 'json', types: ['json'] });
+      }
+      const text = (id: string): string => str($(`#node-config-input-${id}`).val());
+      const refresh = (): void => {
+        const main = text('mainQueue') || t('label.mainQueueToken');
+        $('#node-config-input-retryQueue').attr('placeholder', `${main}.retry`);
+        $('#node-config-input-parkingQueue').attr('placeholder', `${main}.parking`);
+        const hasMainExchange = text('mainExchange') !== '';
+        $('.retry-config-main-exchange').toggle(hasMainExchange);
+        $('#node-config-input-unroutedQueue').attr('placeholder', `${text('mainExchange') || t('label.mainExchangeToken')}.unrouted`);
+        $('.retry-config-unrouted').toggle(hasMainExchange && text('alternateExchange') !== '');
+        $('.retry-config-retry-exchange').toggle(text('retryExchange') !== '');
+        $('#retry-config-mode-tip-declare').toggle(text('mode') === 'declare');
+        $('#retry-config-mode-tip-check').toggle(text('mode') === 'check');
+      };
+      $('#node-config-input-mainQueue, #node-config-input-mainExchange, #node-config-input-retryExchange, #node-config-input-alternateExchange').on('change keyup', refresh);
+      $('#node-config-input-mode').on('change', refresh);
+      refresh();
+    },
+  });
+}

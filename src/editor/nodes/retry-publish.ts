@@ -1,0 +1,48 @@
+/** The retry-publish dialog. */
+import { choices, fillSelect, i18n, str, validators as v } from '../index';
+import type { EditorRED, JQStatic } from '../red';
+import { CATEGORY, COLOR, italicWhenNamed } from './common';
+
+declare const RED: EditorRED;
+declare const $: JQStatic;
+
+export function retryPublish(): void {
+  const t = i18n('retry-publish');
+  RED.nodes.registerType('retry-publish', {
+    category: CATEGORY,
+    color: COLOR,
+    defaults: {
+      name: { value: '' },
+      broker: { value: '', type: 'retry-broker', required: true, label: t('label.broker') },
+      mode: { value: 'publish', label: t('label.mode'), validate: v.oneOf(choices.publishModes) },
+      exchange: { value: '', label: t('label.exchange'), validate: v.shortString },
+      routingKey: { value: '', label: t('label.routingKey'), validate: v.shortString },
+      persistent: { value: true },
+      declareQueue: { value: '', label: t('label.declareQueue'), validate: v.name() },
+      contentType: { value: '', label: t('label.contentType'), validate: v.contentType },
+    },
+    inputs: 1,
+    outputs: 1,
+    icon: 'rabbitmq-retry-publish.svg',
+    align: 'right',
+    paletteLabel: () => t('paletteLabel'),
+    inputLabels: () => t('inputLabel'),
+    outputLabels: () => t('outputLabel'),
+    label() {
+      if (this.name) return str(this.name);
+      if (this.mode === 'reply') return t('nodeLabel.reply');
+      return t('nodeLabel.publish', { exchange: str(this.exchange) || t('label.defaultExchange') });
+    },
+    labelStyle: italicWhenNamed,
+    oneditprepare() {
+      fillSelect('#node-input-mode', choices.publishModes, (m) => t(`mode.${m}`), this.mode);
+      $('#node-input-mode')
+        .on('change', () => {
+          const reply = $('#node-input-mode').val() === 'reply';
+          $('.retry-publish-target').toggle(!reply);
+          $('#retry-publish-reply-tip').toggle(reply);
+        })
+        .trigger('change');
+    },
+  });
+}

@@ -1,0 +1,130 @@
+/** The dialogs of the database and store config nodes: retry-postgres and retry-dedupe. */
+import { choices, envInput, envLabel, envOr, fail, fillSelect, i18n, numberProperty, str, validators as v, type EditorNode } from '../index';
+import type { EditorRED, JQStatic } from '../red';
+import { tableName, withoutPassword } from './common';
+
+declare const RED: EditorRED;
+declare const $: JQStatic;
+
+const ENV_REFERENCE = /^\$\{\w+\}$/;
+
+export function retryPostgres(): void {
+  const t = i18n('retry-postgres');
+  RED.nodes.registerType('retry-postgres', {
+    category: 'config',
+    defaults: {
+      name: { value: '' },
+      url: {
+        value: '',
+        label: t('label.url'),
+        validate: envOr('url', (value, opt) => {
+          const text = str(value);
+          return text === '' || ENV_REFERENCE.test(text) || /^postgres(ql)?:\/\//.test(text) || fail(opt, t('errors.url'));
+        }),
+      },
+      urlType: { value: 'str' },
+      host: {
+        value: '127.0.0.1',
+        label: t('label.host'),
+        validate: envOr('host', function (this: EditorNode, value, opt) {
+          const input = $('#node-config-input-url');
+          const url = input.length > 0 ? input.val() : this.url;
+          return str(value) !== '' || str(url) !== '' || fail(opt, t('errors.host'));
+        }),
+      },
+      hostType: { value: 'str' },
+      port: numberProperty('retry-postgres', 'port', t('label.port')),
+      database: { value: '' },
+      poolSize: numberProperty('retry-postgres', 'poolSize', t('label.poolSize')),
+      tls: { value: false },
+      tlsConfig: { value: '', type: 'tls-config', required: false, label: t('label.tlsConfig') },
+    },
+    credentials: { user: { type: 'text' }, password: { type: 'password' } },
+    label() {
+      if (this.name) return str(this.name);
+      if (this.url) return this.urlType === 'env' ? envLabel(this.url, 'env') : withoutPassword(str(this.url));
+      return `postgres://${envLabel(this.host || '127.0.0.1', this.hostType)}:${str(this.port) || '5432'}/${str(this.database)}`;
+    },
+    oneditprepare() {
+      envInput('url');
+      envInput('host');
+      const refresh = (): void => {
+        $('.retry-postgres-hostfields').css('opacity', str($('#node-config-input-url').val()) !== '' ? 0.6 : 1);
+        $('.retry-postgres-tlsconfig').toggle($('#node-config-input-tls').is(':checked'));
+      };
+      $('#node-config-input-url, #node-config-input-tls').on('change keyup', refresh);
+      refresh();
+    },
+    oneditsave() {
+      if (!$('#node-config-input-tls').is(':checked')) $('#node-config-input-tlsConfig').val('');
+    },
+  });
+}
+
+export function retryDedupe(): void {
+  const t = i18n('retry-dedupe');
+  /** The kind chosen in the open dialog, else the saved one. */
+  const kind = (node: EditorNode): unknown => {
+    const input = $('#node-config-input-kind');
+    return input.length > 0 ? input.val() : node.kind;
+  };
+  RED.nodes.registerType('retry-dedupe', {
+    category: 'config',
+    defaults: {
+      name: { value: '' },
+      kind: { value: 'memory', label: t('label.kind'), validate: v.oneOf(choices.dedupeKinds) },
+      retentionHours: numberProperty('retry-dedupe', 'retentionHours', t('label.retentionHours')),
+      leaseSeconds: numberProperty('retry-dedupe', 'leaseSeconds', t('label.leaseSeconds')),
+      maxKeys: numberProperty('retry-dedupe', 'maxKeys', t('label.maxKeys')),
+      url: {
+        value: 'redis://127.0.0.1:6379',
+        label: t('label.url'),
+        validate: envOr('url', function (this: EditorNode, value, opt) {
+          if (kind(this) !== 'redis') return true;
+          const text = str(value);
+          return text === '' || ENV_REFERENCE.test(text) || /^rediss?:\/\/[^/]*(\/\d+)?$/.test(text) || fail(opt, t('errors.url'));
+        }),
+      },
+      urlType: { value: 'str' },
+      prefix: { value: 'rabbitmq-retry:dedupe:' },
+      tlsConfig: { value: '', type: 'tls-config', required: false, label: t('label.tlsConfig') },
+      postgres: {
+        value: '',
+        type: 'retry-postgres',
+        required: false,
+        label: t('label.postgres'),
+        validate(this: EditorNode, value, opt) {
+          const id = str(value);
+          return kind(this) !== 'postgres' || (id !== '' && id !== '_ADD_') || fail(opt, t('errors.postgres'));
+        },
+      },
+      table: { value: 'rabbitmq_retry_dedupe', label: t('label.table'), validate: tableName(t, (node) => kind(node) === 'postgres') },
+      mode: { value: 'declare', validate: v.oneOf(choices.topologyModes) },
+    },
+    credentials: { user: { type: 'text' }, password: { type: 'password' } },
+    label() {
+      if (this.name) return str(this.name);
+      if (this.kind === 'redis') return withoutPassword(envLabel(this.url || 'redis://127.0.0.1:6379', this.urlType));
+      if (this.kind === 'postgres') return `postgres ${str(this.table) || 'rabbitmq_retry_dedupe'}`;
+      return t('kind.memory');
+    },
+    oneditprepare() {
+      fillSelect('#node-config-input-kind', choices.dedupeKinds, (k) => t(`kind.${k}`), this.kind || 'memory');
+      fillSelect('#node-config-input-mode', choices.topologyModes, (m) => t(`mode.${m}`), this.mode || 'declare');
+      envInput('url');
+      const refresh = (): void => {
+        const k = $('#node-config-input-kind').val();
+        $('.retry-dedupe-memory').toggle(k === 'memory');
+        $('.retry-dedupe-redis').toggle(k === 'redis');
+        $('.retry-dedupe-postgres').toggle(k === 'postgres');
+      };
+      $('#node-config-input-kind').on('change', refresh);
+      refresh();
+    },
+    oneditsave() {
+      const k = $('#node-config-input-kind').val();
+      if (k !== 'redis') $('#node-config-input-tlsConfig').val('');
+      if (k !== 'postgres') $('#node-config-input-postgres').val('');
+    },
+  });
+}
