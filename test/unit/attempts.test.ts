@@ -18,6 +18,18 @@ const thirdDelivery = {
 };
 
 describe('attempts from x-death', () => {
+  it('a forged x-death (count "abc") does not raise the attempt: attempt 1, and msg.retry.malformed says why', () => {
+    const forged = { 'x-death': [{ queue: 'main-queue', reason: 'rejected', count: 'abc', exchange: '', 'routing-keys': ['k'] }] };
+    const info = retryInfo(forged, 'main-queue', 3);
+    assert.equal(info.attempt, 1);
+    assert.equal(info.remaining, 2);
+    assert.equal(info.malformed, "x-death entry 1 has count 'abc', not a whole number");
+    assert.equal(failedAttempts(forged, 'main-queue'), 0);
+    // The package's own header still counts: a message it retried keeps its attempts.
+    assert.equal(retryInfo({ ...forged, [ATTEMPT_HEADER]: 2 }, 'main-queue', 3).attempt, 3);
+    assert.equal(retryInfo({ 'x-death': [{ queue: 'main-queue', reason: 'rejected', count: 2 }] }, 'main-queue', 3).malformed, undefined);
+  });
+
   it('an x-death time out of Date\'s range (forged) gives a record without a time, not an exception', () => {
     const deaths = readDeaths({ 'x-death': [{ queue: 'main', reason: 'rejected', count: 1, exchange: '', 'routing-keys': ['main'], time: { '!': 'timestamp', value: 1e20 } }] });
     assert.equal(deaths.length, 1);
@@ -64,7 +76,8 @@ describe('attempts from x-death', () => {
   it('skips malformed entries instead of throwing', () => {
     const headers = { 'x-death': [null, 'x', { reason: 'rejected' }, { queue: 'main-queue', reason: 'rejected', count: '4' }], [ATTEMPT_HEADER]: 'junk' };
     assert.equal(readDeaths(headers).length, 1);
-    assert.equal(failedAttempts(headers, 'main-queue'), 4);
+    // A header the broker cannot have written (entries that are not tables) counts for nothing.
+    assert.equal(failedAttempts(headers, 'main-queue'), 0);
     assert.deepEqual(readDeaths({ 'x-death': 'not an array' }), []);
   });
 

@@ -6,6 +6,25 @@ describe('publish options', () => {
   const reply: PublishSettings = { ...publish, mode: 'reply', exchange: '' };
   const consumed = { amqp: { properties: { replyTo: 'reply-queue', correlationId: 'c-7' } } };
 
+  it('keeps the consumed message\'s ids and own headers when asked, unless the msg sets its own', () => {
+    const delivered = {
+      payload: {},
+      amqp: {
+        properties: { messageId: 'pay-1', correlationId: 'c-1', contentType: 'application/json', replyTo: 'r' },
+        headers: { tenant: 'acme', 'x-death': [{}], 'x-first-death-reason': 'rejected', 'retry-attempt': 2, 'park-reason': 'x' },
+      },
+    };
+    const keep = { ...publish, keepIds: true };
+    const options = publishOptions(keep, delivered, 'application/json', () => 'new-id', () => 1_000_000);
+    assert.equal(options.messageId, 'pay-1');
+    assert.equal(options.correlationId, 'c-1');
+    assert.deepEqual(options.headers, { tenant: 'acme' }, 'not the broker\'s x- headers nor the retry / park bookkeeping');
+    assert.equal(options.replyTo, undefined, 'only the ids, not where to reply');
+    const own = publishOptions(keep, { ...delivered, properties: { messageId: 'mine' } }, undefined, () => 'new-id');
+    assert.equal(own.messageId, 'mine');
+    assert.equal(publishOptions(publish, delivered, undefined, () => 'new-id').messageId, 'new-id', 'off by default');
+  });
+
   it('routes by the node, else msg.topic; refuses a publish with nowhere to go', () => {
     assert.deepEqual(publishTarget({ ...publish, routingKey: 'rk' }, { topic: 'other' }), { exchange: 'main-exchange', routingKey: 'rk' });
     assert.deepEqual(publishTarget(publish, { topic: 'from-msg' }), { exchange: 'main-exchange', routingKey: 'from-msg' });

@@ -20,6 +20,7 @@ export function retryPublish(): void {
       persistent: { value: true },
       declareQueue: { value: '', label: t('label.declareQueue'), validate: v.name() },
       contentType: { value: '', label: t('label.contentType'), validate: v.contentType },
+      keepIds: { value: false },
     },
     inputs: 1,
     outputs: 1,

@@ -52,6 +52,8 @@ export interface RetryInfo {
   /** `x-first-death-reason` (e.g. `rejected`, `expired`, `delivery_limit`), or null on a first delivery. */
   firstDeathReason: string | null;
   deaths: DeathRecord[];
+  /** Why the `x-death` header is one the broker cannot have written (a producer forged it): it then counts for nothing. */
+  malformed?: string;
 }
 
 type Headers = Record<string, unknown> | undefined | null;
@@ -166,21 +168,28 @@ export function attemptHeaderCount(headers: Headers): number {
  * and the package's own header (which survives a republish on RabbitMQ 4).
  */
 export function failedAttempts(headers: Headers, mainQueue: string): number {
-  const rejected = findDeath(readDeaths(headers), mainQueue, 'rejected')?.count ?? 0;
-  return Math.max(rejected, attemptHeaderCount(headers));
+  return Math.max(rejectedCount(headers, readDeaths(headers), mainQueue), attemptHeaderCount(headers));
+}
+
+/** The broker's count for (main queue, `rejected`); 0 when the header is one the broker cannot have written. */
+function rejectedCount(headers: Headers, deaths: DeathRecord[], mainQueue: string): number {
+  if (malformedDeathHeader(headers) !== undefined) return 0;
+  return findDeath(deaths, mainQueue, 'rejected')?.count ?? 0;
 }
 
 export function retryInfo(headers: Headers, mainQueue: string, maxAttempts: number): RetryInfo {
   const deaths = readDeaths(headers);
-  const rejected = findDeath(deaths, mainQueue, 'rejected')?.count ?? 0;
-  const attempt = Math.max(rejected, attemptHeaderCount(headers)) + 1;
-  return {
+  const attempt = Math.max(rejectedCount(headers, deaths, mainQueue), attemptHeaderCount(headers)) + 1;
+  const info: RetryInfo = {
     attempt,
     maxAttempts,
     remaining: Math.max(0, maxAttempts - attempt),
     firstDeathReason: asText(headers?.['x-first-death-reason']) ?? null,
     deaths,
   };
+  const malformed = malformedDeathHeader(headers);
+  if (malformed !== undefined) info.malformed = malformed;
+  return info;
 }
 
 /** Whether a failure of this attempt must park rather than retry. */

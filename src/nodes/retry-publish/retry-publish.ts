@@ -39,6 +39,7 @@ export = function register(RED: NodeAPI): void {
       routingKey: stringProp(def.routingKey),
       persistent: def.persistent !== false,
       contentType: stringProp(def.contentType),
+      keepIds: def.keepIds === true,
     };
     // Red after a failed publish (the error itself goes to Catch), back to the broker's status at the next success.
     // The broker pushes a status only when its text changes: keep the last one pushed (it goes on arriving

@@ -11,6 +11,28 @@ export interface PublishSettings {
   persistent: boolean;
   /** Empty: implied by the payload (object → application/json, string → text/plain). */
   contentType: string;
+  /**
+   * Keep the consumed message's ids (msg.amqp): its messageId, correlationId, contentType and its own
+   * headers (not the broker's `x-` ones nor this package's retry / park bookkeeping), unless
+   * msg.properties sets them. A worker that forwards a message then keeps its identity, so a
+   * deduplicating consumer downstream sees the same messageId.
+   */
+  keepIds?: boolean;
+}
+
+/** Headers the broker or this package wrote about a delivery's past: not carried to a new message. */
+function ownHeader(name: string): boolean {
+  return !/^(x-|retry-|park-)/i.test(name);
+}
+
+/** The consumed message's ids and its own headers, as publish options. */
+function consumedIds(msg: NodeMessage): Record<string, unknown> {
+  const amqp = record(msg.amqp);
+  const properties = record(amqp.properties);
+  const kept = pickDefined(properties, ['messageId', 'correlationId', 'contentType']);
+  const headers = Object.fromEntries(Object.entries(record(amqp.headers)).filter(([name]) => ownHeader(name)));
+  if (Object.keys(headers).length > 0) kept.headers = headers;
+  return kept;
 }
 
 function record(value: unknown): Record<string, unknown> {
@@ -45,7 +67,7 @@ export function publishOptions(
   now: () => number = Date.now,
 ): Options.Publish {
   const given = record(msg.properties);
-  const options: Record<string, unknown> = Object.assign({ persistent: settings.persistent }, pickDefined(given, PUBLISH_PROPERTY_KEYS));
+  const options: Record<string, unknown> = Object.assign({ persistent: settings.persistent }, settings.keepIds ? consumedIds(msg) : {}, pickDefined(given, PUBLISH_PROPERTY_KEYS));
   if (settings.mode === 'reply') {
     const correlationId = consumedProperties(msg).correlationId;
     if (correlationId !== undefined) options.correlationId = correlationId;
