@@ -94,6 +94,21 @@ describe('publish buffer', () => {
     await assert.rejects(publish('12345'), /publish buffer full \(1\/100 messages/);
   });
 
+  it('lets a message larger than the bound wait alone, and names the setting when it cannot', async () => {
+    const { channel, buffer, publish } = setup({ maxMessages: 100, maxBytes: 10 });
+    buffer.setConnected(true);
+    buffer.setBlocked('low on memory');
+    const big = publish('x'.repeat(50));
+    await settle();
+    assert.equal(buffer.state.messages, 1, 'it waits, alone');
+    await assert.rejects(publish('y'.repeat(30)), /this message alone is 0\.0 MiB: raise the broker node's publish buffer \(MiB\)/);
+    buffer.setBlocked(undefined);
+    await settle();
+    assert.deepEqual(channel.sent, [`q:${'x'.repeat(50)}`]);
+    channel.confirmAll();
+    await big;
+  });
+
   it('waits for a full channel to drain before it hands over more', async () => {
     const { channel, buffer, publish } = setup();
     buffer.setConnected(true);

@@ -90,9 +90,11 @@ export class PublishBuffer extends EventEmitter<{ change: [] }> {
       if (publisher) return this.hand(publisher, request);
     }
     const { maxMessages, maxBytes } = this.limits;
-    if (this.waiting.length >= maxMessages || this.bytes + request.content.length > maxBytes) {
+    // The bound limits what waits: a message larger than it waits alone rather than never going out.
+    if (this.waiting.length >= maxMessages || (this.waiting.length > 0 && this.bytes + request.content.length > maxBytes)) {
       const size = `${this.waiting.length}/${maxMessages} messages, ${mib(this.bytes)} of ${mib(maxBytes)}`;
-      return Promise.reject(new PublishError(`publish buffer full (${size}) while ${this.waitingFor()}: this message was not published`, 'buffer-full'));
+      const big = request.content.length > maxBytes / 2 ? ` (this message alone is ${mib(request.content.length)}: raise the broker node's publish buffer (MiB) for messages this large)` : '';
+      return Promise.reject(new PublishError(`publish buffer full (${size}) while ${this.waitingFor()}: this message was not published${big}`, 'buffer-full'));
     }
     return new Promise<void>((resolve, reject) => {
       this.waiting.push(Object.assign({}, request, { resolve, reject }));
