@@ -15,6 +15,7 @@ import { chromium, type Browser, type Page } from 'playwright-core';
 import { AMQP_URL, Broker, MANAGEMENT_URL, uniqueName, waitFor } from '../helpers/broker';
 import { NodeRedProcess, packPackage, PACKAGE, repoPackage, userDirWith } from '../helpers/node-red-process';
 import { nodeRed4 } from '../e2e/node-red-runtimes';
+import { statusKey } from '../../src/nodes/shared/i18n';
 const root = path.resolve(__dirname, '../..');
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
@@ -369,9 +370,9 @@ describe('editor in a real browser (chromium + playwright-core, packed package, 
   });
 
   it('speaks Russian and Ukrainian to a browser set to those languages', async function () {
-    for (const [locale, check, tab, labels] of [
-      ['ru-RU', 'Проверить топологию', 'парковка', ['повторить', 'ответить']],
-      ['uk-UA', 'Перевірити топологію', 'паркування', ['повторити', 'відповісти']],
+    for (const [locale, check, tab, labels, connected] of [
+      ['ru-RU', 'Проверить топологию', 'парковка', ['повторить', 'ответить'], 'подключено'],
+      ['uk-UA', 'Перевірити топологію', 'паркування', ['повторити', 'відповісти'], 'підключено'],
     ] as const) {
       const context = await browser!.newContext({ locale });
       try {
@@ -395,6 +396,13 @@ describe('editor in a real browser (chromium + playwright-core, packed package, 
           return (await label.textContent()) ?? '';
         };
         assert.deepEqual([await shown('lang-settle'), await shown('lang-reply')], [...labels], locale);
+        // A status the runtime sends as a catalog key is shown in the editor's language, as the editor
+        // translates every status text (node._(text, {defaultValue: text})) — whatever the server's locale.
+        const status = await localized.evaluate(
+          (key) => (RED.nodes.node('lang-reply') as unknown as { _(key: string, options: Record<string, unknown>): string })._(key, { defaultValue: key }),
+          statusKey('retry-broker.status.connected'),
+        );
+        assert.equal(status, connected, locale);
       } finally {
         await context.close();
       }

@@ -7,6 +7,7 @@
  * records the key as processed.
  */
 import { uniqueName } from '../helpers/broker';
+import { statusKey } from '../../src/nodes/shared/i18n';
 
 export interface FaultNames {
   exchange: string;
@@ -188,5 +189,5 @@ export function latestStatuses(lines: string[]): Map<string, NodeStatusLine> {
 export function healthy(latest: Map<string, NodeStatusLine>): boolean {
   const consumer = latest.get('faults-consumer');
   const record = latest.get('faults-record');
-  return consumer?.shape === 'dot' && /in flight/.test(consumer.text ?? '') && record?.fill === 'green' && record.text === 'connected';
+  return consumer?.shape === 'dot' && /in flight/.test(consumer.text ?? '') && record?.fill === 'green' && record.text === statusKey('retry-broker.status.connected');
 }

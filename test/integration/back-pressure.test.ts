@@ -14,6 +14,7 @@ import { configNode, consumerNode, tab, uniqueNames } from '../helpers/flows';
 import { helper, loadFlow } from '../helpers/node-red';
 import { canStartPrivateNode, startPrivateNode, type PrivateNode } from '../helpers/private-node';
 import type { RetryBrokerNode } from '../../src/nodes/shared/broker-node';
+import { statusKey } from '../../src/nodes/shared/i18n';
 
 type Msg = Record<string, any>;
 
@@ -131,7 +132,7 @@ describe('publishing under back-pressure (a private broker node with a real memo
     const pub = helper.getNode('pub');
     pub.on('call:status', (call: { args: Array<{ text?: string }> }) => statuses.push(call.args[0]?.text ?? ''));
     const lastStatus = () => statuses[statuses.length - 1] ?? '';
-    await waitFor(() => lastStatus() === 'connected', 'the publish node to connect');
+    await waitFor(() => lastStatus() === statusKey('retry-broker.status.connected'), 'the publish node to connect');
     return { pub, out, caught, statuses, lastStatus };
   }
 
@@ -152,7 +153,7 @@ describe('publishing under back-pressure (a private broker node with a real memo
     await setAlarm(false);
     await waitFor(() => out.length === 4, 'the four waiting msgs confirmed');
     assert.deepEqual(out.map((m) => m.payload), ['m0', 'm1', 'm2', 'm3']);
-    await waitFor(() => lastStatus() === 'connected', 'the status to clear');
+    await waitFor(() => lastStatus() === statusKey('retry-broker.status.connected'), 'the status to clear');
     pub.receive({ payload: 'm5' });
     await waitFor(() => out.length === 5, 'a publish after the alarm');
     assert.deepEqual(await bodiesIn(queue), ['m0', 'm1', 'm2', 'm3', 'm5']);

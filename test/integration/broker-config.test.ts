@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { AMQP_URL, Broker, MANAGEMENT_URL, uniqueName, waitFor } from '../helpers/broker';
 import { brokerNode, configNode, consumerNode, declareSeedTopology, tab, uniqueNames, type Names } from '../helpers/flows';
 import { errorsOf, helper, loadFlow, logLines, statusCalls, statusTexts } from '../helpers/node-red';
+import { statusKey } from '../../src/nodes/shared/i18n';
 
 type Msg = Record<string, any>;
 
@@ -168,7 +169,7 @@ describe('broker configuration problems in the Node-RED runtime (real broker)', 
   for (const [shape, extra, credentials] of shapes) {
     it(`never shows a password with ${shape}`, async () => {
       await load(extra, credentials);
-      await waitFor(() => statusTexts('consumer').some((t) => t !== '' && t !== 'connecting'), 'a status on the consumer');
+      await waitFor(() => statusTexts('consumer').some((t) => t !== '' && t !== statusKey('retry-broker.status.connecting')), 'a status on the consumer');
       await waitFor(() => /access refused|not a valid URL|not usable/.test(everythingShown()), 'the problem named');
       const shown = everythingShown();
       assert.ok(!shown.includes(SECRET) && !shown.includes(encodeURIComponent(SECRET)), `password shown:\n${shown}`);

@@ -8,7 +8,7 @@
 import { OutboxRelay, outboxChannel } from '../../lib/outbox';
 import { readNumberFields } from '../../lib/rules';
 import { findBroker } from '../shared/broker-node';
-import { translator } from '../shared/i18n';
+import { statusKey, translator } from '../shared/i18n';
 import { metrics } from '../shared/metrics';
 import type { Node, NodeAPI, NodeDef, NodeMessage, NodeStatus } from '../shared/node-red';
 import { outboxTarget } from '../shared/outbox-node';
@@ -29,7 +29,7 @@ export = function register(RED: NodeAPI): void {
     if (!broker) problems.push('select a RabbitMQ broker (a retry-broker configuration)');
     if (problems.length > 0 || !broker || 'problems' in target) {
       node.error(`outbox relay not usable: ${problems.join('; ')}`);
-      node.status({ fill: 'red', shape: 'ring', text: t('outbox-relay.status.invalid') });
+      node.status({ fill: 'red', shape: 'ring', text: statusKey('outbox-relay.status.invalid') });
       return;
     }
     const n = numbers.values;
@@ -52,9 +52,9 @@ export = function register(RED: NodeAPI): void {
     const status = new StatusUpdates(
       () => {
         // The most urgent first: what stops relaying, then rows given up on, then the counts.
-        if (problem) return { fill: 'red', shape: 'ring', text: t('outbox-relay.status.table') };
+        if (problem) return { fill: 'red', shape: 'ring', text: statusKey('outbox-relay.status.table') };
         if (dbStatus.fill === 'red') return dbStatus;
-        if (broker.connection.state.phase !== 'connected') return brokerStatus ?? { fill: 'yellow', shape: 'ring', text: t('outbox-relay.status.waiting') };
+        if (broker.connection.state.phase !== 'connected') return brokerStatus ?? { fill: 'yellow', shape: 'ring', text: statusKey('outbox-relay.status.waiting') };
         const failed = rows?.failed ?? 0;
         const text = (failed > 0 ? t('outbox-relay.status.failed', { count: failed }) : '') + t('outbox-relay.status.counts', { sent: relay.stats.sent, pending: rows?.pending ?? 0 });
         return { fill: failed > 0 ? 'yellow' : 'green', shape: 'dot', text };

@@ -11,7 +11,7 @@ import { PostgresDedupeStore } from '../../lib/dedupe';
 import { statementsProblem, writeOutbox, type OutboxEvent, type OutboxStatement } from '../../lib/outbox';
 import type { Queryable } from '../../lib/postgres';
 import { findDedupeStore } from '../shared/dedupe-node';
-import { translator } from '../shared/i18n';
+import { statusKey, translator } from '../shared/i18n';
 import { stringProp, type Node, type NodeAPI, type NodeDef, type NodeMessage, type NodeStatus } from '../shared/node-red';
 import { outboxTarget } from '../shared/outbox-node';
 import { publishOptions } from '../shared/publish-options';
@@ -39,7 +39,7 @@ export = function register(RED: NodeAPI): void {
     }
     if (problems.length > 0) {
       node.error(`outbox write not usable: ${problems.join('; ')}`);
-      node.status({ fill: 'red', shape: 'ring', text: t('outbox-write.status.invalid') });
+      node.status({ fill: 'red', shape: 'ring', text: statusKey('outbox-write.status.invalid') });
       node.on('input', (_msg, _send, done) => done(new Error(`outbox write not usable: ${problems.join('; ')}`)));
       return;
     }
@@ -49,7 +49,7 @@ export = function register(RED: NodeAPI): void {
     let dbStatus: NodeStatus = target.pg.databaseStatus();
     const status = new StatusUpdates(
       () => {
-        if (dbStatus.fill === 'red' || tableProblem) return tableProblem ? { fill: 'red', shape: 'ring', text: t('outbox-write.status.table') } : dbStatus;
+        if (dbStatus.fill === 'red' || tableProblem) return tableProblem ? { fill: 'red', shape: 'ring', text: statusKey('outbox-write.status.table') } : dbStatus;
         if (lastError) return { fill: 'red', shape: 'dot', text: t('outbox-write.status.failed', { count: written }) };
         return { fill: 'green', shape: 'dot', text: t('outbox-write.status.written', { count: written }) };
       },

@@ -8,7 +8,7 @@ import type { DecodeMode, DeliveredMessage } from '../../lib/message';
 import { readNumberFields } from '../../lib/rules';
 import type { BrokerUser } from '../shared/broker-node';
 import { findDedupeStore, keyReader, type DedupeStoreNode } from '../shared/dedupe-node';
-import { translator, type Translate } from '../shared/i18n';
+import { statusKey, translator, type Translate } from '../shared/i18n';
 import { metrics, registerMetricsEndpoint } from '../shared/metrics';
 import { downstreamRunning, type Node, type NodeAPI, type NodeDef, type NodeMessage, type NodeStatus } from '../shared/node-red';
 import { DECODE_MODES, NUMBER_FIELDS } from '../shared/properties';
@@ -49,13 +49,13 @@ function sessionStatus(state: SessionState, stats: SessionStats, t: Translate, b
       // The store named; why it failed is in the log.
       return { fill: 'red', shape: 'ring', text: t('retry-consumer.status.storeDown', { store }) };
     case 'checking-topology':
-      return { fill: 'yellow', shape: 'ring', text: t('retry-consumer.status.checking') };
+      return { fill: 'yellow', shape: 'ring', text: statusKey('retry-consumer.status.checking') };
     case 'topology-error':
     case 'channel-lost':
       // A check's findings as one line; the error (and the log) has every object's sentence.
       return { fill: 'red', shape: 'ring', text: (state.objects && topologyStatusText(state.objects, t)) ?? state.detail ?? state.phase };
     case 'stopped':
-      return { fill: 'grey', shape: 'ring', text: t('retry-consumer.status.stopped') };
+      return { fill: 'grey', shape: 'ring', text: statusKey('retry-consumer.status.stopped') };
     default:
       return undefined; // waiting for the connection: the broker's status says why
   }

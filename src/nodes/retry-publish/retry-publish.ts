@@ -3,7 +3,7 @@
  * message on its `replyTo` queue with the same correlationId. The msg goes on only once the broker
  * confirmed it; a message nobody could route is an error, not a silent loss.
  */
-import { translator, type Translate } from '../shared/i18n';
+import { statusKey, translator, type Translate } from '../shared/i18n';
 import { randomUUID } from 'node:crypto';
 import type { Options } from 'amqplib';
 import { publishOptionsProblem } from '../../lib/amqp';
@@ -29,7 +29,7 @@ export = function register(RED: NodeAPI): void {
     const t = translator(RED);
     const broker = findBroker(RED, def.broker);
     if (!broker) {
-      node.status({ fill: 'red', shape: 'ring', text: t('retry-publish.status.noBroker') });
+      node.status({ fill: 'red', shape: 'ring', text: statusKey('retry-publish.status.noBroker') });
       node.error('publish node not started: no broker configured');
       return;
     }

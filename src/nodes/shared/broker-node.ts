@@ -5,7 +5,7 @@ import type { ManagementApi } from '../../lib/topology';
 import { readNumberFields } from '../../lib/rules';
 import { NUMBER_FIELDS } from './properties';
 import type { PublishBufferState } from '../../lib/publish';
-import type { Translate } from './i18n';
+import { statusKey, type Translate } from './i18n';
 import { stringProp, type Node, type NodeAPI, type NodeStatus } from './node-red';
 
 export interface BrokerUser {
@@ -27,8 +27,9 @@ export interface RetryBrokerNode extends Node {
 
 /** The connection's status; under back-pressure it says who blocks and how full the publish buffer is. */
 export function connectionStatus(state: ConnectionState, buffer: PublishBufferState | undefined, t: Translate): NodeStatus {
-  const status = phaseStatus(state, t);
-  if (!buffer || (buffer.blockedBy === undefined && buffer.messages === 0)) return status;
+  if (!buffer || (buffer.blockedBy === undefined && buffer.messages === 0)) return phaseStatus(state, t, statusKey);
+  // Followed by the buffer's fill: one text, translated here.
+  const status = phaseStatus(state, t, t);
   const fill = buffer.messages > 0 ? t('retry-broker.status.buffer', { messages: buffer.messages, max: buffer.limits.maxMessages }) : '';
   if (state.phase === 'connected' && buffer.blockedBy !== undefined) {
     return { fill: 'yellow', shape: 'dot', text: t('retry-broker.status.blocked', { reason: buffer.blockedBy }) + fill };
@@ -36,20 +37,21 @@ export function connectionStatus(state: ConnectionState, buffer: PublishBufferSt
   return { fill: status.fill === 'green' ? 'yellow' : status.fill, shape: status.shape, text: `${status.text ?? ''}${fill}` };
 }
 
-function phaseStatus(state: ConnectionState, t: Translate): NodeStatus {
+/** `key` gives a parameterless status: as a catalog key the editor translates, or translated here. */
+function phaseStatus(state: ConnectionState, t: Translate, key: (key: string) => string): NodeStatus {
   switch (state.phase) {
     case 'connected':
-      return state.error ? { fill: 'yellow', shape: 'dot', text: state.error } : { fill: 'green', shape: 'dot', text: t('retry-broker.status.connected') };
+      return state.error ? { fill: 'yellow', shape: 'dot', text: state.error } : { fill: 'green', shape: 'dot', text: key('retry-broker.status.connected') };
     case 'invalid':
       return { fill: 'red', shape: 'ring', text: state.error ?? t('retry-broker.status.invalid') };
     case 'connecting':
-      return { fill: 'yellow', shape: 'ring', text: t('retry-broker.status.connecting') };
+      return { fill: 'yellow', shape: 'ring', text: key('retry-broker.status.connecting') };
     case 'waiting': {
       const seconds = Math.ceil((state.retryInMs ?? 0) / 1000);
       return { fill: 'red', shape: 'ring', text: t('retry-broker.status.waiting', { error: state.error ?? t('retry-broker.status.disconnected'), seconds }) };
     }
     default:
-      return { fill: 'grey', shape: 'ring', text: t('retry-broker.status.disconnected') };
+      return { fill: 'grey', shape: 'ring', text: key('retry-broker.status.disconnected') };
   }
 }
 

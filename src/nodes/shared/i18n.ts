@@ -47,3 +47,13 @@ export function translator(RED: Pick<NodeAPI, '_'>): Translate {
     return typeof found === 'string' ? interpolate(found, args) : key;
   };
 }
+
+/**
+ * A status text the editor shows in its own language: the namespaced catalog key
+ * (`node-red-contrib-rabbitmq-retry/retry-broker:retry-broker.status.connected`), which the editor
+ * translates for whoever looks, as core nodes send `node-red:common.status.connected`. For statuses
+ * without parameters; a text with numbers or names is translated here, in the runtime's language.
+ */
+export function statusKey(key: string): string {
+  return `${PACKAGE}/${key.slice(0, key.indexOf('.'))}:${key}`;
+}

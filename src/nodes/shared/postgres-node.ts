@@ -1,6 +1,6 @@
 /** The PostgreSQL config node (`retry-postgres`) as the nodes that use it see it, and its status. */
 import type { DatabaseState, PostgresDatabase } from '../../lib/postgres';
-import type { Translate } from './i18n';
+import { statusKey, type Translate } from './i18n';
 import type { Node, NodeAPI, NodeStatus } from './node-red';
 
 /** A node using the database: gets its status pushed, like a broker's user. */
@@ -31,12 +31,12 @@ export function databaseStatus(state: DatabaseState | undefined, problems: strin
   if (!state) return { fill: 'red', shape: 'ring', text: t('retry-postgres.status.invalid', { problem: problems.join('; ') }) };
   switch (state.phase) {
     case 'up':
-      return { fill: 'green', shape: 'dot', text: t('retry-postgres.status.connected') };
+      return { fill: 'green', shape: 'dot', text: statusKey('retry-postgres.status.connected') };
     case 'connecting':
-      return { fill: 'yellow', shape: 'ring', text: t('retry-postgres.status.connecting') };
+      return { fill: 'yellow', shape: 'ring', text: statusKey('retry-postgres.status.connecting') };
     case 'down':
-      return { fill: 'red', shape: 'ring', text: t(state.problem === 'auth' ? 'retry-postgres.status.auth' : 'retry-postgres.status.down') };
+      return { fill: 'red', shape: 'ring', text: statusKey(state.problem === 'auth' ? 'retry-postgres.status.auth' : 'retry-postgres.status.down') };
     case 'closed':
-      return { fill: 'grey', shape: 'ring', text: t('retry-postgres.status.closed') };
+      return { fill: 'grey', shape: 'ring', text: statusKey('retry-postgres.status.closed') };
   }
 }

@@ -11,7 +11,7 @@ import type { ConsumerSession } from '../../lib/consume';
 import { failureDetails, type FailureDetails } from '../../lib/message';
 import type { OutcomeEvent } from '../../lib/observe';
 import { SettleError, type SettleAction, type SettleOutcome } from '../../lib/settle';
-import { translator } from './i18n';
+import { statusKey, translator } from './i18n';
 import { errorText, stringProp, type DoneFunction, type Node, type NodeAPI, type NodeDef, type NodeMessage } from './node-red';
 import { findRetryConfig, type RetryConfigNode } from './retry-config-node';
 import { StatusUpdates } from './status';
@@ -132,7 +132,7 @@ export function settleNode(RED: NodeAPI, node: Node, def: NodeDef, action: Settl
       done();
       return;
     }
-    node.status({ fill: 'red', shape: 'ring', text: t('retry-settle.status.failed') });
+    node.status({ fill: 'red', shape: 'ring', text: statusKey('retry-settle.status.failed') });
     done(err instanceof Error ? err : new Error(String(err)));
   };
 
