@@ -267,8 +267,9 @@ describe('editor in a real browser (chromium + playwright-core, packed package, 
     await typeTypedAndCheck('url', 'AMQP_URL', false);
     await typeTypedAndCheck('host', 'MQ HOST', true);
     await typeTypedAndCheck('host', 'MQ_HOST', false);
-    await tab('advanced', 'retry-broker');
+    // The management API URL sits with the connection (check mode needs it to compare arguments).
     assert.equal(await typedInput('managementUrl').container.count(), 1);
+    assert.ok(await page.locator('#retry-broker-tab-connection #node-config-input-managementUrl').count(), 'on the connection tab');
     await closeEditor(brokerNode.type);
     assert.deepEqual(takeErrors(), []);
   });
@@ -287,7 +288,7 @@ describe('editor in a real browser (chromium + playwright-core, packed package, 
     assert.ok(brokerNode && config);
     // Unsaved edits of both config nodes: the check uses them, not what is deployed (nothing is).
     await openEditor(brokerNode.id, brokerNode.type);
-    await tab('advanced', 'retry-broker');
+    await tab('connection', 'retry-broker');
     await typedInput('managementUrl').input.fill(MANAGEMENT_URL);
     await typedInput('managementUrl').input.dispatchEvent('change');
     await closeEditor(brokerNode.type, 'ok');

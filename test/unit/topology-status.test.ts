@@ -27,6 +27,13 @@ describe('topology check status (one line)', () => {
     assert.equal(topologyStatusText(objects, english), "topology check failed: missing exchange 'x', queue 'a', queue 'b'; arguments differ: queue 'r'");
   });
 
+  it('names the values of a single object that differs: broker and config, per argument', () => {
+    const ttl: ObjectCheck = { kind: 'queue', name: 'retry-queue', state: 'differs', differences: [{ argument: 'x-message-ttl', broker: 30000, config: 5000 }], problems: [] };
+    assert.equal(topologyStatusText([ttl, object('queue', 'main', 'ok')], english), "topology check failed: queue 'retry-queue' x-message-ttl 30000 on the broker, 5000 in the config");
+    const dlx: ObjectCheck = { ...ttl, differences: [{ argument: 'x-dead-letter-exchange', broker: undefined, config: 'retry' }] };
+    assert.equal(topologyStatusText([dlx], runtimeIn('ru')), "проверка топологии не прошла: очередь 'retry-queue' x-dead-letter-exchange нет на брокере, 'retry' в конфигурации");
+  });
+
   it('says nothing when every object is fine', () => {
     assert.equal(topologyStatusText([object('queue', 'a', 'ok')], english), undefined);
   });

@@ -48,6 +48,8 @@ export class ConsumerSession extends EventEmitter<ConsumerSessionEvents> {
   private settingUp = false;
   /** Why the consumer takes no messages: asked to (a control msg), or its deduplication store is down. */
   private readonly pauses = new Set<'user' | 'store'>();
+  /** The last topology check could not compare arguments (check mode without the management API). */
+  private argumentsUnchecked = false;
   private readonly gate: DedupeGate | undefined;
   private readonly onConnected = (): void => void this.setup();
   private readonly onDisconnected = (): void => this.lostChannel('connection to the broker lost');
@@ -129,6 +131,7 @@ export class ConsumerSession extends EventEmitter<ConsumerSessionEvents> {
     const stats: SessionStats = { inFlight: this.deliveries.inFlight, waiting: this.deliveries.waiting, ...this.deliveries.counters };
     const parking = this.queues.parking;
     if (parking !== undefined) stats.parkingDepth = parking;
+    if (this.argumentsUnchecked) stats.argumentsUnchecked = true;
     return stats;
   }
 
@@ -278,6 +281,7 @@ export class ConsumerSession extends EventEmitter<ConsumerSessionEvents> {
     try {
       const result = await applyTopology((work) => connection.withThrowawayChannel(work), this.plan, topology.mode, this.options.definitionReader);
       for (const warning of result.warnings) this.emit('warning', warning);
+      this.argumentsUnchecked = result.argumentsUnchecked === true;
       // The deduplication store is checked (or its table created) like the topology: never consume without it.
       await this.options.dedupe?.store.prepare().catch((err: unknown) => {
         throw err instanceof DedupeStoreError ? err : new DedupeStoreError(`deduplication store ${this.options.dedupe?.store.description ?? ''}: ${(err as Error).message}`, 'other');

@@ -20,6 +20,8 @@ export interface SessionStats {
   waiting: number;
   /** Messages waiting in the parking queue (from all consumers and the broker), when watched. */
   parkingDepth?: number;
+  /** Check mode without the management API: the queues' arguments were not compared with the configuration. */
+  argumentsUnchecked?: boolean;
 }
 
 /** One settled delivery, for metrics and the events output. */

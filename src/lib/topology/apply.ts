@@ -36,6 +36,8 @@ export interface DefinitionReader {
 export interface TopologyResult {
   /** Things worth a warning that did not stop the consumer. */
   warnings: string[];
+  /** Check mode without a definition reader: the objects exist, their arguments were not compared. */
+  argumentsUnchecked?: boolean;
 }
 
 export type ChannelRunner = <T>(work: (channel: Channel) => Promise<T>) => Promise<T>;
@@ -175,8 +177,8 @@ export async function checkTopology(run: ChannelRunner, plan: TopologyPlan, read
   const inspection = await inspectTopology(run, plan, reader);
   const problems = inspection.objects.flatMap((o) => o.problems);
   if (problems.length > 0) throw new TopologyError(problems, inspection.firstCode, inspection.objects);
-  const warnings = reader ? [] : ['check mode: queues and exchanges exist; their arguments were not compared (set the management API URL on the broker to compare them)'];
-  return { warnings };
+  if (reader) return { warnings: [] };
+  return { warnings: ['check mode: queues and exchanges exist; their arguments were not compared (set the management API URL on the broker to compare them)'], argumentsUnchecked: true };
 }
 
 export async function applyTopology(run: ChannelRunner, plan: TopologyPlan, mode: TopologyMode, reader?: DefinitionReader): Promise<TopologyResult> {

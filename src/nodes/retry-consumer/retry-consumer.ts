@@ -39,8 +39,13 @@ function sessionStatus(state: SessionState, stats: SessionStats, t: Translate, b
     case 'consuming':
       // Parks and tier retries wait while the broker blocks publishing: say why messages stay in flight.
       if (blockedBy !== undefined) return { fill: 'yellow', shape: 'dot', text: statsText(stats, t) + t('retry-consumer.status.brokerBlocked', { reason: blockedBy }) };
-      // Yellow while the parking queue holds messages: someone should look at them.
-      return { fill: stats.parkingDepth ? 'yellow' : 'green', shape: 'dot', text: statsText(stats, t) };
+      // Yellow while the parking queue holds messages (someone should look at them), or while the
+      // topology's arguments could not be compared (check mode without the management API).
+      return {
+        fill: stats.parkingDepth || stats.argumentsUnchecked ? 'yellow' : 'green',
+        shape: 'dot',
+        text: statsText(stats, t) + (stats.argumentsUnchecked ? t('retry-consumer.status.argsUnchecked') : ''),
+      };
     case 'blocked':
       return { fill: 'yellow', shape: 'dot', text: state.detail ?? t('retry-consumer.status.blocked') };
     case 'paused':

@@ -30,7 +30,21 @@ export function topologyStatusText(objects: readonly ObjectCheck[], t: Translate
     const more = shown < total ? t('retry-consumer.status.more', { count: total - shown }) : '';
     return t('retry-consumer.status.topologyFailed', { problems: parts.join('; ') }) + more;
   };
-  let shown = total;
-  while (shown > 1 && text(shown).length > max) shown -= 1;
-  return text(shown);
+  // One object that differs: its values fit on the status, where the user looks first.
+  const only = objects.filter((o) => o.state !== 'ok');
+  const differs = only.length === 1 && only[0]?.state === 'differs' ? only[0] : undefined;
+  if (differs && differs.differences.length > 0) {
+    const values = differs.differences.map((d) => t('retry-consumer.status.value', { argument: d.argument, broker: shown(d.broker, t), config: shown(d.config, t) })).join('; ');
+    const line = t('retry-consumer.status.topologyFailed', { problems: t('retry-consumer.status.differsValues', { object: t(`retry-consumer.status.${differs.kind}`, { name: differs.name }), values }) });
+    if (line.length <= max) return line;
+  }
+  let shownCount = total;
+  while (shownCount > 1 && text(shownCount).length > max) shownCount -= 1;
+  return text(shownCount);
+}
+
+/** An argument's value as the status shows it: `none` when unset. */
+function shown(value: unknown, t: Translate): string {
+  if (value === undefined) return t('retry-consumer.status.none');
+  return typeof value === 'string' ? `'${value}'` : JSON.stringify(value);
 }
