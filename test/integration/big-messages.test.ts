@@ -15,7 +15,7 @@ type Msg = Record<string, any>;
 async function brokerMajor(): Promise<number> {
   const model = await amqp.connect(AMQP_URL);
   try {
-    return Number(String(model.connection.serverProperties.version).split('.')[0]);
+    return Number(model.connection.serverProperties.version.split('.')[0]);
   } finally {
     await model.close();
   }
