@@ -120,6 +120,9 @@ interface Row {
   /** Raw amqplib doing the same work as the package (decode the body, build the same msg), where measured. */
   work?: Summary;
   workRatio?: number;
+  /** Raw amqplib doing the same work with its acks batched the way the package batches them: the baseline of issue 19. */
+  batched?: Summary;
+  batchedRatio?: number;
 }
 interface Single extends Summary {
   group: string;
@@ -201,12 +204,13 @@ async function section(name: string, work: () => Promise<void>): Promise<void> {
  * Runs raw and package (and, when given, raw doing the same work as the package) alternately, `REPS`
  * times each, and adds a table row.
  */
-async function pair(group: string, label: string, count: number, prepare: Prepare, raw: Run, pkg: Run, work?: Run): Promise<Row> {
+async function pair(group: string, label: string, count: number, prepare: Prepare, raw: Run, pkg: Run, work?: Run, batched?: Run): Promise<Row> {
   const sides: Array<[string, Run, RunResult[]]> = [
     ['raw', raw, []],
     ['pkg', pkg, []],
   ];
   if (work) sides.push(['raw+work', work, []]);
+  if (batched) sides.push(['raw+work+batched', batched, []]);
   for (let rep = 0; rep < REPS; rep += 1) {
     for (const [side, run, into] of sides) {
       await prepare();
@@ -216,12 +220,17 @@ async function pair(group: string, label: string, count: number, prepare: Prepar
       log(`   ${group} ${label} ${side} #${rep + 1}: ${Math.round(r.msgPerSec)} msg/s, ${r.cpuUsPerMsg.toFixed(1)} µs CPU/msg${brokerText(r)} (${r.seconds.toFixed(2)} s)`);
     }
   }
-  const [rawRuns, pkgRuns, workRuns] = sides.map(([, , runs]) => runs);
+  const byName = new Map(sides.map(([name, , runs]) => [name, runs]));
+  const [rawRuns, pkgRuns, workRuns, batchedRuns] = [byName.get('raw'), byName.get('pkg'), byName.get('raw+work'), byName.get('raw+work+batched')];
   const row: Row = { group, label, count, raw: summarize(rawRuns!), pkg: summarize(pkgRuns!), ratio: NaN };
   row.ratio = row.pkg.msgPerSec / row.raw.msgPerSec;
   if (workRuns) {
     row.work = summarize(workRuns);
     row.workRatio = row.pkg.msgPerSec / row.work.msgPerSec;
+  }
+  if (batchedRuns) {
+    row.batched = summarize(batchedRuns);
+    row.batchedRatio = row.pkg.msgPerSec / row.batched.msgPerSec;
   }
   rows.push(row);
   return row;
@@ -310,15 +319,16 @@ function printReport(env: Environment): void {
   out.push(`method:   median of ${REPS} run(s) per side, raw and package alternating; consume runs start on a preloaded queue (transient ~1 KB / 16 KB JSON);`);
   out.push('          timed from the first delivery to the N-th ack (publish: first publish to N-th confirm); CPU = this process, user+system, per message.');
   out.push('');
-  const head = `${pad('scenario', 17)}${pad('case', 30)}${pad('N', 7, true)}${pad('raw msg/s', 11, true)}${pad('pkg msg/s', 11, true)}${pad('pkg/raw', 9, true)}${pad('raw+work', 10, true)}${pad('pkg/work', 10, true)}${pad('node µs/msg raw', 17, true)}${pad('work', 7, true)}${pad('pkg', 7, true)}${pad('broker µs/msg raw', 19, true)}${pad('pkg', 7, true)}`;
+  const head = `${pad('scenario', 17)}${pad('case', 30)}${pad('N', 7, true)}${pad('raw msg/s', 11, true)}${pad('pkg msg/s', 11, true)}${pad('pkg/raw', 9, true)}${pad('raw+work', 10, true)}${pad('pkg/work', 10, true)}${pad('node µs/msg raw', 17, true)}${pad('work', 7, true)}${pad('pkg', 7, true)}${pad('broker µs/msg raw', 19, true)}${pad('pkg', 9, true)}${pad('batched msg/s', 15, true)}${pad('pkg/batched', 13, true)}`;
   out.push(head);
   out.push('-'.repeat(head.length));
   for (const r of rows) {
     out.push(
-      `${pad(r.group, 17)}${pad(r.label, 30)}${pad(r.count, 7, true)}${pad(fmt(r.raw.msgPerSec), 11, true)}${pad(fmt(r.pkg.msgPerSec), 11, true)}${pad(fmt(r.ratio, 2), 9, true)}${pad(fmt(r.work?.msgPerSec), 10, true)}${pad(fmt(r.workRatio, 2), 10, true)}${pad(fmt(r.raw.cpuUsPerMsg, 1), 17, true)}${pad(fmt(r.work?.cpuUsPerMsg, 1), 7, true)}${pad(fmt(r.pkg.cpuUsPerMsg, 1), 7, true)}${pad(fmt(r.raw.brokerUsPerMsg, 1), 19, true)}${pad(fmt(r.pkg.brokerUsPerMsg, 1), 7, true)}`,
+      `${pad(r.group, 17)}${pad(r.label, 30)}${pad(r.count, 7, true)}${pad(fmt(r.raw.msgPerSec), 11, true)}${pad(fmt(r.pkg.msgPerSec), 11, true)}${pad(fmt(r.ratio, 2), 9, true)}${pad(fmt(r.work?.msgPerSec), 10, true)}${pad(fmt(r.workRatio, 2), 10, true)}${pad(fmt(r.raw.cpuUsPerMsg, 1), 17, true)}${pad(fmt(r.work?.cpuUsPerMsg, 1), 7, true)}${pad(fmt(r.pkg.cpuUsPerMsg, 1), 7, true)}${pad(fmt(r.raw.brokerUsPerMsg, 1), 19, true)}${pad(fmt(r.pkg.brokerUsPerMsg, 1), 9, true)}${pad(fmt(r.batched?.msgPerSec), 15, true)}${pad(fmt(r.batchedRatio, 2), 13, true)}`,
     );
   }
   out.push('raw+work: raw amqplib that also decodes the JSON body and builds the same msg (msg.payload, msg.amqp, msg.retry); pkg/work: the package against it.');
+  out.push('batched: raw amqplib doing the same work, one setImmediate hop as a flow, and its acks batched per event-loop turn as the package batches them (multiple acks): the best hand-written client; pkg/batched: the package against it.');
   out.push('node µs/msg: CPU (user+system) of this Node.js process per message; broker µs/msg: CPU of the RabbitMQ process per message.');
   if (extra.peers) {
     const { rows: peerRows, skipped } = extra.peers;
@@ -428,9 +438,16 @@ function summaryJson(): Record<string, number | null> {
     consumeAckP1Ratio: r2(c1?.ratio),
     consumeAck16kRatio: r2(c16?.ratio),
     consumeAckWorkRatio: r2(c100?.workRatio),
+    consumeAckBatchedRatio: r2(c100?.batchedRatio),
+    consumeAck16kBatchedRatio: r2(c16?.batchedRatio),
+    consumeAckP1BatchedRatio: r2(c1?.batchedRatio),
+    consumeAckP10BatchedRatio: r2(c10?.batchedRatio),
+    rawBatchedConsumeAckCpuUsPerMsg: round(c100?.batched?.cpuUsPerMsg, 1),
     consumeAck16kWorkRatio: r2(c16?.workRatio),
     rawWorkConsumeAckCpuUsPerMsg: round(c100?.work?.cpuUsPerMsg, 1),
     retryPathRatio: r2(retry?.ratio),
+    retryPathBatchedRatio: r2(retry?.batchedRatio),
+    rawBatchedRetryPathCpuUsPerMsg: round(retry?.batched?.cpuUsPerMsg, 1),
     retryPathCpuUsPerMsg: round(retry?.pkg.cpuUsPerMsg, 1),
     rawRetryPathCpuUsPerMsg: round(retry?.raw.cpuUsPerMsg, 1),
     retryLagP50Ms: round(l?.pkgFlow.p50, 2),
@@ -535,6 +552,7 @@ async function main(): Promise<number> {
           () => S.rawConsume(ctx, { queue: consumeTopo.mainQueue, count, prefetch }),
           () => S.pkgConsume(ctx, { topo: consumeTopo, count, prefetch }),
           () => S.rawConsume(ctx, { queue: consumeTopo.mainQueue, count, prefetch, work: 'msg' }),
+          () => S.rawConsume(ctx, { queue: consumeTopo.mainQueue, count, prefetch, work: 'msg-later-batched' }),
         );
       }
     });
@@ -614,6 +632,8 @@ async function main(): Promise<number> {
         load(topo, 1024, count),
         () => S.retryThroughput(ctx, 'raw', { topo, count, prefetch: PREFETCH }),
         () => S.retryThroughput(ctx, 'pkg', { topo, count, prefetch: PREFETCH }),
+        undefined,
+        () => S.retryThroughput(ctx, 'raw-batched', { topo, count, prefetch: PREFETCH }),
       );
       const { count: lagCount, rate } = PLAN.lag;
       const stats = (values: number[]): LagStats => ({ p50: percentile(values, 50), p99: percentile(values, 99), max: Math.max(...values) });

@@ -12,9 +12,9 @@
  */
 
 /** @typedef {import('amqplib').ConsumeMessage} ConsumeMessage */
-/** @typedef {'none' | 'parse' | 'msg' | 'msg-later'} Work */
+/** @typedef {'none' | 'parse' | 'msg' | 'msg-later' | 'msg-later-batched'} Work */
 
-const WORKS = ['none', 'parse', 'msg', 'msg-later'];
+const WORKS = ['none', 'parse', 'msg', 'msg-later', 'msg-later-batched'];
 const PROPERTY_KEYS = /** @type {const} */ (['contentType', 'contentEncoding', 'deliveryMode', 'priority', 'correlationId', 'replyTo', 'expiration', 'messageId', 'timestamp', 'type', 'userId', 'appId', 'clusterId']);
 
 /**
@@ -43,17 +43,62 @@ function sameWorkMsg(m, queue, deliveryId) {
 }
 
 /**
+ * Acks the way the package batches them (src/lib/settle AckBatcher): the acks of one event-loop turn
+ * go out after it as one `multiple` ack up to the highest tag — at once when nothing else is unacked.
+ * Everything this consumer receives is acked in order, so a multiple ack never covers a message still
+ * held. Plain bench code: a careful hand-written consumer that batches its acks.
+ * @param {{ ack(message: ConsumeMessage, allUpTo?: boolean): void }} ch
+ */
+function batchedAcker(ch) {
+  /** @type {ConsumeMessage | null} */
+  let highest = null;
+  let scheduled = false;
+  let unacked = 0;
+  const flush = () => {
+    scheduled = false;
+    const m = highest;
+    highest = null;
+    if (m) ch.ack(m, true);
+  };
+  return {
+    received() {
+      unacked += 1;
+    },
+    /** @param {ConsumeMessage} m */
+    ack(m) {
+      unacked -= 1;
+      if (!highest || m.fields.deliveryTag > highest.fields.deliveryTag) highest = m;
+      if (unacked === 0) return flush();
+      if (!scheduled) {
+        scheduled = true;
+        setImmediate(flush);
+      }
+    },
+  };
+}
+
+/**
  * The consume callback. `work`: 'none' acks at once; 'parse' JSON.parse's the body first; 'msg'
  * builds the whole msg (sameWorkMsg); 'msg-later' builds it and acks one setImmediate later,
- * keeping the msg alive until then, as a flow does between the consumer and its settle node.
- * @param {{ ack(message: ConsumeMessage): void }} ch
+ * keeping the msg alive until then, as a flow does between the consumer and its settle node;
+ * 'msg-later-batched' does the same and batches its acks as the package does (batchedAcker).
+ * @param {{ ack(message: ConsumeMessage, allUpTo?: boolean): void }} ch
  * @param {string} queue
  * @param {Work} work
  * @returns {(m: ConsumeMessage | null) => void}
  */
 function rawHandler(ch, queue, work) {
+  const batch = work === 'msg-later-batched' ? batchedAcker(ch) : undefined;
   return (m) => {
     if (m === null) return;
+    if (batch) {
+      batch.received();
+      const msg = sameWorkMsg(m, queue, `raw:${m.fields.deliveryTag}`);
+      setImmediate(() => {
+        if (msg.payload !== undefined) batch.ack(m);
+      });
+      return;
+    }
     // The results are dropped, as by a flow that acks at once: V8 still does the parse and the copies.
     if (work === 'parse') JSON.parse(m.content.toString('utf8'));
     else if (work === 'msg') sameWorkMsg(m, queue, `raw:${m.fields.deliveryTag}`);

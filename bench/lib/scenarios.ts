@@ -12,7 +12,7 @@ import type { ChannelModel, ConsumeMessage } from 'amqplib';
 import { Broker } from '../../test/helpers/broker';
 import { brokerNode, configNode, consumerNode, tab, type Names } from '../../test/helpers/flows';
 import { armProbe, brokerCpuUs, connect, errorText, probeCounts, probeResult, sleep, withTimeout, type Body, type RunResult } from './common';
-import { rawHandler, type Work } from './raw-consumer.cjs';
+import { rawHandler, sameWorkMsg, type Work } from './raw-consumer.cjs';
 import { benchHooks, distLib, getNode, loadFlow, unloadFlow, type FlowNode, type LoadOptions, type Msg } from './nodered';
 
 export interface Ctx {
@@ -178,6 +178,48 @@ async function startRawRetry(topo: Names, prefetch: number): Promise<Stop> {
   return () => model.close().catch(() => undefined);
 }
 
+/**
+ * The best hand-written retry consumer: the same work as the package (the msg built, one setImmediate
+ * hop as a flow), and its settles batched per event-loop turn as the package's AckBatcher does: in tag
+ * order, one frame with `multiple` per run of the same kind (dead-letter nacks, acks).
+ */
+async function startRawRetryBatched(topo: Names, prefetch: number): Promise<Stop> {
+  const model = await connect('bench raw retry consumer (batched)');
+  const ch = await model.createChannel();
+  ch.on('error', () => undefined);
+  await ch.prefetch(prefetch);
+  const pending: Array<{ m: ConsumeMessage; kind: 'ack' | 'nack' }> = [];
+  let scheduled = false;
+  const flush = (): void => {
+    scheduled = false;
+    const list = pending.splice(0).sort((a, b) => a.m.fields.deliveryTag - b.m.fields.deliveryTag);
+    for (let i = 0; i < list.length; ) {
+      let j = i;
+      while (j + 1 < list.length && list[j + 1]!.kind === list[i]!.kind) j += 1;
+      const last = list[j]!.m;
+      if (list[i]!.kind === 'ack') ch.ack(last, j > i);
+      else ch.nack(last, j > i, false);
+      i = j + 1;
+    }
+  };
+  await ch.consume(
+    topo.mainQueue,
+    (m) => {
+      if (m === null) return;
+      const msg = sameWorkMsg(m, topo.mainQueue, `raw:${m.fields.deliveryTag}`);
+      setImmediate(() => {
+        pending.push({ m, kind: msg.retry.attempt === 1 ? 'nack' : 'ack' });
+        if (!scheduled) {
+          scheduled = true;
+          setImmediate(flush);
+        }
+      });
+    },
+    { noAck: false },
+  );
+  return () => model.close().catch(() => undefined);
+}
+
 /** Package: consumer → bench-route (attempt 1 → retry-settle(retry), later → retry-settle(ack)). */
 async function startPkgRetry(ctx: Ctx, topo: Names, prefetch: number): Promise<Stop> {
   await loadFlow([
@@ -193,9 +235,9 @@ async function startPkgRetry(ctx: Ctx, topo: Names, prefetch: number): Promise<S
 }
 
 /** Messages preloaded, each retried once then acked: wall time and CPU per message (two deliveries). */
-export async function retryThroughput(ctx: Ctx, side: 'raw' | 'pkg', { topo, count, prefetch }: { topo: Names; count: number; prefetch: number }): Promise<RunResult> {
+export async function retryThroughput(ctx: Ctx, side: 'raw' | 'raw-batched' | 'pkg', { topo, count, prefetch }: { topo: Names; count: number; prefetch: number }): Promise<RunResult> {
   const done = armProbe(count);
-  const stop = side === 'raw' ? await startRawRetry(topo, prefetch) : await startPkgRetry(ctx, topo, prefetch);
+  const stop = side === 'raw' ? await startRawRetry(topo, prefetch) : side === 'raw-batched' ? await startRawRetryBatched(topo, prefetch) : await startPkgRetry(ctx, topo, prefetch);
   try {
     await withTimeout(done, timeoutFor(count), `${side} retry: ${count} final acks (got ${JSON.stringify(probeCounts())})`);
     return probeResult();
