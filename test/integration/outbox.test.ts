@@ -173,4 +173,25 @@ describe('transactional outbox in the Node-RED runtime (real PostgreSQL and brok
     await waitFor(() => caught.length === 1, 'the error');
     assert.match(String(caught[0]!.error.message), new RegExp(`outbox table: table "${outbox}" does not exist`));
   });
+
+  it('a row for an exchange that does not exist backs off alone: the other rows of its batch are published once', async () => {
+    await load(1, { maxAttempts: '3', batchSize: '20' });
+    await waitFor(async () => (await db.query(`SELECT to_regclass($1) AS t`, [outbox])).rows[0]?.t !== null, 'the outbox table declared');
+    // One transaction, so the relay claims them in one batch: the bad row first.
+    await db.transaction(async (c) => {
+      await c.query(`INSERT INTO ${outbox} (id, exchange, routing_key, payload) VALUES ('bad', $1, 'order.created', '\\x7b7d')`, [`no-such-exchange-${tag}`]);
+      for (let i = 0; i < 5; i++) await c.query(`INSERT INTO ${outbox} (id, exchange, routing_key, payload) VALUES ($1, $2, 'order.created', $3)`, [`good-${i}`, exchange, Buffer.from(JSON.stringify({ i }))]);
+      await c.query(`SELECT pg_notify($1, '')`, [`${outbox}_outbox`]);
+    });
+    const events = await consumeAll(5);
+    await waitFor(async () => (await db.query(`SELECT status FROM ${outbox} WHERE id = 'bad'`)).rows[0]?.status === 'failed', 'the bad row failed after its attempts');
+    const more = await (await broker.ch()).get(queue, { noAck: true });
+    assert.equal(more, false, 'no good row published twice');
+    assert.deepEqual(events.map((e) => e.messageId).sort(), ['good-0', 'good-1', 'good-2', 'good-3', 'good-4']);
+    const row = (await db.query(`SELECT attempts, last_error FROM ${outbox} WHERE id = 'bad'`)).rows[0] as { attempts: number; last_error: string };
+    assert.equal(row.attempts, 3);
+    assert.match(row.last_error, /exchange 'no-such-exchange-\w+' does not exist/);
+    const sent = (await db.query(`SELECT count(*)::int AS n, max(attempts) AS most FROM ${outbox} WHERE status = 'sent'`)).rows[0] as { n: number; most: number };
+    assert.deepEqual(sent, { n: 5, most: 1 }, 'each good row published on its first attempt');
+  });
 });

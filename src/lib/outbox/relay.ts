@@ -13,7 +13,16 @@ import type { Transactional } from './write';
 /** Publishes one event; resolves once the broker confirmed it and did not return it. */
 export interface EventPublisher {
   publish(exchange: string, routingKey: string, content: Buffer, options: Record<string, unknown>): Promise<void>;
+  /**
+   * Whether an exchange exists (a passive check on a channel of its own). A publish to a missing one
+   * closes the publishing channel with a 404, failing the other rows in flight with it, which would
+   * then go out twice: rows for a missing exchange are held back before anything is published.
+   */
+  exchangeExists?(exchange: string): Promise<boolean>;
 }
+
+/** How long an exchange seen to exist is not checked again. */
+const EXCHANGE_SEEN_MS = 30_000;
 
 export interface RelayOptions {
   db: Transactional & Queryable;
@@ -79,6 +88,8 @@ export class OutboxRelay extends EventEmitter<RelayEvents> {
   private erring = false;
   private readonly t: string;
   private readonly claimSql: string;
+  /** Exchanges seen to exist, and when. */
+  private readonly exchangesSeen = new Map<string, number>();
 
   constructor(private readonly options: RelayOptions) {
     super();
@@ -193,7 +204,10 @@ export class OutboxRelay extends EventEmitter<RelayEvents> {
     return this.options.db.transaction(async (client) => {
       const claimed = await client.query<Row>(this.claimSql, [batchSize]);
       if (claimed.rows.length === 0) return 0;
-      const outcomes = await Promise.all(claimed.rows.map((row) => this.publish(row)));
+      const missing = await this.missingExchanges(claimed.rows);
+      const outcomes = await Promise.all(
+        claimed.rows.map((row) => (missing.has(row.exchange) ? Promise.resolve(`exchange '${row.exchange}' does not exist (404 NOT_FOUND): not published`) : this.publish(row))),
+      );
       const sent = claimed.rows.filter((_row, i) => outcomes[i] === undefined);
       if (sent.length > 0) {
         await client.query(`UPDATE ${this.t} SET status = 'sent', sent_at = now(), attempts = attempts + 1, last_error = NULL WHERE seq = ANY($1::bigint[])`, [sent.map((r) => r.seq)]);
@@ -230,6 +244,22 @@ export class OutboxRelay extends EventEmitter<RelayEvents> {
       });
       return claimed.rows.length;
     });
+  }
+
+  /** The batch's exchanges that do not exist (checked at most every 30 s while they do). */
+  private async missingExchanges(rows: readonly Row[]): Promise<Set<string>> {
+    const missing = new Set<string>();
+    const check = this.options.publisher.exchangeExists?.bind(this.options.publisher);
+    if (!check) return missing;
+    const now = Date.now();
+    const names = [...new Set(rows.map((r) => r.exchange))].filter((name) => name !== '' && (this.exchangesSeen.get(name) ?? 0) + EXCHANGE_SEEN_MS < now);
+    await Promise.all(
+      names.map(async (name) => {
+        if (await check(name)) this.exchangesSeen.set(name, now);
+        else missing.add(name);
+      }),
+    );
+    return missing;
   }
 
   /** Publishes a row; undefined when confirmed, else why not. */

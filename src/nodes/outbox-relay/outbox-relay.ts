@@ -33,7 +33,19 @@ export = function register(RED: NodeAPI): void {
       return;
     }
     const n = numbers.values;
-    const publisher = broker.connection.publisher(node.id);
+    const confirmed = broker.connection.publisher(node.id);
+    const publisher = {
+      publish: confirmed.publish.bind(confirmed),
+      exchangeExists: (exchange: string): Promise<boolean> =>
+        broker.connection.withThrowawayChannel((ch) => ch.checkExchange(exchange)).then(
+          () => true,
+          (err: unknown) => {
+            // 404: it does not exist; anything else (no connection) is not an answer: publish and see.
+            if ((err as { code?: unknown }).code === 404) return false;
+            return true;
+          },
+        ),
+    };
     const relay = new OutboxRelay({
       db: target.database,
       table: target.table,
