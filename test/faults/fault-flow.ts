@@ -49,15 +49,16 @@ return [msg, null];`;
 const QUORUM = '{"x-queue-type":"quorum"}';
 
 /** `quorum`: every queue of the topology is a quorum queue (the cluster row). */
-export function faultFlow(names: FaultNames, options: { quorum?: boolean; dedupe?: boolean } = {}): Record<string, unknown>[] {
+export function faultFlow(names: FaultNames, options: { quorum?: boolean; dedupe?: boolean; redis?: string } = {}): Record<string, unknown>[] {
   const z = 'faults-tab';
   const dedupe = options.dedupe === true;
+  const store = options.redis
+    ? { id: 'faults-dedupe', type: 'retry-dedupe', name: 'processed', kind: 'redis', url: options.redis, prefix: `${names.dedupeTable}:`, retentionHours: '24', leaseSeconds: '5' }
+    : { id: 'faults-dedupe', type: 'retry-dedupe', name: 'processed', kind: 'postgres', postgres: 'faults-db', table: names.dedupeTable, mode: 'declare', retentionHours: '24', leaseSeconds: '5' };
   return [
     { id: z, type: 'tab', label: 'fault suite', env: [{ name: 'EFFECTS_TABLE', value: names.effectsTable, type: 'str' }] },
     { id: 'faults-db', type: 'retry-postgres', name: 'fault database', url: '${DATABASE_URL}', host: '127.0.0.1', port: '5432', database: 'test', poolSize: '10' },
-    ...(dedupe
-      ? [{ id: 'faults-dedupe', type: 'retry-dedupe', name: 'processed', kind: 'postgres', postgres: 'faults-db', table: names.dedupeTable, mode: 'declare', retentionHours: '24', leaseSeconds: '5' }]
-      : []),
+    ...(dedupe ? [store] : []),
     {
       id: 'faults-broker',
       type: 'retry-broker',
@@ -119,7 +120,8 @@ export function faultFlow(names: FaultNames, options: { quorum?: boolean; dedupe
       table: `${names.effectsTable}_outbox`,
       mode: 'declare',
       event: false,
-      ...(dedupe ? { dedupe: 'faults-dedupe' } : {}),
+      // The key recorded in the effect's transaction: only with a PostgreSQL store in the same database.
+      ...(dedupe && !options.redis ? { dedupe: 'faults-dedupe' } : {}),
       x: 400,
       y: 40,
       wires: [['faults-record']],

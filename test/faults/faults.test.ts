@@ -19,7 +19,7 @@ import { nodeRed4 } from '../e2e/node-red-runtimes';
 import { faultFlow, faultNames, healthy, latestStatuses } from './fault-flow';
 import { DEDUPE_FAULTS, FAULTS, type Fault, type FaultWindow } from './faults';
 import { PostgresDatabase } from '../../src/lib/postgres';
-import { DATABASE_URL } from '../helpers/private-stores';
+import { DATABASE_URL, startPrivatePostgres, startPrivateRedis, type PrivateServer } from '../helpers/private-stores';
 import { brokerNode, pause, resetBrokerNodes, waitUntil } from './fault-broker';
 import { Accounting, drain, Producer, withChannel } from './workload';
 
@@ -113,14 +113,23 @@ interface RunResult {
 async function runFault(fault: Fault, launch: NodeRedLaunch, userDir: string): Promise<RunResult> {
   const broker = await brokerNode(fault.broker);
   const names = faultNames(fault.id);
-  const flow = faultFlow(names, { quorum: fault.broker === 'cluster', dedupe: fault.dedupe === true });
+  // The store rows run a server of their own, which the fault stops and starts.
+  let store: PrivateServer | undefined;
+  let databaseUrl = DATABASE_URL;
+  if (fault.store === 'postgres') {
+    store = await startPrivatePostgres('faults');
+    databaseUrl = store.url.replace('postgres@', 'postgres:faults@');
+  } else if (fault.store === 'redis') {
+    store = await startPrivateRedis();
+  }
+  const flow = faultFlow(names, { quorum: fault.broker === 'cluster', dedupe: fault.dedupe === true, redis: fault.store === 'redis' ? store?.url : undefined });
   await withChannel(broker.url, (ch) => ch.assertQueue(names.processedQueue, { durable: true }));
-  const db = new PostgresDatabase({ connectionString: DATABASE_URL });
+  const db = new PostgresDatabase({ connectionString: databaseUrl });
   await db.query(`CREATE TABLE ${names.effectsTable} (message_id text NOT NULL, at timestamptz NOT NULL DEFAULT now())`);
   const outputs: string[] = [];
   // No flow of an earlier run: it would declare that run's (deleted) queues again and be stopped mid-setup.
   writeFileSync(path.join(userDir, 'flows.json'), '[]');
-  let red = await NodeRedProcess.start({ launch, userDir, env: { AMQP_URL: broker.nodeRedUrl, DATABASE_URL } });
+  let red = await NodeRedProcess.start({ launch, userDir, env: { AMQP_URL: broker.nodeRedUrl, DATABASE_URL: databaseUrl } });
   const log = (): string => `\n--- Node-RED output ---\n${[...outputs, red.output].join('\n--- restarted ---\n').slice(-8000)}`;
   const accounting = new Accounting();
   try {
@@ -140,8 +149,9 @@ async function runFault(fault: Fault, launch: NodeRedLaunch, userDir: string): P
         outputs.push(red.output);
         await red.kill('SIGKILL');
       },
+      store,
       startNodeRed: async () => {
-        red = await NodeRedProcess.start({ launch, userDir, env: { AMQP_URL: broker.nodeRedUrl, DATABASE_URL } });
+        red = await NodeRedProcess.start({ launch, userDir, env: { AMQP_URL: broker.nodeRedUrl, DATABASE_URL: databaseUrl } });
       },
     });
     await pause(AFTER_FAULT_MS);
@@ -180,7 +190,9 @@ async function runFault(fault: Fault, launch: NodeRedLaunch, userDir: string): P
     const consumerErrors = [...outputs, red.output]
       .join('\n')
       .split('\n')
-      .filter((line) => line.includes('[error] [retry-consumer:'));
+      .filter((line) => line.includes('[error] [retry-consumer:'))
+      // A store row stops the store on purpose: the consumer says so as an error (red, naming it), and that is expected.
+      .filter((line) => !(fault.store && /deduplication store|deduplication table/.test(line)));
     return { row, missing: { lost, stuck }, statuses, consumerErrors, log: log() };
   } finally {
     await red.stop();
@@ -192,5 +204,6 @@ async function runFault(fault: Fault, launch: NodeRedLaunch, userDir: string): P
     }).catch(() => undefined);
     await db.query(`DROP TABLE IF EXISTS ${names.effectsTable}, ${names.effectsTable}_outbox, ${names.dedupeTable}`).catch(() => undefined);
     await db.close();
+    await store?.remove();
   }
 }

@@ -17,6 +17,8 @@ export interface FaultContext {
   killNodeRed: () => Promise<void>;
   /** Starts Node-RED again on the same user directory (its flows.json) and waits for its admin API. */
   startNodeRed: () => Promise<void>;
+  /** The run's own store server (private PostgreSQL or Redis), for the store rows. */
+  store?: { stop(): Promise<void>; start(): Promise<void> };
 }
 
 export interface Fault {
@@ -32,6 +34,11 @@ export interface Fault {
   skip?: () => string | undefined;
   /** The consumer deduplicates (PostgreSQL store, the key recorded in the effect's transaction). */
   dedupe?: boolean;
+  /**
+   * The run's store is a server of its own the fault stops and starts: `postgres` (the effects, the
+   * deduplication table and the outbox of the effect) or `redis` (the deduplication store).
+   */
+  store?: 'postgres' | 'redis';
 }
 
 async function repeat(times: number, gapMs: number, once: () => Promise<FaultWindow>): Promise<FaultWindow[]> {
@@ -137,9 +144,30 @@ export const FAULTS: Fault[] = [
 ];
 
 /** The faults that repeat deliveries (an ack lost with its connection, a redeploy, a kill), again with deduplication on. */
-export const DEDUPE_FAULTS: Fault[] = FAULTS.filter((f) => ['close-all', 'redeploy', 'sigkill'].includes(f.id)).map((f) => ({
-  ...f,
-  id: `${f.id}-dedupe`,
-  name: `${f.name} · deduplicated`,
-  dedupe: true,
-}));
+export const DEDUPE_FAULTS: Fault[] = [
+  ...FAULTS.filter((f) => ['close-all', 'stop-app', 'restart', 'redeploy', 'sigkill'].includes(f.id)).map((f) => ({
+    ...f,
+    id: `${f.id}-dedupe`,
+    name: `${f.name} · deduplicated`,
+    dedupe: true,
+  })),
+  // The store itself fails: the consumer stops taking messages (red, naming the store) and consumes again once it answers.
+  ...(['postgres', 'redis'] as const).map(
+    (store): Fault => ({
+      id: `${store}-restart`,
+      name: `${store === 'postgres' ? 'PostgreSQL' : 'Redis'} restart · deduplicated in ${store === 'postgres' ? 'PostgreSQL' : 'Redis'}`,
+      broker: 'single',
+      newConsumer: false,
+      dedupe: true,
+      store,
+      inject: async ({ store: server }) => {
+        if (!server) throw new Error('no store server for this row');
+        const start = Date.now();
+        await server.stop();
+        await pause(3_000);
+        await server.start();
+        return [{ start, end: Date.now() }];
+      },
+    }),
+  ),
+];

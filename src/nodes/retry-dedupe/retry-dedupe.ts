@@ -8,7 +8,8 @@ import { isUnresolvedEnv, resolveEnvFields } from '../../lib/connection';
 import { MemoryDedupeStore, PostgresDedupeStore, RedisDedupeStore, redisUrlProblem, type DedupeStore } from '../../lib/dedupe';
 import { parseTableName } from '../../lib/postgres';
 import { readNumberFields } from '../../lib/rules';
-import type { DedupeStoreNode, StoreUser } from '../shared/dedupe-node';
+import type { DedupeStoreNode } from '../shared/dedupe-node';
+import { ResourceUsers } from '../shared/users';
 import { stringProp, type Node, type NodeAPI, type NodeDef } from '../shared/node-red';
 import { findPostgres } from '../shared/postgres-node';
 import { DEDUPE_KINDS, DEFAULT_DEDUPE_TABLE, NUMBER_FIELDS, TOPOLOGY_MODES } from '../shared/properties';
@@ -25,13 +26,15 @@ export = function register(RED: NodeAPI): void {
     RED.nodes.createNode(this, saved);
     const node = this;
     const def = resolveEnvFields(saved, (name) => RED.util.evaluateNodeProperty(name, 'env', node));
-    const users = new Map<string, StoreUser>();
+    const users = new ResourceUsers();
     const numbers = readNumberFields(def, NUMBER_FIELDS['retry-dedupe']);
     const problems = [...numbers.problems];
     node.retentionMs = numbers.values.retentionHours * HOUR;
     node.leaseMs = numbers.values.leaseSeconds * 1000;
     const kind = stringProp(def.kind, 'memory');
     let store: DedupeStore | undefined;
+    /** The PostgreSQL node the store uses: it keeps its pool open until this store is done with it. */
+    let database: ReturnType<typeof findPostgres>;
     if (!(DEDUPE_KINDS as readonly string[]).includes(kind)) problems.push(`store kind '${kind}' is not one of ${DEDUPE_KINDS.join(', ')}`);
     else if (kind === 'redis') store = redisStore();
     else if (kind === 'postgres') store = postgresStore();
@@ -72,6 +75,7 @@ export = function register(RED: NodeAPI): void {
 
     function postgresStore(): DedupeStore | undefined {
       const pg = findPostgres(RED, def.postgres);
+      database = pg;
       if (!pg) {
         problems.push('select a PostgreSQL database (a retry-postgres configuration)');
         return undefined;
@@ -90,17 +94,22 @@ export = function register(RED: NodeAPI): void {
       return new PostgresDedupeStore(pg.database, { table, mode: mode === 'check' ? 'check' : 'declare' });
     }
 
+    const asUser = { id: node.id, status: () => undefined };
+    database?.register(asUser);
     node.register = (user) => {
-      users.set(user.id, user);
+      users.add(user);
     };
     node.deregister = (user) => {
-      users.delete(user.id);
+      users.remove(user);
       return Promise.resolve();
     };
     node.on('close', (_removed, done) => {
-      users.clear();
-      if (!store) return done();
-      store.close().then(done, done);
+      // Consumers still draining record or release their keys here: close once they are done.
+      void users
+        .whenUnused()
+        .then(() => store?.close())
+        .then(() => database?.deregister(asUser))
+        .then(done, done);
     });
   }
   RED.nodes.registerType('retry-dedupe', RetryDedupe as (this: Node, def: NodeDef) => void, {

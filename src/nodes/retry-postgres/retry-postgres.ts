@@ -9,7 +9,8 @@ import { parseConnectionString, PostgresDatabase, type PostgresSettings } from '
 import { readNumberFields } from '../../lib/rules';
 import { translator } from '../shared/i18n';
 import { stringProp, type Node, type NodeAPI, type NodeDef } from '../shared/node-red';
-import { databaseStatus, type DatabaseUser, type RetryPostgresNode } from '../shared/postgres-node';
+import { databaseStatus, type RetryPostgresNode } from '../shared/postgres-node';
+import { ResourceUsers } from '../shared/users';
 import { NUMBER_FIELDS } from '../shared/properties';
 
 interface TlsConfigNode extends Node {
@@ -23,7 +24,7 @@ export = function register(RED: NodeAPI): void {
     const node = this;
     const def = resolveEnvFields(saved, (name) => RED.util.evaluateNodeProperty(name, 'env', node));
     const t = translator(RED);
-    const users = new Map<string, DatabaseUser>();
+    const users = new ResourceUsers();
     const problems: string[] = [];
     const numbers = readNumberFields(def, NUMBER_FIELDS['retry-postgres']);
     problems.push(...numbers.problems);
@@ -60,7 +61,7 @@ export = function register(RED: NodeAPI): void {
     node.databaseStatus = () => databaseStatus(node.database?.state, problems, t);
     const push = (): void => {
       const status = node.databaseStatus();
-      for (const user of users.values()) user.status(status);
+      for (const user of users.all.values()) user.status(status);
     };
     let lastLogged = '';
     node.database?.on('state', (state) => {
@@ -76,17 +77,19 @@ export = function register(RED: NodeAPI): void {
     node.database?.ping().catch(() => undefined);
 
     node.register = (user) => {
-      users.set(user.id, user);
+      users.add(user);
       user.status(node.databaseStatus());
       if (problems.length > 0) setImmediate(() => RED.nodes.getNode(user.id)?.error(`PostgreSQL '${stringProp(def.name) || node.display}' not usable: ${problems.join('; ')}`));
     };
     node.deregister = (user) => {
-      users.delete(user.id);
+      users.remove(user);
     };
     node.on('close', (_removed, done) => {
-      users.clear();
-      if (!node.database) return done();
-      node.database.close().then(done, done);
+      // Its users (a deduplication store, the outbox nodes) may still be finishing: close the pool after them.
+      void users
+        .whenUnused()
+        .then(() => node.database?.close())
+        .then(done, done);
     });
   }
   RED.nodes.registerType('retry-postgres', RetryPostgres as (this: Node, def: NodeDef) => void, {
