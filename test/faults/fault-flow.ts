@@ -20,6 +20,8 @@ export interface FaultNames {
   effectsTable: string;
   /** The deduplication table, when the run deduplicates. */
   dedupeTable: string;
+  /** The outbox table, when the events come through the outbox. */
+  outboxTable: string;
   routingKey: string;
 }
 
@@ -33,6 +35,7 @@ export function faultNames(fault: string): FaultNames {
     processedQueue: `${base}.processed`,
     effectsTable: `${base.replace(/[^A-Za-z0-9_]/g, '_')}_effects`,
     dedupeTable: `${base.replace(/[^A-Za-z0-9_]/g, '_')}_dedupe`,
+    outboxTable: `${base.replace(/[^A-Za-z0-9_]/g, '_')}_events`,
     routingKey: 'work',
   };
 }
@@ -49,7 +52,7 @@ return [msg, null];`;
 const QUORUM = '{"x-queue-type":"quorum"}';
 
 /** `quorum`: every queue of the topology is a quorum queue (the cluster row). */
-export function faultFlow(names: FaultNames, options: { quorum?: boolean; dedupe?: boolean; redis?: string } = {}): Record<string, unknown>[] {
+export function faultFlow(names: FaultNames, options: { quorum?: boolean; dedupe?: boolean; redis?: string; outbox?: boolean } = {}): Record<string, unknown>[] {
   const z = 'faults-tab';
   const dedupe = options.dedupe === true;
   const store = options.redis
@@ -59,6 +62,10 @@ export function faultFlow(names: FaultNames, options: { quorum?: boolean; dedupe
     { id: z, type: 'tab', label: 'fault suite', env: [{ name: 'EFFECTS_TABLE', value: names.effectsTable, type: 'str' }] },
     { id: 'faults-db', type: 'retry-postgres', name: 'fault database', url: '${DATABASE_URL}', host: '127.0.0.1', port: '5432', database: 'test', poolSize: '10' },
     ...(dedupe ? [store] : []),
+    // The outbox rows: the events come from the outbox table, published by a relay of this flow.
+    ...(options.outbox
+      ? [{ id: 'faults-relay', type: 'outbox-relay', z, name: 'relay', broker: 'faults-broker', postgres: 'faults-db', table: names.outboxTable, mode: 'declare', pollSeconds: '1', backoffSeconds: '0.5', backoffMaxSeconds: '2', maxAttempts: '100', x: 120, y: 300, wires: [[]] }]
+      : []),
     {
       id: 'faults-broker',
       type: 'retry-broker',

@@ -17,11 +17,13 @@ import path from 'node:path';
 import { NodeRedProcess, packPackage, userDirWith, type NodeRedLaunch } from '../helpers/node-red-process';
 import { nodeRed4 } from '../e2e/node-red-runtimes';
 import { faultFlow, faultNames, healthy, latestStatuses } from './fault-flow';
-import { DEDUPE_FAULTS, FAULTS, type Fault, type FaultWindow } from './faults';
+import { DEDUPE_FAULTS, FAULTS, OUTBOX_FAULTS, type Fault, type FaultWindow } from './faults';
+import { outboxTableDdl } from '../../src/lib/outbox';
+import { parseTableName } from '../../src/lib/postgres';
 import { PostgresDatabase } from '../../src/lib/postgres';
 import { DATABASE_URL, startPrivatePostgres, startPrivateRedis, type PrivateServer } from '../helpers/private-stores';
 import { brokerNode, pause, resetBrokerNodes, waitUntil } from './fault-broker';
-import { Accounting, drain, Producer, withChannel } from './workload';
+import { Accounting, drain, OutboxProducer, Producer, withChannel } from './workload';
 
 /** Messages per second the producer starts; the run lasts about 20 s plus the fault. */
 const RATE = 40;
@@ -76,7 +78,7 @@ describe('fault suite: the packed package in a real Node-RED against a broker th
     await resetBrokerNodes();
   });
 
-  for (const fault of [...FAULTS, ...DEDUPE_FAULTS]) {
+  for (const fault of [...FAULTS, ...DEDUPE_FAULTS, ...OUTBOX_FAULTS]) {
     it(fault.name, async function () {
       // Bringing a 3-node cluster up takes a minute or more on a busy machine.
       if (fault.broker === 'cluster') this.timeout(360_000);
@@ -87,8 +89,9 @@ describe('fault suite: the packed package in a real Node-RED against a broker th
           this.skip();
         }
       }
-      const { row, missing, statuses, consumerErrors, log } = await runFault(fault, await launch, userDir);
+      const { row, missing, statuses, consumerErrors, rolledBackSeen, log } = await runFault(fault, await launch, userDir);
       rows.push(row);
+      assert.deepEqual(rolledBackSeen, [], `events of rolled-back writes were published after ${fault.name}${log}`);
       if (fault.dedupe) assert.equal(row.duplicateEffects, 0, `${row.duplicateEffects} effect(s) repeated after ${fault.name} with deduplication on${log}`);
       assert.equal(row.lost, 0, `${row.lost} confirmed message(s) LOST after ${fault.name}: ${missing.lost.slice(0, 20).join(', ')}${log}`);
       assert.equal(missing.stuck.length, 0, `${missing.stuck.length} message(s) neither processed nor parked after ${fault.name}, left in queues: ${missing.stuck.slice(0, 20).join(', ')}${log}`);
@@ -107,6 +110,8 @@ interface RunResult {
   statuses: string | undefined;
   /** `[error]` lines of the retry consumer, from every Node-RED process of the run. */
   consumerErrors: string[];
+  /** Outbox rows: events of rolled-back writes that were processed or parked anyway (must be none). */
+  rolledBackSeen: string[];
   log: string;
 }
 
@@ -122,10 +127,12 @@ async function runFault(fault: Fault, launch: NodeRedLaunch, userDir: string): P
   } else if (fault.store === 'redis') {
     store = await startPrivateRedis();
   }
-  const flow = faultFlow(names, { quorum: fault.broker === 'cluster', dedupe: fault.dedupe === true, redis: fault.store === 'redis' ? store?.url : undefined });
+  const flow = faultFlow(names, { quorum: fault.broker === 'cluster', dedupe: fault.dedupe === true, redis: fault.store === 'redis' ? store?.url : undefined, outbox: fault.outbox === true });
   await withChannel(broker.url, (ch) => ch.assertQueue(names.processedQueue, { durable: true }));
   const db = new PostgresDatabase({ connectionString: databaseUrl });
   await db.query(`CREATE TABLE ${names.effectsTable} (message_id text NOT NULL, at timestamptz NOT NULL DEFAULT now())`);
+  const outboxTable = parseTableName(names.outboxTable);
+  if (fault.outbox && !('problem' in outboxTable)) for (const statement of outboxTableDdl(outboxTable)) await db.query(statement);
   const outputs: string[] = [];
   // No flow of an earlier run: it would declare that run's (deleted) queues again and be stopped mid-setup.
   writeFileSync(path.join(userDir, 'flows.json'), '[]');
@@ -135,7 +142,7 @@ async function runFault(fault: Fault, launch: NodeRedLaunch, userDir: string): P
   try {
     await red.deploy(flow);
     await waitUntil(async () => (await withChannel(broker.url, (ch) => ch.checkQueue(names.mainQueue)).catch(() => undefined))?.consumerCount === 1, `a consumer on ${names.mainQueue}${log()}`);
-    const producer = new Producer(broker.urls, names.exchange, names.routingKey, fault.id);
+    const producer = fault.outbox ? new OutboxProducer(db, names.outboxTable, names.exchange, names.routingKey, fault.id) : new Producer(broker.urls, names.exchange, names.routingKey, fault.id);
     producer.start(RATE);
     await waitUntil(async () => {
       accounting.addRecords(await drain(broker.url, names.processedQueue));
@@ -193,7 +200,9 @@ async function runFault(fault: Fault, launch: NodeRedLaunch, userDir: string): P
       .filter((line) => line.includes('[error] [retry-consumer:'))
       // A store row stops the store on purpose: the consumer says so as an error (red, naming it), and that is expected.
       .filter((line) => !(fault.store && /deduplication store|deduplication table/.test(line)));
-    return { row, missing: { lost, stuck }, statuses, consumerErrors, log: log() };
+    const rolledBack = producer instanceof OutboxProducer ? [...producer.rolledBack] : [];
+    const rolledBackSeen = rolledBack.filter((id) => accounting.processed.has(id) || accounting.effected.has(id) || accounting.parked.has(id));
+    return { row, missing: { lost, stuck }, statuses, consumerErrors, rolledBackSeen, log: log() };
   } finally {
     await red.stop();
     mkdirSync(LOG_DIR, { recursive: true });
@@ -202,7 +211,7 @@ async function runFault(fault: Fault, launch: NodeRedLaunch, userDir: string): P
       for (const q of [names.mainQueue, names.retryQueue, names.parkingQueue, names.processedQueue]) await ch.deleteQueue(q).catch(() => undefined);
       await ch.deleteExchange(names.exchange).catch(() => undefined);
     }).catch(() => undefined);
-    await db.query(`DROP TABLE IF EXISTS ${names.effectsTable}, ${names.effectsTable}_outbox, ${names.dedupeTable}`).catch(() => undefined);
+    await db.query(`DROP TABLE IF EXISTS ${names.effectsTable}, ${names.effectsTable}_outbox, ${names.dedupeTable}, ${names.outboxTable}`).catch(() => undefined);
     await db.close();
     await store?.remove();
   }

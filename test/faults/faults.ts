@@ -39,6 +39,8 @@ export interface Fault {
    * deduplication table and the outbox of the effect) or `redis` (the deduplication store).
    */
   store?: 'postgres' | 'redis';
+  /** The events come through the transactional outbox: written into its table, published by the flow's relay. */
+  outbox?: boolean;
 }
 
 async function repeat(times: number, gapMs: number, once: () => Promise<FaultWindow>): Promise<FaultWindow[]> {
@@ -171,3 +173,13 @@ export const DEDUPE_FAULTS: Fault[] = [
     }),
   ),
 ];
+
+/**
+ * End to end "once" through the transactional outbox: the test writes events into the outbox table
+ * (some rolled back on purpose), the flow's relay publishes them, the consumer deduplicates and writes
+ * the effect with its key in one transaction.
+ */
+export const OUTBOX_FAULTS: Fault[] = [
+  ...FAULTS.filter((f) => ['close-all', 'restart', 'sigkill'].includes(f.id)),
+  ...DEDUPE_FAULTS.filter((f) => f.id === 'postgres-restart'),
+].map((f) => ({ ...f, id: `${f.id}-outbox`, name: `${f.name.replace(/ · deduplicated.*$/, '')} · through the outbox`, dedupe: true, outbox: true }));

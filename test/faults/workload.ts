@@ -15,41 +15,54 @@ export const isPoison = (n: number): boolean => n % 20 === 7;
 /** A confirm not seen within this time counts as failed: the message is published again (same messageId). */
 const CONFIRM_TIMEOUT_MS = 15_000;
 
+/** Starts numbered tasks (`produce(1)`, `produce(2)`, …) at a steady pace; `finish` waits for the started ones. */
+abstract class Paced {
+  private readonly pending = new Set<Promise<void>>();
+  private timer: NodeJS.Timeout | undefined;
+  private n = 0;
+
+  start(perSecond: number): void {
+    this.timer = setInterval(() => {
+      const task = this.produce((this.n += 1));
+      this.pending.add(task);
+      void task.finally(() => this.pending.delete(task));
+    }, 1000 / perSecond);
+  }
+
+  /** Stops starting new tasks and waits until every started one is done. */
+  protected async finish(): Promise<void> {
+    clearInterval(this.timer);
+    while (this.pending.size > 0) await Promise.all([...this.pending]);
+  }
+
+  protected abstract produce(n: number): Promise<void>;
+}
+
 /** Publishes `<prefix>-<n>` at a steady pace, each retried on a fresh connection until the broker confirmed it. */
-export class Producer {
+export class Producer extends Paced {
   /** Ids the broker confirmed (and did not return). */
   readonly confirmed = new Set<string>();
   private channel: Promise<{ model: ChannelModel; channel: ConfirmChannel }> | undefined;
   private readonly returned = new Set<string>();
-  private readonly pending = new Set<Promise<void>>();
-  private timer: NodeJS.Timeout | undefined;
-  private n = 0;
 
   constructor(
     private readonly urls: readonly string[],
     private readonly exchange: string,
     private readonly routingKey: string,
     private readonly prefix: string,
-  ) {}
-
-  start(perSecond: number): void {
-    this.timer = setInterval(() => {
-      const task = this.publish((this.n += 1));
-      this.pending.add(task);
-      void task.finally(() => this.pending.delete(task));
-    }, 1000 / perSecond);
+  ) {
+    super();
   }
 
   /** Stops starting new messages, waits until every started one is confirmed, returns how many were published. */
   async stop(): Promise<number> {
-    clearInterval(this.timer);
-    while (this.pending.size > 0) await Promise.all([...this.pending]);
+    await this.finish();
     const open = await this.channel?.catch(() => undefined);
     await open?.model.close().catch(ignore);
     return this.confirmed.size;
   }
 
-  private async publish(n: number): Promise<void> {
+  protected async produce(n: number): Promise<void> {
     const id = `${this.prefix}-${n}`;
     const content = Buffer.from(JSON.stringify({ n, poison: isPoison(n) }));
     for (let attempt = 0; ; attempt += 1) {
@@ -212,3 +225,64 @@ export class Accounting {
     return (Math.min(...after.map((r) => r.at)) - fault.end) / 1000;
   }
 }
+
+/**
+ * The outbox rows' producer: writes numbered events into the outbox table, each in a transaction of
+ * its own, retried until it commits (so "committed" is exact), and every tenth on purpose rolled back
+ * (its event must never be processed). The relay in the flow publishes them.
+ */
+export class OutboxProducer extends Paced {
+  /** Ids of events whose transaction committed. */
+  readonly confirmed = new Set<string>();
+  /** Ids of events written and rolled back on purpose. */
+  readonly rolledBack = new Set<string>();
+
+  constructor(
+    private readonly db: { transaction<T>(work: (client: { query(sql: string, params?: unknown[]): Promise<unknown> }) => Promise<T>): Promise<T> },
+    private readonly table: string,
+    private readonly exchange: string,
+    private readonly routingKey: string,
+    private readonly prefix: string,
+  ) {
+    super();
+  }
+
+  async stop(): Promise<number> {
+    await this.finish();
+    return this.confirmed.size;
+  }
+
+  protected async produce(n: number): Promise<void> {
+    const id = `${this.prefix}-${n}`;
+    const rollBack = n % 10 === 3;
+    const content = Buffer.from(JSON.stringify({ n, poison: isPoison(n) }));
+    for (;;) {
+      try {
+        await this.db.transaction(async (client) => {
+          await client.query(
+            `INSERT INTO ${this.table} (id, exchange, routing_key, payload, properties) VALUES ($1, $2, $3, $4, '{"contentType":"application/json","persistent":true}')`,
+            [id, this.exchange, this.routingKey, content],
+          );
+          await client.query('SELECT pg_notify($1, $2)', [`${this.table}_outbox`, id]);
+          if (rollBack) throw new RolledBack();
+        });
+        this.confirmed.add(id);
+        return;
+      } catch (err) {
+        if (err instanceof RolledBack) {
+          this.rolledBack.add(id);
+          return;
+        }
+        // Committed, but the answer was lost with the connection: it is there.
+        if ((err as { code?: unknown }).code === '23505') {
+          this.confirmed.add(id);
+          return;
+        }
+        // The database is away (a restart): write it again.
+        await pause(200);
+      }
+    }
+  }
+}
+
+class RolledBack extends Error {}

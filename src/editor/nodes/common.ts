@@ -1,5 +1,8 @@
 /** What the dialogs of the package's nodes share. */
-import { fail, str, type EditorNode, type Translate, type Validator } from '../index';
+import { envOr, fail, str, type EditorNode, type Translate, type Validator } from '../index';
+import type { JQStatic } from '../red';
+
+declare const $: JQStatic;
 
 export const CATEGORY = 'RabbitMQ retry';
 export const COLOR = '#FF9966';
@@ -20,4 +23,17 @@ export function tableName(t: Translate, when: (node: EditorNode) => boolean = ()
 /** A URL shown without the password between `//` and `@`. */
 export function withoutPassword(url: string): string {
   return url.replace(/\/\/([^:@/]*)(:[^@]*)?@/, '//$1@');
+}
+
+/** A config node's host field (text or an environment variable): required unless a URL is set. */
+export function hostProperty(t: Translate): { value: string; label: string; validate: Validator } {
+  return {
+    value: '127.0.0.1',
+    label: t('label.host'),
+    validate: envOr('host', function (this: EditorNode, value, opt) {
+      const input = $('#node-config-input-url');
+      const url = input.length > 0 ? input.val() : this.url;
+      return str(value) !== '' || str(url) !== '' || fail(opt, t('errors.host'));
+    }),
+  };
 }

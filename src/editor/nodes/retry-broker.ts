@@ -1,7 +1,8 @@
 /** The retry-broker dialog: URL or host fields (text or an environment variable), credentials, TLS, limits, management API. */
-import { envFields, envInput, envLabel, envOr, fail, i18n, migrate, numberProperty, str, tabs, validators as v, withVersion, type EditorNode } from '../index';
+import { envFields, envInput, envLabel, envOr, i18n, migrate, numberProperty, str, tabs, validators as v, withVersion } from '../index';
 import { redactUrl } from '../../lib/connection/settings';
 import type { EditorRED, JQStatic } from '../red';
+import { hostProperty } from './common';
 
 declare const RED: EditorRED;
 declare const $: JQStatic;
@@ -19,15 +20,7 @@ export function retryBroker(): void {
       name: { value: '' },
       url: { value: '', label: t('label.url'), validate: envOr('url', v.brokerUrl) },
       urlType: { value: 'str' },
-      host: {
-        value: '127.0.0.1',
-        label: t('label.host'),
-        validate: envOr('host', function (this: EditorNode, value, opt) {
-          const input = $('#node-config-input-url');
-          const url = input.length > 0 ? input.val() : this.url;
-          return str(value) !== '' || str(url) !== '' || fail(opt, t('errors.host'));
-        }),
-      },
+      host: hostProperty(t),
       hostType: { value: 'str' },
       port: numberProperty('retry-broker', 'port', t('label.port')),
       vhost: { value: '/' },

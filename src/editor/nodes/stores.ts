@@ -1,7 +1,7 @@
 /** The dialogs of the database and store config nodes: retry-postgres and retry-dedupe. */
 import { choices, envInput, envLabel, envOr, fail, fillSelect, i18n, numberProperty, str, validators as v, type EditorNode } from '../index';
 import type { EditorRED, JQStatic } from '../red';
-import { tableName, withoutPassword } from './common';
+import { hostProperty, tableName, withoutPassword } from './common';
 
 declare const RED: EditorRED;
 declare const $: JQStatic;
@@ -23,15 +23,7 @@ export function retryPostgres(): void {
         }),
       },
       urlType: { value: 'str' },
-      host: {
-        value: '127.0.0.1',
-        label: t('label.host'),
-        validate: envOr('host', function (this: EditorNode, value, opt) {
-          const input = $('#node-config-input-url');
-          const url = input.length > 0 ? input.val() : this.url;
-          return str(value) !== '' || str(url) !== '' || fail(opt, t('errors.host'));
-        }),
-      },
+      host: hostProperty(t),
       hostType: { value: 'str' },
       port: numberProperty('retry-postgres', 'port', t('label.port')),
       database: { value: '' },

@@ -61,6 +61,13 @@ export class PostgresDatabase extends EventEmitter<DatabaseEvents> implements Qu
       throw err;
     }
     let broken = false;
+    // A checked-out client that loses its connection emits 'error': without a listener that is an
+    // uncaught exception (it would stop Node-RED). The query in progress rejects as well.
+    const lost = (err: Error): void => {
+      broken = true;
+      this.failed(err);
+    };
+    client.on('error', lost);
     try {
       await client.query('BEGIN');
       const result = await work(client);
@@ -74,6 +81,7 @@ export class PostgresDatabase extends EventEmitter<DatabaseEvents> implements Qu
       this.failed(err);
       throw err;
     } finally {
+      client.off('error', lost);
       client.release(broken);
     }
   }
