@@ -23,6 +23,7 @@ import { EXCHANGE_TYPES } from '../lib/topology/plan';
 import { parseDelays, parseQueueArguments, queueNamesOf } from '../lib/topology/parse';
 import type { EditorNode, EditorRED, JQStatic, ValidateOptions, Validator } from './red';
 export { topologyProblemsOf } from '../nodes/shared/topology-definition';
+export { showReasons } from './reasons';
 
 export const PACKAGE = 'node-red-contrib-rabbitmq-retry';
 

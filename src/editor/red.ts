@@ -19,6 +19,10 @@ export interface JQ {
   prop(name: string, value: unknown): JQ;
   is(selector: string): boolean;
   on(events: string, handler: (event: { currentTarget: unknown }) => void): JQ;
+  data(key: string): unknown;
+  data(key: string, value: unknown): JQ;
+  next(selector?: string): JQ;
+  closest(selector: string): JQ;
   trigger(event: string): JQ;
   toggle(show: boolean): JQ;
   show(): JQ;
@@ -27,6 +31,7 @@ export interface JQ {
   css(properties: Record<string, string | number>): JQ;
   attr(name: string, value: string): JQ;
   addClass(names: string): JQ;
+  removeClass(names: string): JQ;
   text(value: string): JQ;
   empty(): JQ;
   append(...content: Array<JQ | string>): JQ;
@@ -44,7 +49,7 @@ export interface Xhr {
 
 export interface JQStatic {
   (selector: unknown): JQ;
-  getJSON(url: string): Xhr;
+  getJSON(url: string, data?: Record<string, string>): Xhr;
   ajax(options: { url: string; type: string; contentType?: string; data?: string }): Xhr;
 }
 
@@ -80,6 +85,20 @@ interface Notification {
   close(): void;
 }
 
+/** A tooltip (RED.popover.tooltip): its text can change; `delete` removes it from its target. */
+export interface Tooltip {
+  setContent(content: string): void;
+  delete(): void;
+}
+
+/** RED.tray.show's options, as far as used: `open` gets the tray's element (its body is `.red-ui-tray-body`). */
+interface TrayOptions {
+  title: string;
+  width?: number;
+  buttons?: Array<{ id?: string; text: string; class?: string; click: () => void }>;
+  open?: (tray: JQ) => void;
+}
+
 interface NotifyOptions {
   modal?: boolean;
   fixed?: boolean;
@@ -91,6 +110,7 @@ export interface EditorRED {
   _(key: string, args?: Record<string, unknown>): string;
   nodes: {
     registerType(type: string, definition: NodeDefinition): void;
+    getType(type: string): { defaults: Record<string, PropertyDefinition> } | undefined;
     node(id: string): EditorNode | null;
     eachConfig(each: (node: EditorNode) => void): void;
   };
@@ -99,4 +119,6 @@ export interface EditorRED {
   events: { on(event: string, handler: () => void): void };
   sidebar: { addTab(options: Record<string, unknown>): void; show(id: string): void };
   actions: { add(name: string, handler: () => void): void };
+  popover: { tooltip(target: JQ, content: string | (() => string)): Tooltip };
+  tray: { show(options: TrayOptions): void; close(): void };
 }

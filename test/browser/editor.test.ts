@@ -41,6 +41,15 @@ interface PageRED {
 }
 declare const RED: PageRED;
 
+/**
+ * Waits until the editor has registered every node type of the package: Node-RED loads the node sets
+ * one after the other, so one type being there says nothing of the others.
+ */
+async function editorLoaded(page: Page): Promise<void> {
+  const types = Object.keys(repoPackage['node-red'].nodes);
+  await page.waitForFunction((all) => typeof RED !== 'undefined' && all.every((type) => !!RED.nodes?.getType?.(type)), types, { timeout: 60_000 });
+}
+
 describe('editor in a real browser (chromium + playwright-core, packed package, Node-RED 4.1)', function () {
   this.timeout(180_000);
   const tempDirs: string[] = [];
@@ -155,7 +164,7 @@ describe('editor in a real browser (chromium + playwright-core, packed package, 
     });
     page.on('pageerror', (err) => pageErrors.push(`uncaught: ${err.message}`));
     await page.goto(red.base);
-    await page.waitForFunction(() => typeof RED !== 'undefined' && !!RED.nodes?.getType?.('retry-config'), null, { timeout: 60_000 });
+    await editorLoaded(page);
     await page.locator('#red-ui-palette-container-RabbitMQ_retry').waitFor({ state: 'attached' });
   });
 
@@ -274,6 +283,50 @@ describe('editor in a real browser (chromium + playwright-core, packed package, 
     assert.deepEqual(takeErrors(), []);
   });
 
+  it("shows why a field with an env type or JSON is red: the validator's message on the field, as core nodes show it", async function () {
+    /** Hovers a typedInput's box and reads the tooltip Node-RED opens for it. */
+    const reason = async (field: string): Promise<string> => {
+      await page.mouse.move(0, 0);
+      await page.locator('.red-ui-popover').waitFor({ state: 'detached' });
+      await typedInput(field).container.hover();
+      const tip = page.locator('.red-ui-popover');
+      await tip.waitFor({ state: 'visible' });
+      return (await tip.textContent()) ?? '';
+    };
+    const nodes = await ourNodes();
+    const brokerNode = nodes.find((n) => n.type === 'retry-broker');
+    const config = nodes.find((n) => n.type === 'retry-config');
+    assert.ok(brokerNode && config);
+
+    await openEditor(brokerNode.id, brokerNode.type);
+    await typeTypedAndCheck('url', 'http://rabbit.example', true);
+    assert.match(await reason('url'), /must start with amqp:\/\/ or amqps:\/\/, not http:\/\//);
+    await screenshot('field-reason.png', '.red-ui-tray');
+    // The env type: the value must name a variable.
+    await typedInput('host').typeButton.click();
+    const env = page.locator('.red-ui-typedInput-options:visible a[value="env"]');
+    await env.click();
+    await env.waitFor({ state: 'hidden' });
+    await typeTypedAndCheck('host', 'MQ HOST', true);
+    assert.match(await reason('host'), /name of an environment variable/);
+    await typeTypedAndCheck('managementUrl', 'ftp://rabbit.example:15672', true);
+    assert.match(await reason('managementUrl'), /http:\/\/ or https:\/\//);
+    // Fixed, the field is no longer red and says nothing.
+    await typeTypedAndCheck('managementUrl', 'http://rabbit.example:15672', false);
+    await page.mouse.move(0, 0);
+    await closeEditor(brokerNode.type);
+
+    // JSON queue arguments: an argument the topology sets itself is refused in the dialog, saying why.
+    await openEditor(config.id, config.type);
+    await tab('topology');
+    await typeTypedAndCheck('mainQueueArgs', '{"x-dead-letter-exchange": "other"}', true);
+    assert.match(await reason('mainQueueArgs'), /x-dead-letter-exchange is set by the retry topology/);
+    await typeTypedAndCheck('mainQueueArgs', '{"x-max-length": 1000}', false);
+    await page.mouse.move(0, 0);
+    await closeEditor(config.type);
+    assert.deepEqual(takeErrors(), []);
+  });
+
   it('checks the topology with the dialog values: a queue with other arguments shows expected vs actual', async function () {
     const names = { main: uniqueName('ui-main'), retry: uniqueName('ui-retry'), parking: uniqueName('ui-parking') };
     broker.track('queue', names.main, names.retry, names.parking);
@@ -370,6 +423,76 @@ describe('editor in a real browser (chromium + playwright-core, packed package, 
     assert.deepEqual(takeErrors(), []);
   });
 
+  it('keeps the parking browser in view in a 1000 px window, refreshes it by itself, and shows a whole body (JSON, text, hex)', async function () {
+    const names = { main: uniqueName('ui-body-main'), parking: uniqueName('ui-body-parking') };
+    broker.track('queue', names.main, names.parking);
+    const ch = await broker.ch();
+    await ch.assertQueue(names.main, { durable: true });
+    await ch.assertQueue(names.parking, { durable: true });
+    // A JSON body longer than the list's preview (1 KiB), and a binary one.
+    const order = { order: 4712, items: Array.from({ length: 60 }, (_, i) => ({ sku: `sku-${i}`, quantity: i })), last: 'the end of the body' };
+    await broker.publish('', names.parking, order, { messageId: 'ui-body-json', headers: { 'park-reason': 'too many items' } });
+    await broker.publish('', names.parking, Buffer.from([0, 1, 2, 3, 0xfe, 0xff, 0x41]), { messageId: 'ui-body-bin', contentType: 'application/octet-stream', headers: { 'park-reason': 'not JSON' } });
+    const flow = [
+      { id: 'ui-body-broker', type: 'retry-broker', name: 'test broker', url: AMQP_URL },
+      { id: 'ui-body-config', type: 'retry-config', name: 'body test', broker: 'ui-body-broker', mode: 'check', mainQueue: names.main, parkingQueue: names.parking, retryDelay: '1000', maxAttempts: '3' },
+    ];
+    const deployed = await red!.api('POST', '/flows', flow, { 'Node-RED-Deployment-Type': 'full' });
+    assert.ok(deployed.ok, `deploy: ${deployed.status} ${await deployed.text()}`);
+    await page.setViewportSize({ width: 1000, height: 700 });
+    try {
+      await page.reload();
+      await page.waitForFunction(() => typeof RED !== 'undefined' && !!RED.nodes?.node?.('ui-body-config'), null, { timeout: 60_000 });
+      await page.evaluate(() => (RED as unknown as { sidebar: { show(id: string): void } }).sidebar.show('rabbitmq-retry-parking'));
+      await page.locator('#rmq-parking-config').selectOption('ui-body-config');
+      const row = (id: string) => page.locator(`tr.rmq-parking-row[data-message-id="${id}"]`);
+      await row('ui-body-json').waitFor({ state: 'visible' });
+
+      // Every control inside the window and inside the sidebar, none cut off.
+      const sidebar = await page.locator('#red-ui-sidebar').boundingBox();
+      assert.ok(sidebar);
+      for (const selector of ['#rmq-parking-config', '#rmq-parking-refresh', '#rmq-parking-replay-selected', '#rmq-parking-replay-all', '#rmq-parking-purge-selected', '#rmq-parking-purge-all']) {
+        const box = await page.locator(selector).boundingBox();
+        assert.ok(box, `${selector} is not shown`);
+        assert.ok(box.x >= sidebar.x && box.x + box.width <= Math.min(1000, sidebar.x + sidebar.width), `${selector} runs off the right edge: ${JSON.stringify(box)} in ${JSON.stringify(sidebar)}`);
+        assert.ok(box.y >= sidebar.y && box.y + box.height <= Math.min(700, sidebar.y + sidebar.height), `${selector} is cut off at the bottom: ${JSON.stringify(box)} in ${JSON.stringify(sidebar)}`);
+      }
+      await screenshot('parking-browser-1000px.png');
+
+      // Parked by someone else meanwhile: the open list shows it without a click.
+      await broker.publish('', names.parking, 'parked later', { messageId: 'ui-body-late', contentType: 'text/plain', headers: { 'park-reason': 'late' } });
+      await row('ui-body-late').waitFor({ state: 'visible', timeout: 30_000 });
+
+      // The whole JSON body, pretty-printed, then as hex.
+      await row('ui-body-json').locator('.rmq-parking-body-open').click();
+      const text = page.locator('pre.rmq-parking-body-text');
+      await text.waitFor({ state: 'visible' });
+      assert.equal(await text.getAttribute('data-view'), 'json');
+      assert.deepEqual(JSON.parse((await text.textContent()) ?? ''), order);
+      assert.match((await text.textContent()) ?? '', /\n {2}"items": \[\n {4}\{\n {6}"sku": "sku-0",/);
+      await screenshot('parking-body.png', '.red-ui-tray');
+      await page.locator('#rmq-parking-body-view-hex').click();
+      assert.equal(await text.getAttribute('data-view'), 'hex');
+      assert.match((await text.textContent()) ?? '', /^00000000 {2}7b 22 6f 72 64 65 72 22 {2}3a 34 37 31 32 2c 22 69 {2}\|\{"order":4712,"i\|/);
+      await page.locator('#rmq-parking-body-close').click();
+      await text.waitFor({ state: 'detached' });
+
+      // A binary body has only the hex view.
+      await row('ui-body-bin').locator('.rmq-parking-body-open').click();
+      await text.waitFor({ state: 'visible' });
+      assert.equal(await text.getAttribute('data-view'), 'hex');
+      assert.equal(await page.locator('#rmq-parking-body-view-json, #rmq-parking-body-view-text').count(), 0);
+      assert.equal((await text.textContent()) ?? '', `00000000  00 01 02 03 fe ff 41${' '.repeat(23 - 20)}  ${' '.repeat(23)}  |......A|`);
+      await page.locator('#rmq-parking-body-close').click();
+      await text.waitFor({ state: 'detached' });
+      // The peeks and body reads left every message in place.
+      await waitFor(async () => (await broker.messageCount(names.parking)) === 3, 'the three messages still parked');
+    } finally {
+      await page.setViewportSize({ width: 1400, height: 900 });
+    }
+    assert.deepEqual(takeErrors(), []);
+  });
+
   it('speaks Russian and Ukrainian to a browser set to those languages', async function () {
     for (const [locale, check, tab, labels, connected] of [
       ['ru-RU', 'Проверить топологию', 'парковка', ['повторить', 'ответить'], 'подключено'],
@@ -379,7 +502,7 @@ describe('editor in a real browser (chromium + playwright-core, packed package, 
       try {
         const localized = await context.newPage();
         await localized.goto(red!.base);
-        await localized.waitForFunction(() => typeof RED !== 'undefined' && !!RED.nodes?.getType?.('retry-config'), null, { timeout: 60_000 });
+        await editorLoaded(localized);
         const texts = await localized.evaluate(
           () => [RED as unknown as { _(key: string): string }].map((r) => [r._('node-red-contrib-rabbitmq-retry/retry-config:retry-config.check.button'), r._('node-red-contrib-rabbitmq-retry/park-replay:park-replay.browser.tab')])[0],
         );

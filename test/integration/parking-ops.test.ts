@@ -6,6 +6,8 @@ import assert from 'node:assert/strict';
 import { Broker, waitFor } from '../helpers/broker';
 import { brokerNode, configNode, consumerNode, tab, uniqueNames, type Names } from '../helpers/flows';
 import { helper, loadFlow } from '../helpers/node-red';
+import { readParkedMessage } from '../../src/nodes/shared/parking-actions';
+import type { RetryConfigNode } from '../../src/nodes/shared/retry-config-node';
 
 type Msg = Record<string, any>;
 
@@ -108,6 +110,24 @@ describe('parking queue: peek, purge, replay by messageId (real broker)', functi
     // Nothing removed, nothing reordered: a second peek and the broker agree.
     const again = await act('peek', {}, io);
     assert.deepEqual(again.payload.messages.map((m: Msg) => m.messageId), ['p1', 'p2', 'p3', 'p4']);
+    assert.deepEqual(await order(), ['p1', 'p2', 'p3', 'p4']);
+  });
+
+  it('reads one parked message whole (the parking browser), by messageId or position, and leaves it in place', async () => {
+    await load();
+    await parkFour();
+    const config = helper.getNode('config') as unknown as RetryConfigNode;
+    const read = (locator: { messageId?: string; position?: number }, bodyBytes = 1024) => readParkedMessage(locator, config, { limit: 10, bodyBytes, userId: 'parking-test' });
+    const third = await read({ messageId: 'p3' });
+    assert.equal(third?.position, 2);
+    assert.deepEqual(JSON.parse(third?.preview ?? ''), { n: 3, why: 'timeout at the bank' });
+    assert.equal(third?.truncated, false);
+    const second = await read({ position: 1 }, 4);
+    assert.equal(second?.messageId, 'p2');
+    assert.equal(second?.preview, '{"n"');
+    assert.equal(second?.truncated, true);
+    assert.equal(await read({ messageId: 'p9' }), undefined);
+    assert.equal(await read({ position: 7 }), undefined);
     assert.deepEqual(await order(), ['p1', 'p2', 'p3', 'p4']);
   });
 

@@ -11,6 +11,9 @@ import { parseDelays } from '../../src/lib/topology/parse';
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { DIALOGS } from '../../src/editor/nodes';
+import { redactUrl } from '../../src/lib/connection/settings';
+import { redisUrlProblem } from '../../src/lib/dedupe/redis-url';
+import { parseConnectionString } from '../../src/lib/postgres/settings';
 
 // The editor's RED: a catalog without the common texts, so problems fall back to their English.
 (globalThis as Record<string, unknown>).RED = { _: (key: string) => key.slice(key.indexOf(':') + 1) };
@@ -91,6 +94,29 @@ describe('editor rules (src/editor)', function () {
     assert.match(editor.topologyProblemsOf({ ...base, mainQueueArgs: '{"x-dead-letter-exchange": "other"}' }).join(), /main queue argument x-dead-letter-exchange is set by the retry topology/);
     assert.match(editor.topologyProblemsOf({ ...base, parkingQueue: 'orders' }).join(), /must all be different/);
     assert.match(editor.topologyProblemsOf({ ...base, mainExchange: '' }).join(), /routing keys need a main exchange/);
+  });
+
+  it('checks database and Redis URLs and table names in the store dialogs with the runtime readers', function () {
+    const registered: Record<string, { defaults: Record<string, { validate?: editor.Validator }>; label?: (this: Record<string, unknown>) => string }> = {};
+    const RED = (globalThis as Record<string, unknown>).RED as Record<string, unknown>;
+    RED.nodes = { registerType: (type: string, definition: (typeof registered)[string]) => (registered[type] = definition) };
+    (globalThis as Record<string, unknown>).$ = () => ({ length: 0 });
+    for (const type of ['retry-postgres', 'retry-dedupe', 'outbox-write']) DIALOGS[type]?.();
+    const check = (type: string, field: string, node: Record<string, unknown>, value: string): boolean => registered[type]?.defaults[field]?.validate?.call(node, value, undefined) === true;
+    for (const [value, ok] of [['postgres://app@db:5432/orders', true], ['postgresql://db/orders', true], ['http://db/orders', false], ['not a url', false], ['${DATABASE_URL}', true]] as const) {
+      assert.equal(check('retry-postgres', 'url', { urlType: 'str' }, value), ok, value);
+      if (!value.startsWith('$')) assert.equal(!('problem' in parseConnectionString(value)), ok, value);
+    }
+    for (const [value, ok] of [['redis://cache:6379/0', true], ['rediss://cache', true], ['redis://cache/abc', false], ['http://cache', false]] as const) {
+      assert.equal(check('retry-dedupe', 'url', { kind: 'redis', urlType: 'str' }, value), ok, value);
+      assert.equal(redisUrlProblem(value) === undefined, ok, value);
+    }
+    for (const [value, ok] of [['outbox', true], ['app.outbox', true], ['', true], ['a.b.c', false], ['x'.repeat(64), false], ['bad name', false]] as const) {
+      assert.equal(check('outbox-write', 'table', {}, value), ok, JSON.stringify(value));
+    }
+    // Labels show a URL without its password, as the runtime's logs do.
+    assert.equal(registered['retry-postgres']?.label?.call({ url: 'postgres://app:secret@db/orders', urlType: 'str' }), redactUrl('postgres://app:secret@db/orders'));
+    assert.doesNotMatch(registered['retry-dedupe']?.label?.call({ kind: 'redis', url: 'redis://:secret@cache:6379', urlType: 'str' }) ?? '', /secret/);
   });
 
   it('keeps every dialog in src/editor: the .html files hold templates, help and script includes only', function () {

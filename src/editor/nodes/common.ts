@@ -1,4 +1,5 @@
 /** What the dialogs of the package's nodes share. */
+import { parseTableName } from '../../lib/postgres/identifiers';
 import { envOr, fail, str, type EditorNode, type Translate, type Validator } from '../index';
 import type { JQStatic } from '../red';
 
@@ -11,18 +12,12 @@ export function italicWhenNamed(this: EditorNode): string {
   return this.name ? 'node_label_italic' : '';
 }
 
-const TABLE = /^([A-Za-z_][A-Za-z0-9_$]*\.)?[A-Za-z_][A-Za-z0-9_$]*$/;
-
-/** A PostgreSQL table name (optionally schema.table), as the runtime's parseTableName takes it. */
+/** A PostgreSQL table name (optionally schema.table), checked by the runtime's parseTableName; empty takes the default. */
 export function tableName(t: Translate, when: (node: EditorNode) => boolean = () => true): Validator {
   return function (this: EditorNode, value, opt) {
-    return !when(this) || TABLE.test(str(value)) || fail(opt, t('errors.table'));
+    const text = str(value);
+    return !when(this) || text === '' || !('problem' in parseTableName(text)) || fail(opt, t('errors.table'));
   };
-}
-
-/** A URL shown without the password between `//` and `@`. */
-export function withoutPassword(url: string): string {
-  return url.replace(/\/\/([^:@/]*)(:[^@]*)?@/, '//$1@');
 }
 
 /** A config node's host field (text or an environment variable): required unless a URL is set. */

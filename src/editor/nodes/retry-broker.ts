@@ -1,5 +1,5 @@
 /** The retry-broker dialog: URL or host fields (text or an environment variable), credentials, TLS, limits, management API. */
-import { envFields, envInput, envLabel, envOr, i18n, migrate, numberProperty, str, tabs, validators as v, withVersion } from '../index';
+import { envFields, envInput, envLabel, envOr, i18n, migrate, numberProperty, showReasons, str, tabs, validators as v, withVersion } from '../index';
 import { redactUrl } from '../../lib/connection/settings';
 import type { EditorRED, JQStatic } from '../red';
 import { hostProperty } from './common';
@@ -57,6 +57,7 @@ export function retryBroker(): void {
       };
       $('#node-config-input-url, #node-config-input-tls').on('change keyup', refresh);
       refresh();
+      showReasons(this, 'node-config-input');
     },
     oneditsave() {
       // Without TLS a selected TLS configuration would be refused at deploy: drop it.

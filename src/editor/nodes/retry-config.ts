@@ -3,7 +3,7 @@
  * definition through topologyProblemsOf, as the runtime refuses it at deploy), and the "check against
  * the broker" table.
  */
-import { choices, fillSelect, i18n, migrate, numberProperty, str, tabs, topologyProblemsOf, validators as v, withVersion, fail, type EditorNode, type Validator } from '../index';
+import { choices, fillSelect, i18n, migrate, numberProperty, showReasons, str, tabs, topologyProblemsOf, validators as v, withVersion, fail, type EditorNode, type Validator } from '../index';
 import type { EditorRED, JQ, JQStatic } from '../red';
 
 declare const RED: EditorRED;
@@ -162,6 +162,7 @@ export function retryConfig(): void {
       $('#node-config-input-mainQueue, #node-config-input-mainExchange, #node-config-input-retryExchange, #node-config-input-alternateExchange').on('change keyup', refresh);
       $('#node-config-input-mode').on('change', refresh);
       refresh();
+      showReasons(node, 'node-config-input');
     },
   });
 }

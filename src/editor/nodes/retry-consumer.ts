@@ -1,5 +1,5 @@
 /** The retry-consumer dialog: mode, prefetch, timeouts, the events output, decoding, and deduplication. */
-import { choices, fail, fillSelect, i18n, migrate, numberProperty, str, validators as v, withVersion, type EditorNode } from '../index';
+import { choices, fail, fillSelect, i18n, migrate, numberProperty, showReasons, str, validators as v, withVersion, type EditorNode } from '../index';
 import type { EditorRED, JQStatic } from '../red';
 import { CATEGORY, COLOR, italicWhenNamed } from './common';
 
@@ -92,6 +92,7 @@ export function retryConsumer(): void {
       };
       $('#node-input-events').on('change', refreshEvents);
       refreshEvents();
+      showReasons(node, 'node-input');
     },
     oneditsave() {
       // The second output exists only while events are on: existing flows keep one output.

@@ -1,12 +1,13 @@
 /** The dialogs of the database and store config nodes: retry-postgres and retry-dedupe. */
-import { choices, envInput, envLabel, envOr, fail, fillSelect, i18n, numberProperty, str, validators as v, type EditorNode } from '../index';
+import { choices, envInput, envLabel, envOr, fail, fillSelect, i18n, isEnvReference, numberProperty, showReasons, str, validators as v, type EditorNode } from '../index';
 import type { EditorRED, JQStatic } from '../red';
-import { hostProperty, tableName, withoutPassword } from './common';
+import { redactUrl } from '../../lib/connection/settings';
+import { redisUrlProblem } from '../../lib/dedupe/redis-url';
+import { parseConnectionString } from '../../lib/postgres/settings';
+import { hostProperty, tableName } from './common';
 
 declare const RED: EditorRED;
 declare const $: JQStatic;
-
-const ENV_REFERENCE = /^\$\{\w+\}$/;
 
 export function retryPostgres(): void {
   const t = i18n('retry-postgres');
@@ -19,7 +20,7 @@ export function retryPostgres(): void {
         label: t('label.url'),
         validate: envOr('url', (value, opt) => {
           const text = str(value);
-          return text === '' || ENV_REFERENCE.test(text) || /^postgres(ql)?:\/\//.test(text) || fail(opt, t('errors.url'));
+          return text === '' || isEnvReference(text) || !('problem' in parseConnectionString(text)) || fail(opt, t('errors.url'));
         }),
       },
       urlType: { value: 'str' },
@@ -34,7 +35,7 @@ export function retryPostgres(): void {
     credentials: { user: { type: 'text' }, password: { type: 'password' } },
     label() {
       if (this.name) return str(this.name);
-      if (this.url) return this.urlType === 'env' ? envLabel(this.url, 'env') : withoutPassword(str(this.url));
+      if (this.url) return this.urlType === 'env' ? envLabel(this.url, 'env') : redactUrl(str(this.url));
       return `postgres://${envLabel(this.host || '127.0.0.1', this.hostType)}:${str(this.port) || '5432'}/${str(this.database)}`;
     },
     oneditprepare() {
@@ -46,6 +47,7 @@ export function retryPostgres(): void {
       };
       $('#node-config-input-url, #node-config-input-tls').on('change keyup', refresh);
       refresh();
+      showReasons(this, 'node-config-input');
     },
     oneditsave() {
       if (!$('#node-config-input-tls').is(':checked')) $('#node-config-input-tlsConfig').val('');
@@ -74,7 +76,7 @@ export function retryDedupe(): void {
         validate: envOr('url', function (this: EditorNode, value, opt) {
           if (kind(this) !== 'redis') return true;
           const text = str(value);
-          return text === '' || ENV_REFERENCE.test(text) || /^rediss?:\/\/[^/]*(\/\d+)?$/.test(text) || fail(opt, t('errors.url'));
+          return text === '' || isEnvReference(text) || redisUrlProblem(text) === undefined || fail(opt, t('errors.url'));
         }),
       },
       urlType: { value: 'str' },
@@ -96,7 +98,7 @@ export function retryDedupe(): void {
     credentials: { user: { type: 'text' }, password: { type: 'password' } },
     label() {
       if (this.name) return str(this.name);
-      if (this.kind === 'redis') return withoutPassword(envLabel(this.url || 'redis://127.0.0.1:6379', this.urlType));
+      if (this.kind === 'redis') return redactUrl(envLabel(this.url || 'redis://127.0.0.1:6379', this.urlType));
       if (this.kind === 'postgres') return `postgres ${str(this.table) || 'rabbitmq_retry_dedupe'}`;
       return t('kind.memory');
     },
@@ -112,6 +114,7 @@ export function retryDedupe(): void {
       };
       $('#node-config-input-kind').on('change', refresh);
       refresh();
+      showReasons(this, 'node-config-input');
     },
     oneditsave() {
       const k = $('#node-config-input-kind').val();

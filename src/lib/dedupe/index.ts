@@ -6,5 +6,6 @@ export { DedupeGate, type Admission, type DedupeGateEvents, type DedupeGateOptio
 export { keyFromValue, messageIdKey } from './keys';
 export { MemoryDedupeStore, type MemoryStoreOptions } from './memory-store';
 export { DEDUPE_COLUMNS, DEDUPE_INDEXES, dedupeTableDdl, PostgresDedupeStore, type DedupeDatabase, type PostgresStoreOptions } from './postgres-store';
-export { describeRedis, RedisDedupeStore, redisUrlProblem, type RedisStoreSettings } from './redis-store';
+export { RedisDedupeStore, type RedisStoreSettings } from './redis-store';
+export { describeRedis, redisUrlProblem } from './redis-url';
 export { DedupeStoreError, type ClaimResult, type DedupeKey, type DedupeStore, type DedupeStoreProblem } from './store';

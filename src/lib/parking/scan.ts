@@ -93,6 +93,29 @@ export async function peekParked(connection: BrokerConnection, queue: string, op
   return { messages, total: result.remaining };
 }
 
+/** Which parked message to read: by its messageId, else by its position (0 = head) at the time of the read. */
+export interface ParkedLocator {
+  messageId?: string;
+  position?: number;
+}
+
+/**
+ * One parked message with its body (up to `bodyBytes`, `truncated` says when there is more), left in
+ * place: the first with the locator's messageId, or, without one, the one at its position. Looks at
+ * most `limit` messages from the head; undefined when none matches (replayed or purged meanwhile).
+ */
+export async function findParked(connection: BrokerConnection, queue: string, locator: ParkedLocator, options: { limit: number; bodyBytes: number }): Promise<ParkedMessage | undefined> {
+  let found: ParkedMessage | undefined;
+  const byId = locator.messageId !== undefined && locator.messageId !== '';
+  await scanQueue(connection, queue, options.limit, (message, position) => {
+    const hit = byId ? message.properties.messageId === locator.messageId : position === locator.position;
+    if (!hit) return Promise.resolve(!byId && locator.position !== undefined && position >= locator.position ? 'stop' : 'keep');
+    found = describeParked(message, position, options.bodyBytes);
+    return Promise.resolve('stop');
+  });
+  return found;
+}
+
 export interface PurgeResult {
   purged: number;
   remaining: number;

@@ -1,18 +1,20 @@
 /**
  * The editor's parking browser (sidebar tab): admin endpoints that peek at a deployed retry config's
- * parking queue (never consuming), and replay or delete all or selected parked messages. Each runs
- * what the park-replay node runs (parking-actions.ts).
+ * parking queue (never consuming), show one parked message whole, and replay or delete all or selected
+ * parked messages. Each runs what the park-replay node runs (parking-actions.ts).
  */
 import { randomUUID } from 'node:crypto';
 import type { AdminRequest, AdminResponse, NodeAPI } from '../shared/node-red';
-import { runParkingAction, type ParkAction } from '../shared/parking-actions';
-import { findRetryConfig } from '../shared/retry-config-node';
+import { readParkedMessage, runParkingAction, type ParkAction } from '../shared/parking-actions';
+import { findRetryConfig, type RetryConfigNode } from '../shared/retry-config-node';
 
 export const PARKING_PATH = '/rabbitmq-retry/parking';
 /** The most a browser lists at once; the total says how many wait. */
 export const PEEK_LIMIT = 200;
 /** A replay of everything moves at most this many at once. */
 const REPLAY_LIMIT = 10_000;
+/** The most of one body the browser is sent (a larger one is shown cut, saying so). */
+export const BODY_LIMIT = 4 * 1024 * 1024;
 
 function answer(res: AdminResponse, work: () => Promise<{ status: number; body: unknown }>): void {
   work().then(
@@ -27,16 +29,36 @@ function messageIds(body: unknown): string[] | undefined {
 }
 
 export function registerParkingEndpoints(RED: NodeAPI): void {
-  async function run(configId: string | undefined, action: ParkAction, source: Record<string, unknown>, max: number): Promise<{ status: number; body: unknown }> {
+  /** The deployed configuration with a usable topology and broker, or the answer saying why not. */
+  function usable(configId: string | undefined): { config: RetryConfigNode; queue: string } | { status: number; body: unknown } {
     const config = findRetryConfig(RED, configId);
     if (!config) return { status: 404, body: { error: 'this retry configuration is not deployed: deploy it first' } };
     if (!config.topology || !config.broker) return { status: 409, body: { error: config.problems.join('; ') || 'no broker' } };
-    const result = await runParkingAction(action, source, config, { max, resetAttempts: true, userId: `parking-browser-${randomUUID()}` });
-    return { status: 200, body: { queue: config.topology.parkingQueue, ...result } };
+    return { config, queue: config.topology.parkingQueue };
+  }
+
+  async function run(configId: string | undefined, action: ParkAction, source: Record<string, unknown>, max: number): Promise<{ status: number; body: unknown }> {
+    const found = usable(configId);
+    if (!('config' in found)) return found;
+    const result = await runParkingAction(action, source, found.config, { max, resetAttempts: true, userId: `parking-browser-${randomUUID()}` });
+    return { status: 200, body: { queue: found.queue, ...result } };
   }
 
   RED.httpAdmin.get(`${PARKING_PATH}/:config`, RED.auth.needsPermission('rabbitmq-retry.read'), (req: AdminRequest, res: AdminResponse) => {
     answer(res, () => run(req.params.config, 'peek', {}, PEEK_LIMIT));
+  });
+  // One message with its whole body (up to BODY_LIMIT), by ?messageId= or else ?position= (of the last peek).
+  RED.httpAdmin.get(`${PARKING_PATH}/:config/message`, RED.auth.needsPermission('rabbitmq-retry.read'), (req: AdminRequest, res: AdminResponse) => {
+    answer(res, async () => {
+      const found = usable(req.params.config);
+      if (!('config' in found)) return found;
+      const messageId = typeof req.query?.messageId === 'string' && req.query.messageId !== '' ? req.query.messageId : undefined;
+      const position = typeof req.query?.position === 'string' && /^\d+$/.test(req.query.position) ? Number(req.query.position) : undefined;
+      if (messageId === undefined && (position === undefined || position >= PEEK_LIMIT)) return { status: 400, body: { error: `give a messageId, or a position below ${PEEK_LIMIT}` } };
+      const message = await readParkedMessage({ messageId, position }, found.config, { limit: PEEK_LIMIT, bodyBytes: BODY_LIMIT, userId: `parking-browser-${randomUUID()}` });
+      if (!message) return { status: 404, body: { error: 'this message is no longer in the parking queue' } };
+      return { status: 200, body: { queue: found.queue, message } };
+    });
   });
   for (const action of ['replay', 'purge'] as const) {
     RED.httpAdmin.post(`${PARKING_PATH}/:config/${action}`, RED.auth.needsPermission('rabbitmq-retry.write'), (req: AdminRequest, res: AdminResponse) => {

@@ -51,6 +51,8 @@ export interface CredentialsDefinition {
 export interface AdminRequest {
   body: unknown;
   params: Record<string, string | undefined>;
+  /** The URL's query, as express parses it. */
+  query?: Record<string, unknown>;
 }
 export interface AdminResponse {
   status(code: number): AdminResponse;

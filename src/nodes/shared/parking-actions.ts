@@ -1,37 +1,58 @@
 /**
  * Peek, purge and replay of a retry config's parking queue, as the park-replay node and the editor's
- * parking browser (admin endpoints) both run them.
+ * parking browser (admin endpoints) both run them; and reading one parked message whole, for the browser.
  */
-import { peekHazard, peekParked, purgeParked, replayParked, selectionFrom, type ParkedMessage } from '../../lib/parking';
+import { findParked, peekHazard, peekParked, purgeParked, replayParked, selectionFrom, type ParkedLocator, type ParkedMessage } from '../../lib/parking';
+import type { RetryTopologyConfig } from '../../lib/topology';
+import type { RetryBrokerNode } from './broker-node';
 import { metrics } from './metrics';
 import type { ParkAction } from './properties';
 import type { RetryConfigNode } from './retry-config-node';
 
 export type { ParkAction };
 
+type ParkingConfig = Pick<RetryConfigNode, 'topology' | 'broker' | 'consumers'>;
+
+/**
+ * Runs `work` with the configuration's topology and connected broker. The broker connection is held
+ * open only meanwhile: `userId` registers as its user. `returnsMessages`: the work reads messages and
+ * returns them to the queue, which must not harm it (see peekHazard).
+ */
+async function withParkingQueue<T>(
+  config: ParkingConfig,
+  userId: string,
+  returnsMessages: boolean,
+  work: (topology: RetryTopologyConfig, broker: RetryBrokerNode) => Promise<T>,
+): Promise<T> {
+  const { topology, broker } = config;
+  if (!topology || !broker) throw new Error('the retry configuration has no usable topology or broker');
+  const user = { id: userId, status: () => undefined };
+  broker.register(user);
+  try {
+    const model = await broker.connection.whenConnected();
+    if (returnsMessages) {
+      const hazard = peekHazard(topology.parkingQueue, topology.parkingQueueArguments, model.connection.serverProperties.version);
+      if (hazard !== undefined) throw new Error(hazard);
+    }
+    return await work(topology, broker);
+  } finally {
+    await broker.deregister(user);
+  }
+}
+
 /**
  * Runs one action on a configuration with its topology and broker; `source` holds the selection
- * (`messageIds`, `routingKey`, `reason`). The broker connection is held open only while it runs:
- * `userId` registers as its user meanwhile.
+ * (`messageIds`, `routingKey`, `reason`).
  */
 export async function runParkingAction(
   action: ParkAction,
   source: Record<string, unknown>,
-  config: Pick<RetryConfigNode, 'topology' | 'broker' | 'consumers'>,
+  config: ParkingConfig,
   options: { max: number; resetAttempts: boolean; userId: string },
 ): Promise<Record<string, unknown>> {
-  const { topology, broker } = config;
-  if (!topology || !broker) throw new Error('the retry configuration has no usable topology or broker');
-  const user = { id: options.userId, status: () => undefined };
-  broker.register(user);
-  try {
-    const selection = selectionFrom(source);
-    const model = await broker.connection.whenConnected();
-    // A purge of everything returns nothing to the queue; all else may, and must not harm it.
-    if (action === 'peek' || Object.keys(selection).length > 0) {
-      const hazard = peekHazard(topology.parkingQueue, topology.parkingQueueArguments, model.connection.serverProperties.version);
-      if (hazard !== undefined) throw new Error(hazard);
-    }
+  const selection = selectionFrom(source);
+  // A purge of everything returns nothing to the queue; all else may.
+  return withParkingQueue(config, options.userId, action === 'peek' || Object.keys(selection).length > 0, async (topology, broker) => {
     const queue = topology.parkingQueue;
     if (action === 'peek') return { ...(await peekParked(broker.connection, queue, { limit: options.max })) };
     if (action === 'purge') return { ...(await purgeParked(broker.connection, queue, { selection })) };
@@ -41,7 +62,14 @@ export async function runParkingAction(
       config.consumers.replayed({ event: 'replayed', queue: topology.mainQueue, attempt: parked.attempts, reason: parked.reason, messageId: parked.messageId, durationMs: null });
     };
     return { ...(await replayParked(broker.connection, topology, { max: options.max, resetAttempts: options.resetAttempts, selection, onReplayed })) };
-  } finally {
-    await broker.deregister(user);
-  }
+  });
+}
+
+/** One parked message with its body (up to `bodyBytes`), left in place; undefined when it is no longer parked. */
+export async function readParkedMessage(
+  locator: ParkedLocator,
+  config: ParkingConfig,
+  options: { limit: number; bodyBytes: number; userId: string },
+): Promise<ParkedMessage | undefined> {
+  return withParkingQueue(config, options.userId, true, (topology, broker) => findParked(broker.connection, topology.parkingQueue, locator, options));
 }
