@@ -45,7 +45,7 @@ import {
   type RunResult,
 } from './lib/common';
 import { RUNTIME_DESCRIPTION, packageNodes, versions, type Msg } from './lib/nodered';
-import { PEERS_DIR, preparePeers, stopPeerProcesses } from './lib/peers';
+import { BATCHED_PEER_KEY, PEERS_DIR, preparePeers, stopPeerProcesses } from './lib/peers';
 import * as S from './lib/scenarios';
 import * as D from './lib/store-scenarios';
 
@@ -136,6 +136,8 @@ interface PeerRow extends Summary {
   key: string;
   /** Median msg/s as a ratio to the first row (raw amqplib). */
   ratio: number;
+  /** Median msg/s as a ratio to raw amqplib doing the same work with batched acks (the best hand-written client). */
+  batchedRatio: number;
 }
 interface LagStats {
   p50: number;
@@ -340,17 +342,17 @@ function printReport(env: Environment): void {
     out.push(`  each message acked by the package's own mechanism; packages alternated, ${REPS} run(s) each, median (min–max). CPU is the Node-RED process's user+system time per message`);
     out.push('  (raw amqplib: a plain node process). Each run is a fresh process, timed from its first delivery to its N-th ack. The other packages consume a plain durable queue.');
     const table = [
-      ['package', 'version (amqplib)', 'ack', 'msg/s median (min–max)', 'vs raw', 'CPU µs/msg', 'broker µs/msg'],
+      ['package', 'version (amqplib)', 'ack', 'msg/s median (min–max)', 'vs raw', 'vs raw batched', 'CPU µs/msg', 'broker µs/msg'],
       ...peerRows.map((p) => {
         const runs = p.runs.filter((r): r is number => r !== null);
         const range = runs.length > 1 ? ` (${fmt(Math.min(...runs))}–${fmt(Math.max(...runs))})` : '';
-        return [p.label, p.version, p.ack, `${fmt(p.msgPerSec)}${range}`, fmt(p.ratio, 2), fmt(p.cpuUsPerMsg, 1), fmt(p.brokerUsPerMsg, 1)];
+        return [p.label, p.version, p.ack, `${fmt(p.msgPerSec)}${range}`, fmt(p.ratio, 2), fmt(p.batchedRatio, 2), fmt(p.cpuUsPerMsg, 1), fmt(p.brokerUsPerMsg, 1)];
       }),
     ];
     const widths = table[0]!.map((_, i) => Math.max(...table.map((cells) => cells[i]!.length)) + 2);
     // Text columns left-aligned, figures right-aligned.
     for (const cells of table) out.push(`  ${cells.map((c, i) => (i < 3 ? pad(c, widths[i]!) : pad(c, widths[i]!, true))).join('')}`);
-    out.push(`  same work: JSON.parse of the body and the msg the package builds (payload, amqp, retry). vs raw: median msg/s / raw amqplib's.`);
+    out.push(`  same work: JSON.parse of the body and the msg the package builds (payload, amqp, retry). vs raw: median msg/s / raw amqplib's; vs raw batched: / raw amqplib doing the same work with its acks batched per turn.`);
     if (peerRows.some((p) => p.version.includes('*'))) out.push(`  * built from its source (not on the registry mirror) in ${PEERS_DIR}/from-source: docs/benchmark.md`);
     for (const note of skipped) out.push(`  not measured: ${note}`);
   }
@@ -421,6 +423,7 @@ function summaryJson(): Record<string, number | null> {
     peers[`${p.key}MsgPerSec`] = round(p.msgPerSec);
     peers[`${p.key}CpuUsPerMsg`] = round(p.cpuUsPerMsg, 1);
     if (i > 0) peers[`${p.key}Ratio`] = r2(p.ratio);
+    if (p.key !== BATCHED_PEER_KEY) peers[`${p.key}BatchedRatio`] = r2(p.batchedRatio);
   }
   return {
     consumeAckRatio: r2(c100?.ratio),
@@ -611,8 +614,12 @@ async function main(): Promise<number> {
       try {
         const list = peers.contestants.map((c): Variant => [c.label, count, loadQueue(c.queue, 1024, count, persistent), () => c.run(count)]);
         const runs = await variants('peers', list);
-        const rows = peers.contestants.map((c, i): PeerRow => ({ label: c.label, version: c.version(), ack: c.ack, key: c.key, ratio: NaN, ...summarize(runs[i]!) }));
-        for (const row of rows) row.ratio = row.msgPerSec / rows[0]!.msgPerSec;
+        const rows = peers.contestants.map((c, i): PeerRow => ({ label: c.label, version: c.version(), ack: c.ack, key: c.key, ratio: NaN, batchedRatio: NaN, ...summarize(runs[i]!) }));
+        const batched = rows.find((r) => r.key === BATCHED_PEER_KEY);
+        for (const row of rows) {
+          row.ratio = row.msgPerSec / rows[0]!.msgPerSec;
+          row.batchedRatio = batched ? row.msgPerSec / batched.msgPerSec : NaN;
+        }
         extra.peers = { rows, skipped: peers.skipped };
       } finally {
         peers.dispose();

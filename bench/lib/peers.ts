@@ -36,6 +36,8 @@ const run = promisify(execFile);
 
 export const PEERS_DIR = process.env.BENCH_PEERS_DIR ?? path.join(os.homedir(), '.cache', 'node-red-contrib-rabbitmq-retry', 'bench-peers');
 const RAW_CONSUMER = path.join(__dirname, 'raw-consumer.cjs');
+/** The peers row every other is also compared with: raw amqplib doing the same work with batched acks. */
+export const BATCHED_PEER_KEY = 'peerRawBatched';
 
 /** One row of the peers table, ready to run. */
 export interface Contestant {
@@ -74,7 +76,7 @@ type Start = (probe: { env: Record<string, string>; nodeArgs: string[] }) => Pro
 const rawProcesses = new Set<ChildProcess>();
 
 /** A plain node process running raw-consumer.cjs (not Node-RED). */
-function startRaw(queue: string, prefetch: number, work: 'none' | 'msg', url: string): Start {
+function startRaw(queue: string, prefetch: number, work: 'none' | 'msg' | 'msg-later-batched', url: string): Start {
   return ({ env, nodeArgs }) => {
     // Without NODE_OPTIONS, as for Node-RED: no loader of the bench's own runner (tsx) is inherited.
     const childEnv: NodeJS.ProcessEnv = { ...process.env, ...env, AMQP_URL: url };
@@ -358,7 +360,8 @@ function contestant(label: string, key: string, ack: string, queue: string, vers
 }
 
 /**
- * Prepares the contestants: raw amqplib (twice: ack only, and the same work as the package), the
+ * Prepares the contestants: raw amqplib (three times: ack only, the same work as the package, and the
+ * same work with acks batched per event-loop turn as the package batches them), the
  * package (packed, installed into a fresh user directory, its retry topology declared by the package
  * itself in one Node-RED start), and each peer that is installed or can be.
  */
@@ -374,6 +377,7 @@ export async function preparePeers({ url, plainQueue, topology, prefetch, log }:
     const contestants: Contestant[] = [
       contestant('raw amqplib', 'peerRawConsumeAck', 'channel.ack', plainQueue, undefined, startRaw(plainQueue, prefetch, 'none', url)),
       contestant('raw amqplib doing the same work', 'peerRawSameWork', 'channel.ack', plainQueue, undefined, startRaw(plainQueue, prefetch, 'msg', url)),
+      contestant('raw amqplib doing the same work, acks batched', BATCHED_PEER_KEY, 'channel.ack(m, true) per turn', plainQueue, undefined, startRaw(plainQueue, prefetch, 'msg-later-batched', url)),
     ];
 
     log(`   packing ${PACKAGE} into a fresh Node-RED user directory`);
