@@ -75,7 +75,7 @@ describe('topology definitions export (admin endpoint, real broker)', function (
 
   async function post(body: unknown): Promise<{ status: number; text: string; disposition: string | undefined }> {
     const response = await helper.request().post(PATH).send(body);
-    return { status: response.status, text: response.text, disposition: response.headers['content-disposition'] as string | undefined };
+    return { status: response.status, text: response.text, disposition: response.headers['content-disposition'] };
   }
 
   describe('endpoint', function () {
