@@ -168,6 +168,7 @@ describe('topology definitions export (admin endpoint, real broker)', function (
         const inspection = await probeTopology(targets, topology, { managementUrl: compare });
         assert.deepEqual(inspection.objects.filter((o) => o.state !== 'ok').map((o) => `${o.kind} ${o.name}: ${o.problems.join('; ')}`), [], `${config.mainQueue}: check mode finds differences`);
         assert.equal(inspection.objects.length, planTopology(topology).exchanges.length + planTopology(topology).queues.length);
+        assert.equal(inspection.compared, compare !== '', 'arguments compared through the management API when it answers');
         // Declare mode: the broker refuses a redeclare with any other argument (406), so this passing means identical.
         const model = await amqp.connect(AMQP_URL);
         model.on('error', () => undefined);

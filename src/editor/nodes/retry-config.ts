@@ -73,6 +73,15 @@ function renderCheck(t: (key: string, args?: Record<string, unknown>) => string,
   }
 }
 
+/** A failed request of the dialog's buttons: the runtime's sentence (the validator's for a 400) under them. */
+function failed(t: (key: string, args?: Record<string, unknown>) => string, key: string, button: JQ, xhr: { responseJSON?: { error?: string }; statusText: string }): void {
+  button.prop('disabled', false);
+  const error = xhr.responseJSON?.error ?? xhr.statusText;
+  $('#retry-config-check-result')
+    .empty()
+    .append($('<div>').addClass('form-tips retry-config-check-failed').text(t(key, { error })));
+}
+
 /** The chosen broker node's values (unsaved edits included) and the credentials the dialog holds, or undefined without a broker. */
 function chosenBroker(): { broker: Record<string, unknown>; credentials: { user?: string; password?: string } } | undefined {
   const broker = RED.nodes.node(str($('#node-config-input-broker').val()));
@@ -107,13 +116,7 @@ function exportDefinitions(t: (key: string, args?: Record<string, unknown>) => s
         .empty()
         .append($('<div>').addClass('form-tips retry-config-export-done').text(t('export.done', { file })));
     })
-    .fail((xhr) => {
-      button.prop('disabled', false);
-      const error = xhr.responseJSON?.error ?? xhr.statusText;
-      $('#retry-config-check-result')
-        .empty()
-        .append($('<div>').addClass('form-tips retry-config-check-failed').text(t('export.failed', { error })));
-    });
+    .fail((xhr) => failed(t, 'export.failed', button, xhr));
 }
 
 function checkTopology(t: (key: string, args?: Record<string, unknown>) => string, node: EditorNode): void {
@@ -131,13 +134,7 @@ function checkTopology(t: (key: string, args?: Record<string, unknown>) => strin
       button.prop('disabled', false);
       renderCheck(t, answer as unknown as { broker: string; compared: boolean; objects: CheckedObject[] });
     })
-    .fail((xhr) => {
-      button.prop('disabled', false);
-      const error = xhr.responseJSON?.error ?? xhr.statusText;
-      $('#retry-config-check-result')
-        .empty()
-        .append($('<div>').addClass('form-tips retry-config-check-failed').text(t('check.failed', { error })));
-    });
+    .fail((xhr) => failed(t, 'check.failed', button, xhr));
 }
 
 export function retryConfig(): void {
