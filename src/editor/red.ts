@@ -40,10 +40,13 @@ export interface JQ {
   find(selector: string): JQ;
   map<T>(each: (this: unknown, index: number, element: unknown) => T): { get(): T[] };
   typedInput(options: Record<string, unknown>): JQ;
+  /** The DOM element itself (e.g. to call an anchor's own click, which jQuery's trigger does not). */
+  get(index: number): { click(): void } | undefined;
+  remove(): JQ;
 }
 
 export interface Xhr {
-  done(handler: (result: Record<string, unknown>) => void): Xhr;
+  done(handler: (result: Record<string, unknown>, status: string, xhr: { getResponseHeader(name: string): string | null }) => void): Xhr;
   fail(handler: (xhr: { responseJSON?: { error?: string }; statusText: string }) => void): Xhr;
 }
 

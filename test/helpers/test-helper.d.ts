@@ -19,7 +19,7 @@ declare module 'node-red-node-test-helper' {
     log(): { args: Array<[{ level: number; id?: string; msg: unknown }]> };
     /** supertest on the runtime's admin app (RED.httpAdmin). */
     request(): {
-      post(path: string): { send(body: unknown): PromiseLike<{ status: number; text: string }> };
+      post(path: string): { send(body: unknown): PromiseLike<{ status: number; text: string; headers: Record<string, string> }> };
       get(path: string): PromiseLike<{ status: number; text: string; headers: Record<string, string> }>;
     };
   }

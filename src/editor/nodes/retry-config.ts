@@ -1,7 +1,7 @@
 /**
  * The retry-config dialog: the topology's fields, each checked by the runtime's own rules (the whole
  * definition through topologyProblemsOf, as the runtime refuses it at deploy), and the "check against
- * the broker" table.
+ * the broker" table, and the topology exported as a RabbitMQ definitions file.
  */
 import { choices, fillSelect, i18n, migrate, numberProperty, showReasons, str, tabs, topologyProblemsOf, validators as v, withVersion, fail, type EditorNode, type Validator } from '../index';
 import type { EditorRED, JQ, JQStatic } from '../red';
@@ -73,18 +73,60 @@ function renderCheck(t: (key: string, args?: Record<string, unknown>) => string,
   }
 }
 
-function checkTopology(t: (key: string, args?: Record<string, unknown>) => string, node: EditorNode): void {
+/** A failed request of the dialog's buttons: the runtime's sentence (the validator's for a 400) under them. */
+function failed(t: (key: string, args?: Record<string, unknown>) => string, key: string, button: JQ, xhr: { responseJSON?: { error?: string }; statusText: string }): void {
+  button.prop('disabled', false);
+  const error = xhr.responseJSON?.error ?? xhr.statusText;
+  $('#retry-config-check-result')
+    .empty()
+    .append($('<div>').addClass('form-tips retry-config-check-failed').text(t(key, { error })));
+}
+
+/** The chosen broker node's values (unsaved edits included) and the credentials the dialog holds, or undefined without a broker. */
+function chosenBroker(): { broker: Record<string, unknown>; credentials: { user?: string; password?: string } } | undefined {
   const broker = RED.nodes.node(str($('#node-config-input-broker').val()));
-  const box = $('#retry-config-check-result').empty();
-  if (!broker) {
-    $('<div>').addClass('form-tips').text(t('check.noBroker')).appendTo(box);
-    return;
-  }
+  if (!broker) return undefined;
   const brokerValues: Record<string, unknown> = { id: broker.id };
   const brokerDefaults = (broker._def as { defaults: Record<string, unknown> }).defaults;
   for (const key of Object.keys(brokerDefaults)) brokerValues[key] = broker[key];
   const given = broker.credentials as { user?: string; password?: string } | undefined;
-  const credentials = given ? { user: given.user, password: given.password } : {};
+  return { broker: brokerValues, credentials: given ? { user: given.user, password: given.password } : {} };
+}
+
+/**
+ * "Export definitions": the runtime turns the dialog's values (saved or not) into a RabbitMQ
+ * definitions file in the chosen broker's vhost ('/' without one); the browser saves it. No
+ * credentials are sent: the export touches no broker.
+ */
+function exportDefinitions(t: (key: string, args?: Record<string, unknown>) => string, node: EditorNode): void {
+  const broker = chosenBroker()?.broker;
+  const button = $('#retry-config-export-button').prop('disabled', true);
+  $.ajax({ url: 'rabbitmq-retry/topology-definitions', type: 'POST', contentType: 'application/json', data: JSON.stringify(broker ? { config: values(node), broker } : { config: values(node) }) })
+    .done((definitions, _status, xhr) => {
+      button.prop('disabled', false);
+      const file = /filename="([^"]+)"/.exec(xhr.getResponseHeader('Content-Disposition') ?? '')?.[1] ?? 'definitions.json';
+      const link = $('<a>')
+        .attr('href', `data:application/json;charset=utf-8,${encodeURIComponent(`${JSON.stringify(definitions, null, 2)}\n`)}`)
+        .attr('download', file)
+        .css('display', 'none')
+        .appendTo($('body'));
+      link.get(0)?.click();
+      link.remove();
+      $('#retry-config-check-result')
+        .empty()
+        .append($('<div>').addClass('form-tips retry-config-export-done').text(t('export.done', { file })));
+    })
+    .fail((xhr) => failed(t, 'export.failed', button, xhr));
+}
+
+function checkTopology(t: (key: string, args?: Record<string, unknown>) => string, node: EditorNode): void {
+  const chosen = chosenBroker();
+  const box = $('#retry-config-check-result').empty();
+  if (!chosen) {
+    $('<div>').addClass('form-tips').text(t('check.noBroker')).appendTo(box);
+    return;
+  }
+  const { broker: brokerValues, credentials } = chosen;
   const button = $('#retry-config-check-button').prop('disabled', true);
   $('<div>').addClass('form-tips').append($('<i>').addClass('fa fa-spinner fa-spin')).append(` ${t('check.running')}`).appendTo(box);
   $.ajax({ url: 'rabbitmq-retry/check-topology', type: 'POST', contentType: 'application/json', data: JSON.stringify({ config: values(node), broker: brokerValues, credentials }) })
@@ -92,13 +134,7 @@ function checkTopology(t: (key: string, args?: Record<string, unknown>) => strin
       button.prop('disabled', false);
       renderCheck(t, answer as unknown as { broker: string; compared: boolean; objects: CheckedObject[] });
     })
-    .fail((xhr) => {
-      button.prop('disabled', false);
-      const error = xhr.responseJSON?.error ?? xhr.statusText;
-      $('#retry-config-check-result')
-        .empty()
-        .append($('<div>').addClass('form-tips retry-config-check-failed').text(t('check.failed', { error })));
-    });
+    .fail((xhr) => failed(t, 'check.failed', button, xhr));
 }
 
 export function retryConfig(): void {
@@ -139,6 +175,7 @@ export function retryConfig(): void {
       );
       migrate(node, 'retry-config', 'node-config-input');
       $('#retry-config-check-button').on('click', () => checkTopology(t, node));
+      $('#retry-config-export-button').on('click', () => exportDefinitions(t, node));
       fillSelect('#node-config-input-mode', choices.topologyModes, (m) => t(`mode.${m}`), node.mode);
       for (const field of ['mainExchangeType', 'retryExchangeType']) fillSelect(`#node-config-input-${field}`, choices.exchangeTypes, (type) => type, node[field]);
       for (const field of ['mainQueueArgs', 'retryQueueArgs', 'parkingQueueArgs']) {

@@ -1,7 +1,8 @@
 /**
  * topology — the retry topology as plain data (what a configuration means, whether it is valid), and
  * applying it to a broker: declared with its arguments, or checked passively (with the management
- * API's definitions when given); a one-off probe for the editor.
+ * API's definitions when given); a one-off probe for the editor; the plan as a RabbitMQ definitions
+ * document for operators who create the topology themselves.
  */
 export { ALTERNATE_EXCHANGE, DEAD_LETTER_EXCHANGE, DEAD_LETTER_ROUTING_KEY, MESSAGE_TTL, SINGLE_ACTIVE_CONSUMER, isQuorum, sameArgumentValue, type QueueArguments } from './arguments';
 export {
@@ -26,6 +27,7 @@ export {
   type TopologyMode,
   type TopologyPlan,
 } from './plan';
+export { definitionsFileName, topologyDefinitions, type DefinitionsBinding, type DefinitionsExchange, type DefinitionsQueue, type RabbitDefinitions } from './definitions';
 export { describeDifference, diffArguments, describePreconditionFailure, parsePreconditionFailure, type ArgumentDifference, type PreconditionFailure } from './diff';
 export { parseDelays, parseQueueArguments, queueNamesOf } from './parse';
 export {

@@ -23,7 +23,7 @@ interface CheckRequest {
   credentials?: { user?: unknown; password?: unknown };
 }
 
-function record(value: unknown): Record<string, unknown> {
+export function record(value: unknown): Record<string, unknown> {
   return value && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
 }
 

@@ -7,6 +7,7 @@ import { stringProp, type Node, type NodeAPI, type NodeDef } from '../shared/nod
 import { ConsumerSessions } from '../shared/settle-node';
 import { topologyFromDefinition, type RetryConfigNode } from '../shared/retry-config-node';
 import { registerCheckEndpoint } from './check-endpoint';
+import { registerDefinitionsEndpoint } from './definitions-endpoint';
 
 export = function register(RED: NodeAPI): void {
   function RetryConfig(this: RetryConfigNode, def: NodeDef): void {
@@ -26,4 +27,5 @@ export = function register(RED: NodeAPI): void {
   }
   RED.nodes.registerType('retry-config', RetryConfig as (this: Node, def: NodeDef) => void);
   registerCheckEndpoint(RED);
+  registerDefinitionsEndpoint(RED);
 };
