@@ -416,6 +416,8 @@ describe('editor in a real browser (chromium + playwright-core, packed package, 
 
     await row.locator('input.rmq-parking-pick').check();
     await page.locator('#rmq-parking-replay-selected').click();
+    const question = page.locator('.red-ui-notification').filter({ has: page.locator('#rmq-parking-confirm') });
+    assert.match((await question.textContent()) ?? '', /Replay 1 parked message to where it was first published, with its attempts reset\?/);
     await page.locator('.red-ui-notification button.primary').click();
     await waitFor(async () => (await broker.messageCount(names.main)) === 1, 'the replayed message in the main queue');
     await row.waitFor({ state: 'detached' });
@@ -494,9 +496,23 @@ describe('editor in a real browser (chromium + playwright-core, packed package, 
   });
 
   it('speaks Russian and Ukrainian to a browser set to those languages', async function () {
-    for (const [locale, check, tab, labels, connected] of [
-      ['ru-RU', 'Проверить топологию', 'парковка', ['повторить', 'ответить'], 'подключено'],
-      ['uk-UA', 'Перевірити топологію', 'паркування', ['повторити', 'відповісти'], 'підключено'],
+    for (const [locale, check, tab, labels, connected, words] of [
+      [
+        'ru-RU',
+        'Проверить топологию',
+        'парковка',
+        ['повторить', 'ответить'],
+        'подключено',
+        ['обменник', 'Удалить 1 припаркованное сообщение?', 'Удалить 3 припаркованных сообщения?', 'Удалить 5 припаркованных сообщений?', 'секунд (0 = выкл.)', 'секунд (0 = выкл.)'],
+      ],
+      [
+        'uk-UA',
+        'Перевірити топологію',
+        'паркування',
+        ['повторити', 'відповісти'],
+        'підключено',
+        ['обмінник', 'Видалити 1 припарковане повідомлення?', 'Видалити 3 припарковані повідомлення?', 'Видалити 5 припаркованих повідомлень?', 'секунд (0 = вимк.)', 'секунд (0 = вимк.)'],
+      ],
     ] as const) {
       const context = await browser!.newContext({ locale });
       try {
@@ -507,6 +523,16 @@ describe('editor in a real browser (chromium + playwright-core, packed package, 
           () => [RED as unknown as { _(key: string): string }].map((r) => [r._('node-red-contrib-rabbitmq-retry/retry-config:retry-config.check.button'), r._('node-red-contrib-rabbitmq-retry/park-replay:park-replay.browser.tab')])[0],
         );
         assert.deepEqual(texts, [check, tab], locale);
+        // The check table's kinds, plural forms through the editor's own i18next, one way to write a unit.
+        const shownWords = await localized.evaluate(() =>
+          [RED as unknown as { _(key: string, options?: Record<string, unknown>): string }].map((r) => [
+            r._('node-red-contrib-rabbitmq-retry/retry-config:retry-config.check.kind.exchange'),
+            ...[1, 3, 5].map((count) => r._('node-red-contrib-rabbitmq-retry/park-replay:park-replay.browser.confirm.purge', { count }).replace(/\?.*/, '?')),
+            r._('node-red-contrib-rabbitmq-retry/retry-consumer:retry-consumer.label.seconds'),
+            r._('node-red-contrib-rabbitmq-retry/retry-config:retry-config.label.maxAgeUnit'),
+          ])[0],
+        );
+        assert.deepEqual(shownWords, [...words], locale);
         // Labels built in code: a settle node without a name is labelled by its action, in the language.
         await localized.evaluate(() =>
           (RED as unknown as { view: { importNodes(nodes: unknown[]): void } }).view.importNodes([
