@@ -152,7 +152,7 @@ describe('editor in a real browser (chromium + playwright-core, packed package, 
     tempDirs.push(packDir);
     const userDir = await userDirWith(await packPackage(packDir));
     tempDirs.push(userDir);
-    red = await NodeRedProcess.start({ launch: await nodeRed4.prepare(), userDir, env: { AMQP_URL } });
+    red = await NodeRedProcess.start({ launch: await nodeRed4.prepare(), userDir, env: { AMQP_URL, RABBITMQ_MANAGEMENT_URL: MANAGEMENT_URL } });
     browser = await chromium.launch({
       executablePath: CHROMIUM,
       headless: true,
@@ -492,6 +492,47 @@ describe('editor in a real browser (chromium + playwright-core, packed package, 
     } finally {
       await page.setViewportSize({ width: 1400, height: 900 });
     }
+    assert.deepEqual(takeErrors(), []);
+  });
+
+  it("runs the demo on the canvas: the consumer's short status puts what waits in parking first (the README's picture)", async function () {
+    // The demo as shipped, with its own broker object names and a 1 s retry delay.
+    const demoNames = ['main-exchange', 'main-queue', 'retry-exchange', 'retry-queue', 'parking-queue', 'reply-queue'];
+    const renamed = Object.fromEntries(demoNames.map((n) => [n, uniqueName(`ui-demo-${n}`)]));
+    broker.track('queue', renamed['main-queue']!, renamed['retry-queue']!, renamed['parking-queue']!, renamed['reply-queue']!);
+    broker.track('exchange', renamed['main-exchange']!, renamed['retry-exchange']!);
+    const pattern = new RegExp(`\\b(${demoNames.join('|')})\\b`, 'g');
+    // Renamed everywhere but in the names and notes the canvas shows, so the picture reads as the demo does.
+    const flow = (JSON.parse(readFileSync(path.join(root, 'examples', 'flows.json'), 'utf8')) as Array<Record<string, unknown>>).map((node) =>
+      Object.fromEntries(
+        Object.entries(node).map(([key, value]) => [key, key === 'name' || key === 'info' ? value : (JSON.parse(JSON.stringify(value).replace(pattern, (n) => renamed[n]!)) as unknown)]),
+      ),
+    );
+    const replay = flow.find((n) => n.type === 'park-replay')!;
+    replay.name = 'replay main-queue parking';
+    const config = flow.find((n) => n.type === 'retry-config')!;
+    config.retryDelay = '1000';
+    const consumer = flow.find((n) => n.type === 'retry-consumer')!;
+    const inject = (name: string): Record<string, unknown> => flow.find((n) => n.type === 'inject' && n.name === name)!;
+    const deployed = await red!.api('POST', '/flows', flow, { 'Node-RED-Deployment-Type': 'full' });
+    assert.ok(deployed.ok, `deploy: ${deployed.status} ${await deployed.text()}`);
+    page.once('dialog', (dialog) => void dialog.accept());
+    await page.setViewportSize({ width: 1500, height: 760 }); // the whole demo beside the sidebar
+    await page.reload();
+    await page.waitForFunction((id) => typeof RED !== 'undefined' && !!RED.nodes?.node?.(id), String(consumer.id), { timeout: 60_000 });
+    await waitFor(async () => (await broker.ch().then((ch) => ch.checkQueue(renamed['main-queue']!))).consumerCount === 1, 'the demo consumer');
+    for (const name of ['publish good payment', 'publish good payment', 'publish poison payment']) {
+      const response = await red!.api('POST', `/inject/${String(inject(name).id)}`);
+      assert.equal(response.status, 200);
+      await new Promise((resolve) => setTimeout(resolve, 20)); // the demo's correlationIds are "good-" & $millis()
+    }
+    const status = page.locator(`[id="${String(consumer.id)}"] .red-ui-flow-node-status-label`);
+    // The poison payment: attempts 1, 2, 3 a second apart, then parked; the status says so at once.
+    await waitFor(async () => /^1 in parking · /.test((await status.textContent()) ?? ''), 'the consumer showing the parked payment', 30_000);
+    const shown = (await status.textContent()) ?? '';
+    assert.equal(shown, '1 in parking · ✓2 ↻2 Ⓟ1 · 0 in flight');
+    await screenshot('demo-flow.png', '#red-ui-workspace-chart');
+    await page.setViewportSize({ width: 1400, height: 900 });
     assert.deepEqual(takeErrors(), []);
   });
 
