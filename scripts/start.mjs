@@ -3,6 +3,8 @@
 // here when it is local, not running and installed.
 //
 //   AMQP_URL      broker (default amqp://guest:guest@127.0.0.1:5672)
+//   RABBITMQ_MANAGEMENT_URL  the broker's management API, which the examples' brokers read to compare
+//                 queue arguments (default http://<AMQP_URL's host>:15672; the broker's user and password)
 //   DATABASE_URL  PostgreSQL for the outbox example (default postgres://postgres@127.0.0.1:5432/postgres);
 //                 the example is added only when it answers
 //   PORT          editor port (default 1880)
@@ -20,8 +22,19 @@ const userDir = path.join(root, '.node-red-dev');
 const packageName = 'node-red-contrib-rabbitmq-retry';
 const amqpUrl = process.env.AMQP_URL || 'amqp://guest:guest@127.0.0.1:5672';
 const uiPort = Number(process.env.PORT || 1880);
+const managementUrl = process.env.RABBITMQ_MANAGEMENT_URL || `http://${hostOf(amqpUrl)}:15672`;
 const databaseUrl = process.env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/postgres';
 const log = (line) => console.log(`[start] ${line}`);
+
+/** The host of an AMQP URL (the first of a list), 127.0.0.1 when it has none or is not a URL. */
+function hostOf(url) {
+  try {
+    const { hostname } = new URL(url.split(/[\s,]+/)[0]);
+    return hostname || '127.0.0.1';
+  } catch {
+    return '127.0.0.1';
+  }
+}
 
 /** True when something accepts TCP connections on host:port within timeoutMs. */
 function probe(host, port, timeoutMs = 1000) {
@@ -179,7 +192,7 @@ function startNodeRed() {
   const child = spawn(process.execPath, [red, '--userDir', userDir], {
     cwd: root,
     stdio: 'inherit',
-    env: { ...process.env, AMQP_URL: amqpUrl, DATABASE_URL: databaseUrl, PORT: String(uiPort) },
+    env: { ...process.env, AMQP_URL: amqpUrl, RABBITMQ_MANAGEMENT_URL: managementUrl, DATABASE_URL: databaseUrl, PORT: String(uiPort) },
   });
   const forward = (signal) => {
     if (child.exitCode === null && child.signalCode === null) child.kill(signal);

@@ -152,7 +152,7 @@ describe('editor in a real browser (chromium + playwright-core, packed package, 
     tempDirs.push(packDir);
     const userDir = await userDirWith(await packPackage(packDir));
     tempDirs.push(userDir);
-    red = await NodeRedProcess.start({ launch: await nodeRed4.prepare(), userDir, env: { AMQP_URL } });
+    red = await NodeRedProcess.start({ launch: await nodeRed4.prepare(), userDir, env: { AMQP_URL, RABBITMQ_MANAGEMENT_URL: MANAGEMENT_URL } });
     browser = await chromium.launch({
       executablePath: CHROMIUM,
       headless: true,
@@ -416,6 +416,8 @@ describe('editor in a real browser (chromium + playwright-core, packed package, 
 
     await row.locator('input.rmq-parking-pick').check();
     await page.locator('#rmq-parking-replay-selected').click();
+    const question = page.locator('.red-ui-notification').filter({ has: page.locator('#rmq-parking-confirm') });
+    assert.match((await question.textContent()) ?? '', /Replay 1 parked message to where it was first published, with its attempts reset\?/);
     await page.locator('.red-ui-notification button.primary').click();
     await waitFor(async () => (await broker.messageCount(names.main)) === 1, 'the replayed message in the main queue');
     await row.waitFor({ state: 'detached' });
@@ -493,10 +495,65 @@ describe('editor in a real browser (chromium + playwright-core, packed package, 
     assert.deepEqual(takeErrors(), []);
   });
 
+  it("runs the demo on the canvas: the consumer's short status puts what waits in parking first (the README's picture)", async function () {
+    // The demo as shipped, with its own broker object names and a 1 s retry delay.
+    const demoNames = ['main-exchange', 'main-queue', 'retry-exchange', 'retry-queue', 'parking-queue', 'reply-queue'];
+    const renamed = Object.fromEntries(demoNames.map((n) => [n, uniqueName(`ui-demo-${n}`)]));
+    broker.track('queue', renamed['main-queue']!, renamed['retry-queue']!, renamed['parking-queue']!, renamed['reply-queue']!);
+    broker.track('exchange', renamed['main-exchange']!, renamed['retry-exchange']!);
+    const pattern = new RegExp(`\\b(${demoNames.join('|')})\\b`, 'g');
+    // Renamed everywhere but in the names and notes the canvas shows, so the picture reads as the demo does.
+    const flow = (JSON.parse(readFileSync(path.join(root, 'examples', 'flows.json'), 'utf8')) as Array<Record<string, unknown>>).map((node) =>
+      Object.fromEntries(
+        Object.entries(node).map(([key, value]) => [key, key === 'name' || key === 'info' ? value : (JSON.parse(JSON.stringify(value).replace(pattern, (n) => renamed[n]!)) as unknown)]),
+      ),
+    );
+    const replay = flow.find((n) => n.type === 'park-replay')!;
+    replay.name = 'replay main-queue parking';
+    const config = flow.find((n) => n.type === 'retry-config')!;
+    config.retryDelay = '1000';
+    const consumer = flow.find((n) => n.type === 'retry-consumer')!;
+    const inject = (name: string): Record<string, unknown> => flow.find((n) => n.type === 'inject' && n.name === name)!;
+    const deployed = await red!.api('POST', '/flows', flow, { 'Node-RED-Deployment-Type': 'full' });
+    assert.ok(deployed.ok, `deploy: ${deployed.status} ${await deployed.text()}`);
+    page.once('dialog', (dialog) => void dialog.accept());
+    await page.setViewportSize({ width: 1500, height: 760 }); // the whole demo beside the sidebar
+    await page.reload();
+    await page.waitForFunction((id) => typeof RED !== 'undefined' && !!RED.nodes?.node?.(id), String(consumer.id), { timeout: 60_000 });
+    await waitFor(async () => (await broker.ch().then((ch) => ch.checkQueue(renamed['main-queue']!))).consumerCount === 1, 'the demo consumer');
+    for (const name of ['publish good payment', 'publish good payment', 'publish poison payment']) {
+      const response = await red!.api('POST', `/inject/${String(inject(name).id)}`);
+      assert.equal(response.status, 200);
+      await new Promise((resolve) => setTimeout(resolve, 20)); // the demo's correlationIds are "good-" & $millis()
+    }
+    const status = page.locator(`[id="${String(consumer.id)}"] .red-ui-flow-node-status-label`);
+    // The poison payment: attempts 1, 2, 3 a second apart, then parked; the status says so at once.
+    await waitFor(async () => /^1 in parking · /.test((await status.textContent()) ?? ''), 'the consumer showing the parked payment', 30_000);
+    const shown = (await status.textContent()) ?? '';
+    assert.equal(shown, '1 in parking · ✓2 ↻2 Ⓟ1 · 0 in flight');
+    await screenshot('demo-flow.png', '#red-ui-workspace-chart');
+    await page.setViewportSize({ width: 1400, height: 900 });
+    assert.deepEqual(takeErrors(), []);
+  });
+
   it('speaks Russian and Ukrainian to a browser set to those languages', async function () {
-    for (const [locale, check, tab, labels, connected] of [
-      ['ru-RU', 'Проверить топологию', 'парковка', ['повторить', 'ответить'], 'подключено'],
-      ['uk-UA', 'Перевірити топологію', 'паркування', ['повторити', 'відповісти'], 'підключено'],
+    for (const [locale, check, tab, labels, connected, words] of [
+      [
+        'ru-RU',
+        'Проверить топологию',
+        'парковка',
+        ['повторить', 'ответить'],
+        'подключено',
+        ['обменник', 'Удалить 1 припаркованное сообщение?', 'Удалить 3 припаркованных сообщения?', 'Удалить 5 припаркованных сообщений?', 'секунд (0 = выкл.)', 'секунд (0 = выкл.)'],
+      ],
+      [
+        'uk-UA',
+        'Перевірити топологію',
+        'паркування',
+        ['повторити', 'відповісти'],
+        'підключено',
+        ['обмінник', 'Видалити 1 припарковане повідомлення?', 'Видалити 3 припарковані повідомлення?', 'Видалити 5 припаркованих повідомлень?', 'секунд (0 = вимк.)', 'секунд (0 = вимк.)'],
+      ],
     ] as const) {
       const context = await browser!.newContext({ locale });
       try {
@@ -507,6 +564,16 @@ describe('editor in a real browser (chromium + playwright-core, packed package, 
           () => [RED as unknown as { _(key: string): string }].map((r) => [r._('node-red-contrib-rabbitmq-retry/retry-config:retry-config.check.button'), r._('node-red-contrib-rabbitmq-retry/park-replay:park-replay.browser.tab')])[0],
         );
         assert.deepEqual(texts, [check, tab], locale);
+        // The check table's kinds, plural forms through the editor's own i18next, one way to write a unit.
+        const shownWords = await localized.evaluate(() =>
+          [RED as unknown as { _(key: string, options?: Record<string, unknown>): string }].map((r) => [
+            r._('node-red-contrib-rabbitmq-retry/retry-config:retry-config.check.kind.exchange'),
+            ...[1, 3, 5].map((count) => r._('node-red-contrib-rabbitmq-retry/park-replay:park-replay.browser.confirm.purge', { count }).replace(/\?.*/, '?')),
+            r._('node-red-contrib-rabbitmq-retry/retry-consumer:retry-consumer.label.seconds'),
+            r._('node-red-contrib-rabbitmq-retry/retry-config:retry-config.label.maxAgeUnit'),
+          ])[0],
+        );
+        assert.deepEqual(shownWords, [...words], locale);
         // Labels built in code: a settle node without a name is labelled by its action, in the language.
         await localized.evaluate(() =>
           (RED as unknown as { view: { importNodes(nodes: unknown[]): void } }).view.importNodes([

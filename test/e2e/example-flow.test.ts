@@ -13,7 +13,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { GetMessage } from 'amqplib';
-import { AMQP_URL, Broker, uniqueName, waitFor } from '../helpers/broker';
+import { AMQP_URL, Broker, MANAGEMENT_URL, uniqueName, waitFor } from '../helpers/broker';
 import { PostgresDatabase } from '../../src/lib/postgres';
 import { DATABASE_URL } from '../helpers/private-stores';
 import { NodeRedProcess, packPackage, PACKAGE, repoPackage, userDirWith } from '../helpers/node-red-process';
@@ -135,7 +135,8 @@ function exampleFlowOn(runtime: NodeRedRuntime, packedTarball: () => string): vo
     broker.track('exchange', outboxNames['orders-exchange']);
 
     userDir = await userDirWith(tarball);
-    red = await NodeRedProcess.start({ launch, userDir, env: { AMQP_URL, DATABASE_URL } });
+    // The management API as `npm start` gives it to the examples' brokers.
+    red = await NodeRedProcess.start({ launch, userDir, env: { AMQP_URL, DATABASE_URL, RABBITMQ_MANAGEMENT_URL: MANAGEMENT_URL } });
   });
 
   after(async function () {
@@ -397,5 +398,26 @@ function exampleFlowOn(runtime: NodeRedRuntime, packedTarball: () => string): vo
     assert.equal((await get('no-such-order')).status, 404);
     const errors = output().split('\n').filter((line) => line.includes('[error]'));
     assert.deepEqual(errors, [], `Node-RED logged errors${log()}`);
+  });
+
+  it("compares queue arguments through RABBITMQ_MANAGEMENT_URL: the example's consumer in check mode is not 'args unchecked'", async function () {
+    // The demo again (its topology exists from the first run), now checking instead of declaring.
+    let text = readFileSync(path.join(userDir, 'node_modules', PACKAGE, 'examples', 'flows.json'), 'utf8');
+    text = text.replace(new RegExp(`\\b(${EXAMPLE_NAMES.join('|')})\\b`, 'g'), (n) => names[n as ExampleName]);
+    const flow = JSON.parse(text) as FlowNode[];
+    const brokerNode = flow.find((n) => n.type === 'retry-broker');
+    assert.equal(brokerNode?.managementUrl, '${RABBITMQ_MANAGEMENT_URL}', 'the example takes the management API from the environment');
+    const config = flow.find((n) => n.type === 'retry-config')!;
+    config.mode = 'check';
+    config.retryDelay = '1000'; // as the first run declared it
+    const consumer = flow.find((n) => n.type === 'retry-consumer')!;
+    await red!.deploy(flow);
+    await waitFor(async () => (await consumerCount(names['main-queue'])) === 1, `a consumer on ${names['main-queue']}${log()}`, 60_000);
+    let shown: { text?: string; fill?: string } | undefined;
+    await waitFor(async () => /✓/.test((shown = await red!.status(consumer.id))?.text ?? ''), `the consumer's counters on its status${log()}`, 30_000).catch(() => undefined);
+    assert.match(shown?.text ?? '', /✓/, `status ${JSON.stringify(shown)}${log()}`);
+    assert.doesNotMatch(shown?.text ?? '', /args unchecked/, `status ${JSON.stringify(shown)}${log()}`);
+    assert.equal(shown?.fill, 'green', `status ${JSON.stringify(shown)}${log()}`);
+    assert.ok(!log().includes('environment variable not set, arguments are not compared'), log());
   });
 }

@@ -12,6 +12,7 @@ import { createServer } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import WebSocket from 'ws';
 import { waitFor } from './broker';
 
 const run = promisify(execFile);
@@ -173,6 +174,35 @@ export class NodeRedProcess {
     const response = await this.api('GET', route);
     assert.equal(response.status, 200, `GET ${route}: ${response.status} ${await response.clone().text()}${this.log()}`);
     return response.json();
+  }
+
+  /**
+   * The status a node shows now, as the editor gets it: through the comms websocket, where Node-RED
+   * keeps each node's last status (`status/<id>`) for whoever subscribes. Undefined when the node
+   * has shown none within `ms`.
+   */
+  async status(id: string, ms = 5000): Promise<{ text?: string; fill?: string; shape?: string } | undefined> {
+    const socket = new WebSocket(`${this.base.replace(/^http/, 'ws')}/comms`);
+    try {
+      return await new Promise((resolve, reject) => {
+        const timer = setTimeout(() => resolve(undefined), ms);
+        socket.on('error', (err) => {
+          clearTimeout(timer);
+          reject(err);
+        });
+        socket.on('open', () => socket.send(JSON.stringify({ subscribe: `status/${id}` })));
+        socket.on('message', (data) => {
+          const parsed = JSON.parse((data as Buffer).toString('utf8')) as unknown; // text frames arrive as a Buffer
+          for (const m of (Array.isArray(parsed) ? parsed : [parsed]) as Array<{ topic?: string; data?: { text?: string; fill?: string; shape?: string } }>) {
+            if (m.topic !== `status/${id}`) continue;
+            clearTimeout(timer);
+            resolve(m.data);
+          }
+        });
+      });
+    } finally {
+      socket.close();
+    }
   }
 
   /** A full deploy (every node restarts), as the editor's Deploy ▸ Full does. */

@@ -3,9 +3,11 @@
  * selected), replay selected by messageId, and the quorum delivery-limit guard.
  */
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import { Broker, waitFor } from '../helpers/broker';
 import { brokerNode, configNode, consumerNode, tab, uniqueNames, type Names } from '../helpers/flows';
-import { helper, loadFlow } from '../helpers/node-red';
+import { helper, loadFlow, statusTexts } from '../helpers/node-red';
 import { readParkedMessage } from '../../src/nodes/shared/parking-actions';
 import type { RetryConfigNode } from '../../src/nodes/shared/retry-config-node';
 
@@ -31,7 +33,8 @@ describe('parking queue: peek, purge, replay by messageId (real broker)', functi
    * consumer → park everything while flow.fixed is unset (reason from the payload), else ack;
    * one parking node per action. Returns the outputs of the parking nodes.
    */
-  async function load(config: Record<string, unknown> = {}): Promise<{ out: Msg[]; errors: string[] }> {
+  async function load(config: Record<string, unknown> = {}, watchers: Array<Record<string, unknown>> = []): Promise<{ out: Msg[]; errors: string[] }> {
+    const to = [['out', ...watchers.map((w) => String(w.id))]];
     await loadFlow([
       tab(),
       brokerNode(),
@@ -40,11 +43,12 @@ describe('parking queue: peek, purge, replay by messageId (real broker)', functi
       { id: 'decide', type: 'function', z: 'flow', func: "if (flow.get('fixed')) return [msg, null]; msg.error = msg.payload.why; return [null, msg];", outputs: 2, wires: [['ack'], ['park']] },
       { id: 'ack', type: 'retry-settle', z: 'flow', action: 'ack', wires: [] },
       { id: 'park', type: 'park-publisher', z: 'flow', wires: [[]] },
-      { id: 'peek', type: 'park-replay', z: 'flow', config: 'config', action: 'peek', max: '10', wires: [['out']] },
-      { id: 'purge', type: 'park-replay', z: 'flow', config: 'config', action: 'purge', max: '10', wires: [['out']] },
-      { id: 'replay', type: 'park-replay', z: 'flow', config: 'config', max: '10', resetAttempts: true, wires: [['out']] },
-      { id: 'byTopic', type: 'park-replay', z: 'flow', config: 'config', action: 'topic', max: '10', wires: [['out']] },
+      { id: 'peek', type: 'park-replay', z: 'flow', config: 'config', action: 'peek', max: '10', wires: to },
+      { id: 'purge', type: 'park-replay', z: 'flow', config: 'config', action: 'purge', max: '10', wires: to },
+      { id: 'replay', type: 'park-replay', z: 'flow', config: 'config', max: '10', resetAttempts: true, wires: to },
+      { id: 'byTopic', type: 'park-replay', z: 'flow', config: 'config', action: 'topic', max: '10', wires: to },
       { id: 'out', type: 'helper', z: 'flow' },
+      ...watchers,
     ]);
     const out: Msg[] = [];
     const errors: string[] = [];
@@ -113,6 +117,24 @@ describe('parking queue: peek, purge, replay by messageId (real broker)', functi
     assert.deepEqual(await order(), ['p1', 'p2', 'p3', 'p4']);
   });
 
+  it("every action says what it did in msg.payload (action, count, remaining): the demo's debug node shows each, never undefined", async () => {
+    // The debug node wired to the parking node in examples/flows.json, as shipped.
+    const demo = JSON.parse(readFileSync(path.join(__dirname, '../../examples/flows.json'), 'utf8')) as Msg[];
+    const parking = demo.find((n) => n.type === 'park-replay')!;
+    const shipped = demo.find((n) => n.id === parking.wires[0][0])!;
+    assert.equal(shipped.type, 'debug');
+    const io = await load({}, [{ ...shipped, id: 'demo-debug', z: 'flow', wires: [] }]);
+    await parkFour();
+    const peeked = await act('peek', { max: 3 }, io);
+    assert.deepEqual([peeked.payload.action, peeked.payload.count, peeked.payload.remaining, peeked.payload.total], ['peek', 3, 4, 4]);
+    (helper.getNode('decide') as any).context().flow.set('fixed', true);
+    await act('replay', { messageIds: ['p1'] }, io);
+    await act('purge', { messageIds: ['p2'] }, io);
+    const shown = (): string[] => statusTexts('demo-debug').filter((text) => text !== '');
+    await waitFor(() => shown().length === 3, 'a debug status per action');
+    assert.deepEqual(shown(), ['peek 3 · 4 left', 'replay 1 · 3 left', 'purge 1 · 2 left']);
+  });
+
   it('reads one parked message whole (the parking browser), by messageId or position, and leaves it in place', async () => {
     await load();
     await parkFour();
@@ -134,12 +156,12 @@ describe('parking queue: peek, purge, replay by messageId (real broker)', functi
   it('purge removes the selected messages (by messageId, routing key, reason) and keeps the others in order, or all', async () => {
     const io = await load();
     await parkFour();
-    assert.deepEqual((await act('purge', { messageIds: ['p3', 'nope'] }, io)).payload, { purged: 1, remaining: 3 });
+    assert.deepEqual((await act('purge', { messageIds: ['p3', 'nope'] }, io)).payload, { action: 'purge', count: 1, remaining: 3, purged: 1 });
     assert.deepEqual(await order(), ['p1', 'p2', 'p4']);
-    assert.deepEqual((await act('purge', { routingKey: 'rk.b', reason: 'BAD CARD' }, io)).payload, { purged: 2, remaining: 1 });
+    assert.deepEqual((await act('purge', { routingKey: 'rk.b', reason: 'BAD CARD' }, io)).payload, { action: 'purge', count: 2, remaining: 1, purged: 2 });
     assert.deepEqual(await order(), ['p1']);
     await assert.rejects(act('purge', { messageIds: [] }, io), /msg.messageIds must be a messageId or a non-empty array/);
-    assert.deepEqual((await act('purge', {}, io)).payload, { purged: 1, remaining: 0 });
+    assert.deepEqual((await act('purge', {}, io)).payload, { action: 'purge', count: 1, remaining: 0, purged: 1 });
     assert.equal(await broker.messageCount(names.parkingQueue), 0);
   });
 
@@ -148,7 +170,7 @@ describe('parking queue: peek, purge, replay by messageId (real broker)', functi
     await parkFour();
     (helper.getNode('decide') as any).context().flow.set('fixed', true);
     const result = await act('replay', { messageIds: ['p2', 'p4', 'gone'] }, io);
-    assert.deepEqual(result.payload, { replayed: 2, remaining: 2, notFound: ['gone'] });
+    assert.deepEqual(result.payload, { action: 'replay', count: 2, remaining: 2, replayed: 2, notFound: ['gone'] });
     assert.deepEqual(await order(), ['p1', 'p3']);
     await waitFor(async () => (await broker.messageCount(names.mainQueue)) === 0, 'the replayed messages acked');
   });
@@ -158,7 +180,7 @@ describe('parking queue: peek, purge, replay by messageId (real broker)', functi
     await parkFour();
     assert.equal((await act('byTopic', { topic: 'peek' }, io)).payload.total, 4);
     await assert.rejects(act('byTopic', { topic: 'purge-all' }, io), /msg.topic must be one of replay, peek, purge \(got "purge-all"\)/);
-    assert.deepEqual((await act('byTopic', { topic: 'purge', reason: 'timeout' }, io)).payload, { purged: 2, remaining: 2 });
+    assert.deepEqual((await act('byTopic', { topic: 'purge', reason: 'timeout' }, io)).payload, { action: 'purge', count: 2, remaining: 2, purged: 2 });
   });
 
   it('a missing parking queue is an error naming it, for peek, purge and replay', async () => {
@@ -175,7 +197,7 @@ describe('parking queue: peek, purge, replay by messageId (real broker)', functi
     await assert.rejects(act('peek', {}, io), /is a quorum queue with a delivery limit: every peek/);
     await assert.rejects(act('purge', { reason: 'timeout' }, io), /quorum queue with a delivery limit/);
     assert.equal(await broker.messageCount(names.parkingQueue), 4);
-    assert.deepEqual((await act('purge', {}, io)).payload, { purged: 4, remaining: 0 });
+    assert.deepEqual((await act('purge', {}, io)).payload, { action: 'purge', count: 4, remaining: 0, purged: 4 });
   });
 
   it('failure metadata: the error thrown in a node, caught, retried and parked, with the node and the first and last failure time', async () => {

@@ -94,7 +94,7 @@ describe('redeploy with messages in the flow (real broker)', function () {
     const ids = await tenInFlight(10);
     // Modified flows: every node of the tab stops (the broker node stays), so nothing can settle the ten.
     await redeploy(flow('after').map((n) => (n.id === 'slow' ? { ...n, name: 'changed' } : n)), 'flows');
-    assert.ok(logLines().some((line) => /stopping with 10 message\(s\) unsettled \(the nodes that settle them are stopping too\)/.test(line)), logLines().join('\n'));
+    assert.ok(logLines().some((line) => /stopping with 10 messages unsettled \(the nodes that settle them are stopping too\)/.test(line)), logLines().join('\n'));
     await redelivered(ids);
   });
 

@@ -145,12 +145,12 @@ describe('Drain', () => {
   it('gives up after its time and says how many stay unsettled', async () => {
     const drain = new Drain(() => 3);
     assert.equal(await drain.until(10), false);
-    assert.equal(await drain.stopping(Promise.resolve(), { drainMs: 10 }), 'stopping with 3 message(s) unsettled: the broker redelivers them');
+    assert.equal(await drain.stopping(Promise.resolve(), { drainMs: 10 }), 'stopping with 3 messages unsettled: the broker redelivers them');
   });
 
   it('does not wait when the nodes that settle stop too', async () => {
     const drain = new Drain(() => 1);
     const said = await drain.stopping(undefined, { drainMs: 60_000, settlePath: () => false });
-    assert.match(said ?? '', /1 message\(s\) unsettled \(the nodes that settle them are stopping too\)/);
+    assert.match(said ?? '', /1 message unsettled \(the nodes that settle them are stopping too\)/);
   });
 });

@@ -47,7 +47,7 @@ describe('topology check status (one line)', () => {
   });
 
   it('is one translated sentence in ru and uk', () => {
-    assert.equal(topologyStatusText(objects.slice(0, 4), runtimeIn('ru')), "проверка топологии не прошла: нет: exchange 'x', очередь 'a', очередь 'b'");
-    assert.equal(topologyStatusText(objects.slice(0, 4), runtimeIn('uk')), "перевірка топології не пройшла: немає: exchange 'x', черга 'a', черга 'b'");
+    assert.equal(topologyStatusText(objects.slice(0, 4), runtimeIn('ru')), "проверка топологии не прошла: нет: обменник 'x', очередь 'a', очередь 'b'");
+    assert.equal(topologyStatusText(objects.slice(0, 4), runtimeIn('uk')), "перевірка топології не пройшла: немає: обмінник 'x', черга 'a', черга 'b'");
   });
 });

@@ -44,9 +44,9 @@ function showBody(t: Translate, message: ParkedMessage): void {
     buttons: [{ id: 'rmq-parking-body-close', text: t('browser.body.close'), class: 'primary', click: () => RED.tray.close() }],
     open(tray) {
       const body = tray.find('.red-ui-tray-body').addClass('rmq-parking-body').css({ padding: '12px', overflow: 'auto' });
-      const size = message.truncated ? t('browser.body.cut', { shown: new TextEncoder().encode(message.preview).length, size: message.size }) : '';
+      const size = message.truncated ? t('browser.body.cut', { shown: new TextEncoder().encode(message.preview).length, count: message.size }) : '';
       $('<div class="form-tips">')
-        .text(`${t('browser.body.about', { size: message.size, type: message.contentType || t('browser.body.noType') })}${size ? ` ${size}` : ''}`)
+        .text(`${t('browser.body.about', { count: message.size, type: message.contentType || t('browser.body.noType') })}${size ? ` ${size}` : ''}`)
         .appendTo(body);
       const buttons = $('<span class="button-group" style="display: inline-block; margin: 8px 0;"></span>').appendTo(body);
       const pre = $('<pre class="rmq-parking-body-text" style="white-space: pre-wrap; word-break: break-all; font-size: 12px; margin: 0;"></pre>').appendTo(body);
@@ -129,9 +129,9 @@ export function parkingBrowser(t: Translate): void {
       $('<div>').css('font-weight', 'bold').text(m.reason || t('browser.noReason')).appendTo(cell);
       $('<div>')
         .css('color', 'var(--red-ui-secondary-text-color, #888)')
-        .text(t('browser.details', { attempts: m.attempts, key: m.originalRoutingKey ?? '-', time: m.parkedAt ? new Date(m.parkedAt).toLocaleString() : '-' }))
+        .text(t('browser.details', { count: m.attempts, key: m.originalRoutingKey ?? '-', time: m.parkedAt ? new Date(m.parkedAt).toLocaleString() : '-' }))
         .appendTo(cell);
-      const preview = m.previewEncoding === 'base64' ? t('browser.binary', { size: m.size }) : m.preview + (m.truncated ? '…' : '');
+      const preview = m.previewEncoding === 'base64' ? t('browser.binary', { count: m.size }) : m.preview + (m.truncated ? '…' : '');
       $('<pre>').addClass('rmq-parking-preview').css({ margin: '2px 0 0', 'white-space': 'pre-wrap', 'max-height': '4.5em', overflow: 'hidden' }).text(preview).appendTo(cell);
       $('<button type="button" class="red-ui-button red-ui-button-small rmq-parking-body-open"></button>')
         .append($('<i class="fa fa-file-text-o">'))
@@ -155,7 +155,7 @@ export function parkingBrowser(t: Translate): void {
       RED.notify(t('browser.noneSelected'), 'warning');
       return;
     }
-    const notification = RED.notify(t(`browser.confirm.${action}`, { count: ids ? ids.length : t('browser.all') }), {
+    const notification = RED.notify(ids ? t(`browser.confirm.${action}`, { count: ids.length }) : t(`browser.confirm.${action}All`), {
       modal: true,
       // eslint-disable-next-line @typescript-eslint/no-deprecated -- RED.notify's `fixed` (stays until closed), not String.prototype.fixed
       fixed: true,

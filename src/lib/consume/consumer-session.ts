@@ -14,7 +14,7 @@ import { backoffDelay } from '../connection';
 import { DedupeGate, DedupeStoreError } from '../dedupe';
 import { retryInfo } from '../message';
 import { QueueWatch } from '../parking';
-import type { QueueDepths } from '../observe';
+import { messages, type QueueDepths } from '../observe';
 import { AckBatcher, decisionPolicy, OrderedHold, Settler } from '../settle';
 import { applyTopology, planTopology, retryQueueNames, TopologyError, type TopologyPlan } from '../topology';
 import { Deliveries } from './deliveries';
@@ -335,7 +335,7 @@ export class ConsumerSession extends EventEmitter<ConsumerSessionEvents> {
     this.channel = undefined;
     this.consumerTag = undefined;
     const gone = this.deliveries.endAll(`${why} before it was settled; the broker redelivers it`);
-    if (gone > 0) this.emit('warning', `${why}: ${gone} unsettled message(s) will be redelivered by the broker`);
+    if (gone > 0) this.emit('warning', `${why}: ${messages(gone, 'unsettled')} will be redelivered by the broker`);
     if (!this.stopped) this.setState({ phase: this.options.connection.connection ? 'channel-lost' : 'waiting-for-connection', detail: why });
     this.drain.changed();
   }

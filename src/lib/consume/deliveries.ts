@@ -10,7 +10,7 @@ import { EventEmitter } from 'node:events';
 import { performance } from 'node:perf_hooks';
 import type { ConsumeMessage } from 'amqplib';
 import { decodePayload, toAmqpInfo, type DecodeMode, type DeliveredMessage, type FailureDetails, type RetryInfo } from '../message';
-import { LogLimiter, type QueueCounters } from '../observe';
+import { LogLimiter, messages, type QueueCounters } from '../observe';
 import {
   decide,
   onArrival,
@@ -88,11 +88,11 @@ export class Deliveries extends EventEmitter<DeliveryEvents> {
   /** A park or a settle timeout is a warning per message, limited so a burst (an outage) cannot flood the log. */
   private readonly parkLog = new LogLimiter(
     (text) => this.emit('warning', text),
-    (count, last, ms) => `${count} more message(s) parked in the last ${ms / 1000} s (the last: ${last})`,
+    (count, last, ms) => `${messages(count, 'more')} parked in the last ${ms / 1000} s (the last: ${last})`,
   );
   private readonly timeoutLog = new LogLimiter(
     (text) => this.emit('warning', text),
-    (count, last, ms) => `${count} more message(s) not settled in time in the last ${ms / 1000} s (the last: ${last})`,
+    (count, last, ms) => `${messages(count, 'more')} not settled in time in the last ${ms / 1000} s (the last: ${last})`,
   );
 
   constructor(

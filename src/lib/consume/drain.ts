@@ -1,3 +1,4 @@
+import { messages } from '../observe';
 import type { StopOptions } from './types';
 
 /**
@@ -31,7 +32,7 @@ export class Drain {
     await new Promise((resolve) => setImmediate(resolve));
     const gone = settlePath?.() === false;
     if (await this.until(gone ? 0 : drainMs)) return undefined;
-    return `stopping with ${this.inFlight()} message(s) unsettled${gone ? ' (the nodes that settle them are stopping too)' : ''}: the broker redelivers them`;
+    return `stopping with ${messages(this.inFlight())} unsettled${gone ? ' (the nodes that settle them are stopping too)' : ''}: the broker redelivers them`;
   }
 
   /** Resolves once idle (true), or after `ms` (false, something is still in flight). */

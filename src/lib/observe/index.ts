@@ -13,3 +13,4 @@ export {
   type SettledOutcome,
 } from './metrics';
 export { LogLimiter } from './log-limiter';
+export { messages } from './plural';

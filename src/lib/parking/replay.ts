@@ -7,6 +7,7 @@ import { ATTEMPT_HEADER, copyPublishOptions, FAILURE_HEADERS, FIRST_FAILURE_HEAD
 import type { BrokerConnection } from '../connection';
 import { MAX_SCAN, scanQueue } from './scan';
 import { describeParked, isEmptySelection, matchesSelection, type ParkedMessage, type ParkedSelection } from './view';
+import { messages } from '../observe';
 import type { RetryTopologyConfig } from '../topology';
 
 /** Counts how often a message was replayed, so a message parked again and again shows it. */
@@ -88,7 +89,7 @@ export async function replayParked(
     return 'remove';
   });
   if (failure !== undefined) {
-    throw new Error(`replay stopped after ${replayed} message(s): ${(failure as Error).message}; the message stays parked`, { cause: failure });
+    throw new Error(`replay stopped after ${messages(replayed)}: ${(failure as Error).message}; the message stays parked`, { cause: failure });
   }
   const ids = options.selection?.messageIds;
   return ids === undefined ? { replayed, remaining: result.remaining } : { replayed, remaining: result.remaining, notFound: ids.filter((id) => !found.has(id)) };

@@ -18,12 +18,22 @@ function actionOf(configured: unknown, msg: NodeMessage): ParkAction {
   return action;
 }
 
-function resultStatus(action: ParkAction, payload: Record<string, unknown>, t: Translate): NodeStatus {
-  const left = Number(payload.remaining ?? payload.total);
+/**
+ * What every action sends, first: `action`, `count` (the messages it replayed, peeked at or purged)
+ * and `remaining` (the messages in the parking queue after it), so one debug node reads any action;
+ * then the action's own fields.
+ */
+function resultOf(action: ParkAction, payload: Record<string, unknown>): { action: ParkAction; count: number; remaining: number } & Record<string, unknown> {
+  const count = action === 'peek' ? (payload.messages as unknown[]).length : Number(action === 'purge' ? payload.purged : payload.replayed);
+  return { action, count, remaining: Number(payload.remaining ?? payload.total), ...payload };
+}
+
+function resultStatus(result: ReturnType<typeof resultOf>, t: Translate): NodeStatus {
+  const { action, count, remaining: left } = result;
   const fill = left > 0 ? 'yellow' : 'green';
-  if (action === 'peek') return { fill, shape: 'ring', text: t('park-replay.status.peeked', { count: (payload.messages as unknown[]).length, left }) };
-  if (action === 'purge') return { fill, shape: 'dot', text: t('park-replay.status.purged', { count: String(payload.purged), left }) };
-  return { fill, shape: 'dot', text: t('park-replay.status.replayed', { count: String(payload.replayed), left }) };
+  if (action === 'peek') return { fill, shape: 'ring', text: t('park-replay.status.peeked', { count, left }) };
+  if (action === 'purge') return { fill, shape: 'dot', text: t('park-replay.status.purged', { count: String(count), left }) };
+  return { fill, shape: 'dot', text: t('park-replay.status.replayed', { count: String(count), left }) };
 }
 
 export = function register(RED: NodeAPI): void {
@@ -68,8 +78,9 @@ export = function register(RED: NodeAPI): void {
       runParkingAction(action, msg, config, { max, resetAttempts, userId: node.id })
         .then(
           (payload) => {
-            node.status(resultStatus(action, payload, t));
-            msg.payload = payload;
+            const result = resultOf(action, payload);
+            node.status(resultStatus(result, t));
+            msg.payload = result;
             send(msg);
             done();
           },
