@@ -530,7 +530,7 @@ describe('editor in a real browser (chromium + playwright-core, packed package, 
     // The poison payment: attempts 1, 2, 3 a second apart, then parked; the status says so at once.
     await waitFor(async () => /^1 in parking · /.test((await status.textContent()) ?? ''), 'the consumer showing the parked payment', 30_000);
     const shown = (await status.textContent()) ?? '';
-    assert.equal(shown, '1 in parking · ✓2 ↻2 Ⓟ1 · 0 in flight');
+    assert.equal(shown, '1 in parking · ✓2 ↻2 ⚑1 · 0 in flight');
     await screenshot('demo-flow.png', '#red-ui-workspace-chart');
     await page.setViewportSize({ width: 1400, height: 900 });
     assert.deepEqual(takeErrors(), []);

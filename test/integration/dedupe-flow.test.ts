@@ -99,7 +99,7 @@ describe('idempotent consumer in the Node-RED runtime (real broker and stores)',
       assert.equal(duplicate.payload.messageId, 'pay-1');
       assert.equal(processed.length, 2, 'the duplicate did not enter the flow');
       await waitFor(async () => (await broker.messageCount(names.mainQueue)) === 0, 'the duplicate acked');
-      await waitFor(() => statusText('consumer').includes('⧉1'), 'the duplicate counted on the status');
+      await waitFor(() => statusText('consumer').includes('≡1'), 'the duplicate counted on the status');
       const metrics = await helper.request().get('/rabbitmq-retry/metrics');
       assert.match(metrics.text, new RegExp(`messaging_client_consumed_messages_total\\{[^}]*queue="${names.mainQueue.replace(/\./g, '\\.')}"[^}]*outcome="duplicate"[^}]*\\} 1`));
     });

@@ -83,6 +83,25 @@ describe('runtime texts (translator)', function () {
     assert.deepEqual(found, []);
   });
 
+  it('writes statuses with characters a bare Linux desktop has (DejaVu Sans): no symbol that shows as an empty box', function () {
+    // Status texts appear under nodes on the canvas; Ⓟ or ⧉ need a symbol font Debian's default desktop lacks.
+    const odd: string[] = [];
+    const check = (where: string, text: string): void => {
+      const bad = Array.from(text).filter((c) => !STATUS_CHARACTERS.test(c)); // code points: each symbol once
+      if (bad.length > 0) odd.push(`${where}: ${[...new Set(bad)].join(' ')}`);
+    };
+    for (const lang of ['en-US', 'ru', 'uk']) {
+      for (const set of NODE_SETS) {
+        for (const [key, text] of Object.entries(flatten(catalog(lang, set)))) if (/(^|\.)status\./.test(key)) check(`${lang}/${set}: ${key}`, text);
+      }
+    }
+    for (const file of filesUnder(path.join(__dirname, '../../src/nodes'))) {
+      const code = readFileSync(file, 'utf8').replace(/^\s*(\/\*\*|\*|\/\/).*$/gm, '').replace(/\/\/.*$/gm, '');
+      check(path.relative(path.join(__dirname, '../..'), file), code);
+    }
+    assert.deepEqual(odd, []);
+  });
+
   it('picks the plural form of the language (i18next 21+ suffixes, as Node-RED 4.1 and 5.0 runtime and editor)', async function () {
     // The i18next Node-RED's runtime runs (@node-red/util's own; the editor bundles a release of the same major).
     const util = path.dirname(require.resolve('@node-red/util/package.json'));
@@ -122,6 +141,8 @@ const KEPT_IN_ENGLISH =
   /\.paletteLabel$|^retry-broker\.label\.(url|vhost|heartbeat|managementUrl)$|^retry-postgres\.label\.url$|^park-replay\.browser\.body\.(json|hex)$|^retry-consumer\.(label\.(prefetch|decode)|dedupeKeyType\.messageId|inputLabel)$|^outbox-relay\.(inputLabel|nodeLabel)$|^outbox-write\.(outputLabel|nodeLabel\.event)$/;
 
 /** How each language writes seconds and what 0 means in a number field. */
+/** Letters, digits and the few symbols DejaVu Sans (Debian's default desktop font) draws: ✓ ↻ ⚑ ≡ · and dashes, arrows, quotes. */
+const STATUS_CHARACTERS = /[\p{Script=Latin}\p{Script=Cyrillic}\p{N}\s\x20-\x7e·✓↻⚑≡…–—→←‘’“”«»×]/u;
 const UNIT_RULES: Record<string, { zero: string[]; shortSeconds: RegExp }> = {
   'en-US': { zero: ['off', 'keep'], shortSeconds: /^s(?: \(|$)|\bs \(0/gu },
   ru: { zero: ['выкл.', 'хранить'], shortSeconds: /^с(?: \(|$)|\bс \(0/gu },

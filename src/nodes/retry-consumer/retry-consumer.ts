@@ -29,8 +29,8 @@ function toMsg(delivered: DeliveredMessage): NodeMessage {
 
 function statsText(stats: SessionStats, t: Translate): string {
   const waiting = stats.parkingDepth ? t('retry-consumer.status.waiting', { count: stats.parkingDepth }) : '';
-  // The most urgent first: messages waiting in parking for someone; then the counts (⧉ duplicates, ✓ acked, ↻ retried, Ⓟ parked).
-  const duplicates = stats.duplicates ? `⧉${stats.duplicates} ` : '';
+  // The most urgent first: messages waiting in parking for someone; then the counts (≡ duplicates, ✓ acked, ↻ retried, ⚑ parked).
+  const duplicates = stats.duplicates ? `≡${stats.duplicates} ` : '';
   return waiting + t('retry-consumer.status.stats', { inFlight: stats.inFlight, acked: stats.acked, retried: stats.retried, parked: stats.parked, duplicates });
 }
 
