@@ -32,7 +32,10 @@ import * as S from './scenarios';
 
 const MB = 1024 * 1024;
 const SCALE_PROBE = path.join(__dirname, 'scale-probe.cjs');
-/** The parking watch and the stats events of every consumer, in seconds: several ticks fall in each idle window. */
+/**
+ * The busy-watch row: parking watch and stats events of every consumer every WATCH_S s (the defaults
+ * are a 30 s parking watch and no stats output), so several looks fall in each idle window.
+ */
 const WATCH_S = 10;
 
 export interface ScaleOptions {
@@ -45,6 +48,8 @@ export interface ScaleOptions {
 
 export interface ConsumersRow {
   consumers: number;
+  /** Parking watch and stats every WATCH_S s (otherwise the node defaults). */
+  busyWatch: boolean;
   /** Deploy → every queue has its consumer (s). */
   startS: number;
   /** After a full GC, all consuming, idle. */
@@ -202,13 +207,15 @@ class ProbedRed {
 
 const brokerFlowNode = (url: string, managementUrl = ''): FlowNode => ({ ...S.benchBroker({ url }), managementUrl });
 
-/** `n` consumers, each on its own topology, each → its own retry-settle ack; parking watch and stats every WATCH_S s. */
-function consumersFlow(url: string, topologies: Names[]): FlowNode[] {
+/** `n` consumers, each on its own topology, each → its own retry-settle ack; `busyWatch`: parking watch and stats every WATCH_S s. */
+function consumersFlow(url: string, topologies: Names[], busyWatch: boolean): FlowNode[] {
   const flow: FlowNode[] = [tab(), brokerFlowNode(url, MANAGEMENT_URL)];
   for (const [i, topo] of topologies.entries()) {
     flow.push(
       { ...S.benchConfig(topo), id: `config-${i}` },
-      S.benchConsumer([[`ack-${i}`], []], 10, { id: `consumer-${i}`, config: `config-${i}`, y: 40 + i * 40, parkingWatch: String(WATCH_S), events: true, statsEvery: String(WATCH_S) }),
+      busyWatch
+        ? S.benchConsumer([[`ack-${i}`], []], 10, { id: `consumer-${i}`, config: `config-${i}`, y: 40 + i * 40, parkingWatch: String(WATCH_S), events: true, statsEvery: String(WATCH_S) })
+        : S.benchConsumer([[`ack-${i}`]], 10, { id: `consumer-${i}`, config: `config-${i}`, y: 40 + i * 40 }),
       { ...S.settleNode(`ack-${i}`, 'ack'), x: 400, y: 40 + i * 40 },
     );
   }
@@ -275,7 +282,8 @@ async function idleWindow(pid: number, windowS: number): Promise<{ cpuPct: numbe
 }
 
 async function consumersPart(o: ScaleOptions, launch: NodeRedLaunch, result: ScaleResult): Promise<void> {
-  const sizes = o.smoke ? [1, 10] : [1, 10, 100, 300];
+  const sizes = (o.smoke ? [1, 10] : [1, 10, 100, 300]).map((n) => ({ n, busyWatch: false }));
+  sizes.push({ n: sizes.at(-1)!.n, busyWatch: true });
   const windowS = o.smoke ? 5 : 20;
   if (!o.smoke) {
     // The broker's own idle CPU (and whatever else uses it: the machine may be shared), for comparison.
@@ -285,14 +293,14 @@ async function consumersPart(o: ScaleOptions, launch: NodeRedLaunch, result: Sca
     o.log(`   scale: broker CPU with no bench consumer: ${result.brokerBaselineCpuPct.toFixed(2)} %`);
   }
   let rss1: number | undefined;
-  for (const n of sizes) {
-    const topologies = Array.from({ length: n }, (_v, i) => o.names.topology(`scale${n}-${i}`));
+  for (const { n, busyWatch } of sizes) {
+    const topologies = Array.from({ length: n }, (_v, i) => o.names.topology(`scale${n}${busyWatch ? 'w' : ''}-${i}`));
     const queues = topologies.flatMap((t) => [t.mainQueue, t.retryQueue, t.parkingQueue]);
     const red = await ProbedRed.start(launch);
     try {
       await red.report({ reset: true });
       const t0 = wallNow();
-      await red.deploy(consumersFlow(o.ctx.url, topologies));
+      await red.deploy(consumersFlow(o.ctx.url, topologies, busyWatch));
       const seenAt = await allConsuming(
         o.ctx.model,
         topologies.map((t) => t.mainQueue),
@@ -309,9 +317,10 @@ async function consumersPart(o: ScaleOptions, launch: NodeRedLaunch, result: Sca
       rss1 ??= mem.rss;
       const row: ConsumersRow = {
         consumers: n,
+        busyWatch,
         startS,
         rssMb: mem.rss / MB,
-        rssPerConsumerMb: n > 1 ? (mem.rss - rss1) / MB / (n - 1) : undefined,
+        rssPerConsumerMb: n > 1 && !busyWatch ? (mem.rss - rss1) / MB / (n - 1) : undefined,
         idleCpuPct: idle.cpuPct,
         brokerIdleCpuPct: idle.brokerPct,
         looksPerSec: (after.channelOpens - before.channelOpens) / idle.seconds,
@@ -321,7 +330,7 @@ async function consumersPart(o: ScaleOptions, launch: NodeRedLaunch, result: Sca
       };
       result.consumers.push(row);
       o.log(
-        `   scale ${n} consumer(s): all consuming ${startS.toFixed(2)} s after deploy, rss ${row.rssMb.toFixed(1)} MiB${row.rssPerConsumerMb === undefined ? '' : ` (${row.rssPerConsumerMb.toFixed(3)} MiB each)`}, idle CPU ${row.idleCpuPct.toFixed(2)} %, broker ${row.brokerIdleCpuPct.toFixed(2)} %, ${row.looksPerSec.toFixed(2)} looks/s, ${row.checksPerSec.toFixed(1)} queue checks/s, ${row.httpPerSec.toFixed(2)} HTTP/s`,
+        `   scale ${n} consumer(s)${busyWatch ? `, parking watch + stats every ${WATCH_S} s` : ''}: all consuming ${startS.toFixed(2)} s after deploy, rss ${row.rssMb.toFixed(1)} MiB${row.rssPerConsumerMb === undefined ? '' : ` (${row.rssPerConsumerMb.toFixed(3)} MiB each)`}, idle CPU ${row.idleCpuPct.toFixed(2)} %, broker ${row.brokerIdleCpuPct.toFixed(2)} %, ${row.looksPerSec.toFixed(2)} looks/s, ${row.checksPerSec.toFixed(1)} queue checks/s, ${row.httpPerSec.toFixed(2)} HTTP/s`,
       );
     } finally {
       await red.stop();
@@ -332,9 +341,8 @@ async function consumersPart(o: ScaleOptions, launch: NodeRedLaunch, result: Sca
 
 /** Preloads `count` persistent messages, deploys the consumer flow to every process at once, waits until all are acked. */
 async function competingRun(o: ScaleOptions, reds: ProbedRed[], topo: Names, count: number, body: Buffer): Promise<number> {
-  const persistent = (i: number): Options.Publish => ({ ...messageProperties(i), deliveryMode: 2 });
   await purge(o.ctx.model, topo.mainQueue);
-  await preload(o.ctx.model, topo.mainQueue, count, body, persistent);
+  await fastPreload(o.ctx.model, topo.mainQueue, count, body);
   await waitForCount(o.ctx.model, topo.mainQueue, count);
   await sleep(o.smoke ? 0 : 300);
   for (const red of reds) await red.report({ reset: true });
@@ -417,10 +425,14 @@ async function rawBufferPublish(model: ChannelModel, queue: string, count: numbe
 }
 
 async function bigPart(o: ScaleOptions, result: ScaleResult): Promise<void> {
-  const plan = o.smoke ? [{ size: MB, count: 10, window: 4 }] : [
-    { size: MB, count: 60, window: 10 },
-    { size: 20 * MB, count: 15, window: 2 },
-  ];
+  // 20 MB: one publish in flight. With two, the second waits in the broker node's publish buffer
+  // (16 MiB by default), which refuses it: a user raises "publish buffer (MiB)" for messages this large.
+  const plan = o.smoke
+    ? [{ size: MB, count: 10, prefetch: 4, window: 4 }]
+    : [
+        { size: MB, count: 60, prefetch: 10, window: 10 },
+        { size: 20 * MB, count: 15, prefetch: 2, window: 1 },
+      ];
   const reps = o.smoke ? 1 : Math.min(3, o.reps);
   const topo = o.names.topology('scale-big');
   const pubQueue = o.names.queue('scale-big-publish');
@@ -429,7 +441,7 @@ async function bigPart(o: ScaleOptions, result: ScaleResult): Promise<void> {
   await admin.assertQueue(pubQueue, { durable: true });
   await admin.close();
   try {
-    for (const { size, count, window } of plan) {
+    for (const { size, count, prefetch, window } of plan) {
       const content = Buffer.alloc(size, 'x');
       const sizeText = `${size / MB} MB`;
       const binary = (i: number): Options.Publish => ({ ...messageProperties(i), contentType: 'application/octet-stream' });
@@ -442,9 +454,9 @@ async function bigPart(o: ScaleOptions, result: ScaleResult): Promise<void> {
       const publish = { pkg: [] as number[], raw: [] as number[] };
       for (let rep = 0; rep < reps; rep += 1) {
         await load();
-        consume.raw.push((await S.rawConsume(o.ctx, { queue: topo.mainQueue, count, prefetch: window })).msgPerSec);
+        consume.raw.push((await S.rawConsume(o.ctx, { queue: topo.mainQueue, count, prefetch })).msgPerSec);
         await load();
-        consume.pkg.push((await S.pkgConsume(o.ctx, { topo, count, prefetch: window })).msgPerSec);
+        consume.pkg.push((await S.pkgConsume(o.ctx, { topo, count, prefetch })).msgPerSec);
         await purge(o.ctx.model, pubQueue);
         publish.raw.push((await rawBufferPublish(o.ctx.model, pubQueue, count, window, content)).msgPerSec);
         await purge(o.ctx.model, pubQueue);
@@ -454,7 +466,7 @@ async function bigPart(o: ScaleOptions, result: ScaleResult): Promise<void> {
           `   scale ${sizeText} #${rep + 1}: consume pkg ${consume.pkg.at(-1)!.toFixed(1)} / raw ${consume.raw.at(-1)!.toFixed(1)} msg/s, publish pkg ${publish.pkg.at(-1)!.toFixed(1)} / raw ${publish.raw.at(-1)!.toFixed(1)} msg/s`,
         );
       }
-      result.big.push({ label: `${sizeText} consume → retry-settle ack, prefetch ${window}`, size, count, pkg: median(consume.pkg), raw: median(consume.raw) });
+      result.big.push({ label: `${sizeText} consume → retry-settle ack, prefetch ${prefetch}`, size, count, pkg: median(consume.pkg), raw: median(consume.raw) });
       result.big.push({ label: `${sizeText} retry-publish + confirm, ${window} in flight`, size, count, pkg: median(publish.pkg), raw: median(publish.raw) });
     }
   } finally {
@@ -568,13 +580,14 @@ export function scaleTable(r: ScaleResult): string[] {
   out.push('');
   out.push('scale (real Node-RED processes, the package from dist/; see docs/benchmark.md "Scale"):');
   if (r.consumers.length > 0) {
-    out.push(`  consumers in one Node-RED process, one broker connection, each on its own queue + retry topology, parking watch and stats every ${WATCH_S} s:`);
-    out.push(`  ${pad('consumers', 10)}${pad('start s', 9)}${pad('RSS MiB', 9)}${pad('MiB/consumer', 14)}${pad('idle CPU %', 12)}${pad('broker CPU %', 14)}${pad('looks/s', 9)}${pad('queue checks/s', 16)}${pad('HTTP/s', 8)}`);
+    out.push('  consumers in one Node-RED process, one broker connection, each on its own queue + retry topology (node defaults: parking watch 30 s, no stats output):');
+    out.push(`  ${pad('consumers', 14, false)}${pad('start s', 9)}${pad('RSS MiB', 9)}${pad('MiB/consumer', 14)}${pad('idle CPU %', 12)}${pad('broker CPU %', 14)}${pad('looks/s', 9)}${pad('queue checks/s', 16)}${pad('HTTP/s', 8)}`);
     for (const c of r.consumers) {
       out.push(
-        `  ${pad(String(c.consumers), 10)}${pad(f(c.startS, 2), 9)}${pad(f(c.rssMb, 1), 9)}${pad(f(c.rssPerConsumerMb, 3), 14)}${pad(f(c.idleCpuPct, 2), 12)}${pad(f(c.brokerIdleCpuPct, 2), 14)}${pad(f(c.looksPerSec, 2), 9)}${pad(f(c.checksPerSec, 1), 16)}${pad(f(c.httpPerSec, 2), 8)}`,
+        `  ${pad(`${c.consumers}${c.busyWatch ? ` (watch ${WATCH_S} s)` : ''}`, 14, false)}${pad(f(c.startS, 2), 9)}${pad(f(c.rssMb, 1), 9)}${pad(f(c.rssPerConsumerMb, 3), 14)}${pad(f(c.idleCpuPct, 2), 12)}${pad(f(c.brokerIdleCpuPct, 2), 14)}${pad(f(c.looksPerSec, 2), 9)}${pad(f(c.checksPerSec, 1), 16)}${pad(f(c.httpPerSec, 2), 8)}`,
       );
     }
+    if (r.consumers.some((c) => c.busyWatch)) out.push(`  (watch ${WATCH_S} s): parking watch and stats output (events) every ${WATCH_S} s on every consumer. looks/s: channels opened to look at queues; queue checks/s: passive declares.`);
     if (r.brokerBaselineCpuPct !== undefined) out.push(`  broker CPU with no bench consumer over the same window: ${f(r.brokerBaselineCpuPct, 2)} %`);
   }
   if (r.competing.length > 0) {
@@ -598,8 +611,9 @@ export function scaleTable(r: ScaleResult): string[] {
 }
 
 export function scaleJson(r: ScaleResult): Record<string, number | null> {
-  const at = (n: number): ConsumersRow | undefined => r.consumers.find((c) => c.consumers === n);
-  const largest = r.consumers.at(-1);
+  const at = (n: number): ConsumersRow | undefined => r.consumers.find((c) => c.consumers === n && !c.busyWatch);
+  const busy = (n: number): ConsumersRow | undefined => r.consumers.find((c) => c.consumers === n && c.busyWatch);
+  const largest = r.consumers.filter((c) => !c.busyWatch).at(-1);
   const big = (size: number, kind: 'consume' | 'publish'): BigRow | undefined => r.big.find((b) => b.size === size && b.label.includes(kind === 'consume' ? 'consume' : 'publish'));
   const one = r.competing.find((c) => c.processes === 1)?.msgPerSec;
   const four = r.competing.find((c) => c.processes === 4)?.msgPerSec;
@@ -611,6 +625,10 @@ export function scaleJson(r: ScaleResult): Record<string, number | null> {
     scaleIdleBrokerCpuPct300: round(at(300)?.brokerIdleCpuPct, 2),
     scaleIdleLooksPerSec300: round(at(300)?.looksPerSec, 2),
     scaleIdleQueueChecksPerSec300: round(at(300)?.checksPerSec, 1),
+    scaleIdleCpuPct300Watch10: round(busy(300)?.idleCpuPct, 2),
+    scaleIdleBrokerCpuPct300Watch10: round(busy(300)?.brokerIdleCpuPct, 2),
+    scaleIdleLooksPerSec300Watch10: round(busy(300)?.looksPerSec, 2),
+    scaleIdleQueueChecksPerSec300Watch10: round(busy(300)?.checksPerSec, 1),
     competing2Ratio: one && r.competing.find((c) => c.processes === 2) ? round(r.competing.find((c) => c.processes === 2)!.msgPerSec / one, 3) : null,
     competing4Ratio: one && four ? round(four / one, 3) : null,
     competing1MsgPerSec: round(one),
