@@ -283,7 +283,7 @@ async function idleWindow(pid: number, windowS: number): Promise<{ cpuPct: numbe
 
 async function consumersPart(o: ScaleOptions, launch: NodeRedLaunch, result: ScaleResult): Promise<void> {
   const sizes = (o.smoke ? [1, 10] : [1, 10, 100, 300]).map((n) => ({ n, busyWatch: false }));
-  sizes.push({ n: sizes.at(-1)!.n, busyWatch: true });
+  if (!o.smoke) sizes.push({ n: sizes.at(-1)!.n, busyWatch: true });
   const windowS = o.smoke ? 5 : 20;
   if (!o.smoke) {
     // The broker's own idle CPU (and whatever else uses it: the machine may be shared), for comparison.
@@ -581,10 +581,10 @@ export function scaleTable(r: ScaleResult): string[] {
   out.push('scale (real Node-RED processes, the package from dist/; see docs/benchmark.md "Scale"):');
   if (r.consumers.length > 0) {
     out.push('  consumers in one Node-RED process, one broker connection, each on its own queue + retry topology (node defaults: parking watch 30 s, no stats output):');
-    out.push(`  ${pad('consumers', 14, false)}${pad('start s', 9)}${pad('RSS MiB', 9)}${pad('MiB/consumer', 14)}${pad('idle CPU %', 12)}${pad('broker CPU %', 14)}${pad('looks/s', 9)}${pad('queue checks/s', 16)}${pad('HTTP/s', 8)}`);
+    out.push(`  ${pad('consumers', 18, false)}${pad('start s', 9)}${pad('RSS MiB', 9)}${pad('MiB/consumer', 14)}${pad('idle CPU %', 12)}${pad('broker CPU %', 14)}${pad('looks/s', 9)}${pad('queue checks/s', 16)}${pad('HTTP/s', 8)}`);
     for (const c of r.consumers) {
       out.push(
-        `  ${pad(`${c.consumers}${c.busyWatch ? ` (watch ${WATCH_S} s)` : ''}`, 14, false)}${pad(f(c.startS, 2), 9)}${pad(f(c.rssMb, 1), 9)}${pad(f(c.rssPerConsumerMb, 3), 14)}${pad(f(c.idleCpuPct, 2), 12)}${pad(f(c.brokerIdleCpuPct, 2), 14)}${pad(f(c.looksPerSec, 2), 9)}${pad(f(c.checksPerSec, 1), 16)}${pad(f(c.httpPerSec, 2), 8)}`,
+        `  ${pad(`${c.consumers}${c.busyWatch ? ` (watch ${WATCH_S} s)` : ''}`, 18, false)}${pad(f(c.startS, 2), 9)}${pad(f(c.rssMb, 1), 9)}${pad(f(c.rssPerConsumerMb, 3), 14)}${pad(f(c.idleCpuPct, 2), 12)}${pad(f(c.brokerIdleCpuPct, 2), 14)}${pad(f(c.looksPerSec, 2), 9)}${pad(f(c.checksPerSec, 1), 16)}${pad(f(c.httpPerSec, 2), 8)}`,
       );
     }
     if (r.consumers.some((c) => c.busyWatch)) out.push(`  (watch ${WATCH_S} s): parking watch and stats output (events) every ${WATCH_S} s on every consumer. looks/s: channels opened to look at queues; queue checks/s: passive declares.`);
@@ -637,6 +637,7 @@ export function scaleJson(r: ScaleResult): Record<string, number | null> {
     big20mbConsumeMsgPerSec: round(big(20 * MB, 'consume')?.pkg, 1),
     big20mbPublishMsgPerSec: round(big(20 * MB, 'publish')?.pkg, 1),
     backlog1mRssGrowthMb: round(r.backlog?.growthMb, 1),
+    backlog1mRssGrowthAfter10PctMb: r.backlog ? round(r.backlog.rssMaxMb - r.backlog.rssAtMb[0], 1) : null,
     backlog1mDrainS: round(r.backlog?.drainS, 1),
   };
 }
