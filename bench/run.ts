@@ -6,7 +6,7 @@
  *   npm run bench                      full run (a few minutes on 2 cores)
  *   BENCH_SMOKE=1 npm run bench        tiny counts, one repetition (CI; < 60 s)
  *   npm run bench -- --smoke           the same
- *   npm run bench -- --only=consume,park   some sections (consume, analysis, peers, retry, park, publish, nodered, memory)
+ *   npm run bench -- --only=consume,park   some sections (consume, analysis, peers, retry, park, publish, nodered, scale, memory)
  *   npm run bench -- --only=consume --consume=16k:100   some consume+ack cases (size:prefetch; also filters analysis sizes)
  *   BENCH_REPS=7 npm run bench         more repetitions (default 5; the median is reported)
  *   BENCH_DIST=/path/to/dist node --expose-gc --import tsx bench/run.ts   another build of the package (compare a change)
@@ -48,6 +48,7 @@ import { RUNTIME_DESCRIPTION, packageNodes, versions, type Msg } from './lib/nod
 import { BATCHED_PEER_KEY, PEERS_DIR, preparePeers, stopPeerProcesses } from './lib/peers';
 import * as S from './lib/scenarios';
 import * as D from './lib/store-scenarios';
+import { runScale, scaleJson, scaleTable, type ScaleResult } from './lib/scale-scenarios';
 
 const here = __dirname;
 const argv = process.argv.slice(2);
@@ -177,6 +178,7 @@ const rows: Row[] = []; // main table
 const analysis: Single[] = []; // single-sided measurements
 const failures: string[] = [];
 const extra: Extra = {}; // lag, memory, peers
+const scale: ScaleResult = { consumers: [], competing: [], big: [], notes: [] };
 
 function summarize(runs: RunResult[]): Summary {
   return {
@@ -391,6 +393,7 @@ function printReport(env: Environment): void {
     block(`memory of the Node-RED process (child, --expose-gc, after a full GC), consume → ack at prefetch ${PREFETCH}, 1 KB:`, extra.memory);
     if (extra.rawMemory) block(`the same for raw amqplib doing the same work (the msg built, acked one turn later, as a flow does), in a process of its own:`, extra.rawMemory);
   }
+  out.push(...scaleTable(scale));
   if (failures.length > 0) {
     out.push('');
     out.push('FAILED sections:');
@@ -482,6 +485,7 @@ function summaryJson(): Record<string, number | null> {
     reps: REPS,
     smoke: SMOKE ? 1 : 0,
     ...peers,
+    ...scaleJson(scale),
     failedSections: failures.length,
   };
 }
@@ -872,6 +876,8 @@ async function main(): Promise<number> {
         await withTimeout(exited, 15_000, 'memory child exit').catch(() => child.kill());
       }
     }
+
+    await section('scale', () => runScale({ smoke: SMOKE, reps: REPS, ctx, names, log }, scale));
 
     await section('memory', async () => {
       const topo = names.topology('memory');
