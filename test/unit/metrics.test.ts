@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { DURATION_BUCKETS_S, RetryMetrics } from '../../src/lib/observe/metrics';
-import { rate, settledEvent } from '../../src/nodes/retry-consumer/consumer-events';
+import { nextBoundary, rate, settledEvent } from '../../src/nodes/retry-consumer/consumer-events';
 
 /** The sample lines of one metric, without HELP/TYPE. */
 function samples(text: string, name: string): string[] {
@@ -101,5 +101,14 @@ describe('consumer events', () => {
     assert.equal(rate(100, 400, 2000), 150);
     assert.equal(rate(0, 1, 3000), 0.33);
     assert.equal(rate(5, 5, 0), 0);
+  });
+});
+
+describe('stats on the interval boundary (nextBoundary)', () => {
+  it('waits until the next multiple of the interval, so consumers with one interval report together', () => {
+    assert.equal(nextBoundary(10_000, 10_000), 10_000, 'exactly on a boundary: the next one');
+    assert.equal(nextBoundary(12_345, 10_000), 7_655);
+    assert.equal(nextBoundary(19_999, 10_000), 1);
+    assert.equal(nextBoundary(1_700_000_004_321, 60_000) + 1_700_000_004_321, 1_700_000_040_000);
   });
 });

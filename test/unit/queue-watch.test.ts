@@ -57,6 +57,23 @@ describe('QueueWatch', () => {
     assert.deepEqual(heard.slice(0, 1), [1]);
   });
 
+  it('look() asked by many consumers in the same moment is one look (their stats share it), each queue once', async () => {
+    const checker = new FakeChecker();
+    for (let i = 0; i < 300; i += 1) checker.depths.set(`q${i}`, i).set(`q${i}.parking`, 0);
+    const watch = new QueueWatch(checker);
+    // 300 consumers' stats timers fire on the same boundary, a few ms apart at most.
+    const answers: Array<Promise<ReadonlyMap<string, number | null>>> = [];
+    for (let i = 0; i < 300; i += 1) {
+      answers.push(watch.look([`q${i}`, `q${i}.parking`, 'q0.parking']));
+      if (i % 100 === 99) await sleep(1);
+    }
+    const found = await Promise.all(answers);
+    watch.close();
+    assert.equal(checker.channels, 1, 'one channel, one look');
+    assert.equal(checker.checked.length, 600, 'each queue checked once');
+    assert.equal(found[299]!.get('q299'), 299);
+  });
+
   it('look() answers at once; a queue that does not exist is null, the others are still checked', async () => {
     const checker = new FakeChecker();
     checker.depths.set('b', 3);

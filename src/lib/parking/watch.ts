@@ -53,6 +53,8 @@ interface Watcher {
 
 /** How soon a look asked for by `soon()` happens: parks in a burst share one look. */
 const SOON_MS = 1000;
+/** How long a look asked for by `look()` waits for others: consumers' stats due at the same moment share one look. */
+export const SHARE_MS = 50;
 
 /**
  * Queue depths for every watcher on one broker connection, coalesced: each tick is one look (one
@@ -89,12 +91,15 @@ export class QueueWatch {
     this.arm(Date.now() + SOON_MS);
   }
 
-  /** Looks at these queues now (with whatever else is asked), and resolves with what it found. */
+  /**
+   * Looks at these queues within SHARE_MS (with whatever else is asked by then: stats of many
+   * consumers due at the same moment share one look), and resolves with what it found.
+   */
   look(names: readonly string[]): Promise<ReadonlyMap<string, number | null>> {
     for (const name of names) this.asked.add(name);
     return new Promise((resolve) => {
       this.waiting.push(resolve);
-      this.arm(Date.now());
+      this.arm(Date.now() + SHARE_MS);
     });
   }
 

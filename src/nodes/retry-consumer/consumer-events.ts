@@ -42,6 +42,11 @@ export function rate(before: number, after: number, elapsedMs: number): number {
   return elapsedMs > 0 ? Math.round(((after - before) * 100_000) / elapsedMs) / 100 : 0;
 }
 
+/** Milliseconds from `now` to the next multiple of `everyMs` (never 0: a tick just past a boundary waits for the next). */
+export function nextBoundary(now: number, everyMs: number): number {
+  return Math.ceil((now + 1) / everyMs) * everyMs - now;
+}
+
 /**
  * Sends events and stats on the second output (`send([null, msg])`) until the returned function is
  * called. `statsEveryMs` 0: events only.
@@ -60,7 +65,7 @@ export function startEvents(session: ConsumerSession, sessions: ConsumerSessions
   let timer: NodeJS.Timeout | undefined;
   if (statsEveryMs > 0) {
     let last = { at: Date.now(), delivered: session.stats.delivered };
-    timer = setInterval(() => {
+    const report = (): void => {
       void session.lookAtQueues().then((depths) => {
         const stats = session.stats;
         const now = Date.now();
@@ -81,11 +86,20 @@ export function startEvents(session: ConsumerSession, sessions: ConsumerSessions
         last = { at: now, delivered: stats.delivered };
         send({ topic: 'stats', payload });
       });
-    }, statsEveryMs);
-    timer.unref?.();
+    };
+    // On the interval's wall-clock boundaries, as the parking watch ticks: the stats of every consumer
+    // with this interval fall due together and share one look at the broker's queues.
+    const arm = (): void => {
+      timer = setTimeout(() => {
+        arm();
+        report();
+      }, nextBoundary(Date.now(), statsEveryMs));
+      timer.unref?.();
+    };
+    arm();
   }
   return () => {
-    clearInterval(timer);
+    clearTimeout(timer);
     session.deliveries.off('settled', onSettled);
     sessions.off('replayed', onReplayed);
   };
