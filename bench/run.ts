@@ -452,6 +452,9 @@ function summaryJson(): Record<string, number | null> {
     retryPathBatchedRatio: r2(retry?.batchedRatio),
     rawBatchedRetryPathCpuUsPerMsg: round(retry?.batched?.cpuUsPerMsg, 1),
     retryPathCpuUsPerMsg: round(retry?.pkg.cpuUsPerMsg, 1),
+    // Client CPU per retried message: the package / raw amqplib doing the same retry (same work, settles batched), and / raw settling one by one.
+    retryPathCpuRatio: r2(retry?.batched ? retry.pkg.cpuUsPerMsg / retry.batched.cpuUsPerMsg : undefined),
+    retryPathRawCpuRatio: r2(retry ? retry.pkg.cpuUsPerMsg / retry.raw.cpuUsPerMsg : undefined),
     rawRetryPathCpuUsPerMsg: round(retry?.raw.cpuUsPerMsg, 1),
     retryLagP50Ms: round(l?.pkgFlow.p50, 2),
     retryLagAmqpP99Ms: round(l?.pkgAmqp.p99, 2),
