@@ -389,7 +389,7 @@ function printReport(env: Environment): void {
       out.push(growth(m));
     };
     block(`memory of the Node-RED process (child, --expose-gc, after a full GC), consume → ack at prefetch ${PREFETCH}, 1 KB:`, extra.memory);
-    if (extra.rawMemory) block(`the same for raw amqplib doing the same work (the msg built, acked one turn later, as a flow does), in a process of its own:`, extra.rawMemory);
+    if (extra.rawMemory) block(`the same for raw amqplib doing the same work (the msg built, acked one turn later as a flow does, acks batched as the package batches them), in a process of its own:`, extra.rawMemory);
   }
   if (failures.length > 0) {
     out.push('');
