@@ -391,7 +391,7 @@ function printReport(env: Environment): void {
       out.push(growth(m));
     };
     block(`memory of the Node-RED process (child, --expose-gc, after a full GC), consume → ack at prefetch ${PREFETCH}, 1 KB:`, extra.memory);
-    if (extra.rawMemory) block(`the same for raw amqplib doing the same work (the msg built, acked one turn later, as a flow does), in a process of its own:`, extra.rawMemory);
+    if (extra.rawMemory) block(`the same for raw amqplib doing the same work (the msg built, acked one turn later as a flow does, acks batched as the package batches them), in a process of its own:`, extra.rawMemory);
   }
   out.push(...scaleTable(scale));
   if (failures.length > 0) {
@@ -455,6 +455,9 @@ function summaryJson(): Record<string, number | null> {
     retryPathBatchedRatio: r2(retry?.batchedRatio),
     rawBatchedRetryPathCpuUsPerMsg: round(retry?.batched?.cpuUsPerMsg, 1),
     retryPathCpuUsPerMsg: round(retry?.pkg.cpuUsPerMsg, 1),
+    // Client CPU per retried message: the package / raw amqplib doing the same retry (same work, settles batched), and / raw settling one by one.
+    retryPathCpuRatio: r2(retry?.batched ? retry.pkg.cpuUsPerMsg / retry.batched.cpuUsPerMsg : undefined),
+    retryPathRawCpuRatio: r2(retry ? retry.pkg.cpuUsPerMsg / retry.raw.cpuUsPerMsg : undefined),
     rawRetryPathCpuUsPerMsg: round(retry?.raw.cpuUsPerMsg, 1),
     retryLagP50Ms: round(l?.pkgFlow.p50, 2),
     retryLagAmqpP99Ms: round(l?.pkgAmqp.p99, 2),

@@ -2,7 +2,7 @@
  * The consuming side of the memory benchmark, in its own process (started by run.ts with
  * --expose-gc and an IPC channel): consumer → retry-settle(ack) on the topology in
  * BENCH_MEM_TOPOLOGY, or with BENCH_MEM_MODE=raw a raw amqplib consumer doing the same work (the
- * same msg, acked one turn later, as a flow does) for comparison. The parent publishes; this process
+ * same msg, acked one turn later as a flow does, acks batched as the package batches them) for comparison. The parent publishes; this process
  * only consumes, and reports memory after a full GC when asked.
  *
  * Messages from the parent: {cmd:'snapshot'} → {type:'snapshot', mem}; {cmd:'wait', acks:n} →
@@ -44,7 +44,7 @@ async function main(): Promise<void> {
     const rawModel = await connect('bench memory raw consumer');
     const ch = await rawModel.createChannel();
     await ch.prefetch(prefetch);
-    await ch.consume(topo.mainQueue, rawHandler(ch, topo.mainQueue, 'msg-later'), { noAck: false });
+    await ch.consume(topo.mainQueue, rawHandler(ch, topo.mainQueue, 'msg-later-batched'), { noAck: false });
     consumer = rawModel;
   } else {
     await loadFlow([

@@ -98,11 +98,26 @@ const def = {
   parkingQueueArgs: '{}',
 };
 
-function message(i: number, content: Buffer): Msg {
+/** The headers of a delivery back from the retry queue (RabbitMQ 3.x/4.x, as amqplib decodes them): attempt 2. */
+const RETRIED_HEADERS = {
+  source: 'bench',
+  'x-death': [
+    { count: 1, reason: 'expired', queue: 'micro.retry', time: { '!': 'timestamp', value: 1714564801 }, exchange: 'micro.retry-exchange', 'routing-keys': ['micro'] },
+    { count: 1, reason: 'rejected', queue: 'micro', time: { '!': 'timestamp', value: 1714564800 }, exchange: '', 'routing-keys': ['micro'] },
+  ],
+  'x-first-death-exchange': '',
+  'x-first-death-queue': 'micro',
+  'x-first-death-reason': 'rejected',
+  'x-last-death-exchange': 'micro.retry-exchange',
+  'x-last-death-queue': 'micro.retry',
+  'x-last-death-reason': 'expired',
+};
+
+function message(i: number, content: Buffer, retried = false): Msg {
   return {
     content,
-    fields: { deliveryTag: i, redelivered: false, exchange: '', routingKey: 'micro', consumerTag: 'amq.ctag-micro' },
-    properties: { contentType: 'application/json', deliveryMode: 1, messageId: `m-${i}`, correlationId: `c-${i}`, timestamp: 1714564800, headers: { source: 'bench' } },
+    fields: { deliveryTag: i, redelivered: false, exchange: retried ? 'micro.retry-exchange' : '', routingKey: 'micro', consumerTag: 'amq.ctag-micro' },
+    properties: { contentType: 'application/json', deliveryMode: 1, messageId: `m-${i}`, correlationId: `c-${i}`, timestamp: 1714564800, headers: retried ? RETRIED_HEADERS : { source: 'bench' } },
   };
 }
 
@@ -111,7 +126,7 @@ const ConsumerSession = consumerSessionClass();
 // eslint-disable-next-line @typescript-eslint/no-require-imports -- compiled CommonJS of the build under test
 const { topologyFromDefinition } = require(path.join(distRoot, 'nodes/shared/retry-config-node.js')) as { topologyFromDefinition: (d: object) => object };
 
-async function run(options: Record<string, unknown>, content: Buffer): Promise<{ ns: number; statsEvents: number }> {
+async function run(options: Record<string, unknown>, content: Buffer, retried = false): Promise<{ ns: number; statsEvents: number }> {
   const connection = new FakeConnection();
   const session = new ConsumerSession({
     connection,
@@ -138,7 +153,7 @@ async function run(options: Record<string, unknown>, content: Buffer): Promise<{
   let sent = 0;
   while (sent < COUNT) {
     // A burst of deliveries (one socket read), then the flow settles them all.
-    for (let k = 0; k < IN_FLIGHT && sent < COUNT; k += 1) deliver(message(sent++, content));
+    for (let k = 0; k < IN_FLIGHT && sent < COUNT; k += 1) deliver(message(sent++, content, retried));
     const ids = waiting.splice(0);
     await Promise.all(ids.map((id) => session.deliveries.settle(id, 'ack')));
   }
@@ -177,8 +192,9 @@ async function baseline(hold: boolean, content: Buffer): Promise<number> {
   return ((performance.now() - t0) * 1e6) / COUNT;
 }
 
-const cases: Array<[string, Record<string, unknown>, number]> = [
+const cases: Array<[string, Record<string, unknown>, number, boolean?]> = [
   ['1 KB JSON, decode auto, settle timeout 60 s (defaults)', {}, 1024],
+  ['1 KB JSON, a retried delivery (x-death of attempt 2)', {}, 1024, true],
   ['1 KB JSON, settle timeout 0 (no timer)', { settleTimeoutMs: 0 }, 1024],
   ["1 KB JSON, decode 'buffer' (no JSON.parse)", { decode: 'buffer' }, 1024],
   ['16 KB JSON, decode auto', {}, 16384],
@@ -187,14 +203,14 @@ const cases: Array<[string, Record<string, unknown>, number]> = [
 
 async function main(): Promise<void> {
   process.stdout.write(`# package per-message cost without broker or Node-RED: ${COUNT} deliveries, ${IN_FLIGHT} in flight, ${path.relative(process.cwd(), distRoot) || '.'}\n`);
-  for (const [label, options, size] of cases) {
+  for (const [label, options, size, retried = false] of cases) {
     if (!label.includes(CASES)) continue;
     const content = Buffer.from(JSON.stringify(makeBody(size)));
-    if (REPS > 1) await run(options, content); // warm-up
+    if (REPS > 1) await run(options, content, retried); // warm-up
     const runs: number[] = [];
     let events = 0;
     for (let r = 0; r < REPS; r += 1) {
-      const result = await run(options, content);
+      const result = await run(options, content, retried);
       runs.push(result.ns);
       events = result.statsEvents;
     }

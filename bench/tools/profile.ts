@@ -3,7 +3,7 @@
  * through node:inspector around the measured run only, so preloading and flow setup stay out):
  *
  *   npm run build && node --expose-gc --import tsx bench/tools/profile.ts consume [count] [prefetch] [size]
- *   node --expose-gc --import tsx bench/tools/profile.ts raw | work | later | session | consume | park | publish | retry | nodered
+ *   node --expose-gc --import tsx bench/tools/profile.ts raw | work | later | batched | session | consume | park | publish | retry | nodered
  *   node --import tsx bench/tools/profile.ts --summarize some.cpuprofile [count]   (a profile from node --cpu-prof)
  *
  * Writes bench/profiles/<case>.cpuprofile (open it in Chrome DevTools or VS Code) and prints self
@@ -64,9 +64,12 @@ async function main(): Promise<void> {
       raw: [prepared, () => S.rawConsume(ctx, { queue: topo.mainQueue, count, prefetch })],
       work: [prepared, () => S.rawConsume(ctx, { queue: topo.mainQueue, count, prefetch, work: 'msg' })],
       later: [prepared, () => S.rawConsume(ctx, { queue: topo.mainQueue, count, prefetch, work: 'msg-later' })],
+      batched: [prepared, () => S.rawConsume(ctx, { queue: topo.mainQueue, count, prefetch, work: 'msg-later-batched' })],
       session: [prepared, () => S.sessionConsume(ctx, { topo, count, prefetch })],
       consume: [prepared, () => S.pkgConsume(ctx, { topo, count, prefetch })],
       retry: [prepared, () => S.retryThroughput(ctx, 'pkg', { topo, count, prefetch })],
+      'retry-raw': [prepared, () => S.retryThroughput(ctx, 'raw', { topo, count, prefetch })],
+      'retry-batched': [prepared, () => S.retryThroughput(ctx, 'raw-batched', { topo, count, prefetch })],
       park: [prepared, () => S.pkgPark(ctx, { topo, count, prefetch })],
       publish: [
         async () => {

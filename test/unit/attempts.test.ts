@@ -40,6 +40,13 @@ describe('attempts from x-death', () => {
     assert.deepEqual(retryInfo(undefined, 'main-queue', 3), { attempt: 1, maxAttempts: 3, remaining: 2, firstDeathReason: null, deaths: [] });
   });
 
+  it('an x-death that is null or not an array: attempt 1, and only the one that is not an array is malformed', () => {
+    assert.deepEqual(retryInfo({ 'x-death': null }, 'main-queue', 3), { attempt: 1, maxAttempts: 3, remaining: 2, firstDeathReason: null, deaths: [] });
+    const notArray = retryInfo({ 'x-death': 'rejected', [ATTEMPT_HEADER]: 1 }, 'main-queue', 3);
+    assert.equal(notArray.attempt, 2);
+    assert.equal(notArray.malformed, 'x-death is not an array');
+  });
+
   it('uses the (main queue, rejected) entry, not x-death[0]', () => {
     const info = retryInfo(thirdDelivery, 'main-queue', 3);
     assert.equal(info.attempt, 3);

@@ -66,7 +66,8 @@ export class DeliveryRegistry<T extends { id: string }> {
 
   /** Whether this registry issued an id (live, ended, or too old to remember). */
   issued(id: string): boolean {
-    return this.numberOf(id) > 0;
+    // A live id is one of ours (the hot path: every settle asks, and a Map lookup beats parsing the id).
+    return this.live.has(id) || this.numberOf(id) > 0;
   }
 
   /** Whether a delivery can be settled, and if not, why. */

@@ -171,15 +171,21 @@ export function failedAttempts(headers: Headers, mainQueue: string): number {
   return Math.max(rejectedCount(headers, readDeaths(headers), mainQueue), attemptHeaderCount(headers));
 }
 
-/** The broker's count for (main queue, `rejected`); 0 when the header is one the broker cannot have written. */
-function rejectedCount(headers: Headers, deaths: DeathRecord[], mainQueue: string): number {
-  if (malformedDeathHeader(headers) !== undefined) return 0;
+/**
+ * The broker's count for (main queue, `rejected`); 0 when the header is one the broker cannot have
+ * written (`malformed`: what malformedDeathHeader says, when the caller has it already).
+ */
+function rejectedCount(headers: Headers, deaths: DeathRecord[], mainQueue: string, malformed = malformedDeathHeader(headers)): number {
+  if (malformed !== undefined) return 0;
   return findDeath(deaths, mainQueue, 'rejected')?.count ?? 0;
 }
 
 export function retryInfo(headers: Headers, mainQueue: string, maxAttempts: number): RetryInfo {
-  const deaths = readDeaths(headers);
-  const attempt = Math.max(rejectedCount(headers, deaths, mainQueue), attemptHeaderCount(headers)) + 1;
+  // A first delivery has no x-death: nothing to read or check (the hot path).
+  const hasDeaths = headers?.['x-death'] !== undefined;
+  const deaths = hasDeaths ? readDeaths(headers) : [];
+  const malformed = hasDeaths ? malformedDeathHeader(headers) : undefined;
+  const attempt = Math.max(rejectedCount(headers, deaths, mainQueue, malformed), attemptHeaderCount(headers)) + 1;
   const info: RetryInfo = {
     attempt,
     maxAttempts,
@@ -187,7 +193,6 @@ export function retryInfo(headers: Headers, mainQueue: string, maxAttempts: numb
     firstDeathReason: asText(headers?.['x-first-death-reason']) ?? null,
     deaths,
   };
-  const malformed = malformedDeathHeader(headers);
   if (malformed !== undefined) info.malformed = malformed;
   return info;
 }
