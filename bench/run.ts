@@ -167,6 +167,8 @@ interface Extra {
   memory?: MemoryRun;
   /** The same load on a raw amqplib consumer doing the same work, in a process of its own. */
   rawMemory?: MemoryRun;
+  /** Node-RED alone: raw amqplib doing the same work, its msg through one Node-RED hop (source → sink), in the same runtime. */
+  nodeRedMemory?: MemoryRun;
   peers?: { rows: PeerRow[]; skipped: string[] };
   /** Outbox: from the write's answer to the event at a consumer (ms). */
   outboxLatency?: { p50: number; p99: number };
@@ -392,6 +394,7 @@ function printReport(env: Environment): void {
     };
     block(`memory of the Node-RED process (child, --expose-gc, after a full GC), consume → ack at prefetch ${PREFETCH}, 1 KB:`, extra.memory);
     if (extra.rawMemory) block(`the same for raw amqplib doing the same work (the msg built, acked one turn later as a flow does, acks batched as the package batches them), in a process of its own:`, extra.rawMemory);
+    if (extra.nodeRedMemory) block(`Node-RED alone: the same Node-RED runtime, raw amqplib doing the same work, its msg through one Node-RED hop (bench-source → bench-sink, acked there, batched), no package node in the flow:`, extra.nodeRedMemory);
   }
   out.push(...scaleTable(scale));
   if (failures.length > 0) {
@@ -477,6 +480,7 @@ function summaryJson(): Record<string, number | null> {
     rssGrowthBeyondYoungGenMb: m ? round((m.end.rss - m.before.rss) / MB - (youngGrowth(m) ?? NaN), 1) : null,
     rawRssGrowthMb: extra.rawMemory ? round((extra.rawMemory.end.rss - extra.rawMemory.before.rss) / MB, 1) : null,
     rawYoungGenGrowthMb: extra.rawMemory ? youngGrowth(extra.rawMemory) : null,
+    nodeRedOnlyRssGrowthMb: extra.nodeRedMemory ? round((extra.nodeRedMemory.end.rss - extra.nodeRedMemory.before.rss) / MB, 1) : null,
     dedupeMemoryRatio: r2(find('dedupe', `memory vs none, 1 KB, prefetch ${PREFETCH}`)?.ratio),
     dedupeRedisRatio: r2(find('dedupe', `redis vs none, 1 KB, prefetch ${PREFETCH}`)?.ratio),
     dedupePgRatio: r2(find('dedupe', `postgres vs none, 1 KB, prefetch ${PREFETCH}`)?.ratio),
@@ -810,11 +814,11 @@ async function main(): Promise<number> {
 
     // Memory ---------------------------------------------------------------------------------------
     /**
-     * One memory run in a child process of its own: the package's consumer → ack flow, or raw amqplib
-     * doing the same work. The parent publishes 10 × 20 000 messages; the child reports memory after a
+     * One memory run in a child process of its own: the package's consumer → ack flow, raw amqplib
+     * doing the same work, or that raw consumer's msg through one hop of the same Node-RED runtime. The parent publishes 10 × 20 000 messages; the child reports memory after a
      * full GC before any message, after the first batch and at the end.
      */
-    async function memoryRun(topo: Names, mode: 'package' | 'raw'): Promise<MemoryRun> {
+    async function memoryRun(topo: Names, mode: 'package' | 'raw' | 'nodered'): Promise<MemoryRun> {
       const { batches, batchSize } = PLAN.memory;
       const child = fork(path.join(here, 'lib', 'memory-child.ts'), [], {
         execArgv: ['--expose-gc', '--import', 'tsx'],
@@ -887,6 +891,7 @@ async function main(): Promise<number> {
       await S.declareTopology(ctx, topo);
       extra.memory = await memoryRun(topo, 'package');
       extra.rawMemory = await memoryRun(topo, 'raw');
+      extra.nodeRedMemory = await memoryRun(topo, 'nodered');
     });
   } finally {
     await cleanup();

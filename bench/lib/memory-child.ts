@@ -2,23 +2,27 @@
  * The consuming side of the memory benchmark, in its own process (started by run.ts with
  * --expose-gc and an IPC channel): consumer → retry-settle(ack) on the topology in
  * BENCH_MEM_TOPOLOGY, or with BENCH_MEM_MODE=raw a raw amqplib consumer doing the same work (the
- * same msg, acked one turn later as a flow does, acks batched as the package batches them) for comparison. The parent publishes; this process
+ * same msg, acked one turn later as a flow does, acks batched as the package batches them) for comparison,
+ * or with BENCH_MEM_MODE=nodered that raw consumer in the same Node-RED runtime with its msg through
+ * one Node-RED hop (bench-source → bench-sink, acked there): Node-RED's share of the memory, no package
+ * node in the flow. The parent publishes; this process
  * only consumes, and reports memory after a full GC when asked.
  *
  * Messages from the parent: {cmd:'snapshot'} → {type:'snapshot', mem}; {cmd:'wait', acks:n} →
  * {type:'acked', acks} once n acks were written; {cmd:'exit'}.
  */
 import { getHeapSpaceStatistics } from 'node:v8';
-import { rawHandler } from './raw-consumer.cjs';
+import type { ConsumeMessage } from 'amqplib';
+import { batchedAcker, rawHandler, sameWorkMsg } from './raw-consumer.cjs';
 import type { Names } from '../../test/helpers/flows';
 import { tab } from '../../test/helpers/flows';
 import { AMQP_URL, armProbe, connect, errorText, fullGc, installProbe, probeCounts, sleep } from './common';
-import { loadFlow, unloadFlow } from './nodered';
+import { benchHooks, getNode, loadFlow, unloadFlow, type Msg } from './nodered';
 import { benchBroker, benchConfig, benchConsumer } from './scenarios';
 
 const topo = JSON.parse(process.env.BENCH_MEM_TOPOLOGY ?? '{}') as Names;
 const prefetch = Number(process.env.BENCH_MEM_PREFETCH ?? '100');
-const raw = process.env.BENCH_MEM_MODE === 'raw';
+const mode = process.env.BENCH_MEM_MODE ?? 'package';
 
 function snapshot(): Record<string, number> {
   fullGc();
@@ -40,7 +44,36 @@ async function main(): Promise<void> {
   await model.close();
   void armProbe(Infinity);
   let consumer: { close(): Promise<void> } | undefined;
-  if (raw) {
+  let flowLoaded = false;
+  if (mode === 'nodered') {
+    await loadFlow([tab(), { id: 'src', type: 'bench-source', z: 'flow', wires: [['sink']] }, { id: 'sink', type: 'bench-sink', z: 'flow', wires: [] }]);
+    flowLoaded = true;
+    const source = getNode('src') as unknown as { emitMsg(msg: Msg): void };
+    const rawModel = await connect('bench memory Node-RED only');
+    const ch = await rawModel.createChannel();
+    await ch.prefetch(prefetch);
+    const batch = batchedAcker(ch);
+    // The deliveries by id, as a Node-RED node keeps them (only plain data on msg).
+    const held = new Map<string, ConsumeMessage>();
+    benchHooks.onSink = (msg) => {
+      const id = (msg.amqp as { deliveryId: string }).deliveryId;
+      const m = held.get(id);
+      held.delete(id);
+      if (m) batch.ack(m);
+    };
+    await ch.consume(
+      topo.mainQueue,
+      (m) => {
+        if (m === null) return;
+        batch.received();
+        const msg = sameWorkMsg(m, topo.mainQueue, `raw:${m.fields.deliveryTag}`);
+        held.set(msg.amqp.deliveryId, m);
+        source.emitMsg(msg);
+      },
+      { noAck: false },
+    );
+    consumer = rawModel;
+  } else if (mode === 'raw') {
     const rawModel = await connect('bench memory raw consumer');
     const ch = await rawModel.createChannel();
     await ch.prefetch(prefetch);
@@ -54,6 +87,7 @@ async function main(): Promise<void> {
       benchConsumer([['ack']], prefetch),
       { id: 'ack', type: 'retry-settle', z: 'flow', action: 'ack', reason: 'bench', wires: [] },
     ]);
+    flowLoaded = true;
   }
   process.on('message', (message) => {
     const m = message as { cmd: string; acks?: number };
@@ -66,7 +100,7 @@ async function main(): Promise<void> {
         reply({ type: 'acked', acks: probeCounts().acks });
       } else if (m.cmd === 'exit') {
         if (consumer) await consumer.close();
-        else await unloadFlow();
+        if (flowLoaded) await unloadFlow();
         process.exit(0);
       }
     })().catch((err: unknown) => {

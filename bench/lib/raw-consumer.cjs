@@ -152,4 +152,4 @@ if (require.main === module) {
   });
 }
 
-module.exports = { sameWorkMsg, rawHandler };
+module.exports = { sameWorkMsg, rawHandler, batchedAcker };
