@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { plainHeaderValue, publishOptionsProblem } from '../../src/lib/amqp/values';
+import { isoFromSeconds, plainHeaderValue, publishOptionsProblem } from '../../src/lib/amqp/values';
 
 describe('AMQP-encodable publish options', () => {
   it('accepts what amqplib encodes', () => {
@@ -46,5 +46,18 @@ describe('headers as plain data', () => {
     assert.equal((plainHeaderValue(headers) as { bytes: unknown }).bytes, bytes);
     assert.deepEqual(plainHeaderValue(headers, true), { bytes: 'ab', t: '1970-01-01T00:00:00.000Z' });
     assert.deepEqual(headers.t, { '!': 'timestamp', value: 0 });
+  });
+});
+
+describe('AMQP timestamps as ISO strings (isoFromSeconds)', () => {
+  it('converts each second right, whatever was converted before (the x-death times of one message alternate)', () => {
+    const times = [1714564800, 1714564801, 1714564800, 1714564801, 0, 1714564802, 1714564803, 1714564804, 1714564800];
+    for (const t of times) assert.equal(isoFromSeconds(t), new Date(t * 1000).toISOString());
+  });
+
+  it('gives no time for a second out of Date\'s range or not a number, and still converts the next one', () => {
+    assert.equal(isoFromSeconds(1e16), undefined);
+    assert.equal(isoFromSeconds(Number.NaN), undefined);
+    assert.equal(isoFromSeconds(1714564800), '2024-05-01T12:00:00.000Z');
   });
 });

@@ -67,22 +67,27 @@ export function publishOptionsProblem(options: Record<string, unknown>): string 
   return headerValueProblem(headers, 'headers', new Set());
 }
 
-let lastSeconds = NaN;
-let lastIso = '';
+/** The last few conversions: an `x-death` has an entry per (queue, reason), each with its own second. */
+const ISO_SLOTS = 4;
+const isoSeconds: number[] = new Array<number>(ISO_SLOTS).fill(NaN);
+const isoTexts: string[] = new Array<string>(ISO_SLOTS).fill('');
+let isoNext = 0;
 /**
- * An AMQP timestamp (seconds) as an ISO 8601 string. The last one is remembered: the times in the
- * `x-death` of a burst of retried messages are mostly the same second, and each redelivery reads
- * them twice (`msg.retry.deaths`, `msg.amqp.headers`).
+ * An AMQP timestamp (seconds) as an ISO 8601 string. The last few are remembered: the times in the
+ * `x-death` of a burst of retried messages are mostly the same few seconds (the rejection and the
+ * expiry of the retry queue, usually a different second each), and each redelivery reads them twice
+ * (`msg.retry.deaths`, `msg.amqp.headers`).
  */
 export function isoFromSeconds(seconds: number): string | undefined {
-  if (seconds !== lastSeconds) {
-    const date = new Date(seconds * 1000);
-    // Out of Date's range (a forged header): no time, rather than a RangeError in the consumer.
-    if (Number.isNaN(date.getTime())) return undefined;
-    lastIso = date.toISOString();
-    lastSeconds = seconds;
-  }
-  return lastIso;
+  for (let i = 0; i < ISO_SLOTS; i += 1) if (isoSeconds[i] === seconds) return isoTexts[i];
+  const date = new Date(seconds * 1000);
+  // Out of Date's range (a forged header): no time, rather than a RangeError in the consumer.
+  if (Number.isNaN(date.getTime())) return undefined;
+  const iso = date.toISOString();
+  isoSeconds[isoNext] = seconds;
+  isoTexts[isoNext] = iso;
+  isoNext = (isoNext + 1) % ISO_SLOTS;
+  return iso;
 }
 
 /** Whether a decoded header value needs converting: amqplib's wrappers, Dates, bigints (Buffers only as text). */
