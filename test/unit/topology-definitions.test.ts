@@ -2,24 +2,9 @@
 import assert from 'node:assert/strict';
 import { definitionsFileName, topologyDefinitions } from '../../src/lib/topology/definitions';
 import { MOVER_TTL_SLACK_MS, planTopology, type RetryTopologyConfig } from '../../src/lib/topology/plan';
+import { seedTopology } from './fixtures/topology-seed';
 
-const seed: RetryTopologyConfig = {
-  mode: 'check',
-  mainExchange: 'main-exchange',
-  mainExchangeType: 'direct',
-  mainQueue: 'main-queue',
-  routingKeys: ['srvc.transact.cash'],
-  retryExchange: 'retry-exchange',
-  retryExchangeType: 'fanout',
-  retryQueue: 'retry-queue',
-  retryDelaysMs: [3000],
-  parkingQueue: 'parking-queue',
-  maxAttempts: 3,
-  maxAgeMs: 0,
-  mainQueueArguments: {},
-  retryQueueArguments: {},
-  parkingQueueArguments: {},
-};
+const seed: RetryTopologyConfig = { ...seedTopology, mode: 'check' };
 
 const defs = (config: Partial<RetryTopologyConfig>, vhost?: string) => topologyDefinitions(planTopology({ ...seed, ...config }), vhost);
 const exchange = (name: string, type: string, args: Record<string, unknown> = {}, vhost = '/') => ({ name, vhost, type, durable: true, auto_delete: false, internal: false, arguments: args });

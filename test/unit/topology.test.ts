@@ -13,24 +13,9 @@ import {
 } from '../../src/lib/topology/plan';
 import { describeDifference, describePreconditionFailure, diffArguments, parsePreconditionFailure } from '../../src/lib/topology/diff';
 import { parseDelays, parseQueueArguments } from '../../src/lib/topology/parse';
+import { seedTopology } from './fixtures/topology-seed';
 
-const seed: RetryTopologyConfig = {
-  mode: 'declare',
-  mainExchange: 'main-exchange',
-  mainExchangeType: 'direct',
-  mainQueue: 'main-queue',
-  routingKeys: ['srvc.transact.cash'],
-  retryExchange: 'retry-exchange',
-  retryExchangeType: 'fanout',
-  retryQueue: 'retry-queue',
-  retryDelaysMs: [3000],
-  parkingQueue: 'parking-queue',
-  maxAttempts: 3,
-  maxAgeMs: 0,
-  mainQueueArguments: {},
-  retryQueueArguments: {},
-  parkingQueueArguments: {},
-};
+const seed: RetryTopologyConfig = { ...seedTopology };
 
 describe('topology plan', () => {
   it('plans the seed layout', () => {
