@@ -74,6 +74,22 @@ describe('QueueWatch', () => {
     assert.equal(found[299]!.get('q299'), 299);
   });
 
+  it('a look asked on a watch interval\'s boundary (stats due with the parking watch) joins the watch\'s look', async () => {
+    const checker = new FakeChecker();
+    for (const q of ['w', 's']) checker.depths.set(q, 1);
+    const watch = new QueueWatch(checker);
+    const everyMs = 200;
+    const heard: string[] = [];
+    watch.watch(['w'], everyMs, () => true, () => heard.push('w'));
+    // Wake exactly on the next boundary (a timer created after the watch's), as a stats timer does.
+    await sleep(Math.ceil((Date.now() + 1) / everyMs) * everyMs - Date.now());
+    const found = await watch.look(['s']);
+    for (let i = 0; i < 100 && heard.length === 0; i += 1) await sleep(5);
+    watch.close();
+    assert.deepEqual([...found.keys()].sort(), ['s', 'w']);
+    assert.equal(checker.channels, 1, 'one look for the watch and the stats');
+  });
+
   it('look() answers at once; a queue that does not exist is null, the others are still checked', async () => {
     const checker = new FakeChecker();
     checker.depths.set('b', 3);

@@ -79,7 +79,8 @@ export class QueueWatch {
     // Aligned to the interval, so watchers of the same interval share each look.
     const watcher: Watcher = { names, everyMs, active, listener, due: Math.ceil((Date.now() + 1) / everyMs) * everyMs };
     this.watchers.add(watcher);
-    this.arm(watcher.due);
+    // SHARE_MS after the boundary: consumers' stats falling due on the same boundary join this look.
+    this.arm(watcher.due + SHARE_MS);
     return () => {
       this.watchers.delete(watcher);
     };
@@ -153,6 +154,6 @@ export class QueueWatch {
     let next = Infinity;
     for (const watcher of this.watchers) next = Math.min(next, watcher.due);
     if (this.asked.size > 0 || this.waiting.length > 0) next = Math.min(next, Date.now() + SOON_MS);
-    if (next !== Infinity) this.arm(next);
+    if (next !== Infinity) this.arm(next + SHARE_MS);
   }
 }
