@@ -4,12 +4,12 @@
  * connection of its own. Passwords never leave the runtime: an unchanged password comes from the
  * stored credentials, and the answer names the broker without it.
  */
-import { resolveConnectTargets, resolveEnvFields } from '../../lib/connection';
+import { resolveConnectTargets } from '../../lib/connection';
 import { isEnvReference } from '../../lib/rules';
 import { probeTopology } from '../../lib/topology';
-import { brokerSettingsOf } from '../shared/broker-node';
+import { brokerSettingsOf, dialogBrokerValues } from '../shared/broker-node';
 import { tlsSocketOptions } from '../shared/tls-config';
-import { type AdminRequest, type AdminResponse, type NodeAPI, stringProp } from '../shared/node-red';
+import { type AdminRequest, type AdminResponse, type NodeAPI, record, stringProp } from '../shared/node-red';
 import { topologyFromDefinition } from '../shared/retry-config-node';
 
 export const CHECK_TOPOLOGY_PATH = '/rabbitmq-retry/check-topology';
@@ -21,10 +21,6 @@ interface CheckRequest {
   config?: Record<string, unknown>;
   broker?: Record<string, unknown> & { id?: unknown };
   credentials?: { user?: unknown; password?: unknown };
-}
-
-export function record(value: unknown): Record<string, unknown> {
-  return value && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
 }
 
 /** The dialog's credentials over the stored ones: an empty or unchanged field keeps the stored value. */
@@ -45,9 +41,7 @@ async function check(RED: NodeAPI, body: CheckRequest): Promise<{ status: number
     return { status: 400, body: { error: (err as Error).message } };
   }
   const brokerId = stringProp(broker.id);
-  // Env fields and `${NAME}` the way the deployed broker node reads them (its flow's env, else the process's).
-  const deployed = brokerId ? RED.nodes.getNode(brokerId) : null;
-  const resolved = resolveEnvFields(broker, (name) => RED.util.evaluateNodeProperty(name, 'env', deployed));
+  const resolved = dialogBrokerValues(RED, broker);
   let targets;
   let socketOptions;
   try {

@@ -5,12 +5,11 @@
  * plan declare mode asserts, so it is what check mode checks for. Touches no broker and holds no
  * credentials: read permission is enough. `GET …/:config` gives the same for a deployed configuration.
  */
-import { resolveConnectTargets, resolveEnvFields } from '../../lib/connection';
+import { resolveConnectTargets } from '../../lib/connection';
 import { definitionsFileName, planTopology, topologyDefinitions } from '../../lib/topology';
-import { brokerSettingsOf } from '../shared/broker-node';
-import { type AdminRequest, type AdminResponse, type NodeAPI, type NodeDef, stringProp } from '../shared/node-red';
+import { brokerSettingsOf, dialogBrokerValues } from '../shared/broker-node';
+import { type AdminRequest, type AdminResponse, type NodeAPI, type NodeDef, record, stringProp } from '../shared/node-red';
 import { topologyFromDefinition } from '../shared/retry-config-node';
-import { record } from './check-endpoint';
 
 export const DEFINITIONS_PATH = '/rabbitmq-retry/topology-definitions';
 export const READ_PERMISSION = 'rabbitmq-retry.read';
@@ -20,11 +19,7 @@ type Answer = { status: number; body: unknown; file?: string };
 /** The vhost the broker values connect to: the URL's path when a URL is set, else the vhost field; '/' without a broker. */
 function vhostOf(RED: NodeAPI, broker: Record<string, unknown>): string {
   if (Object.keys(broker).length === 0) return '/';
-  const brokerId = stringProp(broker.id);
-  const deployed = brokerId ? RED.nodes.getNode(brokerId) : null;
-  // Env fields and `${NAME}` the way the deployed broker node reads them, as the check does.
-  const resolved = resolveEnvFields(broker, (name) => RED.util.evaluateNodeProperty(name, 'env', deployed));
-  const settings = brokerSettingsOf(resolved, {});
+  const settings = brokerSettingsOf(dialogBrokerValues(RED, broker), {});
   if (settings.problems.length > 0) throw new Error(settings.problems.join('; '));
   return resolveConnectTargets(settings.settings)[0]?.vhost ?? '/';
 }

@@ -1,5 +1,5 @@
 /** The broker config node's shape as other nodes see it, and its status texts. */
-import type { BrokerConnection, BrokerSettings, ConnectionState } from '../../lib/connection';
+import { resolveEnvFields, type BrokerConnection, type BrokerSettings, type ConnectionState } from '../../lib/connection';
 import type { QueueWatch } from '../../lib/parking';
 import type { ManagementApi } from '../../lib/topology';
 import { readNumberFields } from '../../lib/rules';
@@ -7,6 +7,16 @@ import { NUMBER_FIELDS } from './properties';
 import type { PublishBufferState } from '../../lib/publish';
 import { statusKey, type Translate } from './i18n';
 import { stringProp, type Node, type NodeAPI, type NodeStatus } from './node-red';
+
+/**
+ * A broker dialog's values (saved or not) with its env fields and `${NAME}` resolved the way the
+ * deployed broker node reads them: its flow's env, else the process's (the admin endpoints' view).
+ */
+export function dialogBrokerValues(RED: NodeAPI, broker: Record<string, unknown>): Record<string, unknown> {
+  const brokerId = stringProp(broker.id);
+  const deployed = brokerId ? RED.nodes.getNode(brokerId) : null;
+  return resolveEnvFields(broker, (name) => RED.util.evaluateNodeProperty(name, 'env', deployed));
+}
 
 export interface BrokerUser {
   id: string;

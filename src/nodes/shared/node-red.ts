@@ -97,6 +97,11 @@ export function stringProp(value: unknown, fallback = ''): string {
   return typeof value === 'string' ? value.trim() : fallback;
 }
 
+/** A plain object as a record; anything else (an array, a primitive, null) as an empty one. */
+export function record(value: unknown): Record<string, unknown> {
+  return value && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
+}
+
 /** Text of `msg.error` as a Catch node or a function node leaves it: a string, or `{ message }`. */
 export function errorText(error: unknown): string {
   if (typeof error === 'string') return error;

@@ -1,7 +1,7 @@
 /** Where a publish goes and with which AMQP properties, from the node's settings and the msg. Pure. */
 import type { Options } from 'amqplib';
 import { pickDefined, PUBLISH_PROPERTY_KEYS } from '../../lib/message';
-import type { NodeMessage } from './node-red';
+import { record, type NodeMessage } from './node-red';
 
 export interface PublishSettings {
   mode: 'publish' | 'reply';
@@ -33,10 +33,6 @@ function consumedIds(msg: NodeMessage): Record<string, unknown> {
   const headers = Object.fromEntries(Object.entries(record(amqp.headers)).filter(([name]) => ownHeader(name)));
   if (Object.keys(headers).length > 0) kept.headers = headers;
   return kept;
-}
-
-function record(value: unknown): Record<string, unknown> {
-  return value && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
 }
 
 /** The consumed message's properties, for a reply. */
