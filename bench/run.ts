@@ -124,6 +124,14 @@ interface Row {
   /** Raw amqplib doing the same work with its acks batched the way the package batches them: the baseline of issue 19. */
   batched?: Summary;
   batchedRatio?: number;
+  /**
+   * Node-RED alone (lib/nodered-alone.ts): the batched raw contestant's work in the package's
+   * Node-RED runtime, its msg through the package flow's hops, no package node. pkg / it: the
+   * package's own share; it / batched (or / raw without a batched run): Node-RED's.
+   */
+  nodeRed?: Summary;
+  nodeRedRatio?: number;
+  nodeRedBaseRatio?: number;
 }
 interface Single extends Summary {
   group: string;
@@ -207,16 +215,17 @@ async function section(name: string, work: () => Promise<void>): Promise<void> {
 }
 
 /**
- * Runs raw and package (and, when given, raw doing the same work as the package) alternately, `REPS`
- * times each, and adds a table row.
+ * Runs raw and package (and, when given, raw doing the same work as the package, the same with
+ * batched acks, and Node-RED alone) alternately, `REPS` times each, and adds a table row.
  */
-async function pair(group: string, label: string, count: number, prepare: Prepare, raw: Run, pkg: Run, work?: Run, batched?: Run): Promise<Row> {
+async function pair(group: string, label: string, count: number, prepare: Prepare, raw: Run, pkg: Run, work?: Run, batched?: Run, nodeRed?: Run): Promise<Row> {
   const sides: Array<[string, Run, RunResult[]]> = [
     ['raw', raw, []],
     ['pkg', pkg, []],
   ];
   if (work) sides.push(['raw+work', work, []]);
   if (batched) sides.push(['raw+work+batched', batched, []]);
+  if (nodeRed) sides.push(['Node-RED alone', nodeRed, []]);
   for (let rep = 0; rep < REPS; rep += 1) {
     for (const [side, run, into] of sides) {
       await prepare();
@@ -227,7 +236,7 @@ async function pair(group: string, label: string, count: number, prepare: Prepar
     }
   }
   const byName = new Map(sides.map(([name, , runs]) => [name, runs]));
-  const [rawRuns, pkgRuns, workRuns, batchedRuns] = [byName.get('raw'), byName.get('pkg'), byName.get('raw+work'), byName.get('raw+work+batched')];
+  const [rawRuns, pkgRuns, workRuns, batchedRuns, nodeRedRuns] = [byName.get('raw'), byName.get('pkg'), byName.get('raw+work'), byName.get('raw+work+batched'), byName.get('Node-RED alone')];
   const row: Row = { group, label, count, raw: summarize(rawRuns!), pkg: summarize(pkgRuns!), ratio: NaN };
   row.ratio = row.pkg.msgPerSec / row.raw.msgPerSec;
   if (workRuns) {
@@ -237,6 +246,11 @@ async function pair(group: string, label: string, count: number, prepare: Prepar
   if (batchedRuns) {
     row.batched = summarize(batchedRuns);
     row.batchedRatio = row.pkg.msgPerSec / row.batched.msgPerSec;
+  }
+  if (nodeRedRuns) {
+    row.nodeRed = summarize(nodeRedRuns);
+    row.nodeRedRatio = row.pkg.msgPerSec / row.nodeRed.msgPerSec;
+    row.nodeRedBaseRatio = row.nodeRed.msgPerSec / (row.batched ?? row.raw).msgPerSec;
   }
   rows.push(row);
   return row;
@@ -323,18 +337,22 @@ function printReport(env: Environment): void {
   out.push(`software: ${env.versions}`);
   out.push(`runtime:  ${env.runtime}`);
   out.push(`method:   median of ${REPS} run(s) per side, raw and package alternating; consume runs start on a preloaded queue (transient ~1 KB / 16 KB JSON);`);
-  out.push('          timed from the first delivery to the N-th ack (publish: first publish to N-th confirm); CPU = this process, user+system, per message.');
+  out.push('          timed from the first delivery to the N-th ack (publish: first publish to N-th confirm, or to the N-th msg at the next node); CPU = this process, user+system, per message.');
   out.push('');
-  const head = `${pad('scenario', 17)}${pad('case', 30)}${pad('N', 7, true)}${pad('raw msg/s', 11, true)}${pad('pkg msg/s', 11, true)}${pad('pkg/raw', 9, true)}${pad('raw+work', 10, true)}${pad('pkg/work', 10, true)}${pad('node µs/msg raw', 17, true)}${pad('work', 7, true)}${pad('pkg', 7, true)}${pad('broker µs/msg raw', 19, true)}${pad('pkg', 9, true)}${pad('batched msg/s', 15, true)}${pad('pkg/batched', 13, true)}`;
+  const head = `${pad('scenario', 17)}${pad('case', 30)}${pad('N', 7, true)}${pad('raw msg/s', 11, true)}${pad('pkg msg/s', 11, true)}${pad('pkg/raw', 9, true)}${pad('raw+work', 10, true)}${pad('pkg/work', 10, true)}${pad('node µs/msg raw', 17, true)}${pad('work', 7, true)}${pad('pkg', 7, true)}${pad('broker µs/msg raw', 19, true)}${pad('pkg', 9, true)}${pad('batched msg/s', 15, true)}${pad('pkg/batched', 13, true)}${pad('Node-RED alone msg/s', 22, true)}${pad('pkg / Node-RED alone', 22, true)}${pad('Node-RED alone / base', 23, true)}${pad('Node-RED alone µs/msg', 23, true)}`;
   out.push(head);
   out.push('-'.repeat(head.length));
   for (const r of rows) {
     out.push(
-      `${pad(r.group, 17)}${pad(r.label, 30)}${pad(r.count, 7, true)}${pad(fmt(r.raw.msgPerSec), 11, true)}${pad(fmt(r.pkg.msgPerSec), 11, true)}${pad(fmt(r.ratio, 2), 9, true)}${pad(fmt(r.work?.msgPerSec), 10, true)}${pad(fmt(r.workRatio, 2), 10, true)}${pad(fmt(r.raw.cpuUsPerMsg, 1), 17, true)}${pad(fmt(r.work?.cpuUsPerMsg, 1), 7, true)}${pad(fmt(r.pkg.cpuUsPerMsg, 1), 7, true)}${pad(fmt(r.raw.brokerUsPerMsg, 1), 19, true)}${pad(fmt(r.pkg.brokerUsPerMsg, 1), 9, true)}${pad(fmt(r.batched?.msgPerSec), 15, true)}${pad(fmt(r.batchedRatio, 2), 13, true)}`,
+      `${pad(r.group, 17)}${pad(r.label, 30)}${pad(r.count, 7, true)}${pad(fmt(r.raw.msgPerSec), 11, true)}${pad(fmt(r.pkg.msgPerSec), 11, true)}${pad(fmt(r.ratio, 2), 9, true)}${pad(fmt(r.work?.msgPerSec), 10, true)}${pad(fmt(r.workRatio, 2), 10, true)}${pad(fmt(r.raw.cpuUsPerMsg, 1), 17, true)}${pad(fmt(r.work?.cpuUsPerMsg, 1), 7, true)}${pad(fmt(r.pkg.cpuUsPerMsg, 1), 7, true)}${pad(fmt(r.raw.brokerUsPerMsg, 1), 19, true)}${pad(fmt(r.pkg.brokerUsPerMsg, 1), 9, true)}${pad(fmt(r.batched?.msgPerSec), 15, true)}${pad(fmt(r.batchedRatio, 2), 13, true)}${pad(fmt(r.nodeRed?.msgPerSec), 22, true)}${pad(fmt(r.nodeRedRatio, 2), 22, true)}${pad(fmt(r.nodeRedBaseRatio, 2), 23, true)}${pad(fmt(r.nodeRed?.cpuUsPerMsg, 1), 23, true)}`,
     );
   }
   out.push('raw+work: raw amqplib that also decodes the JSON body and builds the same msg (msg.payload, msg.amqp, msg.retry); pkg/work: the package against it.');
   out.push('batched: raw amqplib doing the same work, one setImmediate hop as a flow, and its acks batched per event-loop turn as the package batches them (multiple acks): the best hand-written client; pkg/batched: the package against it.');
+  out.push(
+    "Node-RED alone: the batched raw contestant's work (publish: the raw side's) in the same Node-RED runtime, its msg through the package flow's hops (consume 1, retry 2, publish: on to the next node after the confirm), no package node;",
+  );
+  out.push('  pkg / Node-RED alone: the package\'s own share of a gap; Node-RED alone / base: Node-RED\'s (base: batched where measured, else raw).');
   out.push('node µs/msg: CPU (user+system) of this Node.js process per message; broker µs/msg: CPU of the RabbitMQ process per message.');
   if (extra.peers) {
     const { rows: peerRows, skipped } = extra.peers;
@@ -409,6 +427,23 @@ function printReport(env: Environment): void {
 /** How much V8's committed young generation grew (MiB): V8's sizing under load, part of the RSS growth. */
 function youngGrowth(m: MemoryRun): number | null {
   return round(((m.end.newSpacePhysical ?? NaN) - (m.before.newSpacePhysical ?? NaN)) / MB, 1);
+}
+
+/**
+ * The Node-RED-alone keys of each pair that has that run: `<key>NodeRedRatio` (package msg/s /
+ * Node-RED alone's: the package's own share), `<key>NodeRedAloneBatchedRatio` (Node-RED alone /
+ * batched raw; publish, which has no batched run: `publishNodeRedAloneRawRatio`, / raw): Node-RED's
+ * share; Node-RED alone's client CPU per message and the package's over it (`<key>NodeRedCpuRatio`).
+ */
+function nodeRedAloneJson(pairs: Array<[key: string, row: Row | undefined, base: 'Batched' | 'Raw']>): Record<string, number | null> {
+  const out: Record<string, number | null> = {};
+  for (const [key, row, base] of pairs) {
+    out[`${key}NodeRedRatio`] = round(row?.nodeRedRatio, 3);
+    out[`${key}NodeRedAlone${base}Ratio`] = round(row?.nodeRedBaseRatio, 3);
+    out[`${key}NodeRedAloneCpuUsPerMsg`] = round(row?.nodeRed?.cpuUsPerMsg, 1);
+    out[`${key}NodeRedCpuRatio`] = round(row?.nodeRed ? row.pkg.cpuUsPerMsg / row.nodeRed.cpuUsPerMsg : undefined, 3);
+  }
+  return out;
 }
 
 function summaryJson(): Record<string, number | null> {
@@ -493,6 +528,14 @@ function summaryJson(): Record<string, number | null> {
     smoke: SMOKE ? 1 : 0,
     ...peers,
     ...scaleJson(scale),
+    ...nodeRedAloneJson([
+      ['consumeAck', c100, 'Batched'],
+      ['consumeAck16k', c16, 'Batched'],
+      ['consumeAckP1', c1, 'Batched'],
+      ['consumeAckP10', c10, 'Batched'],
+      ['retryPath', retry, 'Batched'],
+      ['publish', pub, 'Raw'],
+    ]),
     failedSections: failures.length,
   };
 }
@@ -553,6 +596,7 @@ async function main(): Promise<number> {
       for (const run of [
         () => S.rawConsume(ctx, { queue: consumeTopo.mainQueue, count: PLAN.warmup, prefetch: PREFETCH }),
         () => S.pkgConsume(ctx, { topo: consumeTopo, count: PLAN.warmup, prefetch: PREFETCH }),
+        () => S.nodeRedAloneConsume(ctx, { queue: consumeTopo.mainQueue, count: PLAN.warmup, prefetch: PREFETCH }),
       ]) {
         await load(consumeTopo, 1024, PLAN.warmup)();
         await run();
@@ -567,6 +611,7 @@ async function main(): Promise<number> {
           () => S.pkgConsume(ctx, { topo: consumeTopo, count, prefetch }),
           () => S.rawConsume(ctx, { queue: consumeTopo.mainQueue, count, prefetch, work: 'msg' }),
           () => S.rawConsume(ctx, { queue: consumeTopo.mainQueue, count, prefetch, work: 'msg-later-batched' }),
+          () => S.nodeRedAloneConsume(ctx, { queue: consumeTopo.mainQueue, count, prefetch }),
         );
       }
     });
@@ -652,6 +697,7 @@ async function main(): Promise<number> {
         () => S.retryThroughput(ctx, 'pkg', { topo, count, prefetch: PREFETCH }),
         undefined,
         () => S.retryThroughput(ctx, 'raw-batched', { topo, count, prefetch: PREFETCH }),
+        () => S.retryThroughput(ctx, 'nodered', { topo, count, prefetch: PREFETCH }),
       );
       const { count: lagCount, rate } = PLAN.lag;
       const stats = (values: number[]): LagStats => ({ p50: percentile(values, 50), p99: percentile(values, 99), max: Math.max(...values) });
@@ -704,6 +750,9 @@ async function main(): Promise<number> {
         () => purge(model, queue),
         () => S.rawPublish(ctx, { queue, count, window: WINDOW, payload: ctx.body1k }),
         () => S.pkgPublish(ctx, { queue, count, window: WINDOW, payload: ctx.body1k }),
+        undefined,
+        undefined,
+        () => S.nodeRedAlonePublish(ctx, { queue, count, window: WINDOW, payload: ctx.body1k }),
       );
       await purge(model, queue);
     });

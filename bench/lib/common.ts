@@ -4,7 +4,7 @@
  * Broker access (URL, management API) comes from test/helpers/broker.ts.
  */
 import { execFileSync } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { once } from 'node:events';
 import * as amqp from 'amqplib';
 import type { ChannelModel, Options } from 'amqplib';
@@ -111,6 +111,34 @@ export function messageProperties(i: number): Options.Publish {
     correlationId: `c-${i}`,
     timestamp: Math.floor(Date.now() / 1000),
     headers: { source: 'bench' },
+  };
+}
+
+/**
+ * The options of a raw publish with what retry-publish gives each of its own (src/nodes/shared/
+ * publish-options.ts): JSON content type, a UUID messageId, a timestamp, persistent, mandatory.
+ */
+function rawPublishOptions(): Options.Publish {
+  return { contentType: 'application/json', messageId: randomUUID(), timestamp: Math.floor(Date.now() / 1000), persistent: true, mandatory: true };
+}
+
+/**
+ * The raw publisher of the publish pair: a ConfirmChannel on `model` (its errors left to the
+ * confirms), each publish the payload JSON-encoded per message to `queue` with rawPublishOptions();
+ * `returned()` counts the publishes the broker returned unroutable.
+ */
+export async function rawJsonPublisher(model: ChannelModel, queue: string): Promise<{ publish(payload: unknown, confirmed: (err: unknown) => void): void; returned(): number }> {
+  const ch = await model.createConfirmChannel();
+  ch.on('error', () => undefined);
+  let returned = 0;
+  ch.on('return', () => {
+    returned += 1;
+  });
+  return {
+    publish: (payload, confirmed) => {
+      ch.publish('', queue, Buffer.from(JSON.stringify(payload), 'utf8'), rawPublishOptions(), confirmed);
+    },
+    returned: () => returned,
   };
 }
 

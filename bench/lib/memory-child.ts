@@ -12,12 +12,12 @@
  * {type:'acked', acks} once n acks were written; {cmd:'exit'}.
  */
 import { getHeapSpaceStatistics } from 'node:v8';
-import type { ConsumeMessage } from 'amqplib';
-import { batchedAcker, rawHandler, sameWorkMsg } from './raw-consumer.cjs';
+import { rawHandler } from './raw-consumer.cjs';
 import type { Names } from '../../test/helpers/flows';
 import { tab } from '../../test/helpers/flows';
 import { AMQP_URL, armProbe, connect, errorText, fullGc, installProbe, probeCounts, sleep } from './common';
-import { benchHooks, getNode, loadFlow, unloadFlow, type Msg } from './nodered';
+import { loadFlow, unloadFlow } from './nodered';
+import { batchedAcks, startThroughNodeRed } from './nodered-alone';
 import { benchBroker, benchConfig, benchConsumer } from './scenarios';
 
 const topo = JSON.parse(process.env.BENCH_MEM_TOPOLOGY ?? '{}') as Names;
@@ -46,33 +46,9 @@ async function main(): Promise<void> {
   let consumer: { close(): Promise<void> } | undefined;
   let flowLoaded = false;
   if (mode === 'nodered') {
-    await loadFlow([tab(), { id: 'src', type: 'bench-source', z: 'flow', wires: [['sink']] }, { id: 'sink', type: 'bench-sink', z: 'flow', wires: [] }]);
-    flowLoaded = true;
-    const source = getNode('src') as unknown as { emitMsg(msg: Msg): void };
-    const rawModel = await connect('bench memory Node-RED only');
-    const ch = await rawModel.createChannel();
-    await ch.prefetch(prefetch);
-    const batch = batchedAcker(ch);
-    // The deliveries by id, as a Node-RED node keeps them (only plain data on msg).
-    const held = new Map<string, ConsumeMessage>();
-    benchHooks.onSink = (msg) => {
-      const id = (msg.amqp as { deliveryId: string }).deliveryId;
-      const m = held.get(id);
-      held.delete(id);
-      if (m) batch.ack(m);
-    };
-    await ch.consume(
-      topo.mainQueue,
-      (m) => {
-        if (m === null) return;
-        batch.received();
-        const msg = sameWorkMsg(m, topo.mainQueue, `raw:${m.fields.deliveryTag}`);
-        held.set(msg.amqp.deliveryId, m);
-        source.emitMsg(msg);
-      },
-      { noAck: false },
-    );
-    consumer = rawModel;
+    // The same Node-RED-alone consumer as the timed pairs' (nodered-alone.ts); its stop unloads the flow.
+    const stop = await startThroughNodeRed({ queue: topo.mainQueue, prefetch, hops: 1, settler: batchedAcks });
+    consumer = { close: stop };
   } else if (mode === 'raw') {
     const rawModel = await connect('bench memory raw consumer');
     const ch = await rawModel.createChannel();

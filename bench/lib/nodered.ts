@@ -65,14 +65,19 @@ export function distLib(name: string): unknown {
 export type Msg = Record<string, any>;
 
 /** Hooks the bench nodes call; set by the scenario that runs. */
-export const benchHooks: { onRoute: ((msg: Msg) => void) | undefined; onSink: ((msg: Msg, id: string) => void) | undefined } = { onRoute: undefined, onSink: undefined };
+export const benchHooks: {
+  onRoute: ((msg: Msg) => void) | undefined;
+  onSink: ((msg: Msg, id: string) => void) | undefined;
+  /** bench-call's input handler. */
+  onInput: ((msg: Msg, send: (msg: Msg) => void, done: (err?: Error) => void) => void) | undefined;
+} = { onRoute: undefined, onSink: undefined, onInput: undefined };
 
 interface BenchRED {
   nodes: { createNode(node: object, def: object): void; registerType(type: string, ctor: (this: BenchNode, def: object) => void): void };
 }
 interface BenchNode {
   id: string;
-  on(event: 'input', listener: (msg: Msg, send: (msgs: Msg | Array<Msg | null>) => void, done: () => void) => void): void;
+  on(event: 'input', listener: (msg: Msg, send: (msgs: Msg | Array<Msg | null>) => void, done: (err?: Error) => void) => void): void;
   send(msg: Msg): void;
   emitMsg?: (msg: Msg) => void;
 }
@@ -81,7 +86,8 @@ interface BenchNode {
  * Trivial nodes for the flows and for measuring Node-RED's own cost:
  * - bench-route: a user's decision node: attempt 1 → output 2 (retry), later attempts → output 1 (ack);
  * - bench-sink: calls done();
- * - bench-source: the bench calls node.emitMsg(msg) to send.
+ * - bench-source: the bench calls node.emitMsg(msg) to send;
+ * - bench-call: its input is handled by `benchHooks.onInput` (the bench's own code run as a node).
  */
 export function benchNodes(RED: BenchRED): void {
   function BenchRoute(this: BenchNode, def: object): void {
@@ -105,7 +111,15 @@ export function benchNodes(RED: BenchRED): void {
     const node = this;
     node.emitMsg = (msg) => node.send(msg);
   }
+  function BenchCall(this: BenchNode, def: object): void {
+    RED.nodes.createNode(this, def);
+    this.on('input', (msg, send, done) => {
+      if (benchHooks.onInput) benchHooks.onInput(msg, send, done);
+      else done(new Error('bench-call: no benchHooks.onInput'));
+    });
+  }
   RED.nodes.registerType('bench-route', BenchRoute);
+  RED.nodes.registerType('bench-call', BenchCall);
   RED.nodes.registerType('bench-sink', BenchSink);
   RED.nodes.registerType('bench-source', BenchSource);
 }

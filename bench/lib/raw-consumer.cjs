@@ -78,6 +78,54 @@ function batchedAcker(ch) {
 }
 
 /**
+ * Settles a mix of acks and dead-letter nacks the way the package's AckBatcher does: the settles of
+ * one event-loop turn go out after it, in tag order, one frame with `multiple` per run of the same
+ * kind. Everything is settled in delivery order, so a multiple settle never covers a message still
+ * held. Plain bench code: a careful hand-written retry consumer.
+ * @param {{ ack(message: ConsumeMessage, allUpTo?: boolean): void, nack(message: ConsumeMessage, allUpTo?: boolean, requeue?: boolean): void }} ch
+ */
+function batchedSettler(ch) {
+  /** @type {Array<{ m: ConsumeMessage, kind: 'ack' | 'nack' }>} */
+  const pending = [];
+  let scheduled = false;
+  const flush = () => {
+    scheduled = false;
+    const list = pending.splice(0).sort((a, b) => a.m.fields.deliveryTag - b.m.fields.deliveryTag);
+    // Runs of the same kind: each settled by its last message, with `multiple` when it has more than one.
+    /** @type {{ m: ConsumeMessage, kind: 'ack' | 'nack', n: number } | undefined} */
+    let run;
+    const close = () => {
+      if (!run) return;
+      if (run.kind === 'ack') ch.ack(run.m, run.n > 1);
+      else ch.nack(run.m, run.n > 1, false);
+    };
+    for (const p of list) {
+      if (run && run.kind === p.kind) {
+        run.m = p.m;
+        run.n += 1;
+      } else {
+        close();
+        run = { m: p.m, kind: p.kind, n: 1 };
+      }
+    }
+    close();
+  };
+  return {
+    /**
+     * @param {ConsumeMessage} m
+     * @param {'ack' | 'nack'} kind nack: dead-letter (requeue false)
+     */
+    settle(m, kind) {
+      pending.push({ m, kind });
+      if (!scheduled) {
+        scheduled = true;
+        setImmediate(flush);
+      }
+    },
+  };
+}
+
+/**
  * The consume callback. `work`: 'none' acks at once; 'parse' JSON.parse's the body first; 'msg'
  * builds the whole msg (sameWorkMsg); 'msg-later' builds it and acks one setImmediate later,
  * keeping the msg alive until then, as a flow does between the consumer and its settle node;
@@ -152,4 +200,4 @@ if (require.main === module) {
   });
 }
 
-module.exports = { sameWorkMsg, rawHandler, batchedAcker };
+module.exports = { sameWorkMsg, rawHandler, batchedAcker, batchedSettler };

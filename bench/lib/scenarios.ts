@@ -4,15 +4,17 @@
  *
  * Raw and package sides are timed at the same points by the amqplib probe (common.ts): the first
  * delivery handed to a consumer callback → the N-th ack written. Publishing is timed from the first
- * publish to the N-th confirm (raw) or the N-th msg leaving the node (package: after its confirm).
+ * publish to the N-th confirm (raw) or the N-th msg reaching the next node (package and Node-RED
+ * alone: after its confirm). The Node-RED-alone runs (nodered-alone.ts) are raw amqplib in the
+ * package's Node-RED runtime, with the package flow's hops.
  */
-import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import type { ChannelModel, ConsumeMessage } from 'amqplib';
 import { Broker } from '../../test/helpers/broker';
 import { brokerNode, configNode, consumerNode, tab, type Names } from '../../test/helpers/flows';
-import { armProbe, brokerCpuUs, connect, errorText, probeCounts, probeResult, sleep, withTimeout, type Body, type RunResult } from './common';
-import { rawHandler, sameWorkMsg, type Work } from './raw-consumer.cjs';
+import { armProbe, brokerCpuUs, connect, errorText, probeCounts, probeResult, rawJsonPublisher, sleep, withTimeout, type Body, type RunResult } from './common';
+import { batchedAcks, startNodeRedAlonePublisher, startThroughNodeRed } from './nodered-alone';
+import { batchedSettler, rawHandler, sameWorkMsg, type Work } from './raw-consumer.cjs';
 import { benchHooks, distLib, getNode, loadFlow, unloadFlow, type FlowNode, type LoadOptions, type Msg } from './nodered';
 
 export interface Ctx {
@@ -69,6 +71,21 @@ export async function rawConsume(_ctx: Ctx, { queue, count, prefetch, work = 'no
     return probeResult();
   } finally {
     await model.close().catch(() => undefined);
+  }
+}
+
+/**
+ * Node-RED alone: raw amqplib doing the same work with batched acks (work 'msg-later-batched'), its
+ * msg through one hop of the package's Node-RED runtime (bench-source → bench-sink, acked there).
+ */
+export async function nodeRedAloneConsume(_ctx: Ctx, { queue, count, prefetch }: { queue: string; count: number; prefetch: number }): Promise<RunResult> {
+  const done = armProbe(count);
+  const stop = await startThroughNodeRed({ queue, prefetch, hops: 1, settler: batchedAcks });
+  try {
+    await withTimeout(done, timeoutFor(count), `Node-RED alone consumer: ${count} acks (got ${probeCounts().acks})`);
+    return probeResult();
+  } finally {
+    await stop();
   }
 }
 
@@ -188,36 +205,37 @@ async function startRawRetryBatched(topo: Names, prefetch: number): Promise<Stop
   const ch = await model.createChannel();
   ch.on('error', () => undefined);
   await ch.prefetch(prefetch);
-  const pending: Array<{ m: ConsumeMessage; kind: 'ack' | 'nack' }> = [];
-  let scheduled = false;
-  const flush = (): void => {
-    scheduled = false;
-    const list = pending.splice(0).sort((a, b) => a.m.fields.deliveryTag - b.m.fields.deliveryTag);
-    for (let i = 0; i < list.length; ) {
-      let j = i;
-      while (j + 1 < list.length && list[j + 1]!.kind === list[i]!.kind) j += 1;
-      const last = list[j]!.m;
-      if (list[i]!.kind === 'ack') ch.ack(last, j > i);
-      else ch.nack(last, j > i, false);
-      i = j + 1;
-    }
-  };
+  const settler = batchedSettler(ch);
   await ch.consume(
     topo.mainQueue,
     (m) => {
       if (m === null) return;
       const msg = sameWorkMsg(m, topo.mainQueue, `raw:${m.fields.deliveryTag}`);
-      setImmediate(() => {
-        pending.push({ m, kind: msg.retry.attempt === 1 ? 'nack' : 'ack' });
-        if (!scheduled) {
-          scheduled = true;
-          setImmediate(flush);
-        }
-      });
+      setImmediate(() => settler.settle(m, retryKind(msg)));
     },
     { noAck: false },
   );
   return () => model.close().catch(() => undefined);
+}
+
+/** The retry path's decision: dead-letter the first delivery, ack the return. */
+const retryKind = (msg: Msg): 'ack' | 'nack' => (msg.retry.attempt === 1 ? 'nack' : 'ack');
+
+/**
+ * Node-RED alone: the batched raw retry consumer (startRawRetryBatched) with the package flow's two
+ * hops per delivery in the same runtime: bench-source → bench-route (the package flow's decision node)
+ * → bench-sink, which settles it.
+ */
+function startNodeRedAloneRetry(topo: Names, prefetch: number): Promise<Stop> {
+  return startThroughNodeRed({
+    queue: topo.mainQueue,
+    prefetch,
+    hops: 2,
+    settler: (ch) => {
+      const settler = batchedSettler(ch);
+      return { settle: (m, msg) => settler.settle(m, retryKind(msg)) };
+    },
+  });
 }
 
 /** Package: consumer → bench-route (attempt 1 → retry-settle(retry), later → retry-settle(ack)). */
@@ -235,9 +253,19 @@ async function startPkgRetry(ctx: Ctx, topo: Names, prefetch: number): Promise<S
 }
 
 /** Messages preloaded, each retried once then acked: wall time and CPU per message (two deliveries). */
-export async function retryThroughput(ctx: Ctx, side: 'raw' | 'raw-batched' | 'pkg', { topo, count, prefetch }: { topo: Names; count: number; prefetch: number }): Promise<RunResult> {
+export async function retryThroughput(
+  ctx: Ctx,
+  side: 'raw' | 'raw-batched' | 'nodered' | 'pkg',
+  { topo, count, prefetch }: { topo: Names; count: number; prefetch: number },
+): Promise<RunResult> {
   const done = armProbe(count);
-  const stop = side === 'raw' ? await startRawRetry(topo, prefetch) : side === 'raw-batched' ? await startRawRetryBatched(topo, prefetch) : await startPkgRetry(ctx, topo, prefetch);
+  const starts: Record<typeof side, () => Promise<Stop>> = {
+    raw: () => startRawRetry(topo, prefetch),
+    'raw-batched': () => startRawRetryBatched(topo, prefetch),
+    nodered: () => startNodeRedAloneRetry(topo, prefetch),
+    pkg: () => startPkgRetry(ctx, topo, prefetch),
+  };
+  const stop = await starts[side]();
   try {
     await withTimeout(done, timeoutFor(count), `${side} retry: ${count} final acks (got ${JSON.stringify(probeCounts())})`);
     return probeResult();
@@ -379,23 +407,18 @@ export async function timed(count: number, run: () => Promise<unknown>): Promise
   };
 }
 
-interface PublishCase {
+export interface PublishCase {
   queue: string;
   count: number;
   window: number;
   payload: unknown;
 }
 
-/** Raw ConfirmChannel: payload JSON-encoded per message, a messageId, mandatory, persistent; `window` in flight. */
+/** Raw ConfirmChannel (rawJsonPublisher): payload JSON-encoded per message, retry-publish's options; `window` in flight. */
 export async function rawPublish(_ctx: Ctx, { queue, count, window, payload }: PublishCase): Promise<RunResult> {
   const model = await connect('bench raw publisher');
   try {
-    const ch = await model.createConfirmChannel();
-    ch.on('error', () => undefined);
-    let returned = 0;
-    ch.on('return', () => {
-      returned += 1;
-    });
+    const publisher = await rawJsonPublisher(model, queue);
     const result = await timed(count, () =>
       withTimeout(
         new Promise<void>((resolve, reject) => {
@@ -403,8 +426,7 @@ export async function rawPublish(_ctx: Ctx, { queue, count, window, payload }: P
           let confirmed = 0;
           const one = (): void => {
             sent += 1;
-            const content = Buffer.from(JSON.stringify(payload), 'utf8');
-            ch.publish('', queue, content, { contentType: 'application/json', messageId: randomUUID(), persistent: true, mandatory: true }, (err: unknown) => {
+            publisher.publish(payload, (err) => {
               if (err) {
                 reject(err instanceof Error ? err : new Error(errorText(err)));
                 return;
@@ -420,7 +442,7 @@ export async function rawPublish(_ctx: Ctx, { queue, count, window, payload }: P
         'raw publisher confirms',
       ),
     );
-    if (returned > 0) throw new Error(`${returned} raw publishes returned unroutable`);
+    if (publisher.returned() > 0) throw new Error(`${publisher.returned()} raw publishes returned unroutable`);
     return result;
   } finally {
     await model.close().catch(() => undefined);
@@ -451,23 +473,50 @@ function pump(count: number, window: number, send: () => void, sinkId = 'sink'):
   });
 }
 
-/** retry-publish fed with node.receive(), `window` msgs in flight; a msg is done when it leaves the node. */
-export async function pkgPublish(ctx: Ctx, { queue, count, window, payload }: PublishCase): Promise<RunResult> {
+/**
+ * Feeds the loaded flow's node `id` with node.receive({ payload }), `window` msgs in flight; a msg is
+ * done when it reaches the sink. A few msgs untimed first (the package's first ones open its
+ * connection's confirm channel), then `count` timed.
+ */
+async function pumpNode(id: string, what: string, { count, window, payload }: Omit<PublishCase, 'queue'>): Promise<RunResult> {
+  const node = getNode(id);
+  const send = (): void => node.receive({ payload });
+  try {
+    await withTimeout(pump(Math.min(window, 10), window, send), 30_000, `${what} warm-up (is the broker reachable?)`);
+    return await timed(count, () => withTimeout(pump(count, window, send), timeoutFor(count), `${what} confirms`));
+  } finally {
+    benchHooks.onSink = undefined;
+  }
+}
+
+/** retry-publish fed with node.receive(), `window` msgs in flight; a msg is done when it reaches the next node. */
+export async function pkgPublish(ctx: Ctx, { queue, ...run }: PublishCase): Promise<RunResult> {
   await loadFlow([
     tab(),
     benchBroker(ctx),
     { id: 'pub', type: 'retry-publish', z: 'flow', broker: 'broker', mode: 'publish', exchange: '', routingKey: queue, persistent: true, contentType: '', declareQueue: '', wires: [['sink']] },
     { id: 'sink', type: 'bench-sink', z: 'flow', wires: [] },
   ]);
-  const pub = getNode('pub');
-  const send = (): void => pub.receive({ payload });
   try {
-    // Untimed: the first msgs open the connection's confirm channel.
-    await withTimeout(pump(Math.min(window, 10), window, send), 30_000, 'retry-publish warm-up (is the broker reachable?)');
-    return await timed(count, () => withTimeout(pump(count, window, send), timeoutFor(count), 'retry-publish confirms'));
+    return await pumpNode('pub', 'retry-publish', run);
   } finally {
-    benchHooks.onSink = undefined;
     await unloadFlow();
+  }
+}
+
+/**
+ * Node-RED alone: rawPublish's work (the same options, the same return check) done by a node fed the
+ * same way as retry-publish, its msg sent on to the next node after the confirm: the package side's
+ * hops without the package.
+ */
+export async function nodeRedAlonePublish(_ctx: Ctx, { queue, ...run }: PublishCase): Promise<RunResult> {
+  const publisher = await startNodeRedAlonePublisher(queue);
+  try {
+    const result = await pumpNode(publisher.node, 'Node-RED alone publisher', run);
+    if (publisher.returned() > 0) throw new Error(`${publisher.returned()} Node-RED alone publishes returned unroutable`);
+    return result;
+  } finally {
+    await publisher.stop();
   }
 }
 

@@ -4,6 +4,7 @@
  *
  *   npm run build && node --expose-gc --import tsx bench/tools/profile.ts consume [count] [prefetch] [size]
  *   node --expose-gc --import tsx bench/tools/profile.ts raw | work | later | batched | session | consume | park | publish | retry | nodered
+ *   node --expose-gc --import tsx bench/tools/profile.ts nodered-alone | retry-nodered | publish-nodered   (Node-RED alone, lib/nodered-alone.ts)
  *   node --import tsx bench/tools/profile.ts --summarize some.cpuprofile [count]   (a profile from node --cpu-prof)
  *
  * Writes bench/profiles/<case>.cpuprofile (open it in Chrome DevTools or VS Code) and prints self
@@ -60,6 +61,9 @@ async function main(): Promise<void> {
       await waitForCount(model, topo.mainQueue, count);
     };
     const queue = names.queue('publish');
+    const publishQueue = async (): Promise<void> => {
+      await admin.assertQueue(queue, { durable: true });
+    };
     const cases: Record<string, [() => Promise<void>, () => Promise<RunResult>]> = {
       raw: [prepared, () => S.rawConsume(ctx, { queue: topo.mainQueue, count, prefetch })],
       work: [prepared, () => S.rawConsume(ctx, { queue: topo.mainQueue, count, prefetch, work: 'msg' })],
@@ -70,13 +74,11 @@ async function main(): Promise<void> {
       retry: [prepared, () => S.retryThroughput(ctx, 'pkg', { topo, count, prefetch })],
       'retry-raw': [prepared, () => S.retryThroughput(ctx, 'raw', { topo, count, prefetch })],
       'retry-batched': [prepared, () => S.retryThroughput(ctx, 'raw-batched', { topo, count, prefetch })],
+      'nodered-alone': [prepared, () => S.nodeRedAloneConsume(ctx, { queue: topo.mainQueue, count, prefetch })],
+      'retry-nodered': [prepared, () => S.retryThroughput(ctx, 'nodered', { topo, count, prefetch })],
       park: [prepared, () => S.pkgPark(ctx, { topo, count, prefetch })],
-      publish: [
-        async () => {
-          await admin.assertQueue(queue, { durable: true });
-        },
-        () => S.pkgPublish(ctx, { queue, count, window: prefetch, payload: ctx.body1k }),
-      ],
+      publish: [publishQueue, () => S.pkgPublish(ctx, { queue, count, window: prefetch, payload: ctx.body1k })],
+      'publish-nodered': [publishQueue, () => S.nodeRedAlonePublish(ctx, { queue, count, window: prefetch, payload: ctx.body1k })],
       nodered: [
         () => Promise.resolve(),
         () =>
