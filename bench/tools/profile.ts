@@ -7,6 +7,8 @@
  *   node --expose-gc --import tsx bench/tools/profile.ts nodered-alone | retry-nodered | publish-nodered   (Node-RED alone, lib/nodered-alone.ts)
  *   node --import tsx bench/tools/profile.ts --summarize some.cpuprofile [count]   (a profile from node --cpu-prof)
  *
+ *   BENCH_NO_PROFILE=1 node --expose-gc --import tsx bench/tools/profile.ts consume 4000 1   (the same run without the profiler: msg/s and CPU only)
+ *
  * Writes bench/profiles/<case>.cpuprofile (open it in Chrome DevTools or VS Code) and prints self
  * time by origin (package dist/ vs Node-RED vs amqplib vs node internals vs GC), the top functions
  * and the package's functions by inclusive time, each also per message.
@@ -93,6 +95,11 @@ async function main(): Promise<void> {
     if (!selected) throw new Error(`unknown case '${what}': one of ${Object.keys(cases).join(', ')}`);
     await selected[0]();
     fullGc();
+    if (process.env.BENCH_NO_PROFILE) {
+      const result = await selected[1]();
+      process.stdout.write(`# ${what}, ${count} msgs of ${size} B, prefetch/window ${prefetch}, no profiler: ${Math.round(result.msgPerSec)} msg/s, ${result.cpuUsPerMsg.toFixed(1)} µs CPU/msg\n`);
+      return;
+    }
     await post(session, 'Profiler.start');
     const result = await selected[1]();
     const { profile } = await post<{ profile: CpuProfile }>(session, 'Profiler.stop');
