@@ -85,8 +85,13 @@ type Kind = 'ack' | 'dead-letter';
 export class AckBatcher implements AckTarget {
   /** Delivery tags that arrived and were not settled through this batcher yet. */
   private readonly unsettled = new Set<number>();
-  /** Settled, not yet written, by tag. */
-  private pending = new Map<number, { message: Message; kind: Kind }>();
+  /**
+   * Settled, not yet written, in the order they were settled (two parallel lists: no object per
+   * settle). `inOrder` while each tag is above the one before, the usual case: no sort needed then.
+   */
+  private pendingMessages: Message[] = [];
+  private pendingKinds: Kind[] = [];
+  private inOrder = true;
   private scheduled = false;
   private gone = false;
 
@@ -130,28 +135,35 @@ export class AckBatcher implements AckTarget {
    */
   flush(): boolean {
     this.scheduled = false;
-    if (this.gone || this.pending.size === 0) return false;
-    const pending = this.pending;
-    this.pending = new Map();
+    const messages = this.pendingMessages;
+    if (this.gone || messages.length === 0) return false;
+    const kinds = this.pendingKinds;
+    const order = this.inOrder ? undefined : ascending(messages);
+    this.pendingMessages = [];
+    this.pendingKinds = [];
+    this.inOrder = true;
     let lowestUnsettled = Infinity;
     for (const tag of this.unsettled) if (tag < lowestUnsettled) lowestUnsettled = tag;
-    // Settles usually come in delivery order: sorting is then a pass over a sorted array.
-    const settles = [...pending.values()].sort((a, b) => a.message.fields.deliveryTag - b.message.fields.deliveryTag);
     try {
-      let run: { message: Message; kind: Kind } | undefined;
-      for (const settle of settles) {
-        if (settle.message.fields.deliveryTag > lowestUnsettled) {
-          if (run) this.write(run, true);
+      // The run so far: its highest settle (the one a multiple frame names) and its kind.
+      let run: Message | undefined;
+      let runKind: Kind = 'ack';
+      for (let k = 0; k < messages.length; k += 1) {
+        const i = order ? (order[k] ?? k) : k;
+        const message = messages[i];
+        const kind = kinds[i];
+        if (message === undefined || kind === undefined) continue;
+        if (message.fields.deliveryTag > lowestUnsettled) {
+          if (run) this.write(run, runKind, true);
           run = undefined;
-          this.write(settle, false);
-        } else if (run && run.kind !== settle.kind) {
-          this.write(run, true);
-          run = settle;
+          this.write(message, kind, false);
         } else {
-          run = settle; // the highest of the run so far
+          if (run && runKind !== kind) this.write(run, runKind, true);
+          run = message; // the highest of the run so far
+          runKind = kind;
         }
       }
-      if (run) this.write(run, true);
+      if (run) this.write(run, runKind, true);
       return true;
     } catch {
       // The channel closed under us: the broker redelivers what these frames would have settled.
@@ -163,7 +175,9 @@ export class AckBatcher implements AckTarget {
   /** The channel is gone: pending settles are dropped, later settles throw. */
   close(): void {
     this.gone = true;
-    this.pending.clear();
+    this.pendingMessages = [];
+    this.pendingKinds = [];
+    this.inOrder = true;
     this.unsettled.clear();
   }
 
@@ -171,7 +185,11 @@ export class AckBatcher implements AckTarget {
     if (this.gone) throw new Error('Channel closed');
     const tag = message.fields.deliveryTag;
     this.unsettled.delete(tag);
-    this.pending.set(tag, { message, kind });
+    const messages = this.pendingMessages;
+    const last = messages[messages.length - 1];
+    if (last !== undefined && last.fields.deliveryTag > tag) this.inOrder = false;
+    messages.push(message);
+    this.pendingKinds.push(kind);
     if (this.unsettled.size === 0) {
       this.flush();
     } else if (!this.scheduled) {
@@ -180,8 +198,14 @@ export class AckBatcher implements AckTarget {
     }
   }
 
-  private write({ message, kind }: { message: Message; kind: Kind }, multiple: boolean): void {
+  private write(message: Message, kind: Kind, multiple: boolean): void {
     if (kind === 'ack') this.channel.ack(message, multiple);
     else this.channel.nack(message, multiple, false);
   }
+}
+
+/** The indexes of `messages` in ascending delivery-tag order. */
+function ascending(messages: readonly Message[]): number[] {
+  const tag = (i: number): number => messages[i]?.fields.deliveryTag ?? 0;
+  return messages.map((_, i) => i).sort((a, b) => tag(a) - tag(b));
 }
