@@ -58,11 +58,11 @@ export async function redeploy(flow: Array<Record<string, unknown>>, type: 'full
 
 interface SpyCall {
   thisValue: { id?: string };
-  args: Array<{ fill?: string; text?: string } | undefined>;
+  args: Array<{ fill?: string; shape?: string; text?: string } | undefined>;
 }
 
 /** Every status a node set since the last load (the test helper spies on Node.prototype.status). */
-export function statusCalls(): Array<{ id: string; status: { fill?: string; text?: string } }> {
+export function statusCalls(): Array<{ id: string; status: { fill?: string; shape?: string; text?: string } }> {
   const proto = (helper as unknown as { _NodePrototype: { status: { getCalls(): SpyCall[] } } })._NodePrototype;
   return proto.status.getCalls().map((c) => ({ id: String(c.thisValue.id), status: c.args[0] ?? {} }));
 }
@@ -72,6 +72,16 @@ export function statusTexts(id: string): string[] {
   return statusCalls()
     .filter((c) => c.id === id)
     .map((c) => c.status.text ?? '');
+}
+
+/**
+ * The status one node set last. Not `helper.getNode(id).status.lastCall`: the spy is on the prototype,
+ * so its last call may be another node's.
+ */
+export function lastStatus(id: string): { fill?: string; shape?: string; text?: string } | undefined {
+  return statusCalls()
+    .filter((c) => c.id === id)
+    .at(-1)?.status;
 }
 
 /** Every log line (log, warn, error of any node) since the last load. */

@@ -5,15 +5,14 @@
 import assert from 'node:assert/strict';
 import { Broker, closeConnectionsNamed, management, vhostPath, waitFor } from '../helpers/broker';
 import { brokerNode, configNode, consumerNode, tab, TEST_BROKER_NAME, uniqueNames, type Names } from '../helpers/flows';
-import { helper, loadFlow } from '../helpers/node-red';
+import { helper, lastStatus, loadFlow } from '../helpers/node-red';
 
 type Msg = Record<string, any>;
 type Call = { args: unknown[] };
 
 /** The status text a node showed last. */
 function statusText(id: string): string {
-  const status = helper.getNode(id).status as { lastCall?: Call };
-  return (status.lastCall?.args[0] as { text?: string } | undefined)?.text ?? '';
+  return lastStatus(id)?.text ?? '';
 }
 
 describe('consumer control (real broker)', function () {

@@ -5,10 +5,9 @@
 import assert from 'node:assert/strict';
 import { Broker, waitFor } from '../helpers/broker';
 import { brokerNode, configNode, consumerNode, tab, uniqueNames, type Names } from '../helpers/flows';
-import { helper, loadFlow } from '../helpers/node-red';
+import { errorsOf, helper, lastStatus, loadFlow } from '../helpers/node-red';
 
 type Msg = Record<string, any>;
-type Call = { args: unknown[] };
 
 describe('consumer faults (real broker)', function () {
   let broker: Broker;
@@ -66,24 +65,19 @@ describe('consumer faults (real broker)', function () {
   describe('number fields deployed without the editor', () => {
     it('refuses prefetch 0 with a red status naming the field, and does not consume', async () => {
       await loadAckFlow({ consumer: { prefetch: '0' } });
-      const consumer = helper.getNode('consumer');
-      const status = consumer.status as { lastCall?: Call };
-      assert.deepEqual(status.lastCall?.args[0], { fill: 'red', shape: 'ring', text: "prefetch is '0': must be a whole number from 1 to 65535" });
-      const error = consumer.error as { lastCall?: Call };
-      assert.equal(error.lastCall?.args[0], "retry consumer not started: prefetch is '0': must be a whole number from 1 to 65535");
+      assert.deepEqual(lastStatus('consumer'), { fill: 'red', shape: 'ring', text: "prefetch is '0': must be a whole number from 1 to 65535" });
+      assert.equal(errorsOf('consumer').at(-1), "retry consumer not started: prefetch is '0': must be a whole number from 1 to 65535");
       assert.equal(await broker.consumerCount(names.mainQueue), 0);
     });
 
     it('refuses max attempts "abc" on the retry config, shown on the consumer', async () => {
       await loadAckFlow({ config: { maxAttempts: 'abc' } });
-      const status = helper.getNode('consumer').status as { lastCall?: Call };
-      assert.deepEqual(status.lastCall?.args[0], { fill: 'red', shape: 'ring', text: "max attempts is 'abc': must be a whole number of at least 1" });
+      assert.deepEqual(lastStatus('consumer'), { fill: 'red', shape: 'ring', text: "max attempts is 'abc': must be a whole number of at least 1" });
     });
 
     it('refuses a broker port that is not a port', async () => {
       await loadAckFlow({ broker: { url: '', host: '127.0.0.1', port: 'abc' } });
-      const error = helper.getNode('broker').error as { getCalls(): Call[] };
-      assert.ok(error.getCalls().some((c) => String(c.args[0]).includes("port is 'abc': must be a whole number from 1 to 65535")));
+      assert.ok(errorsOf('broker').some((e) => e.includes("port is 'abc': must be a whole number from 1 to 65535")));
     });
   });
 });

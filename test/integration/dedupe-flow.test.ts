@@ -9,16 +9,14 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { Broker, waitFor } from '../helpers/broker';
 import { brokerNode, configNode, consumerNode, tab, uniqueNames, type Names } from '../helpers/flows';
-import { helper, loadFlow } from '../helpers/node-red';
+import { helper, lastStatus, loadFlow } from '../helpers/node-red';
 import { canStartPrivateRedis, DATABASE_URL, REDIS_URL, startPrivateRedis, type PrivateServer } from '../helpers/private-stores';
 import { PostgresDatabase } from '../../src/lib/postgres';
 
 type Msg = Record<string, any>;
-type Call = { args: unknown[] };
 
 function statusText(id: string): string {
-  const status = helper.getNode(id).status as { lastCall?: Call };
-  return (status.lastCall?.args[0] as { text?: string } | undefined)?.text ?? '';
+  return lastStatus(id)?.text ?? '';
 }
 
 const STORES: Array<{ kind: string; nodes: (tag: string) => Array<Record<string, unknown>> }> = [
@@ -148,7 +146,7 @@ describe('idempotent consumer in the Node-RED runtime (real broker and stores)',
       await server.stop();
       for (let i = 0; i < 5; i++) await broker.publish(names.mainExchange, names.routingKey, {}, { messageId: `during-${i}` });
       await waitFor(() => statusText('consumer').startsWith('dedup store down: redis 127.0.0.1:'), 'the red status naming the store');
-      assert.equal((helper.getNode('consumer').status as { lastCall?: Call }).lastCall?.args[0] && (((helper.getNode('consumer').status as { lastCall: Call }).lastCall.args[0]) as { fill: string }).fill, 'red');
+      assert.equal(lastStatus('consumer')?.fill, 'red');
       await waitFor(async () => (await broker.consumerCount(names.mainQueue)) === 0, 'the consumer stopped taking messages');
       assert.ok(processed.length <= 1, 'nothing processed blindly while the store is down');
       await server.start();

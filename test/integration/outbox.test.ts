@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { Broker, waitFor } from '../helpers/broker';
 import { brokerNode, tab } from '../helpers/flows';
-import { errorsOf, helper, loadFlow } from '../helpers/node-red';
+import { errorsOf, helper, lastStatus, loadFlow } from '../helpers/node-red';
 import { DATABASE_URL } from '../helpers/private-stores';
 import { PostgresDatabase } from '../../src/lib/postgres';
 
@@ -124,7 +124,7 @@ describe('transactional outbox in the Node-RED runtime (real PostgreSQL and brok
     const row = (await db.query(`SELECT attempts, last_error FROM ${outbox} WHERE id = $1`, [id])).rows[0] as { attempts: number; last_error: string };
     assert.equal(row.attempts, 2);
     assert.match(row.last_error, /unroutable|returned|NO_ROUTE/i);
-    await waitFor(() => /^1 failed · /.test(String(((helper.getNode('relay0').status as { lastCall?: { args: Array<{ text?: string }> } }).lastCall?.args[0]?.text))), 'the failed count first on the status');
+    await waitFor(() => /^1 failed · /.test(lastStatus('relay0')?.text ?? ''), 'the failed count first on the status');
 
     helper.getNode('relay0').receive({ topic: 'failed' });
     await waitFor(() => relayed.length === 1, 'the failed rows');

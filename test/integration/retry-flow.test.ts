@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { Broker, closeConnectionsNamed, waitFor } from '../helpers/broker';
 import { brokerNode, configNode, consumerNode, tab, TEST_BROKER_NAME, uniqueNames, type Names } from '../helpers/flows';
-import { helper, loadFlow } from '../helpers/node-red';
+import { helper, lastStatus, loadFlow } from '../helpers/node-red';
 
 type Msg = Record<string, any>;
 
@@ -83,7 +83,7 @@ describe('retry flow in the Node-RED runtime (real broker)', function () {
     assert.equal(typeof good[0]!.amqp.deliveryId, 'string');
 
     await waitFor(async () => (await broker.messageCount(names.mainQueue)) === 0 && (await broker.messageCount(names.retryQueue)) === 0, 'main and retry queues to drain');
-    await waitFor(() => /✓1 ↻2 ⚑1 · /.test(String((helper.getNode('consumer') as any).status.lastCall?.args[0]?.text)), 'the consumer status counters');
+    await waitFor(() => /✓1 ↻2 ⚑1 · /.test(lastStatus('consumer')?.text ?? ''), 'the consumer status counters');
   });
 
   it('parks a permanent failure at once: confirmed publish, then the ack, reported on the park output and the status', async () => {

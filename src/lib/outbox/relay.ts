@@ -201,9 +201,9 @@ export class OutboxRelay extends EventEmitter<RelayEvents> {
   /** One batch: claimed, published, marked, in one transaction. How many rows it claimed. */
   private async cycle(batchSize: number): Promise<number> {
     const { maxAttempts = 10, backoff = { initialMs: 1000, maxMs: 300_000 } } = this.options;
-    return this.options.db.transaction(async (client) => {
+    const done = await this.options.db.transaction(async (client) => {
       const claimed = await client.query<Row>(this.claimSql, [batchSize]);
-      if (claimed.rows.length === 0) return 0;
+      if (claimed.rows.length === 0) return { claimed: 0, sent: 0, failures: [] };
       const missing = await this.missingExchanges(claimed.rows);
       const outcomes = await Promise.all(
         claimed.rows.map((row) => (missing.has(row.exchange) ? Promise.resolve(`exchange '${row.exchange}' does not exist (404 NOT_FOUND): not published`) : this.publish(row))),
@@ -232,18 +232,17 @@ export class OutboxRelay extends EventEmitter<RelayEvents> {
           ],
         );
       }
-      // Counted and told once the transaction commits.
-      setImmediate(() => {
-        this.stats.sent += sent.length;
-        if (sent.length > 0) this.emit('sent', sent.length);
-        for (const f of failures) {
-          if (f.final) this.stats.failed += 1;
-          else this.stats.retried += 1;
-          this.emit('failure', { id: f.row.id, error: f.error, final: f.final, attempts: f.row.attempts + 1 });
-        }
-      });
-      return claimed.rows.length;
+      return { claimed: claimed.rows.length, sent: sent.length, failures };
     });
+    // Counted and told once the transaction has committed, so that a look at the table sees it.
+    this.stats.sent += done.sent;
+    if (done.sent > 0) this.emit('sent', done.sent);
+    for (const f of done.failures) {
+      if (f.final) this.stats.failed += 1;
+      else this.stats.retried += 1;
+      this.emit('failure', { id: f.row.id, error: f.error, final: f.final, attempts: f.row.attempts + 1 });
+    }
+    return done.claimed;
   }
 
   /** The batch's exchanges that do not exist (checked at most every 30 s while they do). */
