@@ -110,7 +110,7 @@ interface SessionLike {
     on(event: 'message', listener: (delivered: Msg) => void): void;
     on(event: 'error', listener: (text: string) => void): void;
     on(event: 'changed', listener: () => void): void;
-    settle(deliveryId: string, action: 'ack'): Promise<unknown>;
+    settle(deliveryId: string, action: 'ack' | 'retry'): Promise<unknown>;
   };
   on(event: 'error', listener: (text: string) => void): void;
   start(): void;

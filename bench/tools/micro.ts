@@ -46,8 +46,9 @@ class FakeChannel extends EventEmitter {
     this.acks += 1;
     this.highestAcked = Math.max(this.highestAcked, (message.fields as { deliveryTag: number }).deliveryTag);
   }
-  nack(): void {
-    // Not used: every delivery is acked.
+  /** A dead-letter nack (the retry path's first delivery): settles like an ack here. */
+  nack(message: Msg): void {
+    this.ack(message);
   }
   cancel(): Promise<void> {
     return Promise.resolve();
@@ -126,7 +127,8 @@ const ConsumerSession = consumerSessionClass();
 // eslint-disable-next-line @typescript-eslint/no-require-imports -- compiled CommonJS of the build under test
 const { topologyFromDefinition } = require(path.join(distRoot, 'nodes/shared/retry-config-node.js')) as { topologyFromDefinition: (d: object) => object };
 
-async function run(options: Record<string, unknown>, content: Buffer, retried = false): Promise<{ ns: number; statsEvents: number }> {
+/** `retried`: every delivery carries the x-death of attempt 2; `'path'`: the retry path, each message a first delivery dead-lettered by a retry, then its return (attempt 2) acked. */
+async function run(options: Record<string, unknown>, content: Buffer, retried: boolean | 'path' = false): Promise<{ ns: number; statsEvents: number }> {
   const connection = new FakeConnection();
   const session = new ConsumerSession({
     connection,
@@ -142,8 +144,8 @@ async function run(options: Record<string, unknown>, content: Buffer, retried = 
   session.deliveries.on('changed', () => {
     statsListener += 1; // like retry-consumer: schedules a status update, reads nothing
   });
-  const waiting: string[] = [];
-  session.deliveries.on('message', (delivered) => waiting.push(String(delivered.amqp.deliveryId)));
+  const waiting: Array<{ id: string; action: 'ack' | 'retry' }> = [];
+  session.deliveries.on('message', (delivered) => waiting.push({ id: String(delivered.amqp.deliveryId), action: delivered.retry.attempt === 1 && retried === 'path' ? 'retry' : 'ack' }));
   session.start();
   for (let i = 0; i < 100 && !connection.channel.consumer; i += 1) await new Promise((resolve) => setImmediate(resolve));
   const deliver = connection.channel.consumer;
@@ -153,9 +155,9 @@ async function run(options: Record<string, unknown>, content: Buffer, retried = 
   let sent = 0;
   while (sent < COUNT) {
     // A burst of deliveries (one socket read), then the flow settles them all.
-    for (let k = 0; k < IN_FLIGHT && sent < COUNT; k += 1) deliver(message(sent++, content, retried));
-    const ids = waiting.splice(0);
-    await Promise.all(ids.map((id) => session.deliveries.settle(id, 'ack')));
+    for (let k = 0; k < IN_FLIGHT && sent < COUNT; k += 1, sent += 1) deliver(message(sent, content, retried === 'path' ? sent % 2 === 1 : retried));
+    const settles = waiting.splice(0);
+    await Promise.all(settles.map(({ id, action }) => session.deliveries.settle(id, action)));
   }
   const ns = ((performance.now() - t0) * 1e6) / COUNT;
   await session.stop();
@@ -192,9 +194,11 @@ async function baseline(hold: boolean, content: Buffer): Promise<number> {
   return ((performance.now() - t0) * 1e6) / COUNT;
 }
 
-const cases: Array<[string, Record<string, unknown>, number, boolean?]> = [
+const cases: Array<[string, Record<string, unknown>, number, (boolean | 'path')?]> = [
   ['1 KB JSON, decode auto, settle timeout 60 s (defaults)', {}, 1024],
   ['1 KB JSON, a retried delivery (x-death of attempt 2)', {}, 1024, true],
+  ['1 KB JSON, retry path (retry → dead-letter, return acked)', {}, 1024, 'path'],
+  ["1 KB, retry path, decode 'buffer' (the package's own work)", { decode: 'buffer' }, 1024, 'path'],
   ['1 KB JSON, settle timeout 0 (no timer)', { settleTimeoutMs: 0 }, 1024],
   ["1 KB JSON, decode 'buffer' (no JSON.parse)", { decode: 'buffer' }, 1024],
   ['16 KB JSON, decode auto', {}, 16384],

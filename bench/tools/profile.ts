@@ -8,6 +8,7 @@
  *   node --import tsx bench/tools/profile.ts --summarize some.cpuprofile [count]   (a profile from node --cpu-prof)
  *
  *   BENCH_NO_PROFILE=1 node --expose-gc --import tsx bench/tools/profile.ts consume 4000 1   (the same run without the profiler: msg/s and CPU only)
+ *   BENCH_WARMUP=3 node --expose-gc --import tsx bench/tools/profile.ts retry 6000   (3 unprofiled runs first, as the bench's median run is warm)
  *
  * Writes bench/profiles/<case>.cpuprofile (open it in Chrome DevTools or VS Code) and prints self
  * time by origin (package dist/ vs Node-RED vs amqplib vs node internals vs GC), the top functions
@@ -93,6 +94,12 @@ async function main(): Promise<void> {
     };
     const selected = cases[what];
     if (!selected) throw new Error(`unknown case '${what}': one of ${Object.keys(cases).join(', ')}`);
+    // Warm runs first (BENCH_WARMUP=n), as the bench's median run is: JIT done, the flow deployed before.
+    for (let i = 0; i < Number(process.env.BENCH_WARMUP ?? 0); i += 1) {
+      await selected[0]();
+      const warm = await selected[1]();
+      process.stdout.write(`# warm-up ${i + 1}: ${Math.round(warm.msgPerSec)} msg/s, ${warm.cpuUsPerMsg.toFixed(1)} µs CPU/msg\n`);
+    }
     await selected[0]();
     fullGc();
     if (process.env.BENCH_NO_PROFILE) {

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { cycle3, republished } from './fixtures/x-death';
 import type { ConsumeMessage } from 'amqplib';
 import { toAmqpInfo } from '../../src/lib/message/message-info';
-import { ATTEMPT_HEADER, attemptsExhausted, failedAttempts, FIRST_SEEN_HEADER, firstSeenMs, malformedDeathHeader, originalRoute, readDeaths, retryInfo } from '../../src/lib/message/attempts';
+import { ATTEMPT_HEADER, attemptsExhausted, failedAttempts, FIRST_SEEN_HEADER, firstSeenMs, malformedDeathHeader, originalRoute, readDeathHeader, readDeaths, retryInfo } from '../../src/lib/message/attempts';
 
 const ts = (seconds: number) => ({ '!': 'timestamp', value: seconds });
 
@@ -173,6 +173,35 @@ describe('attempts from x-death', () => {
       assert.equal(malformedDeathHeader({ 'x-death': [{ count: 1, reason: 'rejected' }] }), 'x-death entry 1 has no queue or reason');
       assert.equal(malformedDeathHeader({ 'x-death': ['text'] }), 'x-death entry 1 is not a table');
       assert.equal(malformedDeathHeader({ 'x-death': 'abc' }), 'x-death is not an array');
+    });
+
+    it('the one-pass read (what retryInfo uses) finds the problem malformedDeathHeader finds, and still reads the well-formed entries', () => {
+      const entry = { queue: 'main-queue', reason: 'rejected' };
+      const cases = [
+        undefined,
+        {},
+        { 'x-death': null },
+        { 'x-death': 'abc' },
+        thirdDelivery,
+        cycle3['3.10.8'],
+        cycle3['4.0.5'],
+        { 'x-death': [{ ...entry, count: 'abc' }] },
+        { 'x-death': ['text', { ...entry, count: 1.5 }] },
+        { 'x-death': [{ count: 1, reason: 'rejected' }, { ...entry, count: -1 }] },
+        { 'x-death': [thirdDelivery['x-death'][0], entry, 7, { ...entry, count: { '!': 'long', value: 2 }, 'routing-keys': ['a', Buffer.from('b'), 3] }] },
+      ];
+      for (const headers of cases) {
+        const h = headers as Record<string, unknown> | undefined;
+        assert.equal(readDeathHeader(h).malformed, malformedDeathHeader(h), JSON.stringify(headers));
+      }
+      assert.deepEqual(readDeathHeader(cases.at(-1) as Record<string, unknown>), {
+        deaths: [
+          { queue: 'retry-queue', reason: 'expired', count: 2, exchange: 'retry-exchange', routingKeys: ['srvc.transact.cash'], time: new Date(1795322260 * 1000).toISOString() },
+          { queue: 'main-queue', reason: 'rejected', count: 1, exchange: '', routingKeys: [] },
+          { queue: 'main-queue', reason: 'rejected', count: 2, exchange: '', routingKeys: ['a', 'b'] },
+        ],
+        malformed: 'x-death entry 2 has count none, not a whole number',
+      });
     });
   });
 });

@@ -92,7 +92,7 @@ describe('delivery registry', () => {
   it('did not issue texts that are not its ids', () => {
     const r = make();
     r.nextId();
-    for (const text of ['nocolon', 'cfg1:', 'cfg1:2', 'cfg10:1', 'other:1', 'cfg1:1.5']) assert.equal(r.issued(text), false, text);
+    for (const text of ['nocolon', 'cfg1:', 'cfg1:2', 'cfg10:1', 'other:1', 'cfg1:1.5', 'cfg1:1e0', 'cfg1: 1', 'cfg1:0x1', 'cfg1:-1', 'cfg1:1a']) assert.equal(r.issued(text), false, text);
     assert.equal(r.issued('cfg1:1'), true);
   });
 });

@@ -113,9 +113,16 @@ export class DeliveryRegistry<T extends { id: string }> {
 
   /** The number of one of this registry's ids; 0 for any other text. */
   private numberOf(id: string): number {
-    if (id.length <= this.token.length + 1 || !id.startsWith(this.token) || id[this.token.length] !== ':') return 0;
-    const n = Number(id.slice(this.token.length + 1));
-    return Number.isSafeInteger(n) && n > 0 && n <= this.counter ? n : 0;
+    const at = this.token.length + 1;
+    if (id.length <= at || id.charCodeAt(at - 1) !== 58 /* : */ || !id.startsWith(this.token)) return 0;
+    // Decimal digits only, read in place (every settle ends an id: no slice, no Number parse).
+    let n = 0;
+    for (let i = at; i < id.length; i += 1) {
+      const digit = id.charCodeAt(i) - 48;
+      if (digit < 0 || digit > 9) return 0;
+      n = n * 10 + digit;
+    }
+    return n > 0 && n <= this.counter ? n : 0;
   }
 
   /** Remembers the endings of the latest `endedMemory` ids; an id older than that is not remembered. */

@@ -94,30 +94,53 @@ function asIsoTime(value: unknown): string | undefined {
   return seconds === undefined ? undefined : isoFromSeconds(seconds);
 }
 
-/** Reads the `x-death` header into plain records; anything malformed is skipped, never thrown. */
-export function readDeaths(headers: Headers): DeathRecord[] {
+const notATable = (i: number): string => `x-death entry ${i + 1} is not a table`;
+const noQueueOrReason = (i: number): string => `x-death entry ${i + 1} has no queue or reason`;
+const badCount = (i: number, count: unknown): string => `x-death entry ${i + 1} has count ${shownCount(unwrap(count))}, not a whole number`;
+
+/**
+ * The `x-death` header read in one pass: its entries as plain records (an entry without a queue or
+ * reason is skipped, never thrown), and what is wrong with it when the broker cannot have written it
+ * (see {@link malformedDeathHeader}).
+ */
+export function readDeathHeader(headers: Headers): { deaths: DeathRecord[]; malformed: string | undefined } {
   const raw = headers?.['x-death'];
-  if (!Array.isArray(raw)) return [];
+  if (raw === undefined || raw === null) return { deaths: [], malformed: undefined };
+  if (!Array.isArray(raw)) return { deaths: [], malformed: 'x-death is not an array' };
   const deaths: DeathRecord[] = [];
-  for (const item of raw) {
-    const entry = asRecord(item);
-    if (!entry) continue;
+  let malformed: string | undefined;
+  for (let i = 0; i < raw.length; i += 1) {
+    const entry = asRecord(raw[i]);
+    if (!entry) {
+      malformed ??= notATable(i);
+      continue;
+    }
     const queue = asText(entry.queue);
     const reason = asText(entry.reason);
-    if (queue === undefined || reason === undefined) continue;
-    const keys = Array.isArray(entry['routing-keys']) ? entry['routing-keys'] : [];
-    const record: DeathRecord = {
-      queue,
-      reason,
-      count: asNumber(entry.count) ?? 1,
-      exchange: asText(entry.exchange) ?? '',
-      routingKeys: keys.map(asText).filter((k): k is string => k !== undefined),
-    };
+    if (queue === undefined || reason === undefined) {
+      malformed ??= noQueueOrReason(i);
+      continue;
+    }
+    if (malformed === undefined && !isCount(entry.count)) malformed = badCount(i, entry.count);
+    const keys = entry['routing-keys'];
+    const routingKeys: string[] = [];
+    if (Array.isArray(keys)) {
+      for (const key of keys) {
+        const text = asText(key);
+        if (text !== undefined) routingKeys.push(text);
+      }
+    }
+    const record: DeathRecord = { queue, reason, count: asNumber(entry.count) ?? 1, exchange: asText(entry.exchange) ?? '', routingKeys };
     const time = asIsoTime(entry.time);
     if (time !== undefined) record.time = time;
     deaths.push(record);
   }
-  return deaths;
+  return { deaths, malformed };
+}
+
+/** Reads the `x-death` header into plain records; anything malformed is skipped, never thrown. */
+export function readDeaths(headers: Headers): DeathRecord[] {
+  return readDeathHeader(headers).deaths;
 }
 
 /** A whole number as AMQP carries one (plain, bigint, or amqplib's `{ '!': type, value }`). */
@@ -143,11 +166,11 @@ export function malformedDeathHeader(headers: Headers): string | undefined {
   const raw = headers?.['x-death'];
   if (raw === undefined || raw === null) return undefined;
   if (!Array.isArray(raw)) return 'x-death is not an array';
-  for (const [i, item] of raw.entries()) {
-    const entry = asRecord(item);
-    if (!entry) return `x-death entry ${i + 1} is not a table`;
-    if (asText(entry.queue) === undefined || asText(entry.reason) === undefined) return `x-death entry ${i + 1} has no queue or reason`;
-    if (!isCount(entry.count)) return `x-death entry ${i + 1} has count ${shownCount(unwrap(entry.count))}, not a whole number`;
+  for (let i = 0; i < raw.length; i += 1) {
+    const entry = asRecord(raw[i]);
+    if (!entry) return notATable(i);
+    if (asText(entry.queue) === undefined || asText(entry.reason) === undefined) return noQueueOrReason(i);
+    if (!isCount(entry.count)) return badCount(i, entry.count);
   }
   return undefined;
 }
@@ -182,9 +205,7 @@ function rejectedCount(headers: Headers, deaths: DeathRecord[], mainQueue: strin
 
 export function retryInfo(headers: Headers, mainQueue: string, maxAttempts: number): RetryInfo {
   // A first delivery has no x-death: nothing to read or check (the hot path).
-  const hasDeaths = headers?.['x-death'] !== undefined;
-  const deaths = hasDeaths ? readDeaths(headers) : [];
-  const malformed = hasDeaths ? malformedDeathHeader(headers) : undefined;
+  const { deaths, malformed } = headers?.['x-death'] === undefined ? { deaths: [], malformed: undefined } : readDeathHeader(headers);
   const attempt = Math.max(rejectedCount(headers, deaths, mainQueue, malformed), attemptHeaderCount(headers)) + 1;
   const info: RetryInfo = {
     attempt,

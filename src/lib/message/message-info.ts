@@ -92,6 +92,29 @@ export function pickDefined<T extends object>(source: T, keys: ReadonlyArray<key
   return out;
 }
 
+/**
+ * `pickDefined(p, CONSUMED_PROPERTY_KEYS)` written out: on every delivery, where a loop over the
+ * keys (one keyed load per name) cost about ten times as much as these named loads. The unit tests
+ * hold it to the list.
+ */
+export function consumedProperties(p: MessageProperties): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  if (p.contentType != null) out.contentType = p.contentType;
+  if (p.contentEncoding != null) out.contentEncoding = p.contentEncoding;
+  if (p.deliveryMode != null) out.deliveryMode = p.deliveryMode;
+  if (p.priority != null) out.priority = p.priority;
+  if (p.correlationId != null) out.correlationId = p.correlationId;
+  if (p.replyTo != null) out.replyTo = p.replyTo;
+  if (p.expiration != null) out.expiration = p.expiration;
+  if (p.messageId != null) out.messageId = p.messageId;
+  if (p.timestamp != null) out.timestamp = p.timestamp;
+  if (p.type != null) out.type = p.type;
+  if (p.userId != null) out.userId = p.userId;
+  if (p.appId != null) out.appId = p.appId;
+  if (p.clusterId != null) out.clusterId = p.clusterId;
+  return out;
+}
+
 /** The properties of a consumed message that a republished copy keeps. */
 export function copiedProperties(p: MessageProperties): Options.Publish {
   return pickDefined(p, COPIED_PROPERTY_KEYS);
@@ -121,7 +144,7 @@ export function toAmqpInfo(deliveryId: string, config: string, queue: string, me
     redelivered: message.fields.redelivered,
     deliveryTag: message.fields.deliveryTag,
     consumerTag: message.fields.consumerTag,
-    properties: pickDefined(message.properties, CONSUMED_PROPERTY_KEYS),
+    properties: consumedProperties(message.properties),
     // Plain data (no amqplib type wrappers); a republish takes the original headers, never these.
     headers: plainHeaderValue(message.properties.headers ?? {}) as Record<string, unknown>,
   };

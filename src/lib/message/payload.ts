@@ -101,12 +101,17 @@ export function decodePayload(content: Buffer, contentType: string | undefined, 
   const type = typeOf(contentType);
   const as = mode === 'auto' ? type.as : mode;
   if (as === 'buffer') return { ok: true, payload: content, as };
+  // UTF-8 JSON, the common case on every delivery: decodeText's check and decoder without its result object.
+  if (as === 'json' && (type.charset === undefined || type.charset === 'utf-8') && isUtf8(content)) return parsedJson(content.toString('utf8'));
   const decoded = decodeText(content, type.charset);
   if (!decoded.ok) return { ok: false, error: decoded.error, raw: content };
-  const text = decoded.text;
-  if (as === 'string') return { ok: true, payload: text, as };
+  if (as === 'string') return { ok: true, payload: decoded.text, as };
+  return parsedJson(decoded.text);
+}
+
+function parsedJson(text: string): DecodeResult {
   try {
-    return { ok: true, payload: JSON.parse(text) as unknown, as };
+    return { ok: true, payload: JSON.parse(text) as unknown, as: 'json' };
   } catch (err) {
     return { ok: false, error: `body is not valid JSON (${(err as Error).message})`, raw: text };
   }
