@@ -119,7 +119,11 @@ export function plainHeaderValue(value: unknown, buffersAsText = false): unknown
     }
     return plainHeaderValue(inner, buffersAsText);
   }
-  const out: Record<string, unknown> = {};
-  for (const key in record) if (Object.hasOwn(record, key)) out[key] = plainHeaderValue(record[key], buffersAsText);
+  // A copy of the table's own shape (no property added one by one), then the values that need it.
+  const out: Record<string, unknown> = { ...record };
+  for (const key in out) {
+    const item = out[key];
+    if (Object.hasOwn(out, key) && (typeof item === 'object' ? item !== null : typeof item === 'bigint')) out[key] = plainHeaderValue(item, buffersAsText);
+  }
   return out;
 }

@@ -107,7 +107,9 @@ export function readDeathHeader(headers: Headers): { deaths: DeathRecord[]; malf
   const raw = headers?.['x-death'];
   if (raw === undefined || raw === null) return { deaths: [], malformed: undefined };
   if (!Array.isArray(raw)) return { deaths: [], malformed: 'x-death is not an array' };
-  const deaths: DeathRecord[] = [];
+  // Arrays of the header's size, cut to what was read: an empty array grows a 17-slot store on its first push.
+  const deaths = new Array<DeathRecord>(raw.length);
+  let read = 0;
   let malformed: string | undefined;
   for (let i = 0; i < raw.length; i += 1) {
     const entry = asRecord(raw[i]);
@@ -123,18 +125,22 @@ export function readDeathHeader(headers: Headers): { deaths: DeathRecord[]; malf
     }
     if (malformed === undefined && !isCount(entry.count)) malformed = badCount(i, entry.count);
     const keys = entry['routing-keys'];
-    const routingKeys: string[] = [];
+    const routingKeys = new Array<string>(Array.isArray(keys) ? keys.length : 0);
+    let kept = 0;
     if (Array.isArray(keys)) {
       for (const key of keys) {
         const text = asText(key);
-        if (text !== undefined) routingKeys.push(text);
+        if (text !== undefined) routingKeys[kept++] = text;
       }
     }
-    const record: DeathRecord = { queue, reason, count: asNumber(entry.count) ?? 1, exchange: asText(entry.exchange) ?? '', routingKeys };
+    routingKeys.length = kept;
+    const count = asNumber(entry.count) ?? 1;
+    const exchange = asText(entry.exchange) ?? '';
     const time = asIsoTime(entry.time);
-    if (time !== undefined) record.time = time;
-    deaths.push(record);
+    // One literal per shape: a property added afterwards would cost a shape change and a property store.
+    deaths[read++] = time === undefined ? { queue, reason, count, exchange, routingKeys } : { queue, reason, count, exchange, routingKeys, time };
   }
+  deaths.length = read;
   return { deaths, malformed };
 }
 
@@ -205,7 +211,9 @@ function rejectedCount(headers: Headers, deaths: DeathRecord[], mainQueue: strin
 
 export function retryInfo(headers: Headers, mainQueue: string, maxAttempts: number): RetryInfo {
   // A first delivery has no x-death: nothing to read or check (the hot path).
-  const { deaths, malformed } = headers?.['x-death'] === undefined ? { deaths: [], malformed: undefined } : readDeathHeader(headers);
+  const header = headers?.['x-death'] === undefined ? undefined : readDeathHeader(headers);
+  const deaths = header ? header.deaths : [];
+  const malformed = header?.malformed;
   const attempt = Math.max(rejectedCount(headers, deaths, mainQueue, malformed), attemptHeaderCount(headers)) + 1;
   const info: RetryInfo = {
     attempt,
