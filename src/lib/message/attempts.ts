@@ -94,9 +94,13 @@ function asIsoTime(value: unknown): string | undefined {
   return seconds === undefined ? undefined : isoFromSeconds(seconds);
 }
 
-const notATable = (i: number): string => `x-death entry ${i + 1} is not a table`;
-const noQueueOrReason = (i: number): string => `x-death entry ${i + 1} has no queue or reason`;
-const badCount = (i: number, count: unknown): string => `x-death entry ${i + 1} has count ${shownCount(unwrap(count))}, not a whole number`;
+/** What is wrong with one `x-death` entry (the `i`-th) that the broker cannot have written; undefined when nothing. */
+function deathEntryProblem(entry: Record<string, unknown> | undefined, i: number): string | undefined {
+  if (!entry) return `x-death entry ${i + 1} is not a table`;
+  if (asText(entry.queue) === undefined || asText(entry.reason) === undefined) return `x-death entry ${i + 1} has no queue or reason`;
+  if (!isCount(entry.count)) return `x-death entry ${i + 1} has count ${shownCount(unwrap(entry.count))}, not a whole number`;
+  return undefined;
+}
 
 /**
  * The `x-death` header read in one pass: its entries as plain records (an entry without a queue or
@@ -113,17 +117,11 @@ export function readDeathHeader(headers: Headers): { deaths: DeathRecord[]; malf
   let malformed: string | undefined;
   for (let i = 0; i < raw.length; i += 1) {
     const entry = asRecord(raw[i]);
-    if (!entry) {
-      malformed ??= notATable(i);
-      continue;
-    }
+    malformed ??= deathEntryProblem(entry, i);
+    if (!entry) continue;
     const queue = asText(entry.queue);
     const reason = asText(entry.reason);
-    if (queue === undefined || reason === undefined) {
-      malformed ??= noQueueOrReason(i);
-      continue;
-    }
-    if (malformed === undefined && !isCount(entry.count)) malformed = badCount(i, entry.count);
+    if (queue === undefined || reason === undefined) continue;
     const keys = entry['routing-keys'];
     const routingKeys = new Array<string>(Array.isArray(keys) ? keys.length : 0);
     let kept = 0;
@@ -173,10 +171,8 @@ export function malformedDeathHeader(headers: Headers): string | undefined {
   if (raw === undefined || raw === null) return undefined;
   if (!Array.isArray(raw)) return 'x-death is not an array';
   for (let i = 0; i < raw.length; i += 1) {
-    const entry = asRecord(raw[i]);
-    if (!entry) return notATable(i);
-    if (asText(entry.queue) === undefined || asText(entry.reason) === undefined) return noQueueOrReason(i);
-    if (!isCount(entry.count)) return badCount(i, entry.count);
+    const problem = deathEntryProblem(asRecord(raw[i]), i);
+    if (problem !== undefined) return problem;
   }
   return undefined;
 }

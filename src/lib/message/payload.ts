@@ -101,8 +101,8 @@ export function decodePayload(content: Buffer, contentType: string | undefined, 
   const type = typeOf(contentType);
   const as = mode === 'auto' ? type.as : mode;
   if (as === 'buffer') return { ok: true, payload: content, as };
-  // UTF-8 JSON, the common case on every delivery: decodeText's check and decoder without its result object.
-  if (as === 'json' && (type.charset === undefined || type.charset === 'utf-8') && isUtf8(content)) return parsedJson(content.toString('utf8'));
+  // UTF-8 JSON, the common case on every delivery: decodeText's UTF-8 branch without its result object.
+  if (as === 'json' && UTF8.has(type.charset ?? 'utf-8') && isUtf8(content)) return parsedJson(content.toString('utf8'));
   const decoded = decodeText(content, type.charset);
   if (!decoded.ok) return { ok: false, error: decoded.error, raw: content };
   if (as === 'string') return { ok: true, payload: decoded.text, as };
