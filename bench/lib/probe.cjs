@@ -35,6 +35,7 @@ const path = require('node:path');
  * @property {number} cpuPercent
  * @property {number} brokerUsPerMsg
  * @property {number} brokerCpuPercent
+ * @property {number} [settleFramesPerMsg] ack and nack frames the client wrote per message (a multiple one settles many)
  */
 
 /**
@@ -48,6 +49,7 @@ const path = require('node:path');
  * @property {number} deliveries
  * @property {number} acks
  * @property {number} nacks
+ * @property {number} frames ack and nack calls (frames) until the target
  * @property {number} target
  * @property {number} t0
  * @property {NodeJS.CpuUsage | undefined} cpu0
@@ -107,6 +109,7 @@ const fresh = (target, hooks) => ({
   deliveries: 0,
   acks: 0,
   nacks: 0,
+  frames: 0,
   target,
   t0: 0,
   cpu0: undefined,
@@ -221,10 +224,12 @@ function wrap(methods) {
   };
   methods.ack = function probedAck(message, allUpTo) {
     ack.call(this, message, allUpTo);
+    if (state.acks < state.target) state.frames += 1;
     onAcked(settled(this, message, allUpTo));
   };
   methods.nack = function probedNack(message, allUpTo, requeue) {
     nack.call(this, message, allUpTo, requeue);
+    if (state.acks < state.target) state.frames += 1;
     state.nacks += settled(this, message, allUpTo);
     if (state.onNack) state.onNack(message);
   };
@@ -273,6 +278,7 @@ function probeResult() {
     cpuPercent: (cpu / 1e6 / seconds) * 100,
     brokerUsPerMsg: brokerUs / state.target,
     brokerCpuPercent: (brokerUs / 1e6 / seconds) * 100,
+    settleFramesPerMsg: state.frames / state.target,
   };
 }
 

@@ -140,3 +140,70 @@ export function formatSummary(s: Summary, perMsgDivisor?: number): string {
   for (const f of s.packageInclusive) lines.push(`  ${f.pct.toFixed(1).padStart(5)} %  ${f.ms.toFixed(0).padStart(6)} ms${perMsg(f.ms)}  ${f.fn}  ${f.where}`);
   return lines.join('\n');
 }
+
+/** A V8 sampling heap profile (HeapProfiler.stopSampling), with the objects collected since kept in. */
+export interface HeapProfile {
+  head: HeapNode;
+}
+interface HeapNode {
+  callFrame: CallFrame;
+  selfSize: number;
+  children: HeapNode[];
+}
+export interface HeapSummary {
+  totalBytes: number;
+  origins: Array<{ origin: string; bytes: number }>;
+  topSelf: Array<{ fn: string; where: string; origin: string; bytes: number }>;
+  /** Bytes by the innermost frame of the package (or of the bench harness) on the allocating stack. */
+  byOwnFrame: Array<{ fn: string; where: string; origin: string; bytes: number }>;
+}
+
+/** Allocation by origin and by function, from a sampling heap profile. */
+export function summarizeHeap(profile: HeapProfile, { top = 20 } = {}): HeapSummary {
+  const byOrigin = new Map<string, number>();
+  const bySelf = new Map<string, { fn: string; where: string; origin: string; bytes: number }>();
+  const byOwn = new Map<string, { fn: string; where: string; origin: string; bytes: number }>();
+  let totalBytes = 0;
+  const add = (into: typeof bySelf, frame: CallFrame, bytes: number): void => {
+    const where = `${shortUrl(frame.url)}:${frame.lineNumber + 1}`;
+    const key = `${frame.functionName}@${where}`;
+    const row = into.get(key) ?? { fn: frame.functionName || '(anonymous)', where, origin: origin(frame.url, frame.functionName), bytes: 0 };
+    row.bytes += bytes;
+    into.set(key, row);
+  };
+  const own = (frame: CallFrame): boolean => {
+    const o = origin(frame.url, frame.functionName);
+    return o === 'package (dist/)' || o === 'bench harness';
+  };
+  const walk = (node: HeapNode, ownFrame: CallFrame | undefined): void => {
+    const frame = node.callFrame;
+    const innermostOwn = own(frame) ? frame : ownFrame;
+    if (node.selfSize > 0) {
+      totalBytes += node.selfSize;
+      const o = origin(frame.url, frame.functionName);
+      byOrigin.set(o, (byOrigin.get(o) ?? 0) + node.selfSize);
+      add(bySelf, frame, node.selfSize);
+      if (innermostOwn) add(byOwn, innermostOwn, node.selfSize);
+    }
+    for (const child of node.children) walk(child, innermostOwn);
+  };
+  walk(profile.head, undefined);
+  const sorted = <T extends { bytes: number }>(rows: Iterable<T>): T[] => [...rows].sort((a, b) => b.bytes - a.bytes);
+  return {
+    totalBytes,
+    origins: sorted([...byOrigin].map(([o, bytes]) => ({ origin: o, bytes }))),
+    topSelf: sorted(bySelf.values()).slice(0, top),
+    byOwnFrame: sorted(byOwn.values()).slice(0, top),
+  };
+}
+
+export function formatHeapSummary(s: HeapSummary, perMsgDivisor: number): string {
+  const per = (bytes: number): string => `${(bytes / perMsgDivisor).toFixed(0).padStart(7)} B/msg`;
+  const lines = [`allocated (sampled, collected objects included): ${(s.totalBytes / 1024 / 1024).toFixed(1)} MiB, ${per(s.totalBytes).trim()}`, 'by origin:'];
+  for (const o of s.origins) lines.push(`  ${per(o.bytes)}  ${o.origin}`);
+  lines.push('top functions by bytes allocated:');
+  for (const f of s.topSelf) lines.push(`  ${per(f.bytes)}  ${f.fn}  [${f.origin}] ${f.where}`);
+  lines.push("by the innermost package (or bench harness) function on the allocating stack:");
+  for (const f of s.byOwnFrame) lines.push(`  ${per(f.bytes)}  ${f.fn}  [${f.origin}] ${f.where}`);
+  return lines.join('\n');
+}

@@ -8,6 +8,7 @@
  *   node --import tsx bench/tools/profile.ts --summarize some.cpuprofile [count]   (a profile from node --cpu-prof)
  *
  *   BENCH_NO_PROFILE=1 node --expose-gc --import tsx bench/tools/profile.ts consume 4000 1   (the same run without the profiler: msg/s and CPU only)
+ *   BENCH_HEAP=1 node --expose-gc --import tsx bench/tools/profile.ts consume 20000   (sampling heap profiler instead: bytes allocated per message, by function)
  *   BENCH_WARMUP=3 node --expose-gc --import tsx bench/tools/profile.ts retry 6000   (3 unprofiled runs first, as the bench's median run is warm)
  *
  * Writes bench/profiles/<case>.cpuprofile (open it in Chrome DevTools or VS Code) and prints self
@@ -20,7 +21,7 @@ import path from 'node:path';
 import { AMQP_URL, NameBook, connect, fullGc, installProbe, makeBody, preload, purge, waitForCount, type RunResult, runTool } from '../lib/common';
 import { RUNTIME_DESCRIPTION, packageNodes } from '../lib/nodered';
 import * as S from '../lib/scenarios';
-import { formatSummary, summarize, type CpuProfile } from './cpuprofile';
+import { formatHeapSummary, formatSummary, summarize, summarizeHeap, type CpuProfile, type HeapProfile } from './cpuprofile';
 
 const [what = 'consume', countArg, prefetchArg, sizeArg] = process.argv.slice(2);
 
@@ -105,6 +106,21 @@ async function main(): Promise<void> {
     if (process.env.BENCH_NO_PROFILE) {
       const result = await selected[1]();
       process.stdout.write(`# ${what}, ${count} msgs of ${size} B, prefetch/window ${prefetch}, no profiler: ${Math.round(result.msgPerSec)} msg/s, ${result.cpuUsPerMsg.toFixed(1)} µs CPU/msg\n`);
+      return;
+    }
+    if (process.env.BENCH_HEAP) {
+      // Sampling heap profiler, objects already collected kept in: what the run allocates, by function.
+      await post(session, 'HeapProfiler.enable');
+      await post(session, 'HeapProfiler.startSampling', { samplingInterval: 256, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true });
+      const result = await selected[1]();
+      const { profile } = await post<{ profile: HeapProfile }>(session, 'HeapProfiler.stopSampling');
+      const dir = path.join(__dirname, '..', 'profiles');
+      mkdirSync(dir, { recursive: true });
+      const file = path.join(dir, `${what}-${size}-p${prefetch}.heapprofile`);
+      writeFileSync(file, JSON.stringify(profile));
+      process.stdout.write(`# written: ${path.relative(process.cwd(), file)} (open it in Chrome DevTools' Memory tab)\n`);
+      process.stdout.write(`# heap: ${what}, ${count} msgs of ${size} B, prefetch/window ${prefetch}: ${Math.round(result.msgPerSec)} msg/s (under the sampler)\n`);
+      process.stdout.write(`${formatHeapSummary(summarizeHeap(profile), count)}\n`);
       return;
     }
     await post(session, 'Profiler.start');

@@ -106,6 +106,23 @@ describe('deliveries', () => {
     await assert.rejects(deliveries.settle('other:1', 'ack'), (err: SettleError) => err.kind === 'unknown');
   });
 
+  it('settleNow (the settle nodes\' path): an ack or a dead-letter returns its outcome itself, a copy a promise; one that cannot settle throws', async () => {
+    const { written, deliveries, track, copies } = setup(0);
+    const a = track(1);
+    const b = track(2);
+    const c = track(3);
+    assert.deepEqual(deliveries.settleNow(a, 'ack'), { done: 'acked', attempt: 1 });
+    assert.deepEqual(deliveries.settleNow(b, 'retry'), { done: 'retried', attempt: 1 }); // a dead-letter retry: no copy
+    const parked = deliveries.settleNow(c, 'park', 'bad');
+    assert.ok(parked instanceof Promise, 'a park waits for its confirmed copy');
+    assert.equal((await parked).done, 'parked');
+    assert.deepEqual(copies.published.map((p) => p.queue), ['q.parking']);
+    assert.throws(() => deliveries.settleNow(a, 'ack'), (err: SettleError) => err.kind === 'already-settled');
+    assert.throws(() => deliveries.settleNow('node1:99', 'retry'), (err: SettleError) => err.kind === 'unknown');
+    await nextTurn();
+    assert.deepEqual(written, ['ack 1+', 'nack 2+', 'ack 3+']);
+  });
+
   it('settle timeout: each unsettled delivery is retried once its own time is up, oldest first; settled ones are left alone', async () => {
     const { written, deliveries, warnings, track } = setup(40);
     const a = track(1);

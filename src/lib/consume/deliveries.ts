@@ -133,39 +133,49 @@ export class Deliveries extends EventEmitter<DeliveryEvents> {
   /**
    * The one way a delivery is settled (settle nodes, the settle timeout, an invalid body). Rejects
    * with {@link SettleError} when it cannot be settled (any more). An ack, a dead-letter or a hold is
-   * done at once (the hot path: no await); a retry or park by a confirmed copy waits for the confirm.
+   * done at once; a retry or park by a confirmed copy waits for the confirm.
    */
   settle(id: string, action: SettleAction, reason = '', failure?: FailureDetails): Promise<SettleOutcome> {
+    try {
+      return Promise.resolve(this.settleNow(id, action, reason, failure));
+    } catch (err) {
+      return Promise.reject(err instanceof Error ? err : new Error(String(err)));
+    }
+  }
+
+  /**
+   * {@link settle} for the hot path: an ack, a dead-letter or a hold returns its outcome at once (no
+   * promise, no microtask before the flow's `done`), and one that cannot settle throws its
+   * {@link SettleError}; a copy (retry tier, park) or the ack of a deduplicated delivery returns a
+   * promise, which rejects when that fails.
+   */
+  settleNow(id: string, action: SettleAction, reason = '', failure?: FailureDetails): SettleOutcome | Promise<SettleOutcome> {
     const { registry } = this;
     const entry = registry.entry(id);
     if (!entry) {
       this.settleOrphan(id, action);
-      return Promise.reject(notSettleable(registry.ending(id), id, action));
+      throw notSettleable(registry.ending(id), id, action);
     }
     registry.end(id, PAST_TENSE[action]);
-    try {
-      const decision = decide(this.options.policy, entry, action, reason, Date.now(), failure);
-      const key = entry.dedupeKey;
-      // Released on a retry or a park, so the next delivery is processed again; an ordered hold keeps it.
-      if (key !== undefined && decision.kind !== 'ack' && decision.kind !== 'hold') this.options.dedupe?.gate.release(key);
-      switch (decision.kind) {
-        case 'republish':
-        case 'park':
-          return this.settleByCopy(entry, decision, action, reason);
-        case 'hold':
-          if (entry.acks.closed) throw staleDelivery(entry, action);
-          this.options.hold?.hold(entry, decision.reason, (attempt) => {
-            if (!this.stopping) this.track(entry.acks, entry.message, { ...entry.retry, attempt }, entry.receivedAt, entry.dedupeKey);
-          });
-          return Promise.resolve(this.finished(entry, decision, reason));
-        default:
-          if (key !== undefined && decision.kind === 'ack') return this.ackWhenRecorded(entry, key, action, reason);
-          this.options.settler.execute(entry, decision, action);
-          if (decision.kind === 'ack') this.options.hold?.release();
-          return Promise.resolve(this.finished(entry, decision, reason));
-      }
-    } catch (err) {
-      return Promise.reject(err instanceof Error ? err : new Error(String(err)));
+    const decision = decide(this.options.policy, entry, action, reason, Date.now(), failure);
+    const key = entry.dedupeKey;
+    // Released on a retry or a park, so the next delivery is processed again; an ordered hold keeps it.
+    if (key !== undefined && decision.kind !== 'ack' && decision.kind !== 'hold') this.options.dedupe?.gate.release(key);
+    switch (decision.kind) {
+      case 'republish':
+      case 'park':
+        return this.settleByCopy(entry, decision, action, reason);
+      case 'hold':
+        if (entry.acks.closed) throw staleDelivery(entry, action);
+        this.options.hold?.hold(entry, decision.reason, (attempt) => {
+          if (!this.stopping) this.track(entry.acks, entry.message, { ...entry.retry, attempt }, entry.receivedAt, entry.dedupeKey);
+        });
+        return this.finished(entry, decision, reason);
+      default:
+        if (key !== undefined && decision.kind === 'ack') return this.ackWhenRecorded(entry, key, action, reason);
+        this.options.settler.execute(entry, decision, action);
+        if (decision.kind === 'ack') this.options.hold?.release();
+        return this.finished(entry, decision, reason);
     }
   }
 

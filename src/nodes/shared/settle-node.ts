@@ -12,7 +12,7 @@ import { failureDetails, type FailureDetails } from '../../lib/message';
 import type { OutcomeEvent } from '../../lib/observe';
 import { SettleError, type SettleAction, type SettleOutcome } from '../../lib/settle';
 import { statusKey, translator } from './i18n';
-import { errorText, stringProp, type DoneFunction, type Node, type NodeAPI, type NodeDef, type NodeMessage } from './node-red';
+import { errorText, stringProp, type DoneFunction, type Node, type NodeAPI, type NodeDef, type NodeMessage, type SendFunction } from './node-red';
 import { findRetryConfig, type RetryConfigNode } from './retry-config-node';
 import { StatusUpdates } from './status';
 
@@ -59,11 +59,15 @@ export class ConsumerSessions extends EventEmitter<ConsumerSessionsEvents> {
     return this.last;
   }
 
-  /** Settles the delivery an id names; rejects with {@link SettleError} when no session here gave it out. */
-  settle(deliveryId: string, action: SettleAction, reason: string, failure?: FailureDetails): Promise<SettleOutcome> {
+  /**
+   * Settles the delivery an id names: an ack (or a dead-letter) at once, a copy (retry tier, park) by
+   * a promise (see `Deliveries.settleNow`). Throws {@link SettleError} when no session here gave it out,
+   * or when it cannot be settled (any more).
+   */
+  settle(deliveryId: string, action: SettleAction, reason: string, failure?: FailureDetails): SettleOutcome | Promise<SettleOutcome> {
     const session = this.issuer(deliveryId);
-    if (!session) return Promise.reject(new SettleError(`message ${deliveryId}: its retry consumer is gone (redeployed?); the broker redelivers the message`, 'unknown'));
-    return session.deliveries.settle(deliveryId, action, reason, failure);
+    if (!session) throw new SettleError(`message ${deliveryId}: its retry consumer is gone (redeployed?); the broker redelivers the message`, 'unknown');
+    return session.deliveries.settleNow(deliveryId, action, reason, failure);
   }
 
   /** Tells every consumer of the configuration that a parked message was replayed. */
@@ -136,6 +140,21 @@ export function settleNode(RED: NodeAPI, node: Node, def: NodeDef, action: Settl
     done(err instanceof Error ? err : new Error(String(err)));
   };
 
+  /** A settle is done: counted on the status; a park sends its msg on, with where and why. */
+  const settled = (outcome: SettleOutcome, msg: NodeMessage, send: SendFunction, done: DoneFunction, reason: string): void => {
+    if (outcome.done === 'parked') {
+      parked += 1;
+      lastParkAttempt = outcome.attempt;
+      if (parked === 1) status.now();
+      else status.soon();
+    }
+    if (action === 'park') {
+      msg.park = { queue: outcome.parkedTo ?? '', reason: outcome.parkReason ?? reason, attempt: outcome.attempt };
+      send(msg);
+    }
+    done();
+  };
+
   node.on('input', (msg, send, done) => {
     const { deliveryId, config } = deliveryOf(msg);
     if (deliveryId === undefined) {
@@ -148,19 +167,15 @@ export function settleNode(RED: NodeAPI, node: Node, def: NodeDef, action: Settl
       return;
     }
     const reason = errorText(msg.error) || configuredReason;
-    // No await: an ack settles at once, and the flow's done() should follow without extra turns.
-    sessions.settle(deliveryId, action, reason, failureDetails(msg.error)).then((outcome: SettleOutcome) => {
-      if (outcome.done === 'parked') {
-        parked += 1;
-        lastParkAttempt = outcome.attempt;
-        if (parked === 1) status.now();
-        else status.soon();
-      }
-      if (action === 'park') {
-        msg.park = { queue: outcome.parkedTo ?? '', reason: outcome.parkReason ?? reason, attempt: outcome.attempt };
-        send(msg);
-      }
-      done();
-    }, (err: unknown) => failed(err, done));
+    let outcome: SettleOutcome | Promise<SettleOutcome>;
+    try {
+      outcome = sessions.settle(deliveryId, action, reason, failureDetails(msg.error));
+    } catch (err) {
+      failed(err, done);
+      return;
+    }
+    // An ack is done here and now: the flow's done() follows without a promise or an extra turn.
+    if (outcome instanceof Promise) outcome.then((o) => settled(o, msg, send, done, reason), (err: unknown) => failed(err, done));
+    else settled(outcome, msg, send, done, reason);
   });
 }
