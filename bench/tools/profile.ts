@@ -34,6 +34,15 @@ function post<T>(session: Session, method: string, params: object = {}): Promise
   });
 }
 
+/** Writes a profile to bench/profiles/<name>; returns its path. */
+function written(name: string, profile: object): string {
+  const dir = path.join(__dirname, '..', 'profiles');
+  mkdirSync(dir, { recursive: true });
+  const file = path.join(dir, name);
+  writeFileSync(file, JSON.stringify(profile));
+  return file;
+}
+
 async function main(): Promise<void> {
   if (what === '--summarize') {
     const profile = JSON.parse(readFileSync(String(countArg), 'utf8')) as CpuProfile;
@@ -114,10 +123,7 @@ async function main(): Promise<void> {
       await post(session, 'HeapProfiler.startSampling', { samplingInterval: 256, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true });
       const result = await selected[1]();
       const { profile } = await post<{ profile: HeapProfile }>(session, 'HeapProfiler.stopSampling');
-      const dir = path.join(__dirname, '..', 'profiles');
-      mkdirSync(dir, { recursive: true });
-      const file = path.join(dir, `${what}-${size}-p${prefetch}.heapprofile`);
-      writeFileSync(file, JSON.stringify(profile));
+      const file = written(`${what}-${size}-p${prefetch}.heapprofile`, profile);
       process.stdout.write(`# written: ${path.relative(process.cwd(), file)} (open it in Chrome DevTools' Memory tab)\n`);
       process.stdout.write(`# heap: ${what}, ${count} msgs of ${size} B, prefetch/window ${prefetch}: ${Math.round(result.msgPerSec)} msg/s (under the sampler)\n`);
       process.stdout.write(`${formatHeapSummary(summarizeHeap(profile), count)}\n`);
@@ -126,10 +132,7 @@ async function main(): Promise<void> {
     await post(session, 'Profiler.start');
     const result = await selected[1]();
     const { profile } = await post<{ profile: CpuProfile }>(session, 'Profiler.stop');
-    const dir = path.join(__dirname, '..', 'profiles');
-    mkdirSync(dir, { recursive: true });
-    const file = path.join(dir, `${what}-${size}-p${prefetch}.cpuprofile`);
-    writeFileSync(file, JSON.stringify(profile));
+    const file = written(`${what}-${size}-p${prefetch}.cpuprofile`, profile);
     process.stdout.write(`# profile: ${what}, ${count} msgs of ${size} B, prefetch/window ${prefetch}\n# ${RUNTIME_DESCRIPTION}\n`);
     process.stdout.write(`# run: ${Math.round(result.msgPerSec)} msg/s, ${result.cpuUsPerMsg.toFixed(1)} µs CPU/msg (under the profiler)\n# written: ${path.relative(process.cwd(), file)}\n`);
     process.stdout.write(`${formatSummary(summarize(profile), count)}\n`);
