@@ -73,12 +73,12 @@ const TTL_MS = 200;
 const n = (full: number, smoke: number): number => (SMOKE ? smoke : full);
 const PLAN = {
   consume: [
-    { size: 1024, prefetch: 1, count: n(5000, 200) },
+    { size: 1024, prefetch: 1, count: n(20000, 200) },
     { size: 1024, prefetch: 10, count: n(15000, 300) },
     { size: 1024, prefetch: 100, count: n(30000, 500) },
-    { size: 16384, prefetch: 1, count: n(3000, 100) },
-    { size: 16384, prefetch: 10, count: n(6000, 200) },
-    { size: 16384, prefetch: 100, count: n(8000, 300) },
+    { size: 16384, prefetch: 1, count: n(10000, 100) },
+    { size: 16384, prefetch: 10, count: n(12000, 200) },
+    { size: 16384, prefetch: 100, count: n(16000, 300) },
   ].filter((c) => wantCase(c.size, c.prefetch)),
   analysis: n(20000, 500),
   analysis16k: n(8000, 200),
@@ -340,7 +340,7 @@ function printReport(env: Environment): void {
   out.push(`software: ${env.versions}`);
   out.push(`runtime:  ${env.runtime}`);
   out.push(`method:   median of ${REPS} run(s) per side, raw and package alternating; consume runs start on a preloaded queue (transient ~1 KB / 16 KB JSON);`);
-  out.push('          timed from the first delivery to the N-th ack (publish: first publish to N-th confirm, or to the N-th msg at the next node); CPU = this process, user+system, per message.');
+  out.push("          timed from the delivery after the first tenth (each run's warm-up) to the N-th ack (publish: first publish to N-th confirm, or to the N-th msg at the next node); CPU = this process, user+system, per message.");
   out.push('');
   const head = `${pad('scenario', 17)}${pad('case', 30)}${pad('N', 7, true)}${pad('raw msg/s', 11, true)}${pad('pkg msg/s', 11, true)}${pad('pkg/raw', 9, true)}${pad('raw+work', 10, true)}${pad('pkg/work', 10, true)}${pad('node µs/msg raw', 17, true)}${pad('work', 7, true)}${pad('pkg', 7, true)}${pad('broker µs/msg raw', 19, true)}${pad('pkg', 9, true)}${pad('batched msg/s', 15, true)}${pad('pkg/batched', 13, true)}${pad('Node-RED alone msg/s', 22, true)}${pad('pkg / Node-RED alone', 22, true)}${pad('Node-RED alone / base', 23, true)}${pad('Node-RED alone µs/msg', 23, true)}`;
   out.push(head);
@@ -365,7 +365,7 @@ function printReport(env: Environment): void {
       `other Node-RED AMQP packages: one Node-RED ${versions.nodeRed} process per package, ${env.brokerProduct} ${local}, a queue preloaded with ${fmt(PLAN.peers)} persistent 1 KB JSON messages, prefetch ${PREFETCH},`,
     );
     out.push(`  each message acked by the package's own mechanism; packages alternated, ${REPS} run(s) each, median (min–max). CPU is the Node-RED process's user+system time per message`);
-    out.push('  (raw amqplib: a plain node process). Each run is a fresh process, timed from its first delivery to its N-th ack. The other packages consume a plain durable queue.');
+    out.push('  (raw amqplib: a plain node process). Each run is a fresh process, timed from the delivery after its first tenth to its N-th ack. The other packages consume a plain durable queue.');
     const table = [
       ['package', 'version (amqplib)', 'ack', 'msg/s median (min–max)', 'vs raw', 'vs raw batched', 'CPU µs/msg', 'broker µs/msg'],
       ...peerRows.map((p) => {

@@ -5,7 +5,7 @@
  * persistent 1 KB JSON messages, prefetch 100, each message acked by the contestant's own mechanism.
  *
  * Each process gets the bench's probe preloaded (`node --require probe.cjs`): it times the process
- * from its first delivery to its N-th ack and writes the result to a file this module names; then the
+ * from the delivery after its first tenth (its warm-up) to its N-th ack and writes the result to a file this module names; then the
  * process is stopped. The Node-RED processes run as a user runs them (no tsx, no loader), with the
  * flow deployed through the admin API once Node-RED is up.
  *
