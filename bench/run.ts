@@ -202,7 +202,7 @@ function summarize(runs: RunResult[]): Summary {
 /** The broker's CPU per message, and how many settle frames (acks, nacks; a multiple one settles many) the client wrote per message. */
 const brokerText = (r: RunResult): string =>
   (Number.isFinite(r.brokerUsPerMsg) ? `, broker ${r.brokerUsPerMsg.toFixed(1)} µs/msg` : '') +
-  (r.settleFramesPerMsg !== undefined && Number.isFinite(r.settleFramesPerMsg) ? `, ${r.settleFramesPerMsg.toFixed(3)} settle frames/msg` : '');
+  (Number.isFinite(r.settleFramesPerMsg) ? `, ${r.settleFramesPerMsg?.toFixed(3)} settle frames/msg` : '');
 
 async function section(name: string, work: () => Promise<void>): Promise<void> {
   if (!want(name)) return;

@@ -150,37 +150,40 @@ interface HeapNode {
   selfSize: number;
   children: HeapNode[];
 }
+/** Bytes allocated by one function. */
+interface HeapRow {
+  fn: string;
+  where: string;
+  origin: string;
+  bytes: number;
+}
 export interface HeapSummary {
   totalBytes: number;
   origins: Array<{ origin: string; bytes: number }>;
-  topSelf: Array<{ fn: string; where: string; origin: string; bytes: number }>;
+  topSelf: HeapRow[];
   /** Bytes by the innermost frame of the package (or of the bench harness) on the allocating stack. */
-  byOwnFrame: Array<{ fn: string; where: string; origin: string; bytes: number }>;
+  byOwnFrame: HeapRow[];
 }
 
 /** Allocation by origin and by function, from a sampling heap profile. */
 export function summarizeHeap(profile: HeapProfile, { top = 20 } = {}): HeapSummary {
   const byOrigin = new Map<string, number>();
-  const bySelf = new Map<string, { fn: string; where: string; origin: string; bytes: number }>();
-  const byOwn = new Map<string, { fn: string; where: string; origin: string; bytes: number }>();
+  const bySelf = new Map<string, HeapRow>();
+  const byOwn = new Map<string, HeapRow>();
   let totalBytes = 0;
-  const add = (into: typeof bySelf, frame: CallFrame, bytes: number): void => {
+  const add = (into: Map<string, HeapRow>, frame: CallFrame, bytes: number): void => {
     const where = `${shortUrl(frame.url)}:${frame.lineNumber + 1}`;
     const key = `${frame.functionName}@${where}`;
     const row = into.get(key) ?? { fn: frame.functionName || '(anonymous)', where, origin: origin(frame.url, frame.functionName), bytes: 0 };
     row.bytes += bytes;
     into.set(key, row);
   };
-  const own = (frame: CallFrame): boolean => {
-    const o = origin(frame.url, frame.functionName);
-    return o === 'package (dist/)' || o === 'bench harness';
-  };
   const walk = (node: HeapNode, ownFrame: CallFrame | undefined): void => {
     const frame = node.callFrame;
-    const innermostOwn = own(frame) ? frame : ownFrame;
+    const o = origin(frame.url, frame.functionName);
+    const innermostOwn = o === 'package (dist/)' || o === 'bench harness' ? frame : ownFrame;
     if (node.selfSize > 0) {
       totalBytes += node.selfSize;
-      const o = origin(frame.url, frame.functionName);
       byOrigin.set(o, (byOrigin.get(o) ?? 0) + node.selfSize);
       add(bySelf, frame, node.selfSize);
       if (innermostOwn) add(byOwn, innermostOwn, node.selfSize);

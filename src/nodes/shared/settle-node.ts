@@ -66,7 +66,7 @@ export class ConsumerSessions extends EventEmitter<ConsumerSessionsEvents> {
    */
   settle(deliveryId: string, action: SettleAction, reason: string, failure?: FailureDetails): SettleOutcome | Promise<SettleOutcome> {
     const session = this.issuer(deliveryId);
-    if (!session) throw new SettleError(`message ${deliveryId}: its retry consumer is gone (redeployed?); the broker redelivers the message`, 'unknown');
+    if (!session) throw consumerGone(deliveryId);
     return session.deliveries.settleNow(deliveryId, action, reason, failure);
   }
 
@@ -74,6 +74,11 @@ export class ConsumerSessions extends EventEmitter<ConsumerSessionsEvents> {
   replayed(event: OutcomeEvent): void {
     this.emit('replayed', event);
   }
+}
+
+/** No consumer here gave out this delivery id (any more): the broker has the message again. */
+function consumerGone(deliveryId: string): SettleError {
+  return new SettleError(`message ${deliveryId}: its retry consumer is gone (redeployed?); the broker redelivers the message`, 'unknown');
 }
 
 /** The delivery a msg refers to, as the consumer put it on `msg.amqp`. */
@@ -163,7 +168,7 @@ export function settleNode(RED: NodeAPI, node: Node, def: NodeDef, action: Settl
     }
     const sessions = find(config, deliveryId);
     if (!sessions) {
-      failed(new SettleError(`message ${deliveryId}: its retry consumer is gone (redeployed?); the broker redelivers the message`, 'unknown'), done);
+      failed(consumerGone(deliveryId), done);
       return;
     }
     const reason = errorText(msg.error) || configuredReason;
