@@ -1,7 +1,7 @@
 /** Builds small test flows around one broker and one retry configuration with unique names. */
 import type { Channel } from 'amqplib';
 import type { ConsumerSession } from '../../src/lib/consume';
-import type { ConsumerSessions } from '../../src/nodes/shared/settle-node';
+import type { ConsumerSessions } from '../../src/nodes/shared/consumer-sessions';
 import { AMQP_URL, uniqueName } from './broker';
 import { helper } from './node-red';
 

@@ -58,6 +58,25 @@ function withoutComments(code: string): string {
 
 const libFiles = filesUnder(LIB);
 
+/** Every import circle among these files (each as `a -> b -> a`, paths relative to src). */
+function circlesAmong(files: string[]): string[] {
+  const graph = new Map(files.map((file) => [file, importsOf(file).map((i) => i.target).filter((t) => t.startsWith(SRC))]));
+  const circles: string[] = [];
+  const state = new Map<string, 'open' | 'done'>();
+  const visit = (file: string, trail: string[]): void => {
+    if (state.get(file) === 'done') return;
+    if (state.get(file) === 'open') {
+      circles.push([...trail.slice(trail.indexOf(file)), file].map((f) => path.relative(SRC, f)).join(' -> '));
+      return;
+    }
+    state.set(file, 'open');
+    for (const next of graph.get(file) ?? []) visit(next, [...trail, file]);
+    state.set(file, 'done');
+  };
+  for (const file of files) visit(file, []);
+  return circles;
+}
+
 describe('architecture of src/lib', function () {
   it('every folder is a known floor with a short index that names what it offers', function () {
     const folders = readdirSync(LIB).filter((entry) => statSync(path.join(LIB, entry)).isDirectory());
@@ -89,21 +108,7 @@ describe('architecture of src/lib', function () {
   });
 
   it('has no import circles, within a folder or across', function () {
-    const graph = new Map(libFiles.map((file) => [file, importsOf(file).map((i) => i.target).filter((t) => t.startsWith(LIB))]));
-    const circles: string[] = [];
-    const state = new Map<string, 'open' | 'done'>();
-    const visit = (file: string, trail: string[]): void => {
-      if (state.get(file) === 'done') return;
-      if (state.get(file) === 'open') {
-        circles.push([...trail.slice(trail.indexOf(file)), file].map((f) => path.relative(LIB, f)).join(' -> '));
-        return;
-      }
-      state.set(file, 'open');
-      for (const next of graph.get(file) ?? []) visit(next, [...trail, file]);
-      state.set(file, 'done');
-    };
-    for (const file of libFiles) visit(file, []);
-    assert.deepEqual(circles, []);
+    assert.deepEqual(circlesAmong(libFiles), []);
   });
 
   it('imports nothing of Node-RED and holds no node-type tables', function () {
@@ -151,5 +156,11 @@ describe('architecture of src/lib', function () {
       }
     }
     assert.deepEqual(wrong, []);
+  });
+});
+
+describe('architecture of src/nodes and src/editor', function () {
+  it('has no import circles, among the nodes, the editor and the lib', function () {
+    assert.deepEqual(circlesAmong(filesUnder(SRC)), []);
   });
 });

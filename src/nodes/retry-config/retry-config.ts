@@ -4,7 +4,7 @@
  */
 import { findBroker } from '../shared/broker-node';
 import { stringProp, type Node, type NodeAPI, type NodeDef } from '../shared/node-red';
-import { ConsumerSessions } from '../shared/settle-node';
+import { ConsumerSessions } from '../shared/consumer-sessions';
 import { topologyFromDefinition, type RetryConfigNode } from '../shared/retry-config-node';
 import { registerCheckEndpoint } from './check-endpoint';
 import { registerDefinitionsEndpoint } from './definitions-endpoint';

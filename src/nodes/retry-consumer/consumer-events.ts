@@ -4,7 +4,7 @@
  * the output is on; the Prometheus counters are kept either way (see lib/observe/metrics.ts).
  */
 import type { ConsumerSession, Settled } from '../../lib/consume';
-import type { ConsumerSessions } from '../shared/settle-node';
+import type { ConsumerSessions } from '../shared/consumer-sessions';
 import type { OutcomeEvent, QueueDepths } from '../../lib/observe';
 import type { NodeMessage } from '../shared/node-red';
 

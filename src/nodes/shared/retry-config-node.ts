@@ -1,5 +1,5 @@
 /** The retry-config node's shape as other nodes see it. */
-import type { ConsumerSessions } from './settle-node';
+import type { ConsumerSessions } from './consumer-sessions';
 import type { RetryTopologyConfig } from '../../lib/topology';
 import type { RetryBrokerNode } from './broker-node';
 import type { Node, NodeAPI } from './node-red';
