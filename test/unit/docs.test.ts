@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { DIALOGS } from '../../src/editor/nodes';
-import type { PropertyDefinition } from '../../src/editor/red';
+import type { NodeDefinition } from '../../src/editor/red';
 
 const ROOT = path.resolve(__dirname, '../..');
 const DOCS = path.join(ROOT, 'docs');
@@ -48,39 +48,12 @@ function anchorsOf(file: string): Set<string> {
   );
 }
 
-interface Registered {
-  defaults: Record<string, PropertyDefinition>;
-  credentials?: Record<string, { type: string }>;
-}
-
 /**
- * Each node type's registration, as the editor gets it: the dialog modules run against a stand-in of
- * the editor's globals that records `RED.nodes.registerType` (nothing of a dialog's UI runs).
+ * Each node type's definition, as the editor gets it: the dialog modules are pure functions of a
+ * translator (nothing of a dialog's UI runs).
  */
-function registeredTypes(): Record<string, Registered> {
-  const registered: Record<string, Registered> = {};
-  const globals = globalThis as Record<string, unknown>;
-  const jq: unknown = new Proxy(function () {}, { get: (_t, key) => (key === 'length' ? 0 : () => jq), apply: () => jq });
-  const ignore = (): void => undefined;
-  const before = { RED: globals.RED, $: globals.$, setInterval: globalThis.setInterval };
-  globals.RED = {
-    nodes: { registerType: (type: string, definition: Registered) => (registered[type] = definition) },
-    _: (key: string) => key,
-    sidebar: { addTab: ignore, show: ignore },
-    actions: { add: ignore },
-    events: { on: ignore },
-  };
-  globals.$ = jq;
-  // The parking browser refreshes itself on a timer once registered: not here.
-  globalThis.setInterval = (() => ({ unref: ignore })) as unknown as typeof setInterval;
-  try {
-    for (const dialog of Object.values(DIALOGS)) dialog();
-  } finally {
-    globals.RED = before.RED;
-    globals.$ = before.$;
-    globalThis.setInterval = before.setInterval;
-  }
-  return registered;
+function registeredTypes(): Record<string, NodeDefinition> {
+  return Object.fromEntries(Object.entries(DIALOGS).map(([type, dialog]) => [type, dialog((key) => key)]));
 }
 
 /** The rows of the page's first table whose header starts with `property`: name → default cell. */
@@ -137,7 +110,7 @@ describe('documentation', function () {
       assert.ok(existsSync(file), `docs/nodes/${type}.md`);
       const page = readFileSync(file, 'utf8');
       const table = propertyTable(page);
-      const { defaults, credentials = {} } = registered[type] as Registered;
+      const { defaults, credentials = {} } = registered[type] as NodeDefinition;
       for (const [name, definition] of Object.entries(defaults)) {
         assert.ok(table.has(name), `docs/nodes/${type}.md lists \`${name}\``);
         assert.deepEqual(cellValue(table.get(name) ?? ''), definition.value, `docs/nodes/${type}.md: the default of \`${name}\``);

@@ -97,11 +97,8 @@ describe('editor rules (src/editor)', function () {
   });
 
   it('checks database and Redis URLs and table names in the store dialogs with the runtime readers', function () {
-    const registered: Record<string, { defaults: Record<string, { validate?: editor.Validator }>; label?: (this: Record<string, unknown>) => string }> = {};
-    const RED = (globalThis as Record<string, unknown>).RED as Record<string, unknown>;
-    RED.nodes = { registerType: (type: string, definition: (typeof registered)[string]) => (registered[type] = definition) };
+    const registered = Object.fromEntries(['retry-postgres', 'retry-dedupe', 'outbox-write'].map((type) => [type, DIALOGS[type]?.(editor.i18n(type))]));
     (globalThis as Record<string, unknown>).$ = () => ({ length: 0 });
-    for (const type of ['retry-postgres', 'retry-dedupe', 'outbox-write']) DIALOGS[type]?.();
     const check = (type: string, field: string, node: Record<string, unknown>, value: string): boolean => registered[type]?.defaults[field]?.validate?.call(node, value, undefined) === true;
     for (const [value, ok] of [['postgres://app@db:5432/orders', true], ['postgresql://db/orders', true], ['http://db/orders', false], ['not a url', false], ['${DATABASE_URL}', true]] as const) {
       assert.equal(check('retry-postgres', 'url', { urlType: 'str' }, value), ok, value);
@@ -119,16 +116,16 @@ describe('editor rules (src/editor)', function () {
     assert.doesNotMatch(registered['retry-dedupe']?.label?.call({ kind: 'redis', url: 'redis://:secret@cache:6379', urlType: 'str' }) ?? '', /secret/);
   });
 
-  it('keeps every dialog in src/editor: the .html files hold templates, help and script includes only', function () {
+  it('keeps every dialog in src/editor: the .html files hold templates, help and the bundle include only', function () {
     const nodes = path.resolve(__dirname, '../../src/nodes');
     const types = Object.keys((JSON.parse(readFileSync(path.resolve(__dirname, '../../package.json'), 'utf8')) as { 'node-red': { nodes: Record<string, string> } })['node-red'].nodes);
     assert.deepEqual(Object.keys(DIALOGS).sort(), [...types].sort(), 'one dialog module per node type');
     for (const type of types) {
       const html = readFileSync(path.join(nodes, type, `${type}.html`), 'utf8');
       for (const [tag] of html.matchAll(/<script\b[^>]*>/g)) {
-        assert.match(tag, /type="text\/html"|\bsrc="resources\/node-red-contrib-rabbitmq-retry\/(editor|register\/[\w-]+)\.js"/, `${type}.html: ${tag}`);
+        assert.match(tag, /type="text\/html"|\bsrc="resources\/node-red-contrib-rabbitmq-retry\/editor\.js"/, `${type}.html: ${tag}`);
       }
-      assert.ok(html.includes(`register/${type}.js`), `${type}.html registers its dialog`);
+      assert.ok(html.includes('src="resources/node-red-contrib-rabbitmq-retry/editor.js"'), `${type}.html loads the bundle (the build adds its registration)`);
     }
     assert.ok(readdirSync(nodes).length > 0);
   });

@@ -1,6 +1,13 @@
-/** Every node type's dialog, by type: the bundle registers a type when its .html asks (resources/register/<type>.js). */
+/**
+ * Every node type's dialog, by type: its definition for `RED.nodes.registerType`, a pure function of
+ * the type's translator (nothing runs in the editor until Node-RED calls its functions), so the build
+ * can read it too (scripts/build-editor.mjs writes its static part into each node's .html).
+ */
+import type { Translate } from '../index';
+import type { NodeDefinition } from '../red';
 import { outboxRelay, outboxWrite } from './outbox';
 import { parkReplay } from './park-replay';
+import { parkingBrowser } from './parking-browser';
 import { retryBroker } from './retry-broker';
 import { retryConfig } from './retry-config';
 import { retryConsumer } from './retry-consumer';
@@ -8,7 +15,7 @@ import { retryPublish } from './retry-publish';
 import { parkPublisher, retrySettle } from './simple';
 import { retryDedupe, retryPostgres } from './stores';
 
-export const DIALOGS: Record<string, () => void> = {
+export const DIALOGS: Record<string, (t: Translate) => NodeDefinition> = {
   'retry-broker': retryBroker,
   'retry-config': retryConfig,
   'retry-consumer': retryConsumer,
@@ -20,4 +27,9 @@ export const DIALOGS: Record<string, () => void> = {
   'retry-postgres': retryPostgres,
   'outbox-write': outboxWrite,
   'outbox-relay': outboxRelay,
+};
+
+/** What a node type adds to the editor besides its dialog, once registered: park-replay brings the parking browser. */
+export const EXTRAS: Record<string, (t: Translate) => void> = {
+  'park-replay': parkingBrowser,
 };

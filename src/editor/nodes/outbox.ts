@@ -1,14 +1,12 @@
 /** The dialogs of the outbox nodes: outbox-write and outbox-relay. */
-import { choices, fillSelect, i18n, numberProperty, str, validators as v } from '../index';
-import type { EditorRED, JQStatic } from '../red';
+import { choices, fillSelect, numberProperty, str, validators as v, type Translate } from '../index';
+import type { JQStatic, NodeDefinition } from '../red';
 import { CATEGORY, COLOR, italicWhenNamed, tableName } from './common';
 
-declare const RED: EditorRED;
 declare const $: JQStatic;
 
-export function outboxWrite(): void {
-  const t = i18n('outbox-write');
-  RED.nodes.registerType('outbox-write', {
+export function outboxWrite(t: Translate): NodeDefinition {
+  return {
     category: CATEGORY,
     color: COLOR,
     defaults: {
@@ -39,12 +37,11 @@ export function outboxWrite(): void {
         .on('change', () => $('.outbox-write-event').toggle($('#node-input-event').prop('checked') === true))
         .trigger('change');
     },
-  });
+  };
 }
 
-export function outboxRelay(): void {
-  const t = i18n('outbox-relay');
-  RED.nodes.registerType('outbox-relay', {
+export function outboxRelay(t: Translate): NodeDefinition {
+  return {
     category: CATEGORY,
     color: COLOR,
     defaults: {
@@ -74,5 +71,5 @@ export function outboxRelay(): void {
     oneditprepare() {
       fillSelect('#node-input-mode', choices.topologyModes, (m) => t(`mode.${m}`), this.mode || 'declare');
     },
-  });
+  };
 }

@@ -1,15 +1,13 @@
-/** The park-replay dialog; with it comes the parking browser, the editor's sidebar tab on parking queues (parking-browser.ts). */
-import { choices, fillSelect, i18n, migrate, numberProperty, str, validators as v, withVersion } from '../index';
-import type { EditorRED, JQStatic } from '../red';
+/** The park-replay dialog; the parking browser, the editor's sidebar tab on parking queues (parking-browser.ts), comes with the type (EXTRAS in index.ts). */
+import { choices, fillSelect, migrate, numberProperty, str, validators as v, withVersion, type Translate } from '../index';
+import type { EditorRED, JQStatic, NodeDefinition } from '../red';
 import { CATEGORY, COLOR, italicWhenNamed } from './common';
-import { parkingBrowser } from './parking-browser';
 
 declare const RED: EditorRED;
 declare const $: JQStatic;
 
-export function parkReplay(): void {
-  const t = i18n('park-replay');
-  RED.nodes.registerType('park-replay', {
+export function parkReplay(t: Translate): NodeDefinition {
+  return {
     category: CATEGORY,
     color: COLOR,
     defaults: withVersion('park-replay', {
@@ -42,6 +40,5 @@ export function parkReplay(): void {
       $('#node-input-action').on('change', toggle);
       toggle();
     },
-  });
-  parkingBrowser(t);
+  };
 }

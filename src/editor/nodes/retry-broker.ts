@@ -1,10 +1,9 @@
 /** The retry-broker dialog: URL or host fields (text or an environment variable), credentials, TLS, limits, management API. */
-import { envFields, envInput, envLabel, envOr, i18n, migrate, numberProperty, showReasons, str, tabs, validators as v, withVersion } from '../index';
+import { envFields, envInput, envLabel, envOr, migrate, numberProperty, showReasons, str, tabs, validators as v, withVersion, type Translate } from '../index';
 import { redactUrl } from '../../lib/connection/settings';
-import type { EditorRED, JQStatic } from '../red';
+import type { JQStatic, NodeDefinition } from '../red';
 import { hostProperty } from './common';
 
-declare const RED: EditorRED;
 declare const $: JQStatic;
 
 /** A URL from the environment may be amqps://: its TLS configuration is kept. */
@@ -12,9 +11,8 @@ function usesTls(): boolean {
   return $('#node-config-input-tls').is(':checked') || $('#node-config-input-urlType').val() === 'env' || /^\s*amqps:/.test(str($('#node-config-input-url').val()));
 }
 
-export function retryBroker(): void {
-  const t = i18n('retry-broker');
-  RED.nodes.registerType('retry-broker', {
+export function retryBroker(t: Translate): NodeDefinition {
+  return {
     category: 'config',
     defaults: withVersion('retry-broker', {
       name: { value: '' },
@@ -63,5 +61,5 @@ export function retryBroker(): void {
       // Without TLS a selected TLS configuration would be refused at deploy: drop it.
       if (!usesTls()) $('#node-config-input-tlsConfig').val('');
     },
-  });
+  };
 }

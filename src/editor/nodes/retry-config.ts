@@ -3,8 +3,8 @@
  * definition through topologyProblemsOf, as the runtime refuses it at deploy), and the "check against
  * the broker" table, and the topology exported as a RabbitMQ definitions file.
  */
-import { choices, fillSelect, i18n, migrate, numberProperty, showReasons, str, tabs, topologyProblemsOf, validators as v, withVersion, fail, type EditorNode, type Validator } from '../index';
-import type { EditorRED, JQ, JQStatic } from '../red';
+import { choices, fillSelect, migrate, numberProperty, showReasons, str, tabs, topologyProblemsOf, validators as v, withVersion, fail, type EditorNode, type Translate, type Validator } from '../index';
+import type { EditorRED, JQ, JQStatic, NodeDefinition } from '../red';
 
 declare const RED: EditorRED;
 declare const $: JQStatic;
@@ -137,10 +137,9 @@ function checkTopology(t: (key: string, args?: Record<string, unknown>) => strin
     .fail((xhr) => failed(t, 'check.failed', button, xhr));
 }
 
-export function retryConfig(): void {
-  const t = i18n('retry-config');
+export function retryConfig(t: Translate): NodeDefinition {
   const names = /queues and retry delays must all be different|queue name is empty/;
-  RED.nodes.registerType('retry-config', {
+  return {
     category: 'config',
     defaults: withVersion('retry-config', {
       name: { value: '' },
@@ -201,5 +200,5 @@ export function retryConfig(): void {
       refresh();
       showReasons(node, 'node-config-input');
     },
-  });
+  };
 }

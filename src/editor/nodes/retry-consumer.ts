@@ -1,6 +1,6 @@
 /** The retry-consumer dialog: mode, prefetch, timeouts, the events output, decoding, and deduplication. */
-import { choices, fail, fillSelect, i18n, migrate, numberProperty, showReasons, str, validators as v, withVersion, type EditorNode } from '../index';
-import type { EditorRED, JQStatic } from '../red';
+import { choices, fail, fillSelect, migrate, numberProperty, showReasons, str, validators as v, withVersion, type EditorNode, type Translate } from '../index';
+import type { EditorRED, JQStatic, NodeDefinition } from '../red';
 import { CATEGORY, COLOR, italicWhenNamed } from './common';
 
 declare const RED: EditorRED;
@@ -8,9 +8,8 @@ declare const $: JQStatic;
 /** The editor's JSONata, when it has it: an expression is checked as the runtime will parse it. */
 declare const jsonata: ((expression: string) => unknown) | undefined;
 
-export function retryConsumer(): void {
-  const t = i18n('retry-consumer');
-  RED.nodes.registerType('retry-consumer', {
+export function retryConsumer(t: Translate): NodeDefinition {
+  return {
     category: CATEGORY,
     color: COLOR,
     defaults: withVersion('retry-consumer', {
@@ -98,5 +97,5 @@ export function retryConsumer(): void {
       // The second output exists only while events are on: existing flows keep one output.
       this.outputs = $('#node-input-events').prop('checked') === true ? 2 : 1;
     },
-  });
+  };
 }

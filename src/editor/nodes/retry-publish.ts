@@ -1,14 +1,12 @@
 /** The retry-publish dialog. */
-import { choices, fillSelect, i18n, str, validators as v } from '../index';
-import type { EditorRED, JQStatic } from '../red';
+import { choices, fillSelect, str, validators as v, type Translate } from '../index';
+import type { JQStatic, NodeDefinition } from '../red';
 import { CATEGORY, COLOR, italicWhenNamed } from './common';
 
-declare const RED: EditorRED;
 declare const $: JQStatic;
 
-export function retryPublish(): void {
-  const t = i18n('retry-publish');
-  RED.nodes.registerType('retry-publish', {
+export function retryPublish(t: Translate): NodeDefinition {
+  return {
     category: CATEGORY,
     color: COLOR,
     defaults: {
@@ -45,5 +43,5 @@ export function retryPublish(): void {
         })
         .trigger('change');
     },
-  });
+  };
 }

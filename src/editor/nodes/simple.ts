@@ -1,14 +1,12 @@
 /** The dialogs of the settle end nodes: park-publisher and retry-settle. */
-import { choices, fillSelect, i18n, str, validators } from '../index';
-import type { EditorRED, JQStatic } from '../red';
+import { choices, fillSelect, str, validators, type Translate } from '../index';
+import type { JQStatic, NodeDefinition } from '../red';
 import { CATEGORY, COLOR, italicWhenNamed } from './common';
 
-declare const RED: EditorRED;
 declare const $: JQStatic;
 
-export function parkPublisher(): void {
-  const t = i18n('park-publisher');
-  RED.nodes.registerType('park-publisher', {
+export function parkPublisher(t: Translate): NodeDefinition {
+  return {
     category: CATEGORY,
     color: COLOR,
     defaults: { name: { value: '' }, reason: { value: '' } },
@@ -22,12 +20,11 @@ export function parkPublisher(): void {
       return str(this.name) || t('nodeLabel.park');
     },
     labelStyle: italicWhenNamed,
-  });
+  };
 }
 
-export function retrySettle(): void {
-  const t = i18n('retry-settle');
-  RED.nodes.registerType('retry-settle', {
+export function retrySettle(t: Translate): NodeDefinition {
+  return {
     category: CATEGORY,
     color: COLOR,
     defaults: {
@@ -53,5 +50,5 @@ export function retrySettle(): void {
         .on('change', () => $('.retry-settle-reason').toggle($('#node-input-action').val() === 'retry'))
         .trigger('change');
     },
-  });
+  };
 }

@@ -1,17 +1,15 @@
 /** The dialogs of the database and store config nodes: retry-postgres and retry-dedupe. */
-import { choices, envInput, envLabel, envOr, fail, fillSelect, i18n, isEnvReference, numberProperty, showReasons, str, validators as v, type EditorNode } from '../index';
-import type { EditorRED, JQStatic } from '../red';
+import { choices, envInput, envLabel, envOr, fail, fillSelect, isEnvReference, numberProperty, showReasons, str, validators as v, type EditorNode, type Translate } from '../index';
+import type { JQStatic, NodeDefinition } from '../red';
 import { redactUrl } from '../../lib/connection/settings';
 import { redisUrlProblem } from '../../lib/dedupe/redis-url';
 import { parseConnectionString } from '../../lib/postgres/settings';
 import { hostProperty, tableName } from './common';
 
-declare const RED: EditorRED;
 declare const $: JQStatic;
 
-export function retryPostgres(): void {
-  const t = i18n('retry-postgres');
-  RED.nodes.registerType('retry-postgres', {
+export function retryPostgres(t: Translate): NodeDefinition {
+  return {
     category: 'config',
     defaults: {
       name: { value: '' },
@@ -52,17 +50,16 @@ export function retryPostgres(): void {
     oneditsave() {
       if (!$('#node-config-input-tls').is(':checked')) $('#node-config-input-tlsConfig').val('');
     },
-  });
+  };
 }
 
-export function retryDedupe(): void {
-  const t = i18n('retry-dedupe');
+export function retryDedupe(t: Translate): NodeDefinition {
   /** The kind chosen in the open dialog, else the saved one. */
   const kind = (node: EditorNode): unknown => {
     const input = $('#node-config-input-kind');
     return input.length > 0 ? input.val() : node.kind;
   };
-  RED.nodes.registerType('retry-dedupe', {
+  return {
     category: 'config',
     defaults: {
       name: { value: '' },
@@ -121,5 +118,5 @@ export function retryDedupe(): void {
       if (k !== 'redis') $('#node-config-input-tlsConfig').val('');
       if (k !== 'postgres') $('#node-config-input-postgres').val('');
     },
-  });
+  };
 }
