@@ -147,6 +147,16 @@ export function findRabbitmqTool(name) {
   return undefined;
 }
 
+/** @param {string} file */
+function readable(file) {
+  try {
+    accessSync(file, constants.R_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /**
  * Whether RabbitMQ answers at the broker; when it does not and it is this host's default node with
  * rabbitmq-server installed, starts it (`rabbitmq-server -detached`) and waits up to 60 s.
@@ -202,6 +212,9 @@ export async function managementState(managementUrl, broker) {
 export async function enableManagement(managementUrl, broker) {
   const plugins = findRabbitmqTool('rabbitmq-plugins');
   if (!plugins) return 'rabbitmq-plugins is not installed here';
+  // Without the broker's Erlang cookie the command fails, after seconds of trying: say so at once.
+  const cookies = [path.join(process.env.HOME || '', '.erlang.cookie'), '/var/lib/rabbitmq/.erlang.cookie'];
+  if (!cookies.some(readable)) return `this user may not run rabbitmq-plugins (it cannot read the broker's Erlang cookie, ${cookies[1]})`;
   const run = spawnSync(plugins, ['enable', 'rabbitmq_management'], { encoding: 'utf8', timeout: 30_000 });
   if (run.error || run.status !== 0) {
     const said = `${run.stderr ?? ''}\n${run.stdout ?? ''}`.split('\n').map((line) => line.trim()).find(Boolean);
