@@ -6,7 +6,8 @@
 // Without chromium the browser tests are skipped (said here and at the end of the run), except under
 // CI=true, where they must run.
 import { brokerFinding, canEnable, chromiumFinding, databaseFinding, managementFinding, redisFinding, renamedVariables, report } from './preflight-report.mjs';
-import { brokerTarget, chromiumMissing, createDatabase, databaseState, enableManagement, ensureBroker, managementState, redisState, serviceUrls, shown } from './services.mjs';
+import { brokerTarget, chromiumMissing, enableManagement, ensureBroker, managementState, serviceUrls, shown } from './services.mjs';
+import { createDatabase, databaseState, redisState } from './stores.mjs';
 
 /** Checks (and fixes) every service, in parallel: the broker's management API once the broker answers. */
 async function check() {

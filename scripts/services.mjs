@@ -2,8 +2,8 @@
 // The services `npm start` and `npm test` use — RabbitMQ with its management API, PostgreSQL, Redis,
 // chromium — where they are (the environment variables and their defaults, read here only), whether
 // they answer, what this machine lets a script fix (start a local broker, enable its management
-// plugin, create a database), and how a developer provides what is missing. Runs before the build:
-// plain Node and the installed dependencies, nothing of dist/.
+// plugin; the database: stores.mjs), and how a developer provides what is missing. Runs before the
+// build: plain Node and the installed dependencies, nothing of dist/.
 import { accessSync, constants, existsSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
 import { connect } from 'node:net';
@@ -222,79 +222,6 @@ export async function enableManagement(managementUrl, broker) {
   }
   if (await within(async () => (await managementState(managementUrl, broker)) === 'ok', 60_000)) return undefined;
   return 'the plugin is enabled but the API did not answer within 60 s';
-}
-
-/**
- * Logs in to PostgreSQL: 'ok', 'no-database' (the server answers, the database does not exist), or why not.
- * @param {string} databaseUrl
- * @returns {Promise<'ok' | 'no-database' | string>}
- */
-export async function databaseState(databaseUrl) {
-  const { default: pg } = await import('pg');
-  const client = new pg.Client({ connectionString: databaseUrl, connectionTimeoutMillis: 3000 });
-  client.on('error', () => undefined);
-  try {
-    await client.connect();
-    await client.query('SELECT 1');
-    return 'ok';
-  } catch (err) {
-    const { code, message } = /** @type {{ code?: string, message?: string }} */ (err);
-    if (code === '3D000') return 'no-database';
-    return code === 'ECONNREFUSED' ? 'refused' : (message ?? String(err));
-  } finally {
-    await client.end().catch(() => undefined);
-  }
-}
-
-/**
- * CREATE DATABASE for the database of the URL, logged in to the server's `postgres` database.
- * Undefined when done; else why not.
- * @param {string} databaseUrl
- * @returns {Promise<string | undefined>}
- */
-export async function createDatabase(databaseUrl) {
-  const url = new URL(databaseUrl);
-  const name = decodeURIComponent(url.pathname.slice(1));
-  url.pathname = '/postgres';
-  const { default: pg } = await import('pg');
-  const client = new pg.Client({ connectionString: url.toString(), connectionTimeoutMillis: 3000 });
-  client.on('error', () => undefined);
-  try {
-    await client.connect();
-    await client.query(`CREATE DATABASE "${name.replace(/"/g, '""')}"`);
-    return undefined;
-  } catch (err) {
-    return err instanceof Error ? err.message : String(err);
-  } finally {
-    await client.end().catch(() => undefined);
-  }
-}
-
-/**
- * PING at the Redis URL: 'ok', 'refused', or why not.
- * @param {string} redisUrl
- * @returns {Promise<'ok' | 'refused' | string>}
- */
-export async function redisState(redisUrl) {
-  try {
-    const { hostname, port } = new URL(redisUrl);
-    if (!(await probe(hostname.replace(/^\[|\]$/g, '') || '127.0.0.1', Number(port || 6379)))) return 'refused';
-  } catch {
-    return 'REDIS_URL is not a URL';
-  }
-  const { Redis } = await import('ioredis');
-  const client = new Redis(redisUrl, { lazyConnect: true, connectTimeout: 3000, maxRetriesPerRequest: 0, retryStrategy: () => null, enableOfflineQueue: false });
-  client.on('error', () => undefined);
-  try {
-    await client.connect();
-    await client.ping();
-    return 'ok';
-  } catch (err) {
-    const { code, message } = /** @type {{ code?: string, message?: string }} */ (err);
-    return code === 'ECONNREFUSED' ? 'refused' : (message ?? String(err));
-  } finally {
-    client.disconnect();
-  }
 }
 
 /**

@@ -15,7 +15,8 @@ import { existsSync, readFileSync, lstatSync, mkdirSync, readlinkSync, rmSync, s
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { brokerTarget, databaseState, ensureBroker as startBroker, HOW, serviceUrls, shown } from './services.mjs';
+import { brokerTarget, ensureBroker as startBroker, HOW, serviceUrls, shown } from './services.mjs';
+import { databaseState } from './stores.mjs';
 
 const root = path.resolve(fileURLToPath(new URL('..', import.meta.url)));
 const userDir = path.join(root, '.node-red-dev');
