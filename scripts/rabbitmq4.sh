@@ -3,7 +3,7 @@
 # the repository, for the broker matrix: AMQP on 5673, management on 15673, node rabbit4@localhost.
 #   scripts/rabbitmq4.sh up     build the root if missing (about 80 s), start, wait until it answers
 #   scripts/rabbitmq4.sh down   stop it and unmount
-# Then: AMQP_URL=amqp://guest:guest@127.0.0.1:5673 AMQP_MANAGEMENT_URL=http://127.0.0.1:15673 npm test
+# Then: AMQP_URL=amqp://guest:guest@127.0.0.1:5673 RABBITMQ_MANAGEMENT_URL=http://127.0.0.1:15673 npm test
 set -euo pipefail
 ROOT="${RABBITMQ4_ROOT:-/var/cache/rmq4/root}"
 AMQP_PORT="${RABBITMQ4_PORT:-5673}"

@@ -10,123 +10,44 @@
 //   PORT          editor port (default 1880)
 //
 // Reset the demo: stop, delete .node-red-dev/flows.json (or all of .node-red-dev/), start again.
-import { spawn, spawnSync } from 'node:child_process';
-import { accessSync, constants, existsSync, readFileSync, lstatSync, mkdirSync, readlinkSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { existsSync, readFileSync, lstatSync, mkdirSync, readlinkSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { connect } from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { brokerTarget, ensureBroker as startBroker, HOW, serviceUrls, shown } from './services.mjs';
+import { databaseState } from './stores.mjs';
 
 const root = path.resolve(fileURLToPath(new URL('..', import.meta.url)));
 const userDir = path.join(root, '.node-red-dev');
 const packageName = 'node-red-contrib-rabbitmq-retry';
-const amqpUrl = process.env.AMQP_URL || 'amqp://guest:guest@127.0.0.1:5672';
+const { amqp: amqpUrl, management: managementUrl } = serviceUrls(process.env);
 const uiPort = Number(process.env.PORT || 1880);
-const managementUrl = process.env.RABBITMQ_MANAGEMENT_URL || `http://${hostOf(amqpUrl)}:15672`;
 const databaseUrl = process.env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/postgres';
 const log = (line) => console.log(`[start] ${line}`);
 
-/** The host of an AMQP URL (the first of a list), 127.0.0.1 when it has none or is not a URL. */
-function hostOf(url) {
-  try {
-    const { hostname } = new URL(url.split(/[\s,]+/)[0]);
-    return hostname || '127.0.0.1';
-  } catch {
-    return '127.0.0.1';
-  }
-}
-
-/** True when something accepts TCP connections on host:port within timeoutMs. */
-function probe(host, port, timeoutMs = 1000) {
-  return new Promise((resolve) => {
-    const socket = connect({ host, port });
-    const finish = (ok) => {
-      clearTimeout(timer);
-      socket.destroy();
-      resolve(ok);
-    };
-    const timer = setTimeout(() => finish(false), timeoutMs);
-    socket.once('connect', () => finish(true));
-    socket.once('error', () => finish(false));
-  });
-}
-
-const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
-
-/** rabbitmq-server on PATH, or the Debian/Ubuntu package's location. */
-function findRabbitmqServer() {
-  const dirs = (process.env.PATH || '').split(path.delimiter).filter(Boolean);
-  for (const candidate of [...dirs.map((d) => path.join(d, 'rabbitmq-server')), '/usr/sbin/rabbitmq-server']) {
-    try {
-      accessSync(candidate, constants.X_OK);
-      return candidate;
-    } catch {
-      // not here
-    }
-  }
-  return undefined;
-}
-
 async function ensureBroker() {
-  let url;
-  try {
-    url = new URL(amqpUrl);
-  } catch {
+  const broker = brokerTarget(amqpUrl, process.env);
+  if (!broker) {
     // The package's own redaction (built before this runs): the value may hold a password.
     const { redactUrl } = createRequire(import.meta.url)('../dist/lib/connection/settings.js');
     log(`AMQP_URL is not a URL (${redactUrl(amqpUrl)}); starting Node-RED anyway.`);
     return;
   }
-  const host = url.hostname.replace(/^\[|\]$/g, '') || '127.0.0.1';
-  const port = Number(url.port || (url.protocol === 'amqps:' ? 5671 : 5672));
-  const shown = `${host}:${port}`;
-  if (await probe(host, port)) {
-    log(`RabbitMQ answers at ${shown}.`);
+  const result = await startBroker(broker, log);
+  if (result.answers) {
+    log(`RabbitMQ ${result.started ? 'started, answering' : 'answers'} at ${broker.address}.`);
     return;
   }
-  const local = ['127.0.0.1', 'localhost', '::1', '0.0.0.0'].includes(host);
-  // rabbitmq-server listens on RABBITMQ_NODE_PORT (default 5672): starting it only helps for that port.
-  const serverPort = Number(process.env.RABBITMQ_NODE_PORT || 5672);
-  const server = local && port === serverPort ? findRabbitmqServer() : undefined;
-  if (server) {
-    log(`nothing listens at ${shown}: starting RabbitMQ (${server} -detached) …`);
-    const started = spawnSync(server, ['-detached'], { stdio: 'inherit' });
-    if (started.error || started.status !== 0) {
-      log(`could not start ${server}${started.error ? `: ${started.error.message}` : ` (exit code ${started.status})`}.`);
-    } else {
-      const deadline = Date.now() + 60_000;
-      while (Date.now() < deadline) {
-        if (await probe(host, port)) {
-          log(`RabbitMQ started, answering at ${shown}.`);
-          return;
-        }
-        await sleep(1000);
-      }
-      log(`RabbitMQ was started but ${shown} did not answer within 60 s.`);
-    }
-  }
-  log(
-    `No RabbitMQ at ${shown} — get one with \`sudo apt-get install rabbitmq-server\` or ` +
-      '`docker run -d -p 5672:5672 -p 15672:15672 rabbitmq:3-management`, or point AMQP_URL at one. ' +
-      'Starting Node-RED anyway: the nodes show "connection refused" and keep retrying.',
-  );
+  log(`${result.problem} — ${HOW.rabbitmq}. Starting Node-RED anyway: the nodes show "connection refused" and keep retrying.`);
 }
 
 /** Whether PostgreSQL answers at DATABASE_URL (a login, not just a port), for the outbox example. */
 async function databaseAnswers() {
-  const pg = createRequire(import.meta.url)('pg');
-  const client = new pg.Client({ connectionString: databaseUrl, connectionTimeoutMillis: 3000 });
-  try {
-    await client.connect();
-    await client.query('SELECT 1');
-    return true;
-  } catch (err) {
-    const { redactUrl } = createRequire(import.meta.url)('../dist/lib/connection/settings.js');
-    log(`no PostgreSQL at ${redactUrl(databaseUrl)} (${err.message}): the outbox example is left out; set DATABASE_URL to a database you can log in to and delete .node-red-dev/flows.json to add it.`);
-    return false;
-  } finally {
-    await client.end().catch(() => undefined);
-  }
+  const state = await databaseState(databaseUrl);
+  if (state === 'ok') return true;
+  log(`no PostgreSQL at ${shown(databaseUrl)} (${state === 'no-database' ? 'no such database' : state}): the outbox example is left out; set DATABASE_URL to a database you can log in to and delete .node-red-dev/flows.json to add it.`);
+  return false;
 }
 
 /** .node-red-dev/ with settings.js, the package linked into node_modules and (first run) the example flow. */

@@ -8,15 +8,17 @@
  * under CI=true: .ci/run installs chromium with apt.
  */
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import type { RabbitDefinitions } from '../../src/lib/topology';
 import { NodeRedProcess, packPackage, repoPackage, userDirWith } from '../helpers/node-red-process';
 import { nodeRed4 } from '../e2e/node-red-runtimes';
+import { needChromium } from '../helpers/skips';
+import { serviceUrls } from '../../scripts/services.mjs';
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const CHROMIUM = serviceUrls(process.env).chromium;
 const IMAGES = process.env.UPDATE_SCREENSHOTS === '1' ? path.resolve(__dirname, '../../docs/images') : path.join(os.tmpdir(), 'rabbitmq-retry-screenshots');
 
 /** The browser's globals the test reads; typed loosely on purpose, they only run in the page. */
@@ -52,10 +54,7 @@ describe('retry-config dialog: Export definitions (chromium, packed package, Nod
   }
 
   before(async function () {
-    if (!existsSync(CHROMIUM)) {
-      if (process.env.CI === 'true') throw new Error(`${CHROMIUM} is missing: install Debian's chromium (apt-get install chromium; .ci/run does)`);
-      this.skip();
-    }
+    needChromium(this);
     const packDir = mkdtempSync(path.join(os.tmpdir(), 'rmq-retry-pack-'));
     tempDirs.push(packDir);
     const userDir = await userDirWith(await packPackage(packDir));

@@ -8,17 +8,19 @@
  * under CI=true: .ci/run installs chromium with apt.
  */
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { AMQP_URL, Broker, MANAGEMENT_URL, uniqueName, waitFor } from '../helpers/broker';
 import { NodeRedProcess, packPackage, PACKAGE, repoPackage, userDirWith } from '../helpers/node-red-process';
 import { nodeRed4 } from '../e2e/node-red-runtimes';
+import { needChromium } from '../helpers/skips';
+import { serviceUrls } from '../../scripts/services.mjs';
 import { statusKey } from '../../src/nodes/shared/i18n';
 const root = path.resolve(__dirname, '../..');
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const CHROMIUM = serviceUrls(process.env).chromium;
 const IMAGES = process.env.UPDATE_SCREENSHOTS === '1' ? path.resolve(__dirname, '../../docs/images') : path.join(os.tmpdir(), 'rabbitmq-retry-screenshots');
 const CONFIG_TYPES = ['retry-broker', 'retry-config', 'retry-dedupe', 'retry-postgres'];
 const FLOW_TYPES = Object.keys(repoPackage['node-red'].nodes).filter((t) => !CONFIG_TYPES.includes(t));
@@ -143,10 +145,7 @@ describe('editor in a real browser (chromium + playwright-core, packed package, 
   }
 
   before(async function () {
-    if (!existsSync(CHROMIUM)) {
-      if (process.env.CI === 'true') throw new Error(`${CHROMIUM} is missing: install Debian's chromium (apt-get install chromium; .ci/run does)`);
-      this.skip();
-    }
+    needChromium(this);
     broker = await Broker.open();
     const packDir = mkdtempSync(path.join(os.tmpdir(), 'rmq-retry-pack-'));
     tempDirs.push(packDir);

@@ -24,6 +24,7 @@ import { PostgresDatabase } from '../../src/lib/postgres';
 import { DATABASE_URL, startPrivatePostgres, startPrivateRedis, type PrivateServer } from '../helpers/private-stores';
 import { brokerNode, pause, resetBrokerNodes, waitUntil } from './fault-broker';
 import { Accounting, drain, OutboxProducer, Producer, withChannel } from './workload';
+import { skipBecause } from '../helpers/skips';
 
 /** Messages per second the producer starts; the run lasts about 20 s plus the fault. */
 const RATE = 40;
@@ -85,8 +86,7 @@ describe('fault suite: the packed package in a real Node-RED against a broker th
       if (fault.skip) {
         const why = fault.skip();
         if (why) {
-          console.log(`      skipped: ${why}`);
-          this.skip();
+          skipBecause(this, why);
         }
       }
       const { row, missing, statuses, consumerErrors, rolledBackSeen, log } = await runFault(fault, await launch, userDir);

@@ -2,11 +2,15 @@
 import { randomBytes } from 'node:crypto';
 import * as amqp from 'amqplib';
 import type { Channel, ChannelModel, GetMessage } from 'amqplib';
+import { serviceUrls } from '../../scripts/services.mjs';
 
-export const AMQP_URL = process.env.AMQP_URL ?? 'amqp://guest:guest@127.0.0.1:5672';
+const urls = serviceUrls(process.env);
 
-/** Management API of the same broker (enabled by .ci/run), for "created by another tool" setups. */
-export const MANAGEMENT_URL = process.env.AMQP_MANAGEMENT_URL ?? `http://${new URL(AMQP_URL).hostname}:15672`;
+/** The broker (AMQP_URL). */
+export const AMQP_URL = urls.amqp;
+
+/** Management API of the same broker (RABBITMQ_MANAGEMENT_URL; `npm test` enables it on a local broker), for "created by another tool" setups. */
+export const MANAGEMENT_URL = urls.management;
 
 /** A name no other test (or earlier run) uses. */
 export function uniqueName(prefix: string): string {

@@ -23,6 +23,9 @@ export interface PrivateNode {
   reset(): void;
 }
 
+/** Why a test that needs a private node is skipped without one. */
+export const NO_PRIVATE_NODE = 'needs the installed rabbitmq-server (/usr/lib/rabbitmq/bin) for a private broker node: sudo apt-get install rabbitmq-server';
+
 /** Whether this machine has the rabbitmq-server a private node runs on. */
 export function canStartPrivateNode(): boolean {
   return existsSync('/usr/lib/rabbitmq/bin/rabbitmq-server');

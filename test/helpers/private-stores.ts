@@ -9,9 +9,9 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { freePorts } from './private-node';
 import { waitFor } from './broker';
+import { serviceUrls } from '../../scripts/services.mjs';
 
-export const DATABASE_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
-export const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+export const { database: DATABASE_URL, redis: REDIS_URL } = serviceUrls(process.env);
 
 export interface PrivateServer {
   port: number;
@@ -38,6 +38,10 @@ async function portAnswers(port: number): Promise<boolean> {
 function exited(child: ChildProcess): Promise<void> {
   return child.exitCode !== null || child.signalCode !== null ? Promise.resolve() : new Promise((resolve) => child.once('exit', () => resolve()));
 }
+
+/** Why a test that needs a private Redis or PostgreSQL server is skipped without one. */
+export const NO_PRIVATE_REDIS = 'needs redis-server installed here for a private Redis: sudo apt-get install redis-server';
+export const NO_PRIVATE_POSTGRES = "needs PostgreSQL's initdb (/usr/lib/postgresql/<version>/bin) for a private server: sudo apt-get install postgresql";
 
 export function canStartPrivateRedis(): boolean {
   return spawnSync('redis-server', ['--version']).status === 0;

@@ -12,7 +12,8 @@ import type { ChannelModel } from 'amqplib';
 import { uniqueName, waitFor } from '../helpers/broker';
 import { configNode, consumerNode, tab, uniqueNames } from '../helpers/flows';
 import { helper, loadFlow } from '../helpers/node-red';
-import { canStartPrivateNode, startPrivateNode, type PrivateNode } from '../helpers/private-node';
+import { canStartPrivateNode, NO_PRIVATE_NODE, startPrivateNode, type PrivateNode } from '../helpers/private-node';
+import { skipBecause } from '../helpers/skips';
 import type { RetryBrokerNode } from '../../src/nodes/shared/broker-node';
 import { statusKey } from '../../src/nodes/shared/i18n';
 
@@ -65,7 +66,7 @@ describe('publishing under back-pressure (a private broker node with a real memo
   before(async function () {
     if (!canStartPrivateNode()) {
       // CI installs Debian's rabbitmq-server; a developer against a remote broker cannot start a node.
-      this.skip();
+      skipBecause(this, NO_PRIVATE_NODE);
     }
     node = await startPrivateNode('backpressure');
     PRIVATE_URL = node.url;

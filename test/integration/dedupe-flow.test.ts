@@ -10,7 +10,8 @@ import { randomBytes } from 'node:crypto';
 import { Broker, waitFor } from '../helpers/broker';
 import { brokerNode, configNode, consumerNode, tab, uniqueNames, type Names } from '../helpers/flows';
 import { helper, lastStatus, loadFlow } from '../helpers/node-red';
-import { canStartPrivateRedis, DATABASE_URL, REDIS_URL, startPrivateRedis, type PrivateServer } from '../helpers/private-stores';
+import { canStartPrivateRedis, DATABASE_URL, NO_PRIVATE_REDIS, REDIS_URL, startPrivateRedis, type PrivateServer } from '../helpers/private-stores';
+import { skipBecause } from '../helpers/skips';
 import { PostgresDatabase } from '../../src/lib/postgres';
 
 type Msg = Record<string, any>;
@@ -137,7 +138,7 @@ describe('idempotent consumer in the Node-RED runtime (real broker and stores)',
 
   it('a Redis store that stops pauses the consumer (red, naming the store), nothing lost; it consumes again when Redis is back', async function () {
     this.timeout(90_000);
-    if (!canStartPrivateRedis()) this.skip();
+    if (!canStartPrivateRedis()) skipBecause(this, NO_PRIVATE_REDIS);
     const server: PrivateServer = await startPrivateRedis();
     try {
       const { processed } = await loadDedupeFlow([{ id: 'store', type: 'retry-dedupe', kind: 'redis', url: server.url }]);

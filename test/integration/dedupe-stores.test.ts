@@ -7,7 +7,8 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { DedupeGate, DedupeStoreError, MemoryDedupeStore, PostgresDedupeStore, RedisDedupeStore, type DedupeKey, type DedupeStore } from '../../src/lib/dedupe';
 import { parseTableName, PostgresDatabase } from '../../src/lib/postgres';
-import { canStartPrivatePostgres, canStartPrivateRedis, DATABASE_URL, REDIS_URL, startPrivatePostgres, startPrivateRedis } from '../helpers/private-stores';
+import { canStartPrivatePostgres, canStartPrivateRedis, DATABASE_URL, NO_PRIVATE_POSTGRES, NO_PRIVATE_REDIS, REDIS_URL, startPrivatePostgres, startPrivateRedis } from '../helpers/private-stores';
+import { skipBecause } from '../helpers/skips';
 import { waitFor } from '../helpers/broker';
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
@@ -159,7 +160,7 @@ for (const subject of subjects) {
 
 describe('deduplication store failures (private servers)', function () {
   it('Redis with a wrong password: an auth problem naming the server, never the password', async function () {
-    if (!canStartPrivateRedis()) this.skip();
+    if (!canStartPrivateRedis()) skipBecause(this, NO_PRIVATE_REDIS);
     const server = await startPrivateRedis('right-secret');
     const store = new RedisDedupeStore({ url: server.url, password: 'wrong-secret' });
     try {
@@ -181,7 +182,7 @@ describe('deduplication store failures (private servers)', function () {
   });
 
   it('Redis that stops: calls fail at once as unreachable, and work again when it is back', async function () {
-    if (!canStartPrivateRedis()) this.skip();
+    if (!canStartPrivateRedis()) skipBecause(this, NO_PRIVATE_REDIS);
     const server = await startPrivateRedis();
     const store = new RedisDedupeStore({ url: server.url });
     try {
@@ -199,7 +200,7 @@ describe('deduplication store failures (private servers)', function () {
 
   it('PostgreSQL with a wrong password: an auth problem naming the database', async function () {
     this.timeout(60_000);
-    if (!canStartPrivatePostgres()) this.skip();
+    if (!canStartPrivatePostgres()) skipBecause(this, NO_PRIVATE_POSTGRES);
     const server = await startPrivatePostgres('right-secret');
     const db = new PostgresDatabase({ connectionString: server.url, password: 'wrong-secret' });
     const store = new PostgresDedupeStore(db, { table: parseTableName('dedupe') as never, mode: 'declare', sweepMs: 0 });

@@ -11,7 +11,8 @@ import * as amqp from 'amqplib';
 import { AMQP_URL, Broker, MANAGEMENT_URL, waitFor } from '../helpers/broker';
 import { brokerNode, configNode, consumerNode, tab, uniqueNames, type Names } from '../helpers/flows';
 import { helper, loadFlow } from '../helpers/node-red';
-import { canStartPrivateNode, startPrivateNode, type PrivateNode } from '../helpers/private-node';
+import { canStartPrivateNode, NO_PRIVATE_NODE, startPrivateNode, type PrivateNode } from '../helpers/private-node';
+import { skipBecause } from '../helpers/skips';
 
 async function serverVersion(url: string): Promise<string> {
   const model = await amqp.connect(url);
@@ -50,8 +51,7 @@ describe('malformed x-death header (a broker that crashes on it)', function () {
     }
     if (!canStartPrivateNode()) {
       // Never on the shared 3.x broker: the test would crash its queue for everyone.
-      console.log('      (skipped: needs the installed rabbitmq-server for a private node)');
-      this.skip();
+      skipBecause(this, NO_PRIVATE_NODE);
     }
     privateNode = await startPrivateNode('xdeath');
     target = { url: privateNode.url, management: privateNode.management, version: await serverVersion(privateNode.url) };

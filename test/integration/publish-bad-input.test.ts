@@ -9,7 +9,8 @@ import { BrokerConnection } from '../../src/lib/connection/broker-connection';
 import { AMQP_URL, Broker, uniqueName, waitFor } from '../helpers/broker';
 import { brokerNode, tab } from '../helpers/flows';
 import { helper, loadFlow, statusCalls } from '../helpers/node-red';
-import { canStartPrivateNode, startPrivateNode, type PrivateNode } from '../helpers/private-node';
+import { canStartPrivateNode, NO_PRIVATE_NODE, startPrivateNode, type PrivateNode } from '../helpers/private-node';
+import { skipBecause } from '../helpers/skips';
 
 type Msg = Record<string, any>;
 
@@ -138,8 +139,7 @@ describe('publish: a message above the broker max_message_size (private broker n
   before(async function () {
     if (!canStartPrivateNode()) {
       // The limit is broker-wide: never lowered on the shared broker.
-      console.log('      (skipped: needs the installed rabbitmq-server for a private node)');
-      this.skip();
+      skipBecause(this, NO_PRIVATE_NODE);
     }
     node = await startPrivateNode('ops8-size', { extraConf: 'max_message_size = 4096' });
   });

@@ -5,48 +5,15 @@
  * same defaults.
  */
 import assert from 'node:assert/strict';
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { DIALOGS } from '../../src/editor/nodes';
 import type { NodeDefinition } from '../../src/editor/red';
+import { anchorsOf, markdownUnder, relativeLinks } from '../helpers/markdown-links';
 
 const ROOT = path.resolve(__dirname, '../..');
 const DOCS = path.join(ROOT, 'docs');
 const NODE_TYPES = Object.keys((JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { 'node-red': { nodes: Record<string, string> } })['node-red'].nodes);
-
-function markdownUnder(dir: string): string[] {
-  return readdirSync(dir).flatMap((entry) => {
-    const file = path.join(dir, entry);
-    return statSync(file).isDirectory() ? markdownUnder(file) : file.endsWith('.md') ? [file] : [];
-  });
-}
-
-/** Relative link targets of a markdown file (links and images): the file (this one for `#…`) and the anchor. */
-function relativeLinks(file: string): Array<{ target: string; file: string; anchor: string | undefined }> {
-  // Code spans and blocks hold examples, not links.
-  const text = readFileSync(file, 'utf8').replace(/```[\s\S]*?```/g, '').replace(/`[^`\n]*`/g, '');
-  return [...text.matchAll(/\]\(([^)\s]+)\)/g)]
-    .map((m) => m[1] ?? '')
-    .filter((target) => !/^[a-z]+:/i.test(target))
-    .map((target) => {
-      const [name = '', anchor] = target.split('#');
-      return { target, file: name === '' ? file : path.resolve(path.dirname(file), name), anchor };
-    });
-}
-
-/** The anchors GitHub gives a markdown file's headings. */
-function anchorsOf(file: string): Set<string> {
-  const text = readFileSync(file, 'utf8').replace(/```[\s\S]*?```/g, '');
-  return new Set(
-    [...text.matchAll(/^#{1,6}\s+(.+)$/gm)].map((m) =>
-      (m[1] ?? '')
-        .trim()
-        .toLowerCase()
-        .replace(/[^\p{L}\p{N}\s_-]/gu, '')
-        .replace(/\s/g, '-'),
-    ),
-  );
-}
 
 /**
  * Each node type's definition, as the editor gets it: the dialog modules are pure functions of a
