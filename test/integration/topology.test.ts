@@ -3,7 +3,6 @@
  * tools (the management HTTP API, plain amqplib) and a user without configure permission.
  */
 import assert from 'node:assert/strict';
-import * as amqp from 'amqplib';
 import { resolveConnectTargets } from '../../src/lib/connection';
 import { checkTopology, defaultManagementUrl, ManagementApi, planTopology, type ChannelRunner } from '../../src/lib/topology';
 import { topologyFromDefinition } from '../../src/nodes/shared/topology-definition';
@@ -172,29 +171,16 @@ describe('retry topology on the real broker', function () {
     it('does not fail check mode when that API does not answer: only existence is checked, and the warning says why', async () => {
       await createSeedWithAmqplib();
       const topology = topologyFromDefinition(configNode(names, { mode: 'check', retryDelay: '500', id: 'probe' }));
-      const model = await amqp.connect(AMQP_URL);
-      model.on('error', () => undefined);
-      const run: ChannelRunner = async (work) => {
-        const channel = await model.createChannel();
-        channel.on('error', () => undefined);
-        try {
-          return await work(channel);
-        } finally {
-          await channel.close().catch(() => undefined);
-        }
-      };
-      try {
-        // Port 1 answers nothing: as a broker host without the management plugin.
-        const nowhere = 'http://127.0.0.1:1';
-        const result = await checkTopology(run, planTopology(topology), ManagementApi.forTarget(nowhere, target, true));
-        assert.equal(result.argumentsUnchecked, true);
-        assert.equal(result.warnings.length, 1);
-        assert.match(result.warnings[0]!, /^check mode: queues and exchanges exist; their arguments were not compared \(management API at http:\/\/127\.0\.0\.1:1 did not answer: .+; set the management API URL on the broker to compare them\)$/);
-        // The same URL given on purpose is the broker's configuration: its failure is an error.
-        await assert.rejects(checkTopology(run, planTopology(topology), ManagementApi.forTarget(nowhere, target)), /management API at http:\/\/127\.0\.0\.1:1 did not answer/);
-      } finally {
-        await model.close().catch(() => undefined);
-      }
+      // The test's own channel (Broker.ch() opens a new one after a 404 closed it).
+      const run: ChannelRunner = async (work) => work(await broker.ch());
+      // Port 1 answers nothing: as a broker host without the management plugin.
+      const nowhere = 'http://127.0.0.1:1';
+      const result = await checkTopology(run, planTopology(topology), ManagementApi.forTarget(nowhere, target, true));
+      assert.equal(result.argumentsUnchecked, true);
+      assert.equal(result.warnings.length, 1);
+      assert.match(result.warnings[0]!, /^check mode: queues and exchanges exist; their arguments were not compared \(management API at http:\/\/127\.0\.0\.1:1 did not answer: .+; set the management API URL on the broker to compare them\)$/);
+      // The same URL given on purpose is the broker's configuration: its failure is an error.
+      await assert.rejects(checkTopology(run, planTopology(topology), ManagementApi.forTarget(nowhere, target)), /management API at http:\/\/127\.0\.0\.1:1 did not answer/);
     });
   });
 
