@@ -418,6 +418,6 @@ function exampleFlowOn(runtime: NodeRedRuntime, packedTarball: () => string): vo
     assert.match(shown?.text ?? '', /✓/, `status ${JSON.stringify(shown)}${log()}`);
     assert.doesNotMatch(shown?.text ?? '', /args unchecked/, `status ${JSON.stringify(shown)}${log()}`);
     assert.equal(shown?.fill, 'green', `status ${JSON.stringify(shown)}${log()}`);
-    assert.ok(!log().includes('environment variable not set, arguments are not compared'), log());
+    assert.ok(!log().includes('RABBITMQ_MANAGEMENT_URL}: environment variable not set'), `the variable set: no fallback${log()}`);
   });
 }

@@ -75,6 +75,8 @@ export interface NodeRedOptions {
   userDir: string;
   /** Added to the environment (e.g. AMQP_URL for `${AMQP_URL}` in the flow). */
   env?: Record<string, string>;
+  /** Left out of the environment even when the test's own has them (a Node-RED started without them). */
+  unsetEnv?: string[];
   /** Node.js options before red.js, e.g. `['--require', preload]` (the bench's probe). */
   nodeArgs?: string[];
   /** More settings.js properties, as source text (e.g. `adminAuth: {…},`). */
@@ -121,6 +123,7 @@ export class NodeRedProcess {
     // Without NODE_OPTIONS, so no loader hook of the test runner (tsx) is inherited.
     const env: NodeJS.ProcessEnv = { ...process.env, ...options.env };
     delete env.NODE_OPTIONS;
+    for (const name of options.unsetEnv ?? []) Reflect.deleteProperty(env, name);
     const child = spawn(options.launch.node, [...(options.nodeArgs ?? []), options.launch.redJs, '--userDir', options.userDir, '--port', String(port)], {
       cwd: options.userDir,
       env,

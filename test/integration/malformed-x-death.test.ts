@@ -99,4 +99,43 @@ describe('malformed x-death header (a broker that crashes on it)', function () {
     await waitFor(async () => (await broker.messageCount(names.mainQueue)) === 0, 'the original acked');
     assert.ok(warnings.some((w) => /^message .+ parked in '.+parking-queue': malformed x-death header/.test(w)), 'the park is logged');
   });
+
+  // Issue 29: a forged x-death of any shape parks at the first failure, with the reason; never a redelivery.
+  const shapes: Array<[string, (names: Names) => unknown, string]> = [
+    ['a string', () => 'forged', 'x-death is not an array'],
+    ['a number', () => 7, 'x-death is not an array'],
+    ['one table instead of a list of them', (n) => ({ count: 1, queue: n.mainQueue, reason: 'rejected', exchange: n.mainExchange }), 'x-death is not an array'],
+    ['a list of non-tables', () => ['a', 1], 'x-death entry 1 is not a table'],
+  ];
+  for (const [shape, forge, problem] of shapes) {
+    it(`x-death as ${shape}: the first retry parks it with the reason, never redelivered`, async () => {
+      const seen: Array<{ redelivered: boolean; attempt: unknown }> = [];
+      const warnings: string[] = [];
+      await loadFlow([
+        tab(),
+        brokerNode({ url: target.url }),
+        configNode(names),
+        consumerNode([['seen', 'retry']]),
+        { id: 'seen', type: 'helper', z: 'flow' },
+        { id: 'retry', type: 'retry-settle', z: 'flow', action: 'retry', reason: 'temporary failure', wires: [] },
+      ]);
+      helper.getNode('seen').on('input', (msg: { amqp: { redelivered: boolean }; retry: { attempt: unknown } }) => {
+        seen.push({ redelivered: msg.amqp.redelivered, attempt: msg.retry.attempt });
+      });
+      helper.getNode('consumer').on('call:warn', (call: { args: unknown[] }) => warnings.push(String(call.args[0])));
+      await broker.waitForConsumer(names.mainQueue);
+      await broker.publish(names.mainExchange, names.routingKey, { n: 1 }, { messageId: `forged-${shape}`, headers: { 'x-death': forge(names), origin: 'test' } });
+
+      const parked = await broker.take(names.parkingQueue);
+      const headers = parked.properties.headers ?? {};
+      assert.equal(headers['park-reason'], `malformed x-death header (${problem}); last error: temporary failure`);
+      assert.equal(headers['x-death'], undefined, 'the parked copy does not carry the forged header');
+      assert.equal(headers.origin, 'test');
+      await waitFor(async () => (await broker.messageCount(names.mainQueue)) === 0, 'the original acked');
+      assert.equal(await broker.messageCount(names.retryQueue), 0, 'nothing went to the retry queue');
+      assert.deepEqual(seen, [{ redelivered: false, attempt: 1 }], 'one delivery: the first, parked at its first failure');
+      assert.ok(warnings.some((w) => /^message .+ parked in '.+parking-queue': malformed x-death header/.test(w)), `the park is logged: ${JSON.stringify(warnings)}`);
+      assert.equal(await queueState(target.management, names.mainQueue), 'running', `RabbitMQ ${target.version}`);
+    });
+  }
 });

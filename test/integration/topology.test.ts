@@ -3,6 +3,9 @@
  * tools (the management HTTP API, plain amqplib) and a user without configure permission.
  */
 import assert from 'node:assert/strict';
+import { resolveConnectTargets } from '../../src/lib/connection';
+import { checkTopology, defaultManagementUrl, ManagementApi, planTopology, type ChannelRunner } from '../../src/lib/topology';
+import { topologyFromDefinition } from '../../src/nodes/shared/topology-definition';
 import { AMQP_URL, Broker, management, MANAGEMENT_URL, uniqueName, vhostPath, waitFor } from '../helpers/broker';
 import { brokerNode, configNode, consumerNode, declareSeedTopology, tab, uniqueNames, type Names } from '../helpers/flows';
 import { helper, loadFlow } from '../helpers/node-red';
@@ -144,6 +147,41 @@ describe('retry topology on the real broker', function () {
     await waitFor(() => errors.length > 0, 'the mismatch error');
     assert.equal(errors[0], `queue '${names.retryQueue}': x-message-ttl is 500 on the broker, config says 9000`);
     assert.equal(await consumerCount(), 0);
+  });
+
+  describe("the management URL's variable not set (an example imported as it is)", () => {
+    const target = resolveConnectTargets({ url: AMQP_URL, host: '', port: 0, vhost: '/', tls: false, heartbeat: 0 })[0]!;
+
+    it("tries the API at the broker's host: check mode compares arguments, said once in the log, no warning or error", async function () {
+      // The default is RabbitMQ's port 15672 at the broker's host; a broker whose API is elsewhere (RabbitMQ 4 beside the host's) cannot show it.
+      if (new URL(MANAGEMENT_URL).origin !== new URL(defaultManagementUrl(target)).origin) this.skip();
+      await createSeedWithAmqplib();
+      const flow = retryFlow({ mode: 'check', retryDelay: '9000' }, { managementUrl: '${RR_MGMT_NOT_SET_ANYWHERE}' });
+      await loadFlow(flow);
+      const errors = capture('consumer', 'error');
+      await waitFor(() => errors.length > 0, 'the mismatch error');
+      assert.equal(errors[0], `queue '${names.retryQueue}': x-message-ttl is 500 on the broker, config says 9000`);
+      // What the broker logged: the note once, at info level (40), so nothing in the debug sidebar (warn 30, error 20).
+      const fromBroker = helper.log().args.map(([entry]) => entry).filter((entry) => entry.id === 'broker' && !String(entry.msg).startsWith('connected to'));
+      assert.deepEqual(fromBroker.map((entry) => [entry.level, entry.msg]), [
+        [40, `management API URL \${RR_MGMT_NOT_SET_ANYWHERE}: environment variable not set; trying the broker's own at ${defaultManagementUrl(target)} (arguments are compared if it answers)`],
+      ]);
+    });
+
+    it('does not fail check mode when that API does not answer: only existence is checked, and the warning says why', async () => {
+      await createSeedWithAmqplib();
+      const topology = topologyFromDefinition(configNode(names, { mode: 'check', retryDelay: '500', id: 'probe' }));
+      // The test's own channel (Broker.ch() opens a new one after a 404 closed it).
+      const run: ChannelRunner = async (work) => work(await broker.ch());
+      // Port 1 answers nothing: as a broker host without the management plugin.
+      const nowhere = 'http://127.0.0.1:1';
+      const result = await checkTopology(run, planTopology(topology), ManagementApi.forTarget(nowhere, target, true));
+      assert.equal(result.argumentsUnchecked, true);
+      assert.equal(result.warnings.length, 1);
+      assert.match(result.warnings[0]!, /^check mode: queues and exchanges exist; their arguments were not compared \(management API at http:\/\/127\.0\.0\.1:1 did not answer: .+; set the management API URL on the broker to compare them\)$/);
+      // The same URL given on purpose is the broker's configuration: its failure is an error.
+      await assert.rejects(checkTopology(run, planTopology(topology), ManagementApi.forTarget(nowhere, target)), /management API at http:\/\/127\.0\.0\.1:1 did not answer/);
+    });
   });
 
   it('check mode reports every missing object (the status in one line) and recovers once they exist', async () => {

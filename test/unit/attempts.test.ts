@@ -173,6 +173,19 @@ describe('attempts from x-death', () => {
       assert.equal(malformedDeathHeader({ 'x-death': [{ count: 1, reason: 'rejected' }] }), 'x-death entry 1 has no queue or reason');
       assert.equal(malformedDeathHeader({ 'x-death': ['text'] }), 'x-death entry 1 is not a table');
       assert.equal(malformedDeathHeader({ 'x-death': 'abc' }), 'x-death is not an array');
+      assert.equal(malformedDeathHeader({ 'x-death': 7 }), 'x-death is not an array');
+      assert.equal(malformedDeathHeader({ 'x-death': entry }), 'x-death is not an array');
+      assert.equal(malformedDeathHeader({ 'x-death': Buffer.from('abc') }), 'x-death is not an array');
+      assert.equal(malformedDeathHeader({ 'x-death': ['a', 1] }), 'x-death entry 1 is not a table');
+      assert.equal(malformedDeathHeader({ 'x-death': [{ ...entry, count: 1 }, 1] }), 'x-death entry 2 is not a table');
+    });
+
+    it('every shape counts for nothing (attempt 1) and msg.retry.malformed says why', () => {
+      for (const value of ['forged', 7, { queue: 'main-queue', reason: 'rejected', count: 5 }, ['a', 1]]) {
+        const info = retryInfo({ 'x-death': value }, 'main-queue', 3);
+        assert.equal(info.attempt, 1, JSON.stringify(value));
+        assert.equal(typeof info.malformed, 'string', JSON.stringify(value));
+      }
     });
 
     it('the one-pass read (what retryInfo uses) finds the problem malformedDeathHeader finds, and still reads the well-formed entries', () => {

@@ -190,6 +190,24 @@ describe('decide() with a malformed x-death header (RabbitMQ 3.10 crashes the qu
     assert.equal(decision.options.headers?.['x-death'], undefined);
   });
 
+  // Issue 29: whatever its shape, a forged header parks at the first failure (never a dead-letter, a requeue or a tier).
+  const shapes: Array<[string, unknown, string]> = [
+    ['a string', 'forged', 'x-death is not an array'],
+    ['a number', 7, 'x-death is not an array'],
+    ['one table instead of a list', { count: 1, queue: 'main-queue', reason: 'rejected' }, 'x-death is not an array'],
+    ['a list of non-tables', ['a', 1], 'x-death entry 1 is not a table'],
+  ];
+  for (const [shape, value, problem] of shapes) {
+    it(`x-death as ${shape}: the first retry parks it with the reason, on either route`, () => {
+      for (const policy of [classic, decisionPolicy(topology({ retryDelaysMs: [1000, 10_000] }), false)]) {
+        const decision = parked(decide(policy, delivery(1, { headers: { 'x-death': value, origin: 'test' } }), 'retry', 'boom', NOW));
+        assert.equal(decision.reason, `${MALFORMED_X_DEATH} (${problem}); last error: boom`);
+        assert.equal(decision.options.headers?.['x-death'], undefined);
+        assert.equal(decision.options.headers?.origin, 'test');
+      }
+    });
+  }
+
   it('a well-formed x-death is kept on the parked copy', () => {
     const headers = { 'x-death': [{ count: 2, queue: 'main-queue', reason: 'rejected', exchange: 'main-exchange', 'routing-keys': ['rk'] }] };
     assert.deepEqual(parked(decide(classic, delivery(3, { headers }), 'retry', '', NOW)).options.headers?.['x-death'], headers['x-death']);

@@ -46,11 +46,19 @@ function show(t: (key: string) => string, value: unknown): string {
   return value === undefined ? t('check.none') : typeof value === 'string' ? `'${value}'` : JSON.stringify(value);
 }
 
+interface CheckAnswer {
+  broker: string;
+  compared: boolean;
+  uncompared?: string;
+  objects: CheckedObject[];
+}
+
 /** One row per exchange and queue: exists / missing / argument differs, with expected vs actual. */
-function renderCheck(t: (key: string, args?: Record<string, unknown>) => string, answer: { broker: string; compared: boolean; objects: CheckedObject[] }): void {
+function renderCheck(t: (key: string, args?: Record<string, unknown>) => string, answer: CheckAnswer): void {
   const box = $('#retry-config-check-result').empty();
   $('<div>').addClass('form-tips').text(t('check.on', { broker: answer.broker })).appendTo(box);
-  if (!answer.compared) $('<div>').addClass('form-tips').text(t('check.notCompared')).appendTo(box);
+  // Why the management API tried at the broker's host (its URL's variable unset) was not read, in English from the runtime.
+  if (!answer.compared) $('<div>').addClass('form-tips').text(t('check.notCompared') + (answer.uncompared ? ` (${answer.uncompared})` : '')).appendTo(box);
   const table = $('<table>').addClass('retry-config-check-table').css({ width: '100%', 'border-collapse': 'collapse', 'margin-top': '6px' }).appendTo(box);
   for (const o of answer.objects) {
     const row = $('<tr>').attr('data-object', `${o.kind}:${o.name}`).attr('data-state', o.state).css('border-top', '1px solid var(--red-ui-secondary-border-color, #ddd)').appendTo(table);
@@ -132,7 +140,7 @@ function checkTopology(t: (key: string, args?: Record<string, unknown>) => strin
   $.ajax({ url: 'rabbitmq-retry/check-topology', type: 'POST', contentType: 'application/json', data: JSON.stringify({ config: values(node), broker: brokerValues, credentials }) })
     .done((answer) => {
       button.prop('disabled', false);
-      renderCheck(t, answer as unknown as { broker: string; compared: boolean; objects: CheckedObject[] });
+      renderCheck(t, answer as unknown as CheckAnswer);
     })
     .fail((xhr) => failed(t, 'check.failed', button, xhr));
 }

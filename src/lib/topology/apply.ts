@@ -31,6 +31,8 @@ export interface DefinitionReader {
   exchangeType(name: string): Promise<string | undefined>;
   /** The exchange's arguments (e.g. `alternate-exchange`); optional for readers that cannot tell. */
   exchangeArguments?(name: string): Promise<Record<string, unknown> | undefined>;
+  /** For an optional reader: why it cannot be read now (then nothing is compared), else undefined. */
+  unavailable?(): Promise<string | undefined>;
 }
 
 export interface TopologyResult {
@@ -110,6 +112,8 @@ export interface TopologyInspection {
   objects: ObjectCheck[];
   /** False without a definition reader: only existence was checked over AMQP. */
   compared: boolean;
+  /** Why an optional definition reader was not used (it did not answer). */
+  uncompared?: string;
   /** AMQP reply code of the first failure, when the broker gave one. */
   firstCode?: number;
 }
@@ -119,8 +123,10 @@ export interface TopologyInspection {
  * (a 404 closes the channel, and every missing object gets reported). With a definition reader (the
  * management API) the queue arguments and exchange types are compared too.
  */
-export async function inspectTopology(run: ChannelRunner, plan: TopologyPlan, reader?: DefinitionReader): Promise<TopologyInspection> {
-  const inspection: TopologyInspection = { objects: [], compared: reader !== undefined };
+export async function inspectTopology(run: ChannelRunner, plan: TopologyPlan, optionalReader?: DefinitionReader): Promise<TopologyInspection> {
+  const uncompared = await optionalReader?.unavailable?.();
+  const reader = uncompared === undefined ? optionalReader : undefined;
+  const inspection: TopologyInspection = { objects: [], compared: reader !== undefined, ...(uncompared !== undefined ? { uncompared } : {}) };
   const look = async (check: ObjectCheck, op: (ch: Channel) => Promise<unknown>, compare: () => Promise<ArgumentDifference[]>): Promise<void> => {
     inspection.objects.push(check);
     try {
@@ -177,8 +183,9 @@ export async function checkTopology(run: ChannelRunner, plan: TopologyPlan, read
   const inspection = await inspectTopology(run, plan, reader);
   const problems = inspection.objects.flatMap((o) => o.problems);
   if (problems.length > 0) throw new TopologyError(problems, inspection.firstCode, inspection.objects);
-  if (reader) return { warnings: [] };
-  return { warnings: ['check mode: queues and exchanges exist; their arguments were not compared (set the management API URL on the broker to compare them)'], argumentsUnchecked: true };
+  if (inspection.compared) return { warnings: [] };
+  const why = inspection.uncompared !== undefined ? `${inspection.uncompared}; ` : '';
+  return { warnings: [`check mode: queues and exchanges exist; their arguments were not compared (${why}set the management API URL on the broker to compare them)`], argumentsUnchecked: true };
 }
 
 export async function applyTopology(run: ChannelRunner, plan: TopologyPlan, mode: TopologyMode, reader?: DefinitionReader): Promise<TopologyResult> {

@@ -1,7 +1,7 @@
 /**
  * topology — the retry topology as plain data (what a configuration means, whether it is valid), and
  * applying it to a broker: declared with its arguments, or checked passively (with the management
- * API's definitions when given); a one-off probe for the editor; the plan as a RabbitMQ definitions
+ * API's definitions when given, or tried at the broker's host when its variable is unset); a one-off probe for the editor; the plan as a RabbitMQ definitions
  * document for operators who create the topology themselves.
  */
 export { ALTERNATE_EXCHANGE, DEAD_LETTER_EXCHANGE, DEAD_LETTER_ROUTING_KEY, MESSAGE_TTL, SINGLE_ACTIVE_CONSUMER, isQuorum, sameArgumentValue, type QueueArguments } from './arguments';
@@ -45,4 +45,5 @@ export {
   type TopologyResult,
 } from './apply';
 export { ManagementApi, type ManagementApiOptions } from './management-api';
+export { chooseManagementApi, defaultManagementUrl, type ManagementChoice } from './management-url';
 export { probeTopology, type ProbeOptions } from './probe';

@@ -14,6 +14,11 @@ export interface ManagementApiOptions {
   username: string;
   password: string;
   timeoutMs?: number;
+  /**
+   * A default tried without being asked for (see chooseManagementApi): when it does not answer,
+   * check mode compares no arguments instead of failing.
+   */
+  optional?: boolean;
 }
 
 export class ManagementApi implements DefinitionReader {
@@ -42,8 +47,22 @@ export class ManagementApi implements DefinitionReader {
   }
 
   /** The API of the broker a connect target points at, with its vhost and user (guest when it has none). */
-  static forTarget(baseUrl: string, target: ConnectTarget): ManagementApi {
-    return new ManagementApi({ baseUrl, vhost: target.vhost, username: target.user, password: decodeURIComponent(new URL(target.url).password) || 'guest' });
+  static forTarget(baseUrl: string, target: ConnectTarget, optional = false): ManagementApi {
+    return new ManagementApi({ baseUrl, vhost: target.vhost, username: target.user, password: decodeURIComponent(new URL(target.url).password) || 'guest', optional });
+  }
+
+  /**
+   * Why an optional API cannot be read now (it does not answer, or refuses the broker's credentials);
+   * undefined when it can, and always for one that was asked for (its failures are errors).
+   */
+  async unavailable(): Promise<string | undefined> {
+    if (this.options.optional !== true) return undefined;
+    try {
+      await this.get('whoami');
+      return undefined;
+    } catch (err) {
+      return (err as Error).message;
+    }
   }
 
   async queueArguments(name: string): Promise<QueueArguments | undefined> {

@@ -6,6 +6,7 @@
 import * as amqp from 'amqplib';
 import type { ConnectTarget } from '../connection';
 import { ManagementApi } from './management-api';
+import { chooseManagementApi } from './management-url';
 import { planTopology, type RetryTopologyConfig } from './plan';
 import { inspectTopology, type ChannelRunner, type TopologyInspection } from './apply';
 import { closeChannel } from '../amqp';
@@ -13,7 +14,10 @@ import { closeChannel } from '../amqp';
 export interface ProbeOptions {
   /** Socket options, e.g. TLS (certificates) from a tls-config node. */
   socketOptions?: Record<string, unknown>;
-  /** Management API base URL, empty for none (existence checks only). */
+  /**
+   * The broker's management API URL as configured: empty for none (existence checks only); an unset
+   * `${VAR}` tries the API at the broker's host (chooseManagementApi).
+   */
   managementUrl: string;
   timeoutMs?: number;
 }
@@ -44,7 +48,8 @@ export async function probeTopology(targets: ConnectTarget[], topology: RetryTop
     }
   };
   try {
-    const reader = options.managementUrl ? ManagementApi.forTarget(options.managementUrl, target) : undefined;
+    const management = chooseManagementApi(options.managementUrl, target);
+    const reader = management.kind === 'none' ? undefined : ManagementApi.forTarget(management.url, target, management.kind === 'default');
     return { broker: target.display, ...(await inspectTopology(run, planTopology(topology), reader)) };
   } finally {
     await model.close().catch(() => undefined);

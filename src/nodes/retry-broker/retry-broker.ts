@@ -5,7 +5,7 @@
  */
 import { BrokerConnection, type ConnectTarget, isUnresolvedEnv, resolveConnectTargets, resolveEnvFields } from '../../lib/connection';
 import { QueueWatch } from '../../lib/parking';
-import { ManagementApi } from '../../lib/topology';
+import { ManagementApi, chooseManagementApi } from '../../lib/topology';
 import { readNumberFields } from '../../lib/rules';
 import { NUMBER_FIELDS } from '../shared/properties';
 import { brokerSettingsOf, connectionStatus, type BrokerUser, type RetryBrokerNode } from '../shared/broker-node';
@@ -44,16 +44,14 @@ export = function register(RED: NodeAPI): void {
     }
     node.display = configError ? 'invalid broker configuration' : targets.map((t) => t.display).join(', ');
     const first = targets[0];
-    const managementUrl = stringProp(def.managementUrl);
+    const management = chooseManagementApi(stringProp(def.managementUrl), first);
     try {
-      node.managementApi =
-        first && managementUrl && !isUnresolvedEnv(managementUrl)
-          ? ManagementApi.forTarget(managementUrl, first)
-          : undefined;
+      node.managementApi = first && management.kind !== 'none' ? ManagementApi.forTarget(management.url, first, management.kind === 'default') : undefined;
     } catch (err) {
       configError ??= (err as Error).message;
     }
-    if (isUnresolvedEnv(managementUrl)) node.warn(`management API URL ${managementUrl}: environment variable not set, arguments are not compared`);
+    // An example imported as it is: not a problem, said once in the log (not the debug sidebar).
+    if (management.kind === 'default' && !configError) node.log(management.note);
     if (configError) node.error(`broker configuration not usable: ${configError}`);
     node.connection = new BrokerConnection({
       targets,

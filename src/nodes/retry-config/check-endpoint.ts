@@ -5,7 +5,6 @@
  * stored credentials, and the answer names the broker without it.
  */
 import { resolveConnectTargets } from '../../lib/connection';
-import { isEnvReference } from '../../lib/rules';
 import { probeTopology } from '../../lib/topology';
 import { brokerSettingsOf, dialogBrokerValues } from '../shared/broker-node';
 import { tlsSocketOptions } from '../shared/tls-config';
@@ -55,7 +54,7 @@ async function check(RED: NodeAPI, body: CheckRequest): Promise<{ status: number
   }
   const managementUrl = stringProp(resolved.managementUrl);
   try {
-    const inspection = await probeTopology(targets, topology, { socketOptions, managementUrl: isEnvReference(managementUrl) ? '' : managementUrl });
+    const inspection = await probeTopology(targets, topology, { socketOptions, managementUrl });
     return { status: 200, body: { mode: topology.mode, ...inspection } };
   } catch (err) {
     // A connect or management API failure: the whole check failed, not one object.
