@@ -4,6 +4,7 @@
  * top to bottom), never up and never in a circle — test/unit/architecture.test.ts keeps it so.
  *
  * - consume    consuming a retry topology's main queue: session lifecycle, deliveries, retry mover
+ * - degrade    protecting what a flow calls: the kill switch and the rate limit
  * - dedupe     the idempotent consumer's store of processed keys
  * - outbox     the transactional outbox: statements and event in one transaction, the relay
  * - settle     what a settle becomes (decide) and carrying it out (acks, dead-letters, confirmed copies)
@@ -18,6 +19,7 @@
  * - amqp       AMQP values and closing channels
  */
 export * as consume from './consume';
+export * as degrade from './degrade';
 export * as dedupe from './dedupe';
 export * as outbox from './outbox';
 export * as settle from './settle';
