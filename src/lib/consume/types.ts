@@ -1,5 +1,6 @@
 /** The consumer session's options, states, counters and events, as plain types. */
 import type { Channel } from 'amqplib';
+import type { ErrorKind } from '../classify';
 import type { DedupeKeyResult, DedupeStore, StoreDownPolicy } from '../dedupe';
 import type { DecodeMode, DeliveredMessage } from '../message';
 import type { QueueCounters } from '../observe';
@@ -32,6 +33,12 @@ export interface Settled {
   messageId: string | null;
   /** From receipt to settle. */
   durationMs: number;
+  /**
+   * What the retry configuration's error rules made of the failure: set for every settle of a
+   * retry-settle in retry mode (and the settle timeout: transient); undefined for a plain ack, a park
+   * node, an invalid body.
+   */
+  kind?: ErrorKind;
 }
 
 export type SessionPhase =
