@@ -495,6 +495,71 @@ describe('editor in a real browser (chromium + playwright-core, packed package, 
     assert.deepEqual(takeErrors(), []);
   });
 
+  it('edits the error rules in the retry-config dialog: inserts the HTTP set, marks a bad rule, saves the edited list into the deployed flow', async function () {
+    const names = { main: uniqueName('ui-rules-main'), parking: uniqueName('ui-rules-parking') };
+    // Check mode and no consumer: nothing is declared or consumed on the broker.
+    const flow = [
+      { id: 'ui-rules-broker', type: 'retry-broker', name: 'test broker', url: AMQP_URL },
+      { id: 'ui-rules-config', type: 'retry-config', name: 'rules test', broker: 'ui-rules-broker', mode: 'check', mainQueue: names.main, parkingQueue: names.parking, retryDelay: '1000', maxAttempts: '3' },
+    ];
+    const deployed = await red!.api('POST', '/flows', flow, { 'Node-RED-Deployment-Type': 'full' });
+    assert.ok(deployed.ok, `deploy: ${deployed.status} ${await deployed.text()}`);
+    page.once('dialog', (dialog) => void dialog.accept());
+    await page.reload();
+    await page.waitForFunction(() => typeof RED !== 'undefined' && !!RED.nodes?.node?.('ui-rules-config'), null, { timeout: 60_000 });
+
+    await openEditor('ui-rules-config', 'retry-config');
+    await tab('policy');
+    const rows = page.locator('#retry-config-error-rules .retry-config-rule');
+    assert.equal(await rows.count(), 0, 'a configuration saved before error rules has none');
+    await page.locator('#retry-config-rules-http').click();
+    await waitFor(async () => (await rows.count()) === 6, 'the HTTP set inserted');
+    const cell = (row: number, part: 'name' | 'match' | 'value' | 'kind') => rows.nth(row).locator(`.retry-config-rule-${part}`);
+    assert.deepEqual(
+      await Promise.all([0, 1, 2, 3].map(async (i) => [await cell(i, 'match').inputValue(), await cell(i, 'value').inputValue(), await cell(i, 'kind').inputValue()])),
+      [
+        ['status', '408,429', 'transient'],
+        ['status', '4xx', 'permanent'],
+        ['status', '5xx', 'transient'],
+        ['code', 'ECONNREFUSED', 'transient'],
+      ],
+    );
+    // A status list the runtime would refuse is marked, with its reason as the tip; fixed, it is not.
+    await cell(1, 'value').fill('4x');
+    await cell(1, 'value').dispatchEvent('change');
+    await waitFor(async () => ((await cell(1, 'value').getAttribute('class')) ?? '').includes('input-error'), 'the bad status list marked');
+    assert.match((await cell(1, 'value').getAttribute('title')) ?? '', /'4x' is not a status code/);
+    // Edited: the client errors narrowed to three codes, a rule renamed, ECONNREFUSED made permanent.
+    await cell(1, 'value').fill('400,404,422');
+    await cell(1, 'value').dispatchEvent('change');
+    await waitFor(async () => !((await cell(1, 'value').getAttribute('class')) ?? '').includes('input-error'), 'the fixed status list unmarked');
+    await cell(1, 'name').fill('payment refused');
+    await cell(3, 'kind').selectOption('permanent');
+    await cell(3, 'match').selectOption('code');
+    await screenshot('error-rules.png', '.red-ui-tray');
+    await closeEditor('retry-config', 'ok');
+    assert.notEqual((await ourNodes()).find((n) => n.id === 'ui-rules-config')?.valid, false, 'the edited configuration is valid');
+
+    await page.locator('#red-ui-header-button-deploy').click();
+    const saved = async (): Promise<Record<string, unknown> | undefined> => {
+      const response = await red!.api('GET', '/flows', undefined, { 'Node-RED-API-Version': 'v2' });
+      const { flows } = (await response.json()) as { flows: Array<Record<string, unknown>> };
+      return flows.find((n) => n.id === 'ui-rules-config');
+    };
+    await waitFor(async () => Array.isArray((await saved())?.errorRules), 'the deployed flow with the rules');
+    const config = (await saved())!;
+    assert.deepEqual(config.errorRules, [
+      { name: 'HTTP timeout or throttled', match: 'status', value: '408,429', kind: 'transient' },
+      { name: 'payment refused', match: 'status', value: '400,404,422', kind: 'permanent' },
+      { name: 'HTTP server error', match: 'status', value: '5xx', kind: 'transient' },
+      { name: 'connection refused', match: 'code', value: 'ECONNREFUSED', kind: 'permanent' },
+      { name: 'timed out', match: 'code', value: 'ETIMEDOUT', kind: 'transient' },
+      { name: 'connection reset', match: 'code', value: 'ECONNRESET', kind: 'transient' },
+    ]);
+    assert.equal(String(config.version), '3', 'saved at the version that knows errorRules');
+    assert.deepEqual(takeErrors(), []);
+  });
+
   it("runs the demo on the canvas: the consumer's short status puts what waits in parking first (the README's picture)", async function () {
     // The demo as shipped, with its own broker object names and a 1 s retry delay.
     const demoNames = ['main-exchange', 'main-queue', 'retry-exchange', 'retry-queue', 'parking-queue', 'reply-queue'];
