@@ -497,7 +497,12 @@ describe('editor in a real browser (chromium + playwright-core, packed package, 
 
   it('edits the error rules in the retry-config dialog: inserts the HTTP set, marks a bad rule, saves the edited list into the deployed flow', async function () {
     const names = { main: uniqueName('ui-rules-main'), parking: uniqueName('ui-rules-parking') };
-    // Check mode and no consumer: nothing is declared or consumed on the broker.
+    // Check mode and no consumer: nothing is declared or consumed. The queues exist, for the parking
+    // browser the earlier tests left open (it peeks the deployed configuration's parking queue).
+    broker.track('queue', names.main, names.parking);
+    const ch = await broker.ch();
+    await ch.assertQueue(names.main, { durable: true });
+    await ch.assertQueue(names.parking, { durable: true });
     const flow = [
       { id: 'ui-rules-broker', type: 'retry-broker', name: 'test broker', url: AMQP_URL },
       { id: 'ui-rules-config', type: 'retry-config', name: 'rules test', broker: 'ui-rules-broker', mode: 'check', mainQueue: names.main, parkingQueue: names.parking, retryDelay: '1000', maxAttempts: '3' },
