@@ -8,6 +8,7 @@
  * - dedupe     the idempotent consumer's store of processed keys
  * - outbox     the transactional outbox: statements and event in one transaction, the relay
  * - settle     what a settle becomes (decide) and carrying it out (acks, dead-letters, confirmed copies)
+ * - classify   error kinds: a configuration's error rules and the classifier (transient, permanent, done)
  * - parking    the parking queue: peek, purge, replay, watch
  * - topology   the retry topology as data, declared or checked on a broker
  * - connection one AMQP connection per broker configuration, reconnecting
@@ -23,6 +24,7 @@ export * as degrade from './degrade';
 export * as dedupe from './dedupe';
 export * as outbox from './outbox';
 export * as settle from './settle';
+export * as classify from './classify';
 export * as parking from './parking';
 export * as topology from './topology';
 export * as connection from './connection';

@@ -1,6 +1,7 @@
 /** The consumer session's options, states, counters and events, as plain types. */
 import type { Channel } from 'amqplib';
 import type { CircuitChange, CircuitSettings } from '../degrade';
+import type { ErrorKind } from '../classify';
 import type { DedupeKeyResult, DedupeStore, StoreDownPolicy } from '../dedupe';
 import type { DecodeMode, DeliveredMessage } from '../message';
 import type { QueueCounters } from '../observe';
@@ -35,8 +36,12 @@ export interface Settled {
   messageId: string | null;
   /** From receipt to settle. */
   durationMs: number;
-  /** What the error was (retry-settle in retry mode with error rules, the settle timeout); undefined otherwise. */
-  kind?: 'transient' | 'permanent' | 'done';
+  /**
+   * What the retry configuration's error rules made of the failure: set for every settle of a
+   * retry-settle in retry mode (and the settle timeout: transient); undefined for a plain ack, a park
+   * node, an invalid body.
+   */
+  kind?: ErrorKind;
 }
 
 export type SessionPhase =

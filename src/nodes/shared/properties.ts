@@ -101,7 +101,8 @@ export const PROPERTY_VERSIONS: Record<string, { version: number; added: Record<
     added: { bufferMessages: { since: 2 }, bufferMiB: { since: 2 }, urlType: { since: 3, value: 'str' }, hostType: { since: 3, value: 'str' }, managementUrlType: { since: 3, value: 'str' } },
   },
   'park-replay': { version: 2, added: { action: { since: 2, value: 'replay' } } },
-  'retry-config': { version: 2, added: { maxAge: { since: 2 } } },
+  // --- issue 26 (H4): error rules (absent: none, every failure transient) ---
+  'retry-config': { version: 3, added: { maxAge: { since: 2 }, errorRules: { since: 3, value: '[]' } } },
   'retry-consumer': {
     version: 5,
     added: {
