@@ -140,4 +140,54 @@ describe('malformed x-death header (a broker that crashes on it)', function () {
       assert.equal(await queueState(target.management, names.mainQueue), 'running', `RabbitMQ ${target.version}`);
     });
   }
+
+  // Issue 29, the other ways a failure retries: each must park every shape at the first failure too.
+  // (Measured: RabbitMQ 3.10.8 resets a string, number or single-table x-death when it dead-letters,
+  // and crashes the queue on a list of non-tables as on a non-numeric count; RabbitMQ 4.0 resets all.)
+  const tiers = (n: Names): string[] => [`${n.retryQueue}.500ms`, `${n.retryQueue}.1s`];
+  const paths: Array<{ path: string; config?: Record<string, unknown>; consumer?: Record<string, unknown>; settle: boolean; lastError: string; retryQueues: (n: Names) => string[] }> = [
+    { path: 'the settle timeout (nothing settles it)', consumer: { settleTimeout: '1' }, settle: false, lastError: 'not settled within 1 s', retryQueues: (n) => [n.retryQueue] },
+    { path: 'the republish route (backoff tiers)', config: { retryExchange: '', retryDelay: '500,1000' }, settle: true, lastError: 'temporary failure', retryQueues: tiers },
+    { path: 'a quorum main queue', config: { retryExchange: '', mainQueueArgs: '{"x-queue-type":"quorum"}' }, settle: true, lastError: 'temporary failure', retryQueues: (n) => [n.retryQueue] },
+    { path: 'a max age', config: { maxAge: '3600' }, settle: true, lastError: 'temporary failure', retryQueues: (n) => [n.retryQueue] },
+  ];
+  for (const { path, config, consumer, settle, lastError, retryQueues } of paths) {
+    it(`on ${path}: every shape parks at the first failure with the reason, never redelivered`, async () => {
+      broker.track('queue', ...retryQueues(names));
+      const seen: Array<{ id: unknown; redelivered: boolean; attempt: unknown }> = [];
+      await loadFlow([
+        tab(),
+        brokerNode({ url: target.url }),
+        configNode(names, config),
+        consumerNode([settle ? ['seen', 'retry'] : ['seen']], consumer),
+        { id: 'seen', type: 'helper', z: 'flow' },
+        { id: 'retry', type: 'retry-settle', z: 'flow', action: 'retry', reason: 'temporary failure', wires: [] },
+      ]);
+      helper.getNode('seen').on('input', (msg: { amqp: { redelivered: boolean; properties: { messageId?: unknown } }; retry: { attempt: unknown } }) => {
+        seen.push({ id: msg.amqp.properties.messageId, redelivered: msg.amqp.redelivered, attempt: msg.retry.attempt });
+      });
+      await broker.waitForConsumer(names.mainQueue);
+      for (const [i, [, forge]] of shapes.entries()) {
+        await broker.publish(names.mainExchange, names.routingKey, { n: i }, { messageId: `forged-${i}`, headers: { 'x-death': forge(names), origin: 'test' } });
+      }
+
+      const reasons = new Map<unknown, unknown>();
+      for (let i = 0; i < shapes.length; i += 1) {
+        const parked = await broker.take(names.parkingQueue);
+        assert.equal(parked.properties.headers?.['x-death'], undefined, 'the parked copy does not carry the forged header');
+        reasons.set(parked.properties.messageId, parked.properties.headers?.['park-reason']);
+      }
+      for (const [i, [shape, , problem]] of shapes.entries()) {
+        assert.equal(reasons.get(`forged-${i}`), `malformed x-death header (${problem}); last error: ${lastError}`, shape);
+      }
+      await waitFor(async () => (await broker.messageCount(names.mainQueue)) === 0, 'the originals acked');
+      for (const queue of retryQueues(names)) assert.equal(await broker.messageCount(queue), 0, `nothing went to ${queue}`);
+      assert.deepEqual(
+        [...seen].sort((a, b) => String(a.id).localeCompare(String(b.id))),
+        shapes.map((_, i) => ({ id: `forged-${i}`, redelivered: false, attempt: 1 })),
+        'one delivery each: the first, parked at its first failure',
+      );
+      assert.equal(await queueState(target.management, names.mainQueue), 'running', `RabbitMQ ${target.version}`);
+    });
+  }
 });

@@ -224,13 +224,23 @@ describe('decide() with a malformed x-death header (RabbitMQ 3.10 crashes the qu
     ['one table instead of a list', { count: 1, queue: 'main-queue', reason: 'rejected' }, 'x-death is not an array'],
     ['a list of non-tables', ['a', 1], 'x-death entry 1 is not a table'],
   ];
+  // Every way a retry is decided: dead-letter, backoff tiers, a quorum main queue, a max age (which reads
+  // the header for the first-seen time), each as a retry-settle asks (kind transient) and without a kind.
+  const policies: Array<[string, DecisionPolicy]> = [
+    ['dead-letter', classic],
+    ['tiers', decisionPolicy(topology({ retryDelaysMs: [1000, 10_000] }), false)],
+    ['quorum', decisionPolicy(topology({ mainQueueArguments: { 'x-queue-type': 'quorum' } }), false)],
+    ['max age', decisionPolicy(topology({ maxAgeMs: 3_600_000 }), false)],
+  ];
   for (const [shape, value, problem] of shapes) {
-    it(`x-death as ${shape}: the first retry parks it with the reason, on either route`, () => {
-      for (const policy of [classic, decisionPolicy(topology({ retryDelaysMs: [1000, 10_000] }), false)]) {
-        const decision = parked(decide(policy, delivery(1, { headers: { 'x-death': value, origin: 'test' } }), 'retry', 'boom', NOW));
-        assert.equal(decision.reason, `${MALFORMED_X_DEATH} (${problem}); last error: boom`);
-        assert.equal(decision.options.headers?.['x-death'], undefined);
-        assert.equal(decision.options.headers?.origin, 'test');
+    it(`x-death as ${shape}: the first retry parks it with the reason, on every route`, () => {
+      for (const [route, policy] of policies) {
+        for (const kind of [undefined, 'transient'] as const) {
+          const decision = parked(decide(policy, delivery(1, { headers: { 'x-death': value, origin: 'test' } }), 'retry', 'boom', NOW, undefined, kind));
+          assert.equal(decision.reason, `${MALFORMED_X_DEATH} (${problem}); last error: boom`, `${route}, kind ${kind}`);
+          assert.equal(decision.options.headers?.['x-death'], undefined);
+          assert.equal(decision.options.headers?.origin, 'test');
+        }
       }
     });
   }
