@@ -206,9 +206,11 @@ describe('decide() with a malformed x-death header (RabbitMQ 3.10 crashes the qu
     assert.match(parked(decide(tiers, delivery(1, { headers: forged }), 'retry', '', NOW)).reason, /^malformed x-death header \(/);
   });
 
-  it('ack acks it; ordered mode holds it (neither rejects)', () => {
+  it('ack acks it; ordered mode parks it at its first failure instead of holding the line (neither rejects)', () => {
     assert.deepEqual(decide(classic, delivery(1, { headers: forged }), 'ack', '', NOW), { kind: 'ack' });
-    assert.equal(decide(decisionPolicy(topology(), true), delivery(1, { headers: forged }), 'retry', '', NOW).kind, 'hold');
+    const decision = parked(decide(decisionPolicy(topology(), true), delivery(1, { headers: forged }), 'retry', 'boom', NOW));
+    assert.equal(decision.reason, `${MALFORMED_X_DEATH} (x-death entry 1 has count 'abc', not a whole number); last error: boom`);
+    assert.equal(decide(decisionPolicy(topology(), true), delivery(1), 'retry', 'boom', NOW).kind, 'hold', 'a well-formed one is held as before');
   });
 
   it('a park asked by the flow keeps its reason, without the header', () => {

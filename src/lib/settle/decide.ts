@@ -83,11 +83,12 @@ export function decide(policy: DecisionPolicy, delivery: Decidable, action: Sett
   const deaths = (): DeathRecord[] => (read ??= readDeaths(delivery.message.properties.headers));
   let parkReason = reason || DEFAULT_PARK_REASON;
   if (action === 'retry' && kind !== 'permanent') {
-    if (policy.ordered) return { kind: 'hold', reason };
-    const { retry } = delivery;
     const lastError = reason ? `; last error: ${reason}` : '';
-    // Never reject such a message: RabbitMQ 3.10 crashes the queue dead-lettering it.
+    // Never reject such a message: RabbitMQ 3.10 crashes the queue dead-lettering it. A producer forged
+    // its header: it is parked at its first failure, in ordered mode too (it would not heal by waiting).
     const malformed = malformedDeathHeader(delivery.message.properties.headers);
+    if (malformed === undefined && policy.ordered) return { kind: 'hold', reason };
+    const { retry } = delivery;
     if (malformed !== undefined) {
       parkReason = `${MALFORMED_X_DEATH} (${malformed})${lastError}`;
     } else if (attemptsExhausted(retry)) {
