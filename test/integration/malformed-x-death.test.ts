@@ -150,6 +150,7 @@ describe('malformed x-death header (a broker that crashes on it)', function () {
     { path: 'the republish route (backoff tiers)', config: { retryExchange: '', retryDelay: '500,1000' }, settle: true, lastError: 'temporary failure', retryQueues: tiers },
     { path: 'a quorum main queue', config: { retryExchange: '', mainQueueArgs: '{"x-queue-type":"quorum"}' }, settle: true, lastError: 'temporary failure', retryQueues: (n) => [n.retryQueue] },
     { path: 'a max age', config: { maxAge: '3600' }, settle: true, lastError: 'temporary failure', retryQueues: (n) => [n.retryQueue] },
+    { path: 'ordered mode (a failure holds the line, but not this one)', consumer: { mode: 'ordered', orderedPause: '1' }, settle: true, lastError: 'temporary failure', retryQueues: (n) => [n.retryQueue] },
   ];
   for (const { path, config, consumer, settle, lastError, retryQueues } of paths) {
     it(`on ${path}: every shape parks at the first failure with the reason, never redelivered`, async () => {
