@@ -8,6 +8,7 @@ export { keyFromValue, messageIdKey } from './keys';
 export { MemoryDedupeStore, type MemoryStoreOptions } from './memory-store';
 export { DEDUPE_COLUMNS, DEDUPE_INDEXES, dedupeTableDdl, PostgresDedupeStore, type DedupeDatabase, type PostgresStoreOptions } from './postgres-store';
 export { RecheckSchedule, systemTimer, type Timer } from './recheck';
+export { redisStoreError, unreachableWhy } from './redis-errors';
 export { RedisDedupeStore, type RedisStoreSettings } from './redis-store';
 export { describeRedis, redisUrlProblem } from './redis-url';
 export { DedupeStoreError, type ClaimResult, type DedupeKey, type DedupeStore, type DedupeStoreProblem } from './store';

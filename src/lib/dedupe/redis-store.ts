@@ -6,8 +6,9 @@
  */
 import { Redis, type RedisOptions } from 'ioredis';
 import { distinctKeys } from './batch';
+import { redisStoreError } from './redis-errors';
 import { describeRedis } from './redis-url';
-import { DedupeStoreError, type ClaimResult, type DedupeKey, type DedupeStore } from './store';
+import { type ClaimResult, type DedupeKey, type DedupeStore } from './store';
 
 export interface RedisStoreSettings {
   /** `redis://host:6379/0` or `rediss://...`; a password in it is used but never shown. */
@@ -149,17 +150,7 @@ export class RedisDedupeStore implements DedupeStore {
     }
   }
 
-  private storeError(err: unknown): DedupeStoreError {
-    let cause = err instanceof Error ? err : new Error(String(err));
-    // Offline: the command was refused at once; the connection's own error says why.
-    if (/writeable|Connection is closed|enableOfflineQueue/i.test(cause.message) && this.lastError) cause = this.lastError;
-    const text = cause.message;
-    if (/WRONGPASS|NOAUTH|invalid password|invalid username-password/i.test(text)) {
-      return new DedupeStoreError(`${this.description} refused the login: ${text} (check the user and the password)`, 'auth');
-    }
-    if (/ECONNREFUSED|ENOTFOUND|EAI_AGAIN|ETIMEDOUT|ECONNRESET|EHOSTUNREACH|timed? ?out|writeable|Connection is closed|enableOfflineQueue/i.test(text)) {
-      return new DedupeStoreError(`${this.description} cannot be reached: ${text}`, 'unreachable');
-    }
-    return new DedupeStoreError(`${this.description}: ${text}`, 'other');
+  private storeError(err: unknown): Error {
+    return redisStoreError(this.description, err, this.lastError);
   }
 }
