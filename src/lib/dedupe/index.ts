@@ -9,6 +9,7 @@ export { MemoryDedupeStore, type MemoryStoreOptions } from './memory-store';
 export { DEDUPE_COLUMNS, DEDUPE_INDEXES, dedupeTableDdl, PostgresDedupeStore, type DedupeDatabase, type PostgresStoreOptions } from './postgres-store';
 export { RecheckSchedule, systemTimer, type Timer } from './recheck';
 export { redisStoreError, unreachableWhy } from './redis-errors';
+export { parsePersistence, redisKeeps, type RedisKeeps, type RedisPersistence } from './redis-persistence';
 export { RedisDedupeStore, type RedisStoreSettings } from './redis-store';
 export { describeRedis, redisUrlProblem } from './redis-url';
 export { DedupeStoreError, type ClaimResult, type DedupeKey, type DedupeStore, type DedupeStoreProblem } from './store';
