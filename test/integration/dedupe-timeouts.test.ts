@@ -3,7 +3,9 @@
  * real Redis store, in the Node-RED runtime: the settle timeout ends the delivery and releases its
  * key, so a copy held on it is processed then — not when the claim's lease (300 s here) ends. The
  * same when the delivery's channel was lost first: its key is released at its settle deadline, and
- * the redelivered copy is processed. Asserted by the order of events and what was processed; the
+ * the redelivered copy is processed. And a copy held by another process moves once that process
+ * records the key, though a copy of another key waits here for a whole lease (one recheck timer
+ * for both, armed for the earliest). Asserted by the order of events and what was processed; the
  * lease is far beyond any wait of the test.
  */
 import assert from 'node:assert/strict';
@@ -12,6 +14,7 @@ import { Broker, closeConnectionsNamed, uniqueName, waitFor } from '../helpers/b
 import { brokerNode, configNode, consumerNode, tab, uniqueNames, type Names } from '../helpers/flows';
 import { helper, loadFlow } from '../helpers/node-red';
 import { REDIS_URL } from '../helpers/private-stores';
+import { RedisDedupeStore } from '../../src/lib/dedupe';
 
 type Msg = Record<string, any>;
 
@@ -45,7 +48,7 @@ describe('idempotent consumer: a message nobody settles does not hold its copies
    * Consumers (prefetch 1) → a function that drops (never settles) the first delivery of a payload
    * with `drop` set, and acks the rest. Every consumer's events go to one list.
    */
-  async function load(consumers: string[], settleTimeout: string): Promise<{ processed: Msg[]; events: Msg[] }> {
+  async function load(consumers: string[], settleTimeout: string, prefetch = '1'): Promise<{ processed: Msg[]; events: Msg[] }> {
     const decide = `
       if (msg.payload.drop && !msg.amqp.redelivered && msg.retry.attempt === 1) return null;
       return msg;`;
@@ -55,7 +58,7 @@ describe('idempotent consumer: a message nobody settles does not hold its copies
       configNode(names),
       { id: 'store', type: 'retry-dedupe', kind: 'redis', url: REDIS_URL, prefix, leaseSeconds: '300' },
       ...consumers.map((id) =>
-        consumerNode([['decide', 'seen'], ['events']], { id, name: id, dedupe: 'store', events: true, statsEvery: '0', outputs: 2, prefetch: '1', settleTimeout }),
+        consumerNode([['decide', 'seen'], ['events']], { id, name: id, dedupe: 'store', events: true, statsEvery: '0', outputs: 2, prefetch, settleTimeout }),
       ),
       { id: 'seen', type: 'helper', z: 'flow' },
       { id: 'events', type: 'helper', z: 'flow' },
@@ -96,5 +99,30 @@ describe('idempotent consumer: a message nobody settles does not hold its copies
     assert.equal(processed[1]!.amqp.redelivered, true, 'the same message, redelivered (the channel was lost before its settle timeout)');
     await waitFor(() => outcomes(events, 'pay-2').length === 1, 'its settle');
     assert.deepEqual(outcomes(events, 'pay-2'), ['acked 1'], 'processed once more and acked: no retry, no duplicate');
+  });
+
+  it('a copy held by another process moves once that process settles it, though a copy of another key here waits for a whole lease', async () => {
+    // Settle timeout off: the dropped message's claim lasts the whole 300 s lease.
+    const { processed, events } = await load(['consumer'], '0', '10');
+    await broker.publish(names.mainExchange, names.routingKey, { drop: true }, { messageId: 'stuck' });
+    await waitFor(() => processed.length === 1, 'the first copy of stuck in a flow that drops it');
+    await broker.publish(names.mainExchange, names.routingKey, { drop: false }, { messageId: 'stuck' });
+    // Another process (the test, with its own claim on the same Redis) processes 'fast'.
+    const other = new RedisDedupeStore({ url: REDIS_URL, prefix });
+    try {
+      await other.prepare();
+      const key = { scope: names.mainQueue, key: 'fast' };
+      assert.deepEqual(await other.claim([key], 'another-process', 300_000), [{ state: 'claimed' }]);
+      await broker.publish(names.mainExchange, names.routingKey, { drop: false }, { messageId: 'fast' });
+      await waitFor(async () => (await broker.messageCount(names.mainQueue)) === 0, 'both copies delivered, held');
+      assert.equal(processed.length, 1, 'both wait: stuck for its lease here, fast for the other process');
+      await other.complete([key], 60_000);
+      await waitFor(() => outcomes(events, 'fast').length === 1, 'the held copy of fast looked at again once the other process recorded it, not after the 300 s lease of stuck');
+      assert.deepEqual(outcomes(events, 'fast'), ['duplicate 1']);
+      assert.deepEqual(outcomes(events, 'stuck'), [], 'the copy of stuck still waits for its lease');
+      assert.equal(processed.length, 1);
+    } finally {
+      await other.close();
+    }
   });
 });
