@@ -267,11 +267,10 @@ export class DedupeGate extends EventEmitter<DedupeGateEvents> {
   }
 
   private failed(err: unknown): void {
-    // A store's own error names the store and says what is wrong in its words; anything else is named here.
-    const why =
-      err instanceof DedupeStoreError
-        ? `deduplication store ${err.message}`
-        : `deduplication store ${this.options.store.description} failed: ${err instanceof Error ? err.message : String(err)}`;
+    // A store's own error that starts with its name says what is wrong in its words; anything else is named here.
+    const { description } = this.options.store;
+    const text = err instanceof Error ? err.message : String(err);
+    const why = err instanceof DedupeStoreError && text.startsWith(description) ? `deduplication store ${text}` : `deduplication store ${description} failed: ${text}`;
     if (this.downWhy !== undefined) return;
     this.downWhy = why;
     this.emit('down', why);
