@@ -47,12 +47,17 @@ export function canStartPrivateRedis(): boolean {
   return spawnSync('redis-server', ['--version']).status === 0;
 }
 
-/** A Redis server on a free port, with `requirepass` when a password is given. */
-export async function startPrivateRedis(password?: string): Promise<PrivateServer> {
+/**
+ * A Redis server on a free port, with `requirepass` when a password is given. It keeps nothing on
+ * disk, unless `aof`: then an append-only file (appendfsync everysec) in a directory of its own.
+ */
+export async function startPrivateRedis(password?: string, options: { aof?: boolean } = {}): Promise<PrivateServer> {
   const [port] = await freePorts(1);
   let child: ChildProcess | undefined;
+  const dir = options.aof ? mkdtempSync(path.join(tmpdir(), 'rabbitmq-retry-redis-')) : undefined;
   const start = async (): Promise<void> => {
-    const args = ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'];
+    const args = ['--port', String(port), '--bind', '127.0.0.1', '--save', ''];
+    args.push(...(dir ? ['--appendonly', 'yes', '--appendfsync', 'everysec', '--dir', dir] : ['--appendonly', 'no']));
     if (password) args.push('--requirepass', password);
     child = spawn('redis-server', args, { stdio: 'ignore' });
     await waitFor(() => portAnswers(port!), `private redis on ${port}`, 15_000);
@@ -65,7 +70,11 @@ export async function startPrivateRedis(password?: string): Promise<PrivateServe
     await exited(c);
   };
   await start();
-  return { port: port!, url: `redis://127.0.0.1:${port}`, start, stop, remove: stop };
+  const remove = async (): Promise<void> => {
+    await stop();
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  };
+  return { port: port!, url: `redis://127.0.0.1:${port}`, start, stop, remove };
 }
 
 function postgresBin(): string | undefined {

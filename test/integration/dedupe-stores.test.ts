@@ -189,6 +189,10 @@ describe('deduplication store failures (private servers)', function () {
       await store.prepare();
       await server.stop();
       await assert.rejects(store.claim([k('a')], 'A', 1000), (err: unknown) => err instanceof DedupeStoreError && err.problem === 'unreachable');
+      // Every call of the outage in one wording, never the client's text (issue 28).
+      for (const call of [() => store.claim([k('b')], 'A', 1000), () => store.complete([k('b')], 1000), () => store.release([k('b')], 'A'), () => store.ping()]) {
+        await assert.rejects(call(), (err: unknown) => err instanceof DedupeStoreError && /^redis 127\.0\.0\.1:\d+ cannot be reached \((connection refused|connection lost)\)$/.test(err.message));
+      }
       await server.start();
       await waitFor(() => store.ping().then(() => true, () => false), 'redis back');
       assert.deepEqual(await store.claim([k('a')], 'A', 1000), [{ state: 'claimed' }]);

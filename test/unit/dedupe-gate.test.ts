@@ -3,7 +3,8 @@
  * semantics, which counts its calls (batching) and fails when told (a store that is down).
  */
 import assert from 'node:assert/strict';
-import { DedupeGate, keyFromValue, messageIdKey, type ClaimResult, type DedupeKey, type DedupeStore } from '../../src/lib/dedupe';
+import { DedupeGate, DedupeStoreError, keyFromValue, MemoryDedupeStore, messageIdKey, type ClaimResult, type DedupeKey, type DedupeStore } from '../../src/lib/dedupe';
+import { FakeTimer } from '../helpers/fake-timer';
 
 const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
@@ -199,6 +200,91 @@ describe('dedupe gate', () => {
     g.endAdmissions();
     assert.equal(await waiting, 'unchecked');
     assert.equal(g.stopped, true);
+    await g.close();
+  });
+});
+
+describe('dedupe gate: waiting copies on the clock (the memory store, a clock of the test)', () => {
+  const LEASE = 10_000;
+  /** Two consumers on one memory store (two processes on one Redis), on the test's clock. */
+  function two(): { timer: FakeTimer; a: DedupeGate; b: DedupeGate; store: MemoryDedupeStore } {
+    const timer = new FakeTimer();
+    const store = new MemoryDedupeStore({ now: () => timer.now() });
+    const make = (): DedupeGate => new DedupeGate({ store, scope: 'q', leaseMs: LEASE, retentionMs: 60_000, storeDown: 'pause', recheckMs: 1000, timer });
+    return { timer, a: make(), b: make(), store };
+  }
+  async function turns(n = 5): Promise<void> {
+    for (let i = 0; i < n; i += 1) await nextTurn();
+  }
+  function track(p: Promise<string>): { value: string | undefined } {
+    const box: { value: string | undefined } = { value: undefined };
+    void p.then((v) => (box.value = v));
+    return box;
+  }
+
+  it('a copy held by another consumer is looked at after a second even while a copy here waits for a whole lease (issue 28)', async () => {
+    const { timer, a, b } = two();
+    assert.equal(await a.admit('stuck'), 'claimed'); // in a flow here that never settles it
+    const stuckCopy = track(a.admit('stuck')); // waits for that lease: 10 s
+    assert.equal(await b.admit('fast'), 'claimed'); // the other consumer processes it in milliseconds
+    const fastCopy = track(a.admit('fast'));
+    await turns();
+    assert.equal(fastCopy.value, undefined, 'held: the other consumer has it');
+    await b.complete('fast');
+    timer.advance(1000);
+    await turns();
+    assert.equal(fastCopy.value, 'duplicate', 'looked at again after one second, not when the 10 s lease ends');
+    assert.equal(stuckCopy.value, undefined, 'the copy of the unsettled key still waits');
+    timer.advance(LEASE - 1000);
+    await turns();
+    assert.equal(stuckCopy.value, 'claimed', 'the lease ended unsettled: the waiting copy claims anew');
+    await a.close();
+    await b.close();
+  });
+
+  it('a released key: the copy waiting on it is looked at at once, not when the lease ends', async () => {
+    const { timer, a, b } = two();
+    assert.equal(await a.admit('k'), 'claimed');
+    const copy = track(a.admit('k'));
+    await turns();
+    assert.deepEqual(timer.armed, [LEASE], 'the copy waits for the lease end at most');
+    a.release('k'); // the settle timeout retried it
+    await turns();
+    assert.equal(copy.value, 'claimed', 'taken over without the clock moving');
+    assert.deepEqual(timer.armed, [], 'nothing waits on time any more');
+    await a.close();
+    await b.close();
+  });
+
+  it('a copy behind a key another consumer holds is not admitted beside the first when that lease ends', async () => {
+    const { timer, a, b } = two();
+    assert.equal(await b.admit('k'), 'claimed'); // b dies with it
+    const first = track(a.admit('k'));
+    const second = track(a.admit('k'));
+    await turns();
+    assert.equal(first.value, undefined);
+    for (let i = 0; i < 10; i += 1) {
+      timer.advance(1000);
+      await turns();
+    }
+    assert.equal(first.value, 'claimed', "b's lease ended: the first copy here claims it");
+    assert.equal(second.value, undefined, 'the second waits for the first, whose lease only starts now');
+    await a.complete('k');
+    await turns();
+    assert.equal(second.value, 'duplicate');
+    await a.close();
+    await b.close();
+  });
+
+  it('a store error names the store once (its own words), not twice', async () => {
+    const store = new TestStore();
+    const failing = Object.assign(store, {
+      claim: (): Promise<ClaimResult[]> => Promise.reject(new DedupeStoreError('test store cannot be reached (connection refused)', 'unreachable')),
+    });
+    const g = new DedupeGate({ store: failing, scope: 'q', leaseMs: 1000, retentionMs: 1000, storeDown: 'pause', probe: { initialMs: 1000, maxMs: 1000 } });
+    const down = new Promise<string>((resolve) => g.once('down', resolve));
+    void g.admit('k');
+    assert.equal(await down, 'deduplication store test store cannot be reached (connection refused)');
     await g.close();
   });
 });

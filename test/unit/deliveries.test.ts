@@ -5,7 +5,9 @@
  */
 import assert from 'node:assert/strict';
 import type { ConsumeMessage, Options } from 'amqplib';
+import type { DeliveryDedupe } from '../../src/lib/consume/admission';
 import { Deliveries } from '../../src/lib/consume/deliveries';
+import { DedupeGate, MemoryDedupeStore } from '../../src/lib/dedupe';
 import { DeliveryRegistry } from '../../src/lib/consume/registry';
 import type { Settled } from '../../src/lib/consume/types';
 import type { DeliveredMessage } from '../../src/lib/message';
@@ -53,7 +55,7 @@ class FakeCopies implements CopyPublisher {
   }
 }
 
-function setup(settleTimeoutMs: number, options: { ordered?: boolean; requeuePauseMs?: number } = {}) {
+function setup(settleTimeoutMs: number, options: { ordered?: boolean; requeuePauseMs?: number; dedupe?: DeliveryDedupe } = {}) {
   const written: string[] = [];
   const channel = {
     ack: (m: ConsumeMessage, all?: boolean) => written.push(`ack ${m.fields.deliveryTag}${all ? '+' : ''}`),
@@ -72,6 +74,7 @@ function setup(settleTimeoutMs: number, options: { ordered?: boolean; requeuePau
     decode: 'auto',
     invalidBody: 'park',
     requeuePauseMs: options.requeuePauseMs ?? 1000,
+    dedupe: options.dedupe,
   });
   const delivered: DeliveredMessage[] = [];
   const warnings: string[] = [];
@@ -82,6 +85,23 @@ function setup(settleTimeoutMs: number, options: { ordered?: boolean; requeuePau
     return delivered.at(-1)!.amqp.deliveryId;
   };
   return { written, deliveries, delivered, warnings, track, acks, copies, hold };
+}
+
+/** Deduplication by the body's `key` in a memory store, with a lease far longer than any test: a copy that moves did not wait for it. */
+function dedupe(): { gate: DedupeGate; store: MemoryDedupeStore; options: DeliveryDedupe } {
+  const store = new MemoryDedupeStore();
+  const gate = new DedupeGate({ store, scope: 'q', leaseMs: 3_600_000, retentionMs: 3_600_000, storeDown: 'pause' });
+  const keyOf = (d: DeliveredMessage) => ({ key: (d.payload as { key: string }).key });
+  return { gate, store, options: { gate, keyOf, noKey: 'process', maxKeyBytes: 4096, scope: 'q' } };
+}
+
+function keyed(tag: number, key: string): ConsumeMessage {
+  return { ...message(tag), content: Buffer.from(JSON.stringify({ key })) };
+}
+
+async function until(what: () => boolean): Promise<void> {
+  for (let i = 0; i < 400 && !what(); i += 1) await sleep(5);
+  assert.ok(what(), 'never happened');
 }
 
 describe('deliveries', () => {
@@ -244,6 +264,72 @@ describe('deliveries', () => {
     assert.equal(blocked.at(-1), 'released');
     await nextTurn();
     assert.deepEqual(written, ['ack 1+'], 'the one held delivery, acked once');
+  });
+
+  describe('deduplicated deliveries and the settle timeout (issue 28)', () => {
+    it('a delivery the flow never settles: the settle timeout retries it and releases its key, so a copy waiting on it is processed (not after the lease)', async () => {
+      const d = dedupe();
+      const { deliveries, delivered, acks } = setup(30, { dedupe: d.options });
+      const events: string[] = [];
+      deliveries.on('message', (m) => events.push(`message ${m.amqp.deliveryTag}`));
+      deliveries.on('settled', (s) => events.push(s.outcome.done));
+      deliveries.arrived(acks, keyed(1, 'pay-1'), attempt1, Date.now());
+      await until(() => delivered.length === 1);
+      deliveries.arrived(acks, keyed(2, 'pay-1'), attempt1, Date.now()); // the second copy: waits for the first
+      await until(() => delivered.length === 2);
+      assert.deepEqual(events.slice(0, 3), ['message 1', 'retried', 'message 2'], 'the copy entered the flow once the first was retried');
+      assert.equal(deliveries.counters.duplicates, 0);
+      await d.gate.close();
+    });
+
+    it("a delivery whose channel was lost: its key stays claimed for a late ack, and is released at its settle deadline, so the redelivered copy is processed (not after the lease)", async () => {
+      const d = dedupe();
+      const { deliveries, delivered, acks, warnings } = setup(200, { dedupe: d.options });
+      const events: string[] = [];
+      deliveries.on('message', (m) => events.push(`message ${m.amqp.deliveryTag}`));
+      deliveries.on('warning', (w) => events.push(w.replace(/^message \S+ /, 'message ')));
+      deliveries.arrived(acks, keyed(1, 'pay-2'), attempt1, Date.now());
+      await until(() => delivered.length === 1);
+      acks.close();
+      assert.equal(deliveries.endAll('its channel was lost'), 1);
+      const again = new AckBatcher({ ack: () => undefined, nack: () => undefined });
+      deliveries.arrived(again, keyed(7, 'pay-2'), attempt1, Date.now()); // the broker redelivers it
+      await sleep(5);
+      assert.equal(delivered.length, 1, 'the redelivery waits while the flow may still finish the first');
+      await until(() => delivered.length === 2);
+      assert.deepEqual(events, [
+        'message 1',
+        'message was not settled within 0.2 s (its channel was lost before): its deduplication key is released',
+        'message 7',
+      ]);
+      assert.equal(warnings.length, 1);
+      await d.gate.close();
+    });
+
+    it('a late ack of a lost channel\'s delivery still records its key; a late retry after its deadline releases nothing', async () => {
+      const d = dedupe();
+      const { deliveries, delivered, acks } = setup(200, { dedupe: d.options });
+      deliveries.arrived(acks, keyed(1, 'late-ack'), attempt1, Date.now());
+      deliveries.arrived(acks, keyed(2, 'late-retry'), attempt1, Date.now());
+      await until(() => delivered.length === 2);
+      const [ackId, retryId] = delivered.map((m) => m.amqp.deliveryId);
+      acks.close();
+      deliveries.endAll('its channel was lost');
+      await assert.rejects(deliveries.settle(ackId!, 'ack'));
+      await nextTurn();
+      await nextTurn();
+      assert.deepEqual(await d.store.claim([{ scope: 'q', key: 'late-ack' }], 'someone else', 1000), [{ state: 'done' }], 'recorded: the effect was done');
+      // late-retry's deadline passes: released; the redelivery takes it; a late retry of the old one must not release it under the new one.
+      const again = new AckBatcher({ ack: () => undefined, nack: () => undefined });
+      deliveries.arrived(again, keyed(9, 'late-retry'), attempt1, Date.now());
+      await until(() => delivered.length === 3);
+      await assert.rejects(deliveries.settle(retryId!, 'retry'));
+      await nextTurn();
+      await nextTurn();
+      const held = await d.store.claim([{ scope: 'q', key: 'late-retry' }], 'someone else', 1000);
+      assert.equal(held[0]?.state, 'held', "the redelivery's claim stays");
+      await d.gate.close();
+    });
   });
 
   it('ordered: a stopping consumer does not run a held message again', async () => {

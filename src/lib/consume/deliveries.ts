@@ -30,6 +30,7 @@ import {
   type TrackedDelivery,
 } from '../settle';
 import { Admission, type DeliveryDedupe } from './admission';
+import { Orphans } from './orphans';
 import { notSettleable, type DeliveryRegistry } from './registry';
 import type { Settled } from './types';
 
@@ -52,9 +53,6 @@ export interface DeliveriesOptions {
   /** Deduplication: each delivery with a key passes the gate before the flow sees it. */
   dedupe?: DeliveryDedupe;
 }
-
-/** Deliveries of lost channels remembered for a late settle of their key. */
-const MAX_ORPHANS = 10_000;
 
 
 export interface DeliveryEvents {
@@ -82,8 +80,8 @@ export class Deliveries extends EventEmitter<DeliveryEvents> {
   private completing = 0;
   /** Deduplication on arrival, when the consumer deduplicates. */
   private readonly admission: Admission | undefined;
-  /** Deliveries whose channel was lost with the flow still on them, by id: a late settle still completes or releases their key. */
-  private readonly orphans = new Map<string, { key: string }>();
+  /** Deliveries whose channel was lost with the flow still on them: a late settle still completes or releases their key, their settle deadline releases it. */
+  private readonly orphans = new Orphans();
   /** Once stopping, a held message is not run again (it goes back to the queue with the channel). */
   private stopping = false;
   /** A park or a settle timeout is a warning per message, limited so a burst (an outage) cannot flood the log. */
@@ -184,7 +182,8 @@ export class Deliveries extends EventEmitter<DeliveryEvents> {
   /**
    * Ends every unsettled delivery (its channel is gone or closing: the broker has it again); returns
    * how many. `flowGone`: nothing will settle them any more (the consumer stopped), so their keys are
-   * released; otherwise the flow may still finish one, and a late ack still records its key.
+   * released; otherwise the flow may still finish one (a late ack still records its key) until its
+   * settle deadline, when its key is released as the settle timeout's retry would have.
    */
   endAll(how: string, flowGone = false): number {
     clearTimeout(this.deadlineTimer);
@@ -195,13 +194,11 @@ export class Deliveries extends EventEmitter<DeliveryEvents> {
       for (const entry of ended) {
         if (entry.dedupeKey === undefined) continue;
         if (flowGone) dedupe.gate.release(entry.dedupeKey);
-        else this.orphans.set(entry.id, { key: entry.dedupeKey });
+        else this.orphans.add(entry.id, entry.dedupeKey, entry.deadline);
       }
-      // Bounded: the oldest are forgotten (their claims end with their lease).
-      for (const id of this.orphans.keys()) {
-        if (this.orphans.size <= MAX_ORPHANS) break;
-        this.orphans.delete(id);
-      }
+      // The consumer stops: the keys of earlier lost channels' deliveries go out with the gate's last writes.
+      if (flowGone) for (const orphan of this.orphans.expire(Infinity)) dedupe.gate.release(orphan.key);
+      else if (this.orphans.next !== Infinity) this.armDeadline(this.orphans.next);
     }
     return ended.length;
   }
@@ -306,13 +303,12 @@ export class Deliveries extends EventEmitter<DeliveryEvents> {
     return this.finished(entry, { kind: 'ack' }, reason, kind);
   }
 
-  /** A settle of a delivery whose channel was lost with the flow on it: its key is still recorded (an ack) or released. */
+  /** A settle of a delivery whose channel was lost with the flow on it: its key is still recorded (an ack) or released (unless its deadline released it). */
   private settleOrphan(id: string, action: SettleAction): void {
-    const orphan = this.orphans.get(id);
     const gate = this.options.dedupe?.gate;
+    const orphan = gate ? this.orphans.settle(id, action) : undefined;
     if (!orphan || !gate) return;
-    this.orphans.delete(id);
-    if (action === 'ack') void gate.complete(orphan.key);
+    if (orphan.then === 'complete') void gate.complete(orphan.key);
     else gate.release(orphan.key);
   }
 
@@ -399,19 +395,32 @@ export class Deliveries extends EventEmitter<DeliveryEvents> {
     this.deadlineTimer.unref?.();
   }
 
-  /** Settles every delivery past its deadline (oldest first), then waits for the next one's. */
+  /**
+   * Settles every delivery past its deadline (oldest first), releases the keys of lost-channel
+   * deliveries past theirs, then waits for the next deadline of either.
+   */
   private onDeadline(): void {
     this.deadlineTimer = undefined;
     const now = performance.now();
     const due: string[] = [];
+    let next = Infinity;
     for (const entry of this.registry.oldestFirst()) {
       if (entry.deadline > now) {
-        this.armDeadline(entry.deadline);
+        next = entry.deadline;
         break;
       }
       due.push(entry.id);
     }
+    for (const orphan of this.orphans.expire(now)) this.orphanTimedOut(orphan.id, orphan.key);
+    next = Math.min(next, this.orphans.next);
+    if (next !== Infinity) this.armDeadline(next);
     for (const id of due) void this.onSettleTimeout(id);
+  }
+
+  /** A delivery whose channel was lost was not settled in time either: its key is released, so its copies are processed now, not after the claim's lease. */
+  private orphanTimedOut(id: string, key: string): void {
+    this.options.dedupe?.gate.release(key);
+    this.timeoutLog.say(`message ${id} was not settled within ${this.options.settleTimeoutMs / 1000} s (its channel was lost before): its deduplication key is released`);
   }
 
   private async onSettleTimeout(id: string): Promise<void> {

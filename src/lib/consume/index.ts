@@ -11,5 +11,6 @@ export { ConsumerDepths, type DepthWatch } from './depths';
 export { Deliveries, type DeliveriesOptions, type DeliveryEvents } from './deliveries';
 export { DeliveryRegistry, notSettleable, type DeliveryStatus, type NotLive } from './registry';
 export { Drain } from './drain';
+export { Orphans } from './orphans';
 export { RetryMover, dueAt, moverTiers, type MoverTier, type RetryMoverOptions } from './retry-mover';
 export type { ConsumerSessionEvents, ConsumerSessionOptions, SessionConnection, SessionDedupe, SessionPhase, SessionState, SessionStats, Settled, StopOptions } from './types';

@@ -2,9 +2,10 @@
  * The idempotent consumer's gate: a delivery with a key is admitted to the flow only when its key is
  * claimed for this consumer (with a lease), and is a duplicate when the store says it was processed.
  * A duplicate of a key this consumer is still processing (or another consumer holds) waits: it is
- * looked at again when the first settles here, or every `recheckMs` until the other's lease ends. The
- * key is completed (recorded as processed) before the ack goes to the broker, and released on a retry
- * or a park, so the next delivery is processed again.
+ * looked at again at once when the first settles here, or every `recheckMs` until the other's lease
+ * ends (one schedule for all of them, armed for the earliest: `recheck.ts`). The key is completed
+ * (recorded as processed) before the ack goes to the broker, and released on a retry or a park (or
+ * when the settle timeout ends its delivery), so the next delivery is processed again.
  *
  * Store calls are batched: the claims, completes and releases of one event-loop turn go out as one
  * call each. A store that fails never means processing blindly: with `storeDown: 'pause'` the gate
@@ -15,7 +16,10 @@
 import { EventEmitter } from 'node:events';
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
-import type { ClaimResult, DedupeKey, DedupeStore } from './store';
+import { StoreProbe, type ProbeBackoff } from './probe';
+import { RecheckSchedule, systemTimer, type Timer } from './recheck';
+import { StoreBatch } from './store-batch';
+import { DedupeStoreError, type ClaimResult, type DedupeStore } from './store';
 
 export type StoreDownPolicy = 'pause' | 'process';
 
@@ -34,7 +38,9 @@ export interface DedupeGateOptions {
   /** How often a key another consumer holds is looked at again; default 1 s. */
   recheckMs?: number;
   /** Probing a store that is down: first and longest pause; defaults 1 s and 30 s. */
-  probe?: { initialMs: number; maxMs: number };
+  probe?: ProbeBackoff;
+  /** The clock and timer waiting copies are looked at again on (tests give their own). */
+  timer?: Timer;
 }
 
 /**
@@ -57,8 +63,12 @@ interface Waiter {
 
 /** A key this consumer holds (claimed, not yet completed or released), and what waits for it here. */
 interface LocalKey {
+  key: string;
   waiters: Waiter[];
-  /** When the claim's lease ends (ms since epoch): a waiter may claim anew then. */
+  /**
+   * When this consumer's claim's lease ends (ms since epoch): a waiter may claim anew then. Infinity
+   * while the claim is asked for (another consumer may hold the key): the lease starts when granted.
+   */
   until: number;
 }
 
@@ -73,26 +83,38 @@ export class DedupeGate extends EventEmitter<DedupeGateEvents> {
   /** Names this consumer's claims in the store: readable, and new for every consumer start. */
   readonly owner = `${hostname()}/${process.pid}/${randomBytes(4).toString('hex')}`;
   private readonly local = new Map<string, LocalKey>();
-  /** Waiting for the next claim call (new, or looked at again). */
-  private claims: Claiming[] = [];
+  /** The store calls of this turn: claims (new, or looked at again), completes, releases. */
+  private readonly calls: StoreBatch<Claiming>;
   /** Another consumer holds these keys: asked again at `nextCheck`. */
   private readonly held = new Set<Claiming>();
-  private completes: Array<{ key: string; resolve: () => void }> = [];
-  private releases: string[] = [];
-  private scheduled = false;
-  private recheckTimer: NodeJS.Timeout | undefined;
-  private probeTimer: NodeJS.Timeout | undefined;
-  private probeAttempt = 0;
+  /** What waits on time: held keys (at `nextCheck`), local keys with copies waiting (at `until`). */
+  private readonly rechecks: RecheckSchedule<Claiming | LocalKey>;
+  private readonly probe: StoreProbe;
   private downWhy: string | undefined;
   /** No more admissions (the consumer stops). */
   private closed = false;
   /** Closed for good: no probing either. */
   private shut = false;
   private readonly recheckMs: number;
+  private readonly timer: Timer;
 
   constructor(private readonly options: DedupeGateOptions) {
     super();
     this.recheckMs = options.recheckMs ?? 1000;
+    this.timer = options.timer ?? systemTimer;
+    this.rechecks = new RecheckSchedule((items) => this.recheck(items), this.timer);
+    this.probe = new StoreProbe(() => options.store.ping(), () => this.storeUp(), options.probe);
+    const { scope, leaseMs, retentionMs } = options;
+    this.calls = new StoreBatch(
+      options.store,
+      { scope, owner: this.owner, leaseMs, retentionMs },
+      {
+        claimed: (claim, result) => this.claimed(claim, result),
+        completed: (key) => this.finish(key, 'duplicate'),
+        failed: (err) => this.failed(err),
+        paused: () => this.downWhy !== undefined,
+      },
+    );
   }
 
   /** Why the store is down, while it is. */
@@ -102,7 +124,7 @@ export class DedupeGate extends EventEmitter<DedupeGateEvents> {
 
   /** Deliveries waiting for a key (held by another delivery or consumer, or for the store to come back). */
   get waiting(): number {
-    let n = this.claims.length + this.held.size;
+    let n = this.calls.claiming + this.held.size;
     for (const local of this.local.values()) n += local.waiters.length;
     return n;
   }
@@ -116,36 +138,34 @@ export class DedupeGate extends EventEmitter<DedupeGateEvents> {
       // lost channel): wait for it to settle, or for its lease to end (a flow that never settles it).
       return new Promise((resolve) => {
         local.waiters.push({ resolve });
-        this.armRecheck();
+        this.watchLease(local);
       });
     }
     if (this.downWhy !== undefined && this.options.storeDown === 'process') return Promise.resolve('unchecked');
-    this.local.set(key, { waiters: [], until: Date.now() + this.options.leaseMs });
-    return new Promise((resolve) => this.queueClaim({ key, resolve, nextCheck: 0 }));
+    this.local.set(key, { key, waiters: [], until: Infinity });
+    return new Promise((resolve) => this.calls.claim({ key, resolve, nextCheck: 0 }));
   }
 
   /** The flow acked the delivery of a key: records it as processed; resolves once the store has it (then the ack may go). */
   complete(key: string): Promise<void> {
-    return new Promise((resolve) => {
-      this.completes.push({ key, resolve });
-      this.schedule();
-    });
+    return this.calls.complete(key);
   }
 
-  /** The delivery of a key was retried or parked (or never settled): the next delivery may process it. */
+  /**
+   * The delivery of a key was retried or parked (or its settle timeout ended it): the next delivery
+   * may process it, and a copy waiting here is looked at at once.
+   */
   release(key: string): void {
     const local = this.local.get(key);
     const next = this.closed ? undefined : local?.waiters.shift();
     if (local && next) {
-      // A copy waits here: it takes over the claim (still this consumer's), with a fresh lease.
-      local.until = Date.now() + this.options.leaseMs;
-      this.claims.push({ key, resolve: next.resolve, nextCheck: 0 });
-      this.schedule();
+      // A copy waits here: it takes over the claim (still this consumer's); its lease starts anew when granted.
+      this.takeOver(local, next);
       return;
     }
+    if (local) this.rechecks.delete(local);
     this.local.delete(key);
-    this.releases.push(key);
-    this.schedule();
+    this.calls.release(key);
   }
 
   /**
@@ -155,9 +175,8 @@ export class DedupeGate extends EventEmitter<DedupeGateEvents> {
    */
   endAdmissions(): void {
     this.closed = true;
-    clearTimeout(this.recheckTimer);
-    const waiting = [...this.claims, ...this.held];
-    this.claims = [];
+    this.rechecks.clear();
+    const waiting = [...this.calls.takeClaims(), ...this.held];
     this.held.clear();
     for (const claim of waiting) this.local.delete(claim.key);
     for (const local of this.local.values()) for (const waiter of local.waiters.splice(0)) waiter.resolve('unchecked');
@@ -173,176 +192,106 @@ export class DedupeGate extends EventEmitter<DedupeGateEvents> {
   async close(): Promise<void> {
     this.endAdmissions();
     this.shut = true;
-    if (this.downWhy === undefined && (this.completes.length > 0 || this.releases.length > 0)) await this.flush();
-    clearTimeout(this.probeTimer);
-    for (const complete of this.completes.splice(0)) complete.resolve();
-    this.releases = [];
-  }
-
-  private queueClaim(claim: Claiming): void {
-    this.claims.push(claim);
-    this.schedule();
-  }
-
-  private schedule(): void {
-    if (this.scheduled || this.downWhy !== undefined) return;
-    this.scheduled = true;
-    setImmediate(() => {
-      this.scheduled = false;
-      void this.flush();
-    });
-  }
-
-  private keys(names: readonly string[]): DedupeKey[] {
-    return names.map((key) => ({ scope: this.options.scope, key }));
-  }
-
-  /** One call per kind for what this turn collected. */
-  private async flush(): Promise<void> {
-    const { store, leaseMs, retentionMs } = this.options;
-    const claims = this.claims;
-    const completes = this.completes;
-    const releases = this.releases;
-    this.claims = [];
-    this.completes = [];
-    this.releases = [];
-    const calls: Array<Promise<void>> = [];
-    if (completes.length > 0) {
-      calls.push(
-        store.complete(this.keys(completes.map((c) => c.key)), retentionMs).then(
-          () => {
-            for (const c of completes) this.completed(c.key, c.resolve);
-          },
-          (err: unknown) => {
-            this.completes.unshift(...completes);
-            this.failed(err);
-          },
-        ),
-      );
-    }
-    if (releases.length > 0) {
-      calls.push(
-        store.release(this.keys(releases), this.owner).catch((err: unknown) => {
-          this.releases.unshift(...releases);
-          this.failed(err);
-        }),
-      );
-    }
-    if (claims.length > 0) {
-      calls.push(
-        store.claim(this.keys(claims.map((c) => c.key)), this.owner, leaseMs).then(
-          (results) => claims.forEach((claim, i) => this.claimed(claim, results[i])),
-          (err: unknown) => {
-            this.claims.unshift(...claims);
-            this.failed(err);
-          },
-        ),
-      );
-    }
-    await Promise.all(calls);
-    if (this.downWhy === undefined && this.probeAttempt > 0) this.probeAttempt = 0;
+    if (this.downWhy === undefined && this.calls.writing) await this.calls.flush();
+    this.probe.stop();
+    this.calls.dropWrites();
   }
 
   private claimed(claim: Claiming, result: ClaimResult | undefined): void {
     if (this.closed) return claim.resolve('unchecked');
     switch (result?.state) {
-      case 'claimed':
+      case 'claimed': {
+        // The lease runs from now: copies waiting here claim anew only if it ends unsettled.
+        const local = this.local.get(claim.key);
+        if (local) {
+          local.until = this.timer.now() + this.options.leaseMs;
+          this.watchLease(local);
+        }
         claim.resolve('claimed');
         return;
+      }
       case 'done':
         this.finish(claim.key, 'duplicate');
         claim.resolve('duplicate');
         return;
       case 'held': {
         // Another consumer processes it: look again soon, and at the latest when its lease ends.
-        claim.nextCheck = Math.min(result.until, Date.now() + this.recheckMs);
+        claim.nextCheck = Math.min(result.until, this.timer.now() + this.recheckMs);
         this.held.add(claim);
-        this.armRecheck();
+        this.rechecks.set(claim, claim.nextCheck);
         return;
       }
       default:
         this.failed(new Error(`the store gave no answer for key '${claim.key}'`));
-        this.claims.push(claim);
+        this.calls.claim(claim);
     }
-  }
-
-  private completed(key: string, resolve: () => void): void {
-    this.finish(key, 'duplicate');
-    resolve();
   }
 
   /** A key is settled for good here: what waited for it is a duplicate (processed) and is told so. */
   private finish(key: string, admission: Admission): void {
     const local = this.local.get(key);
+    if (local) this.rechecks.delete(local);
     this.local.delete(key);
     for (const waiter of local?.waiters ?? []) waiter.resolve(admission);
   }
 
-  /** One timer for what waits on time: keys another consumer holds, and local keys whose lease ends with copies waiting. */
-  private armRecheck(): void {
-    if (this.recheckTimer !== undefined || this.closed) return;
-    let next = Infinity;
-    for (const claim of this.held) next = Math.min(next, claim.nextCheck);
-    for (const local of this.local.values()) if (local.waiters.length > 0) next = Math.min(next, local.until);
-    if (next === Infinity) return;
-    this.recheckTimer = setTimeout(() => {
-      this.recheckTimer = undefined;
-      const now = Date.now();
-      for (const claim of this.held) {
-        if (claim.nextCheck > now) continue;
-        this.held.delete(claim);
-        this.claims.push(claim);
+  /** A local key with copies waiting is looked at when its lease ends (a flow that never settles it). */
+  private watchLease(local: LocalKey): void {
+    if (this.closed) return;
+    if (local.waiters.length > 0 && local.until !== Infinity) this.rechecks.set(local, local.until);
+    else this.rechecks.delete(local);
+  }
+
+  /** A copy waiting here takes over a local key's claim: asked for at once (the store renews this consumer's claim). */
+  private takeOver(local: LocalKey, next: Waiter): void {
+    local.until = Infinity;
+    this.rechecks.delete(local);
+    this.calls.claim({ key: local.key, resolve: next.resolve, nextCheck: 0 });
+  }
+
+  /** The schedule's due items: held keys are asked again; a local key whose lease ended unsettled goes to a waiting copy. */
+  private recheck(items: Array<Claiming | LocalKey>): void {
+    if (this.closed) return;
+    const now = this.timer.now();
+    for (const item of items) {
+      if (!('waiters' in item)) {
+        if (this.held.delete(item)) this.calls.claim(item);
+        continue;
       }
-      for (const [key, local] of this.local) {
-        const next = local.until <= now ? local.waiters.shift() : undefined;
-        if (!next) continue;
-        // Its lease ended and it was never settled here (a flow that dropped the msg): a waiting copy claims anew.
-        local.until = now + this.options.leaseMs;
-        this.claims.push({ key, resolve: next.resolve, nextCheck: 0 });
-      }
-      this.schedule();
-      this.armRecheck();
-    }, Math.max(0, next - Date.now()));
-    this.recheckTimer.unref?.();
+      if (this.local.get(item.key) !== item) continue;
+      const next = item.until <= now ? item.waiters.shift() : undefined;
+      // Its lease ended and it was never settled here (a flow that dropped the msg): a waiting copy claims anew.
+      if (next) this.takeOver(item, next);
+      else this.watchLease(item);
+    }
   }
 
   private failed(err: unknown): void {
-    const why = `deduplication store ${this.options.store.description} failed: ${err instanceof Error ? err.message : String(err)}`;
+    // A store's own error that starts with its name says what is wrong in its words; anything else is named here.
+    const { description } = this.options.store;
+    const text = err instanceof Error ? err.message : String(err);
+    const why = err instanceof DedupeStoreError && text.startsWith(description) ? `deduplication store ${text}` : `deduplication store ${description} failed: ${text}`;
     if (this.downWhy !== undefined) return;
     this.downWhy = why;
     this.emit('down', why);
     if (this.options.storeDown === 'process') {
       // Processing goes on without deduplication: what waits for a claim is admitted unchecked.
       this.emit('warning', `${why}: processing WITHOUT deduplication until it answers again (duplicates are possible meanwhile)`);
-      for (const claim of this.claims.splice(0)) {
-        this.local.delete(claim.key);
+      for (const claim of this.calls.takeClaims()) {
+        // The copies waiting behind it go unchecked too (nothing would look at them again).
+        this.finish(claim.key, 'unchecked');
         claim.resolve('unchecked');
       }
-      for (const complete of this.completes.splice(0)) complete.resolve();
-      this.releases = [];
+      this.calls.dropWrites();
     }
-    this.probe();
+    this.probe.start();
   }
 
-  /** Asks the store until it answers, pausing longer each time (capped). */
-  private probe(): void {
+  /** The store answered the probe. */
+  private storeUp(): void {
     if (this.shut) return;
-    const { initialMs, maxMs } = this.options.probe ?? { initialMs: 1000, maxMs: 30_000 };
-    const delay = Math.min(maxMs, initialMs * 2 ** this.probeAttempt);
-    this.probeAttempt += 1;
-    this.probeTimer = setTimeout(() => {
-      this.probeTimer = undefined;
-      this.options.store.ping().then(
-        () => {
-          if (this.shut) return;
-          this.downWhy = undefined;
-          this.probeAttempt = 0;
-          this.emit('up');
-          this.schedule();
-        },
-        () => this.probe(),
-      );
-    }, delay);
-    this.probeTimer.unref?.();
+    this.downWhy = undefined;
+    this.emit('up');
+    this.calls.schedule();
   }
 }

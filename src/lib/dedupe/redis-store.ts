@@ -2,12 +2,15 @@
  * The deduplication store in Redis, shared by several Node-RED instances. One key per record,
  * `<prefix><scope>:<key>` (the scope URI-encoded): `c:<owner>` while claimed, with the lease as its
  * expiry; `d` once done, with the retention as its expiry. Each batch is one script call (claim,
- * release) or one pipeline (complete): one round trip, atomic per key.
+ * release) or one pipeline (complete): one round trip, atomic per key. At its first start it reads
+ * what the server keeps on disk (`redis-persistence.ts`) and tells its owner.
  */
 import { Redis, type RedisOptions } from 'ioredis';
 import { distinctKeys } from './batch';
+import { redisStoreError } from './redis-errors';
+import { parsePersistence, type RedisPersistence } from './redis-persistence';
 import { describeRedis } from './redis-url';
-import { DedupeStoreError, type ClaimResult, type DedupeKey, type DedupeStore } from './store';
+import { type ClaimResult, type DedupeKey, type DedupeStore } from './store';
 
 export interface RedisStoreSettings {
   /** `redis://host:6379/0` or `rediss://...`; a password in it is used but never shown. */
@@ -20,6 +23,8 @@ export interface RedisStoreSettings {
   prefix?: string;
   /** How long a command or a connection attempt may take; default 5 s. */
   timeoutMs?: number;
+  /** Told once, at the first start that answers, what the server keeps on disk (not told when it does not say). */
+  onPersistence?: (persistence: RedisPersistence) => void;
 }
 
 const CLAIM = `
@@ -60,8 +65,10 @@ export class RedisDedupeStore implements DedupeStore {
   private readonly prefix: string;
   /** The connection's last error: a failed command says it rather than "stream not writeable". */
   private lastError: Error | undefined;
+  /** What the server keeps on disk, read once. */
+  private persistenceRead: Promise<void> | undefined;
 
-  constructor(settings: RedisStoreSettings) {
+  constructor(private readonly settings: RedisStoreSettings) {
     this.description = describeRedis(settings.url);
     this.prefix = settings.prefix ?? 'rabbitmq-retry:dedupe:';
     const timeout = settings.timeoutMs ?? 5000;
@@ -96,6 +103,23 @@ export class RedisDedupeStore implements DedupeStore {
       });
     }
     await this.ping();
+    this.persistenceRead ??= this.readPersistence();
+    await this.persistenceRead;
+  }
+
+  /** What the server keeps on disk; undefined when it does not say (INFO refused or unlike Redis's). */
+  async persistence(): Promise<RedisPersistence | undefined> {
+    const info = await this.client.info('persistence').catch(() => undefined);
+    if (info === undefined) return undefined;
+    // CONFIG is often refused on managed servers: then the snapshot rules are unknown. (One name a
+    // call: Redis before 7 takes one.)
+    const get = (name: string): Promise<string[] | undefined> =>
+      this.client.config('GET', name).then(
+        (pairs: unknown) => (Array.isArray(pairs) ? pairs.map(String) : undefined),
+        () => undefined,
+      );
+    const [save, appendfsync] = await Promise.all([get('save'), get('appendfsync')]);
+    return parsePersistence(info, save && [...save, ...(appendfsync ?? [])]);
   }
 
   async ping(): Promise<void> {
@@ -141,6 +165,11 @@ export class RedisDedupeStore implements DedupeStore {
     return `${this.prefix}${encodeURIComponent(k.scope)}:${k.key}`;
   }
 
+  private async readPersistence(): Promise<void> {
+    const found = await this.persistence().catch(() => undefined);
+    if (found) this.settings.onPersistence?.(found);
+  }
+
   private async run<T>(command: () => Promise<T>): Promise<T> {
     try {
       return await command();
@@ -149,17 +178,7 @@ export class RedisDedupeStore implements DedupeStore {
     }
   }
 
-  private storeError(err: unknown): DedupeStoreError {
-    let cause = err instanceof Error ? err : new Error(String(err));
-    // Offline: the command was refused at once; the connection's own error says why.
-    if (/writeable|Connection is closed|enableOfflineQueue/i.test(cause.message) && this.lastError) cause = this.lastError;
-    const text = cause.message;
-    if (/WRONGPASS|NOAUTH|invalid password|invalid username-password/i.test(text)) {
-      return new DedupeStoreError(`${this.description} refused the login: ${text} (check the user and the password)`, 'auth');
-    }
-    if (/ECONNREFUSED|ENOTFOUND|EAI_AGAIN|ETIMEDOUT|ECONNRESET|EHOSTUNREACH|timed? ?out|writeable|Connection is closed|enableOfflineQueue/i.test(text)) {
-      return new DedupeStoreError(`${this.description} cannot be reached: ${text}`, 'unreachable');
-    }
-    return new DedupeStoreError(`${this.description}: ${text}`, 'other');
+  private storeError(err: unknown): Error {
+    return redisStoreError(this.description, err, this.lastError);
   }
 }

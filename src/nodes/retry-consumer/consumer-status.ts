@@ -17,6 +17,8 @@ export interface StatusContext {
   circuit: CircuitView | undefined;
   /** The rate limit (messages a second), 0: none. */
   rateLimit: number;
+  /** The deduplication store forgets every processed key on a restart (a Redis server that keeps nothing on disk). */
+  storeForgets?: boolean;
 }
 
 export function statsText(stats: SessionStats, t: Translate, rateLimit = 0): string {
@@ -29,19 +31,20 @@ export function statsText(stats: SessionStats, t: Translate, rateLimit = 0): str
 }
 
 export function sessionStatus(state: SessionState, stats: SessionStats, t: Translate, context: StatusContext): NodeStatus | undefined {
-  const { blockedBy, store, circuit, rateLimit } = context;
+  const { blockedBy, store, circuit, rateLimit, storeForgets } = context;
   switch (state.phase) {
     case 'consuming':
       // Probing after the kill switch tripped: one message at a time until enough succeed in a row.
       if (circuit?.state === 'probing') return { fill: 'yellow', shape: 'dot', text: t('retry-consumer.status.circuitProbing', { probed: circuit.probed, probes: circuit.probes }) };
       // Parks and tier retries wait while the broker blocks publishing: say why messages stay in flight.
       if (blockedBy !== undefined) return { fill: 'yellow', shape: 'dot', text: statsText(stats, t, rateLimit) + t('retry-consumer.status.brokerBlocked', { reason: blockedBy }) };
-      // Yellow while the parking queue holds messages (someone should look at them), or while the
-      // topology's arguments could not be compared (check mode without the management API).
+      // Yellow while the parking queue holds messages (someone should look at them), while the
+      // topology's arguments could not be compared (check mode without the management API), or while
+      // the deduplication store keeps nothing on disk.
       return {
-        fill: stats.parkingDepth || stats.argumentsUnchecked ? 'yellow' : 'green',
+        fill: stats.parkingDepth || stats.argumentsUnchecked || storeForgets ? 'yellow' : 'green',
         shape: 'dot',
-        text: statsText(stats, t, rateLimit) + (stats.argumentsUnchecked ? t('retry-consumer.status.argsUnchecked') : ''),
+        text: statsText(stats, t, rateLimit) + (stats.argumentsUnchecked ? t('retry-consumer.status.argsUnchecked') : '') + (storeForgets ? t('retry-dedupe.status.forgets') : ''),
       };
     case 'circuit-open':
       return { fill: 'yellow', shape: 'ring', text: t('retry-consumer.status.circuitOpen', { seconds: Math.ceil((circuit?.probeInMs ?? 0) / 1000) }) };

@@ -123,7 +123,7 @@ export = function register(RED: NodeAPI): void {
     const buffer = broker.connection.publishers.buffer;
     const status = new StatusUpdates(
       () =>
-        sessionStatus(session.state, session.stats, t, { blockedBy: buffer.state.blockedBy, store: dedupeNode?.store?.description ?? '', circuit: session.circuit, rateLimit: values.rateLimit }) ??
+        sessionStatus(session.state, session.stats, t, { blockedBy: buffer.state.blockedBy, store: dedupeNode?.store?.description ?? '', circuit: session.circuit, rateLimit: values.rateLimit, storeForgets: dedupeNode?.forgetsOnRestart }) ??
         broker.connectionStatus(),
       (shown) => node.status(shown),
     );

@@ -2,13 +2,16 @@
  * `retry-dedupe` config node: the store of processed message keys that a consumer with deduplication
  * claims, completes and releases keys in. Memory (the default: nothing to set up, one Node-RED
  * process), Redis (shared by several instances; URL, credentials, TLS, a key prefix) or PostgreSQL
- * (a table in a `retry-postgres` database, created in declare mode or checked in check mode).
+ * (a table in a `retry-postgres` database, created in declare mode or checked in check mode). A Redis
+ * store says at its first start what the server keeps on disk: in the log, and on its consumers'
+ * statuses when it keeps nothing (every processed key is forgotten on a restart).
  */
 import { isUnresolvedEnv, resolveEnvFields } from '../../lib/connection';
-import { MemoryDedupeStore, PostgresDedupeStore, RedisDedupeStore, redisUrlProblem, type DedupeStore } from '../../lib/dedupe';
+import { describeRedis, MemoryDedupeStore, PostgresDedupeStore, RedisDedupeStore, redisKeeps, redisUrlProblem, type DedupeStore, type RedisPersistence } from '../../lib/dedupe';
 import { parseTableName } from '../../lib/postgres';
 import { readNumberFields } from '../../lib/rules';
 import type { DedupeStoreNode } from '../shared/dedupe-node';
+import { translator } from '../shared/i18n';
 import { ResourceUsers } from '../shared/users';
 import { stringProp, type Node, type NodeAPI, type NodeDef } from '../shared/node-red';
 import { findPostgres } from '../shared/postgres-node';
@@ -25,6 +28,8 @@ export = function register(RED: NodeAPI): void {
   function RetryDedupe(this: DedupeStoreNode, saved: NodeDef): void {
     RED.nodes.createNode(this, saved);
     const node = this;
+    const t = translator(RED);
+    node.forgetsOnRestart = false;
     const def = resolveEnvFields(saved, (name) => RED.util.evaluateNodeProperty(name, 'env', node));
     const users = new ResourceUsers();
     const numbers = readNumberFields(def, NUMBER_FIELDS['retry-dedupe']);
@@ -70,7 +75,19 @@ export = function register(RED: NodeAPI): void {
         password: node.credentials?.password || undefined,
         tls,
         prefix: stringProp(def.prefix) || undefined,
+        onPersistence: (found) => persistence(describeRedis(url), found),
       });
+    }
+
+    /** What the Redis server keeps on disk: in the log; on the consumers' statuses when nothing. */
+    function persistence(name: string, found: RedisPersistence): void {
+      const keeps = redisKeeps(found);
+      const text = t(`retry-dedupe.persistence.${keeps}`, { store: name, save: found.save ?? '', fsync: found.appendfsync ?? '?' });
+      if (keeps === 'aof') node.log(text);
+      else node.warn(text);
+      node.forgetsOnRestart = keeps === 'nothing';
+      // Its users (consumers) show their status again, with this fact.
+      for (const user of users.all.values()) user.status({});
     }
 
     function postgresStore(): DedupeStore | undefined {

@@ -18,6 +18,8 @@ export interface DedupeStoreNode extends Node {
   /** How long a claim lives, and how long a processed key is remembered (ms). */
   leaseMs: number;
   retentionMs: number;
+  /** The store's server keeps nothing on disk: every processed key is forgotten on a restart (a Redis store says so at its first start). */
+  forgetsOnRestart: boolean;
   register(user: StoreUser): void;
   deregister(user: StoreUser): Promise<void>;
 }

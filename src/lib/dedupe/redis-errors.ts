@@ -1,0 +1,42 @@
+/**
+ * The Redis store's errors in one wording, whatever the client says. The same outage reaches a
+ * process as the connection's own error (`connect ECONNREFUSED …`), as a command refused while
+ * offline (`Stream isn't writeable …`, `Connection is closed.`) or as a command cut off in flight
+ * (`Reached the max retries per request limit (which is 0)…`): each reads `<store> cannot be reached
+ * (<why>)`, the why from a few words, the client's text never. Pure.
+ */
+import { DedupeStoreError } from './store';
+
+/** Why a Redis server cannot be reached, in a few words; undefined when the error is not about reaching it. */
+export function unreachableWhy(err: Error): string | undefined {
+  const code = (err as { code?: unknown }).code;
+  const text = `${typeof code === 'string' ? code : ''} ${err.message}`;
+  if (/ECONNREFUSED/.test(text)) return 'connection refused';
+  if (/ENOTFOUND|EAI_AGAIN/.test(text)) return 'host not found';
+  if (/EHOSTUNREACH|ENETUNREACH/.test(text)) return 'host unreachable';
+  if (/ETIMEDOUT|timed? ?out/i.test(text)) return 'no answer in time';
+  if (/^\s*LOADING\b|\bLOADING Redis/.test(text)) return 'loading its data after a restart';
+  if (/ECONNRESET|EPIPE|writeable|Connection is closed|enableOfflineQueue|max retries per request/i.test(text)) return 'connection lost';
+  return undefined;
+}
+
+/** Whether an error only says the command was not sent or was cut off (the connection's own error says more). */
+function offline(err: Error): boolean {
+  return /writeable|Connection is closed|enableOfflineQueue|max retries per request/i.test(err.message);
+}
+
+/**
+ * The error a store call rejects with. `connectionError`: the connection's last error, which says
+ * why better than a command refused offline.
+ */
+export function redisStoreError(description: string, err: unknown, connectionError?: Error): DedupeStoreError {
+  let cause = err instanceof Error ? err : new Error(String(err));
+  if (offline(cause) && connectionError) cause = connectionError;
+  const text = cause.message;
+  if (/WRONGPASS|NOAUTH|invalid password|invalid username-password/i.test(text)) {
+    return new DedupeStoreError(`${description} refused the login: ${text} (check the user and the password)`, 'auth');
+  }
+  const why = unreachableWhy(cause);
+  if (why !== undefined) return new DedupeStoreError(`${description} cannot be reached (${why})`, 'unreachable');
+  return new DedupeStoreError(`${description}: ${text}`, 'other');
+}
