@@ -37,9 +37,11 @@ describe('health probes in the Node-RED runtime (real broker, PostgreSQL, Redis)
   /** Loads the flow with a health node wired to a helper; the probe sends it a msg and resolves with what it answers. */
   async function load(nodes: Array<Record<string, unknown>>): Promise<Probe> {
     await loadFlow([tab(), ...nodes, { id: 'health', type: 'retry-health', z: 'flow', wires: [['answer']] }, { id: 'answer', type: 'helper', z: 'flow' }]);
+    const waiting: Array<(answer: { statusCode: number; report: HealthReport }) => void> = [];
+    helper.getNode('answer').on('input', (msg: Msg) => waiting.shift()?.({ statusCode: msg.statusCode as number, report: msg.payload as HealthReport }));
     return () =>
       new Promise((resolve) => {
-        helper.getNode('answer').once('input', (msg: Msg) => resolve({ statusCode: msg.statusCode as number, report: msg.payload as HealthReport }));
+        waiting.push(resolve);
         helper.getNode('health').receive({ payload: 'any', req: {} });
       });
   }
@@ -74,7 +76,7 @@ describe('health probes in the Node-RED runtime (real broker, PostgreSQL, Redis)
 
     const response = await helper.request().get('/rabbitmq-retry/health');
     assert.equal(response.status, 200);
-    const served = response.body as HealthReport;
+    const served = JSON.parse(response.text) as HealthReport;
     assert.equal(served.ready, true);
     assert.deepEqual(
       served.consumers.map((c) => c.state),
@@ -161,7 +163,7 @@ describe('health probes in the Node-RED runtime (real broker, PostgreSQL, Redis)
         { id: 'written', type: 'helper', z: 'flow' },
         { id: 'relay', type: 'outbox-relay', z: 'flow', name: 'orders relay', broker: 'broker', postgres: 'db', table, mode: 'declare', wires: [[]] },
       ]);
-      const written = new Promise((resolve) => helper.getNode('written').once('input', resolve));
+      const written = new Promise((resolve) => helper.getNode('written').on('input', resolve));
       helper.getNode('write').receive({ payload: { id: 1 } });
       await written;
       await waitFor(async () => (await probe()).report.relays[0]?.pending === 1, 'the relay to see the pending event', 30_000);
