@@ -11,14 +11,11 @@ import os from 'node:os';
 import path from 'node:path';
 import { uniqueName, waitFor } from '../helpers/broker';
 import { configNode, uniqueNames } from '../helpers/flows';
-import { NodeRedProcess, packPackage, userDirWith } from '../helpers/node-red-process';
+import { NodeRedProcess, packPackage, readOnlyAdminAuth, readToken, userDirWith } from '../helpers/node-red-process';
 import { canStartPrivateNode, NO_PRIVATE_NODE, startPrivateNode, type PrivateNode } from '../helpers/private-node';
 import { skipBecause } from '../helpers/skips';
 import type { HealthReport } from '../../src/lib/health';
 import { nodeRed4 } from './node-red-runtimes';
-
-// eslint-disable-next-line @typescript-eslint/no-require-imports -- Node-RED's own bcrypt, CommonJS
-const bcrypt = require(require.resolve('bcryptjs', { paths: [path.dirname(require.resolve('node-red/package.json'))] })) as { hashSync(text: string, rounds: number): string };
 
 const PROBE = '/probe/ready';
 const BROKER_NAME = uniqueName('health-broker');
@@ -49,11 +46,10 @@ describe('health probes in a real Node-RED, the broker stopped and started (priv
         { id: 'out', type: 'http response', z: 'flow', x: 500, y: 100, wires: [] },
       ]),
     );
-    const hash = bcrypt.hashSync('viewer-password', 8);
     red = await NodeRedProcess.start({
       launch: await nodeRed4.prepare(),
       userDir,
-      extraSettings: `adminAuth: { type: 'credentials', users: [{ username: 'viewer', password: ${JSON.stringify(hash)}, permissions: 'read' }] },`,
+      extraSettings: readOnlyAdminAuth('viewer', 'viewer-password'),
       readyRoute: '/auth/login',
     });
   });
@@ -110,13 +106,7 @@ describe('health probes in a real Node-RED, the broker stopped and started (priv
     const refused = await red!.api('GET', '/rabbitmq-retry/health');
     assert.equal(refused.status, 401);
 
-    const token = await fetch(`${red!.base}/auth/token`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ client_id: 'node-red-admin', grant_type: 'password', scope: 'read', username: 'viewer', password: 'viewer-password' }),
-    });
-    assert.equal(token.status, 200, await token.clone().text());
-    const { access_token: accessToken } = (await token.json()) as { access_token: string };
+    const accessToken = await readToken(red!, 'viewer', 'viewer-password');
     const served = await red!.api('GET', '/rabbitmq-retry/health', undefined, { authorization: `Bearer ${accessToken}` });
     const report = (await served.json()) as HealthReport;
     assert.equal(served.status, report.ready ? 200 : 503);
