@@ -84,6 +84,22 @@ describe('health probes in the Node-RED runtime (real broker, PostgreSQL, Redis)
     );
   });
 
+  it('finds a consumer inside a subflow instance through its configuration', async () => {
+    const probe = await load([
+      brokerNode(),
+      configNode(names),
+      { id: 'sf', type: 'subflow', name: 'consuming subflow', in: [], out: [] },
+      { ...consumerNode([[]], { name: 'in a subflow' }), z: 'sf' },
+      { id: 'instance', type: 'subflow:sf', z: 'flow', wires: [] },
+    ]);
+    await broker.waitForConsumer(names.mainQueue);
+    const report = await until(probe, 200, 'ready');
+    assert.deepEqual(
+      report.consumers.map((c) => [c.name, c.queue, c.state]),
+      [['in a subflow', names.mainQueue, 'consuming']],
+    );
+  });
+
   it('answers 503 naming a consumer whose topology failed (check mode, queues missing), 200 for the others', async () => {
     const missing = uniqueNames('health-missing');
     const probe = await load([

@@ -1,6 +1,6 @@
 /**
  * The health report's inputs, collected from the deployed nodes through the objects that own each
- * part: a broker node's connection, a consumer's session in its configuration's sessions, a
+ * part: a broker node's connection, the consumer sessions a retry configuration owns, a
  * deduplication store node's store and a PostgreSQL node's database (asked to answer now, for at most
  * PING_MS), an outbox relay node's last look at its table. Nothing is registered anywhere: the
  * deployed flows are walked at each request.
@@ -43,15 +43,32 @@ function broker(RED: NodeAPI, def: NodeDef): BrokerInput | undefined {
   return { id: def.id, name: stringProp(def.name) || node.display, url: node.display, phase, since: connection.since, error, nextAttemptAt: connection.nextAttemptAt, address, used: connection.userCount > 0 };
 }
 
-function consumer(RED: NodeAPI, def: NodeDef): ConsumerInput | undefined {
-  const node: RetryConsumerNode | null = RED.nodes.getNode(def.id);
-  if (!node) return undefined;
-  const config = findRetryConfig(RED, def.config);
-  const queue = config?.topology?.mainQueue ?? '';
-  const name = stringProp(def.name) || queue || def.id;
-  const session = config?.consumers.of(def.id);
-  if (!session) return { id: def.id, name, queue, phase: 'not-started', detail: node.startProblem };
-  return { id: def.id, name, queue, phase: session.state.phase, detail: session.state.detail, circuit: session.circuit?.state };
+/**
+ * Every consumer: those with a session, found through their configuration's sessions (a consumer in a
+ * subflow instance too), then those that did not start (their configuration cannot work).
+ */
+function consumers(RED: NodeAPI, defs: NodeDef[]): ConsumerInput[] {
+  const found: ConsumerInput[] = [];
+  const seen = new Set<string>();
+  for (const def of defs.filter((d) => d.type === 'retry-config')) {
+    const config = findRetryConfig(RED, def.id);
+    if (!config) continue;
+    const queue = config.topology?.mainQueue ?? '';
+    for (const owner of config.consumers.owners()) {
+      const session = config.consumers.of(owner);
+      if (!session || seen.has(owner)) continue;
+      seen.add(owner);
+      const name = stringProp(RED.nodes.getNode(owner)?.name) || queue || owner;
+      found.push({ id: owner, name, queue, phase: session.state.phase, detail: session.state.detail, circuit: session.circuit?.state });
+    }
+  }
+  for (const def of defs.filter((d) => d.type === 'retry-consumer' && !seen.has(d.id))) {
+    const node: RetryConsumerNode | null = RED.nodes.getNode(def.id);
+    if (!node) continue;
+    const queue = findRetryConfig(RED, def.config)?.topology?.mainQueue ?? '';
+    found.push({ id: def.id, name: stringProp(def.name) || queue || def.id, queue, phase: 'not-started', detail: node.startProblem });
+  }
+  return found;
 }
 
 async function store(RED: NodeAPI, def: NodeDef, used: boolean, pingMs: number): Promise<StoreInput | undefined> {
@@ -106,7 +123,7 @@ export async function collectHealth(RED: NodeAPI, pingMs = PING_MS): Promise<Hea
   ]);
   return {
     brokers: present(of('retry-broker').map((def) => broker(RED, def))),
-    consumers: present(of('retry-consumer').map((def) => consumer(RED, def))),
+    consumers: consumers(RED, defs),
     stores: present(storeInputs),
     databases: present(databaseInputs),
     relays: present(of('outbox-relay').map((def) => relay(RED, def))),
