@@ -5,20 +5,20 @@
  * `failed`: shown on the status and in the metrics, listed and sent again by a msg). Wakes on the
  * write's NOTIFY, polls as well, deletes sent rows after the retention.
  */
-import { OutboxRelay as Relay, outboxChannel, type RelayCounts } from '../../lib/outbox';
+import { OutboxRelay, outboxChannel, type RelayCounts } from '../../lib/outbox';
 import { readNumberFields } from '../../lib/rules';
 import { findBroker } from '../shared/broker-node';
 import { statusKey, translator } from '../shared/i18n';
 import { metrics } from '../shared/metrics';
 import type { Node, NodeAPI, NodeDef, NodeMessage, NodeStatus } from '../shared/node-red';
-import { outboxTarget, type OutboxRelayNode, type RelayLook } from '../shared/outbox-node';
+import { outboxTarget, type RelayLook, type RelayNode } from '../shared/outbox-node';
 import { NUMBER_FIELDS } from '../shared/properties';
 import { StatusUpdates } from '../shared/status';
 
 const COUNTS_MS = 5000;
 
 export = function register(RED: NodeAPI): void {
-  function OutboxRelay(this: OutboxRelayNode, def: NodeDef): void {
+  function OutboxRelayNode(this: RelayNode, def: NodeDef): void {
     RED.nodes.createNode(this, def);
     const node = this;
     const t = translator(RED);
@@ -48,7 +48,7 @@ export = function register(RED: NodeAPI): void {
           },
         ),
     };
-    const relay = new Relay({
+    const relay = new OutboxRelay({
       db: target.database,
       table: target.table,
       publisher,
@@ -219,5 +219,5 @@ export = function register(RED: NodeAPI): void {
         .then(done, done);
     });
   }
-  RED.nodes.registerType('outbox-relay', OutboxRelay as (this: Node, def: NodeDef) => void);
+  RED.nodes.registerType('outbox-relay', OutboxRelayNode as (this: Node, def: NodeDef) => void);
 };

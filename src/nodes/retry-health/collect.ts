@@ -9,7 +9,7 @@ import type { BrokerInput, ConsumerInput, DatabaseInput, HealthInput, RelayInput
 import { findBroker } from '../shared/broker-node';
 import { findDedupeStore } from '../shared/dedupe-node';
 import { stringProp, type NodeAPI, type NodeDef } from '../shared/node-red';
-import type { OutboxRelayNode } from '../shared/outbox-node';
+import type { RelayNode } from '../shared/outbox-node';
 import { findPostgres } from '../shared/postgres-node';
 import { findRetryConfig, type RetryConsumerNode } from '../shared/retry-config-node';
 
@@ -97,7 +97,7 @@ async function database(RED: NodeAPI, def: NodeDef, used: boolean, pingMs: numbe
 }
 
 function relay(RED: NodeAPI, def: NodeDef): RelayInput | undefined {
-  const node = RED.nodes.getNode(def.id) as OutboxRelayNode | null;
+  const node = RED.nodes.getNode(def.id) as RelayNode | null;
   if (!node || typeof node.relayHealth !== 'function') return undefined;
   const health = node.relayHealth();
   return { id: def.id, name: stringProp(def.name) || health.table || def.id, ...health };

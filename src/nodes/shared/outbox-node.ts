@@ -10,7 +10,7 @@ import { DEFAULT_OUTBOX_TABLE, TOPOLOGY_MODES } from './properties';
 export type RelayLook = NonNullable<RelayInput['look']>;
 
 /** The outbox relay node as the health report sees it. */
-export interface OutboxRelayNode extends Node {
+export interface RelayNode extends Node {
   /** Its state now: its table, what stops it, whether its broker is connected, its last look at the table. */
   relayHealth(): Omit<RelayInput, 'id' | 'name'>;
 }
