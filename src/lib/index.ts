@@ -3,6 +3,7 @@
  * folder's index names what it offers; a folder imports only from the folders below it (this list is
  * top to bottom), never up and never in a circle — test/unit/architecture.test.ts keeps it so.
  *
+ * - health     the health report: whether every broker, consumer, store, database and relay works
  * - consume    consuming a retry topology's main queue: session lifecycle, deliveries, retry mover
  * - degrade    protecting what a flow calls: the kill switch and the rate limit
  * - dedupe     the idempotent consumer's store of processed keys
@@ -19,6 +20,7 @@
  * - rules      property rules shared with the editor
  * - amqp       AMQP values and closing channels
  */
+export * as health from './health';
 export * as consume from './consume';
 export * as degrade from './degrade';
 export * as dedupe from './dedupe';

@@ -353,6 +353,8 @@ function exampleFlowOn(runtime: NodeRedRuntime, packedTarball: () => string): vo
     text = text.split('"/orders').join('"/e2e-orders');
     await red!.deploy(JSON.parse(text) as unknown[]);
     await waitFor(async () => (await consumerCount(outboxNames['orders-queue'])) === 1, `a consumer on the orders queue${log()}`, 60_000);
+    // Its readiness probe: 200 once the broker, the consumer, the store, the database and the relay work.
+    await waitFor(async () => (await fetch(`${red!.base}/e2e-orders-health`)).status === 200, `the health probe ready${log()}`, 60_000);
 
     const post = async (body: unknown): Promise<{ status: number; json: Record<string, unknown> }> => {
       const response = await fetch(`${red!.base}/e2e-orders`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });

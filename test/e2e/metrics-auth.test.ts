@@ -6,11 +6,8 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { NodeRedProcess, packPackage, userDirWith } from '../helpers/node-red-process';
+import { NodeRedProcess, packPackage, readOnlyAdminAuth, readToken, userDirWith } from '../helpers/node-red-process';
 import { nodeRed4 } from './node-red-runtimes';
-
-// eslint-disable-next-line @typescript-eslint/no-require-imports -- Node-RED's own bcrypt, CommonJS
-const bcrypt = require(require.resolve('bcryptjs', { paths: [path.dirname(require.resolve('node-red/package.json'))] })) as { hashSync(text: string, rounds: number): string };
 
 describe('metrics endpoint behind Node-RED admin authentication (real Node-RED)', function () {
   this.timeout(180_000);
@@ -22,11 +19,10 @@ describe('metrics endpoint behind Node-RED admin authentication (real Node-RED)'
     dirs.push(packDir);
     const userDir = await userDirWith(await packPackage(packDir));
     dirs.push(userDir);
-    const hash = bcrypt.hashSync('viewer-password', 8);
     red = await NodeRedProcess.start({
       launch: await nodeRed4.prepare(),
       userDir,
-      extraSettings: `adminAuth: { type: 'credentials', users: [{ username: 'viewer', password: ${JSON.stringify(hash)}, permissions: 'read' }] },`,
+      extraSettings: readOnlyAdminAuth('viewer', 'viewer-password'),
       readyRoute: '/auth/login',
     });
   });
@@ -40,13 +36,7 @@ describe('metrics endpoint behind Node-RED admin authentication (real Node-RED)'
     const refused = await red!.api('GET', '/rabbitmq-retry/metrics', undefined, { accept: 'text/plain' });
     assert.equal(refused.status, 401);
 
-    const token = await fetch(`${red!.base}/auth/token`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ client_id: 'node-red-admin', grant_type: 'password', scope: 'read', username: 'viewer', password: 'viewer-password' }),
-    });
-    assert.equal(token.status, 200, await token.clone().text());
-    const { access_token: accessToken } = (await token.json()) as { access_token: string };
+    const accessToken = await readToken(red!, 'viewer', 'viewer-password');
     const served = await red!.api('GET', '/rabbitmq-retry/metrics', undefined, { accept: 'text/plain', authorization: `Bearer ${accessToken}` });
     const text = await served.text();
     assert.equal(served.status, 200, text + red!.log());

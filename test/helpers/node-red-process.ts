@@ -230,3 +230,22 @@ export class NodeRedProcess {
     clearTimeout(killer);
   }
 }
+
+// eslint-disable-next-line @typescript-eslint/no-require-imports -- Node-RED's own bcrypt, CommonJS
+const bcrypt = require(require.resolve('bcryptjs', { paths: [path.dirname(require.resolve('node-red/package.json'))] })) as { hashSync(text: string, rounds: number): string };
+
+/** settings.js's `adminAuth` (for `extraSettings`) with one user who may only read. */
+export function readOnlyAdminAuth(username: string, password: string): string {
+  return `adminAuth: { type: 'credentials', users: [{ username: ${JSON.stringify(username)}, password: ${JSON.stringify(bcrypt.hashSync(password, 8))}, permissions: 'read' }] },`;
+}
+
+/** A bearer token for a user of `adminAuth`, with the `read` scope. */
+export async function readToken(red: NodeRedProcess, username: string, password: string): Promise<string> {
+  const token = await fetch(`${red.base}/auth/token`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ client_id: 'node-red-admin', grant_type: 'password', scope: 'read', username, password }),
+  });
+  assert.equal(token.status, 200, await token.clone().text());
+  return ((await token.json()) as { access_token: string }).access_token;
+}

@@ -19,6 +19,10 @@ export interface PrivateNode {
   management: string;
   /** rabbitmqctl against this node, e.g. `ctl('set_vm_memory_high_watermark', '0.000001')`. */
   ctl(...args: string[]): Promise<void>;
+  /** Stops the node (the whole Erlang VM); its data stays. */
+  stop(): Promise<void>;
+  /** Starts it again on the same ports and waits until it answers. */
+  start(): Promise<void>;
   /** Stops the node and deletes its data. */
   reset(): void;
 }
@@ -61,7 +65,8 @@ export async function startPrivateNode(prefix: string, options: { extraConf?: st
   const name = `${prefix}-${process.pid}`;
   const env: NodeJS.ProcessEnv = { ...process.env, RABBITMQ_NODE_DIST_PORT: String(distPort) };
   if (options.extraConf !== undefined) env.RABBITMQ_NODE_EXTRA_CONF = options.extraConf;
-  execFileSync(SCRIPT, ['start', name, String(amqpPort), String(managementPort)], { env, stdio: 'ignore' });
+  const startArgs = ['start', name, String(amqpPort), String(managementPort)];
+  execFileSync(SCRIPT, startArgs, { env, stdio: 'ignore' });
   return {
     name,
     port: Number(amqpPort),
@@ -70,6 +75,12 @@ export async function startPrivateNode(prefix: string, options: { extraConf?: st
     },
     url: `amqp://guest:guest@127.0.0.1:${amqpPort}`,
     management: `http://127.0.0.1:${managementPort}`,
+    stop: async () => {
+      await promisify(execFile)(SCRIPT, ['stop', name], { env });
+    },
+    start: async () => {
+      await promisify(execFile)(SCRIPT, startArgs, { env });
+    },
     reset: () => execFileSync(SCRIPT, ['reset', name], { stdio: 'ignore' }),
   };
 }

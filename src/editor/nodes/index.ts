@@ -11,6 +11,7 @@ import { parkingBrowser } from './parking-browser';
 import { retryBroker } from './retry-broker';
 import { retryConfig } from './retry-config';
 import { retryConsumer } from './retry-consumer';
+import { retryHealth } from './retry-health';
 import { retryPublish } from './retry-publish';
 import { parkPublisher, retrySettle } from './simple';
 import { retryDedupe, retryPostgres } from './stores';
@@ -27,6 +28,7 @@ export const DIALOGS: Record<string, (t: Translate) => NodeDefinition> = {
   'retry-postgres': retryPostgres,
   'outbox-write': outboxWrite,
   'outbox-relay': outboxRelay,
+  'retry-health': retryHealth,
 };
 
 /** What a node type adds to the editor besides its dialog, once registered: park-replay brings the parking browser. */

@@ -73,6 +73,10 @@ export class BrokerConnection extends EventEmitter<BrokerConnectionEvents> {
   private next = 0;
   /** whenConnected() calls waiting for a connection. */
   private readonly waiters = new Waiters<ChannelModel>();
+  /** When the connection last came up or went down (ms since epoch). */
+  private changedAt = Date.now();
+  /** While waiting: when the next attempt is due (ms since epoch). */
+  private nextAttempt: number | undefined;
 
   constructor(private readonly options: BrokerConnectionOptions) {
     super();
@@ -107,6 +111,16 @@ export class BrokerConnection extends EventEmitter<BrokerConnectionEvents> {
 
   get connection(): ChannelModel | undefined {
     return this.model;
+  }
+
+  /** When the connection last came up or went down (ms since epoch): connected since, or not connected since. */
+  get since(): number {
+    return this.changedAt;
+  }
+
+  /** While waiting to reconnect: when the next attempt is due (ms since epoch). */
+  get nextAttemptAt(): number | undefined {
+    return this.current.phase === 'waiting' ? this.nextAttempt : undefined;
   }
 
   get userCount(): number {
@@ -214,6 +228,7 @@ export class BrokerConnection extends EventEmitter<BrokerConnectionEvents> {
   }
 
   private setState(state: ConnectionState): void {
+    if ((state.phase === 'connected') !== (this.current.phase === 'connected')) this.changedAt = Date.now();
     this.current = state;
     this.emit('state', state);
   }
@@ -277,6 +292,7 @@ export class BrokerConnection extends EventEmitter<BrokerConnectionEvents> {
   private scheduleReconnect(why: string): void {
     if (this.stopping) return;
     const delay = backoffDelay(Math.max(1, this.attempt), this.options.reconnect);
+    this.nextAttempt = Date.now() + delay;
     this.setState({ phase: 'waiting', error: why, retryInMs: delay });
     clearTimeout(this.timer);
     this.timer = setTimeout(() => {

@@ -50,6 +50,14 @@ export interface RelayStats {
   failed: number;
 }
 
+/** What the relay's table holds: pending and failed rows, and how long the oldest pending one has waited. */
+export interface RelayCounts {
+  pending: number;
+  failed: number;
+  /** Milliseconds since the oldest pending row was written (the database's clock); null: none pending. */
+  oldestPendingMs: number | null;
+}
+
 export interface RelayEvents {
   /** Rows published and marked sent. */
   sent: [number];
@@ -156,13 +164,18 @@ export class OutboxRelay extends EventEmitter<RelayEvents> {
     }
   }
 
-  /** Rows by status (pending and failed: what an operator looks at). */
-  async counts(): Promise<{ pending: number; failed: number }> {
-    const result = await this.options.db.query<{ status: string; n: string }>(
-      `SELECT status, count(*) AS n FROM ${this.t} WHERE status IN ('pending', 'failed') GROUP BY status`,
+  /**
+   * Rows by status (pending and failed: what an operator looks at), and the age of the oldest pending
+   * row by the database's clock (null when none is pending).
+   */
+  async counts(): Promise<RelayCounts> {
+    const result = await this.options.db.query<{ status: string; n: string; oldest_ms: string | null }>(
+      `SELECT status, count(*) AS n, floor(extract(epoch FROM now() - min(created_at)) * 1000) AS oldest_ms
+         FROM ${this.t} WHERE status IN ('pending', 'failed') GROUP BY status`,
     );
-    const of = (status: string): number => Number(result.rows.find((r) => r.status === status)?.n ?? 0);
-    return { pending: of('pending'), failed: of('failed') };
+    const row = (status: string): (typeof result.rows)[number] | undefined => result.rows.find((r) => r.status === status);
+    const oldest = row('pending')?.oldest_ms;
+    return { pending: Number(row('pending')?.n ?? 0), failed: Number(row('failed')?.n ?? 0), oldestPendingMs: oldest === null || oldest === undefined ? null : Math.max(0, Number(oldest)) };
   }
 
   private async drain(): Promise<void> {

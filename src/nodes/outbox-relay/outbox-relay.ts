@@ -5,20 +5,20 @@
  * `failed`: shown on the status and in the metrics, listed and sent again by a msg). Wakes on the
  * write's NOTIFY, polls as well, deletes sent rows after the retention.
  */
-import { OutboxRelay, outboxChannel } from '../../lib/outbox';
+import { OutboxRelay, outboxChannel, type RelayCounts } from '../../lib/outbox';
 import { readNumberFields } from '../../lib/rules';
 import { findBroker } from '../shared/broker-node';
 import { statusKey, translator } from '../shared/i18n';
 import { metrics } from '../shared/metrics';
 import type { Node, NodeAPI, NodeDef, NodeMessage, NodeStatus } from '../shared/node-red';
-import { outboxTarget } from '../shared/outbox-node';
+import { outboxTarget, type RelayLook, type RelayNode } from '../shared/outbox-node';
 import { NUMBER_FIELDS } from '../shared/properties';
 import { StatusUpdates } from '../shared/status';
 
 const COUNTS_MS = 5000;
 
 export = function register(RED: NodeAPI): void {
-  function OutboxRelayNode(this: Node, def: NodeDef): void {
+  function OutboxRelayNode(this: RelayNode, def: NodeDef): void {
     RED.nodes.createNode(this, def);
     const node = this;
     const t = translator(RED);
@@ -28,7 +28,9 @@ export = function register(RED: NodeAPI): void {
     const problems = [...('problems' in target ? target.problems : []), ...numbers.problems];
     if (!broker) problems.push('select a RabbitMQ broker (a retry-broker configuration)');
     if (problems.length > 0 || !broker || 'problems' in target) {
-      node.error(`outbox relay not usable: ${problems.join('; ')}`);
+      const problem = `not usable: ${problems.join('; ')}`;
+      node.relayHealth = () => ({ table: 'problems' in target ? '' : target.table.sql, problem, brokerConnected: broker?.connection.state.phase === 'connected' });
+      node.error(`outbox relay ${problem}`);
       node.status({ fill: 'red', shape: 'ring', text: statusKey('outbox-relay.status.invalid') });
       return;
     }
@@ -57,7 +59,9 @@ export = function register(RED: NodeAPI): void {
       retentionMs: n.retentionDays * 86_400_000,
       ordered: def.ordered === true,
     });
-    let rows: { pending: number; failed: number } | undefined;
+    let rows: RelayCounts | undefined;
+    /** The last look at the table, for the health report. */
+    let look: RelayLook | undefined;
     let brokerStatus: NodeStatus | undefined;
     let dbStatus: NodeStatus = target.pg.databaseStatus();
     let problem: string | undefined;
@@ -74,16 +78,19 @@ export = function register(RED: NodeAPI): void {
       (shown) => node.status(shown),
       500,
     );
-    const look = (): void => {
+    const lookAtRows = (): void => {
       relay.counts().then(
         (c) => {
           rows = c;
+          look = { at: Date.now(), ...c };
           status.soon();
         },
-        () => undefined,
+        (err: unknown) => {
+          look = { at: Date.now(), error: err instanceof Error ? err.message : String(err) };
+        },
       );
     };
-    const countsTimer = setInterval(look, COUNTS_MS);
+    const countsTimer = setInterval(lookAtRows, COUNTS_MS);
     countsTimer.unref?.();
 
     const brokerUser = {
@@ -118,7 +125,7 @@ export = function register(RED: NodeAPI): void {
     relay.on('failure', (f) => {
       if (f.final) {
         node.warn(`outbox event ${f.id} failed after ${f.attempts} attempts, not published: ${f.error} (send msg.topic "retry" to try again)`);
-        look();
+        lookAtRows();
       } else {
         node.warn(`outbox event ${f.id} not published (attempt ${f.attempts}): ${f.error}; trying again after the backoff`);
       }
@@ -137,13 +144,14 @@ export = function register(RED: NodeAPI): void {
       () => relay.wake(),
       () => relay.wake(),
     );
+    node.relayHealth = () => ({ table: target.table.sql, problem, brokerConnected: broker.connection.state.phase === 'connected', look });
     const removeGauges = metrics.addOutbox({ id: node.id, table: target.table.sql, stats: () => relay.stats, rows: () => rows });
 
     target.prepare().then(
       () => {
         problem = undefined;
         relay.start();
-        look();
+        lookAtRows();
         status.now();
       },
       (err: unknown) => {
@@ -184,7 +192,7 @@ export = function register(RED: NodeAPI): void {
             (result) => {
               msg.payload = { retried: result.rowCount ?? 0 };
               relay.wake();
-              look();
+              lookAtRows();
               send(msg);
               done();
             },
@@ -211,5 +219,5 @@ export = function register(RED: NodeAPI): void {
         .then(done, done);
     });
   }
-  RED.nodes.registerType('outbox-relay', OutboxRelayNode);
+  RED.nodes.registerType('outbox-relay', OutboxRelayNode as (this: Node, def: NodeDef) => void);
 };

@@ -10,9 +10,9 @@ import type { BrokerUser } from '../shared/broker-node';
 import { findDedupeStore, keyReader, type DedupeStoreNode } from '../shared/dedupe-node';
 import { translator } from '../shared/i18n';
 import { metrics, registerMetricsEndpoint } from '../shared/metrics';
-import { downstreamRunning, type Node, type NodeAPI, type NodeDef, type NodeMessage } from '../shared/node-red';
+import { downstreamRunning, type NodeAPI, type NodeDef, type NodeMessage } from '../shared/node-red';
 import { DECODE_MODES, NUMBER_FIELDS, restartMaxProblem } from '../shared/properties';
-import { findRetryConfig } from '../shared/retry-config-node';
+import { findRetryConfig, type RetryConsumerNode } from '../shared/retry-config-node';
 import { StatusUpdates } from '../shared/status';
 import { startEvents } from './consumer-events';
 import { hasChannel, sessionStatus } from './consumer-status';
@@ -28,7 +28,7 @@ function toMsg(delivered: DeliveredMessage): NodeMessage {
 }
 
 export = function register(RED: NodeAPI): void {
-  function RetryConsumer(this: Node, def: NodeDef): void {
+  function RetryConsumer(this: RetryConsumerNode, def: NodeDef): void {
     RED.nodes.createNode(this, def);
     const node = this;
     const t = translator(RED);
@@ -71,6 +71,7 @@ export = function register(RED: NodeAPI): void {
     }
     if (!config || !config.topology || !config.broker || problems.length > 0) {
       const why = problems.join('; ');
+      node.startProblem = why;
       node.status({ fill: 'red', shape: 'ring', text: why });
       node.error(t('retry-consumer.errors.notStarted', { why }));
       return;

@@ -47,6 +47,11 @@ export class ConsumerSessions extends EventEmitter<ConsumerSessionsEvents> {
     return this.members.filter((m) => m.owner === owner).at(-1)?.session;
   }
 
+  /** The consumer nodes (ids) with a session here, each once, in the order they came. */
+  owners(): string[] {
+    return [...new Set(this.members.map((m) => m.owner))];
+  }
+
   /** The session that gave out a delivery id, if it is one of these. */
   issuer(deliveryId: string): ConsumerSession | undefined {
     if (this.last?.deliveries.issued(deliveryId)) return this.last;

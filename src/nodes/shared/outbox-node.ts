@@ -1,9 +1,19 @@
 /** What both outbox nodes share: their database (a retry-postgres node) and their table, declared or checked once per deploy. */
 import { OUTBOX_COLUMNS, OUTBOX_INDEXES, outboxTableDdl } from '../../lib/outbox';
 import { declareOrCheckTable, parseTableName, type PostgresDatabase, type TableName } from '../../lib/postgres';
-import { stringProp, type NodeAPI, type NodeDef } from './node-red';
+import type { RelayInput } from '../../lib/health';
+import { stringProp, type Node, type NodeAPI, type NodeDef } from './node-red';
 import { findPostgres, type RetryPostgresNode } from './postgres-node';
 import { DEFAULT_OUTBOX_TABLE, TOPOLOGY_MODES } from './properties';
+
+/** The last look of an outbox relay at its table: what it found, or why it failed. */
+export type RelayLook = NonNullable<RelayInput['look']>;
+
+/** The outbox relay node as the health report sees it. */
+export interface RelayNode extends Node {
+  /** Its state now: its table, what stops it, whether its broker is connected, its last look at the table. */
+  relayHealth(): Omit<RelayInput, 'id' | 'name'>;
+}
 
 export interface OutboxTarget {
   pg: RetryPostgresNode;

@@ -16,6 +16,12 @@ export interface RetryConfigNode extends Node {
   consumers: ConsumerSessions;
 }
 
+/** A retry-consumer node as others see it: its session is its configuration's (`consumers.of(id)`). */
+export interface RetryConsumerNode extends Node {
+  /** Why it did not start (its configuration cannot work); undefined once it runs. */
+  startProblem?: string;
+}
+
 export function findRetryConfig(RED: NodeAPI, id: unknown): RetryConfigNode | undefined {
   if (typeof id !== 'string' || id === '') return undefined;
   const node = RED.nodes.getNode(id);

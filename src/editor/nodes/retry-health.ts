@@ -1,0 +1,22 @@
+/** The retry-health dialog: a name; the node answers whatever arrives with the health report. */
+import { str, type Translate } from '../index';
+import type { NodeDefinition } from '../red';
+import { CATEGORY, COLOR, italicWhenNamed } from './common';
+
+export function retryHealth(t: Translate): NodeDefinition {
+  return {
+    category: CATEGORY,
+    color: COLOR,
+    defaults: { name: { value: '' } },
+    inputs: 1,
+    outputs: 1,
+    icon: 'rabbitmq-retry-health.svg',
+    paletteLabel: () => t('paletteLabel'),
+    inputLabels: () => t('inputLabel'),
+    outputLabels: () => t('outputLabel'),
+    label() {
+      return str(this.name) || t('nodeLabel');
+    },
+    labelStyle: italicWhenNamed,
+  };
+}
