@@ -179,7 +179,7 @@ describe('parking queue: peek, purge, replay by messageId (real broker)', functi
     const io = await load();
     await parkFour();
     assert.equal((await act('byTopic', { topic: 'peek' }, io)).payload.total, 4);
-    await assert.rejects(act('byTopic', { topic: 'purge-all' }, io), /msg.topic must be one of replay, peek, purge \(got "purge-all"\)/);
+    await assert.rejects(act('byTopic', { topic: 'purge-all' }, io), /msg.topic must be one of replay, peek, purge, groups \(got "purge-all"\)/);
     assert.deepEqual((await act('byTopic', { topic: 'purge', reason: 'timeout' }, io)).payload, { action: 'purge', count: 2, remaining: 2, purged: 2 });
   });
 

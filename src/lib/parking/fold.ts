@@ -4,6 +4,7 @@
  * limit` and `amount 99.5 is over the 50 limit` are one group, `amount {n} is over the {n} limit`.
  * Pure.
  */
+import { reasonExpression } from '../rules';
 
 /** A group's key when a parked message says nothing about why (no park reason, no dead-letter reason). */
 export const NO_REASON_KEY = '{none}';
@@ -53,16 +54,9 @@ export function foldReason(reason: string | null | undefined): string {
  * part of the reason. Throws on an invalid expression (a typo must not select everything, nor nothing silently).
  */
 export function reasonMatcher(reason: string): (text: string) => boolean {
-  const regex = /^\/(.+)\/([a-z]*)$/s.exec(reason);
-  if (regex) {
-    let pattern: RegExp;
-    try {
-      pattern = new RegExp(regex[1] ?? '', (regex[2] ?? '').replace(/[gy]/g, ''));
-    } catch (err) {
-      throw new Error(`reason ${reason} is not a valid regular expression: ${(err as Error).message}`, { cause: err });
-    }
-    return (text) => pattern.test(text);
-  }
+  const read = reasonExpression(reason);
+  if (read instanceof RegExp) return (text) => read.test(text);
+  if (read !== undefined) throw new Error(`reason ${reason} is not a valid regular expression: ${read.text}`);
   const part = reason.toLowerCase();
   return (text) => text.toLowerCase().includes(part);
 }

@@ -3,8 +3,7 @@
  * where they were first published (confirmed), peeks at them without removing them, or purges them.
  */
 import { type Node, type NodeAPI, type NodeDef, type NodeMessage, type NodeStatus } from '../shared/node-red';
-import { readNumberField } from '../../lib/rules';
-import { reasonMatcher } from '../../lib/parking';
+import { readNumberField, reasonFilterProblem } from '../../lib/rules';
 import { NUMBER_FIELDS, PARK_ACTIONS } from '../shared/properties';
 import { translator, type Translate } from '../shared/i18n';
 import { runParkingAction, type ParkAction } from '../shared/parking-actions';
@@ -33,20 +32,9 @@ function resultStatus(result: ReturnType<typeof resultOf>, t: Translate): NodeSt
   const { action, count, remaining: left } = result;
   const fill = left > 0 ? 'yellow' : 'green';
   if (action === 'peek') return { fill, shape: 'ring', text: t('park-replay.status.peeked', { count, left }) };
-  if (action === 'groups') return { fill, shape: 'ring', text: t('park-replay.status.grouped', { count: (result.groups as unknown[]).length, left }) };
+  if (action === 'groups') return { fill, shape: 'ring', text: t('park-replay.status.grouped', { count: String((result.groups as unknown[]).length), left }) };
   if (action === 'purge') return { fill, shape: 'dot', text: t('park-replay.status.purged', { count: String(count), left }) };
   return { fill, shape: 'dot', text: t('park-replay.status.replayed', { count: String(count), left }) };
-}
-
-/** Why the node's reason filter cannot be used (an invalid /regular expression/), or undefined. */
-function reasonProblem(reason: string): string | undefined {
-  if (reason === '') return undefined;
-  try {
-    reasonMatcher(reason);
-    return undefined;
-  } catch {
-    return 'reason: invalid regular expression';
-  }
 }
 
 export = function register(RED: NodeAPI): void {
@@ -57,7 +45,8 @@ export = function register(RED: NodeAPI): void {
     const config = findRetryConfig(RED, def.config);
     const read = readNumberField(def.max, NUMBER_FIELDS['park-replay'].max);
     const reason = typeof def.reason === 'string' ? def.reason.trim() : '';
-    const problem = 'problem' in read ? read.problem : reasonProblem(reason);
+    const reasonProblem = reasonFilterProblem(reason);
+    const problem = 'problem' in read ? read.problem : reasonProblem ? `reason: ${reasonProblem.text}` : undefined;
     if (problem) node.status({ fill: 'red', shape: 'ring', text: problem });
     const configuredMax = 'value' in read ? read.value : 100;
     const resetAttempts = def.resetAttempts !== false;
