@@ -45,6 +45,7 @@ describe('parking queue: groups by reason, group replay, reason filter (real bro
       { id: 'groups', type: 'park-replay', z: 'flow', config: 'config', action: 'groups', wires: [['out']] },
       { id: 'peek', type: 'park-replay', z: 'flow', config: 'config', action: 'peek', max: '50', wires: [['out']] },
       { id: 'replay', type: 'park-replay', z: 'flow', config: 'config', max: '50', wires: [['out']] },
+      { id: 'purge', type: 'park-replay', z: 'flow', config: 'config', action: 'purge', wires: [['out']] },
       { id: 'replayCustomers', type: 'park-replay', z: 'flow', config: 'config', max: '50', reason: '/^customer .* unknown$/', wires: [['out']] },
       { id: 'badReason', type: 'park-replay', z: 'flow', config: 'config', reason: '/(unclosed/', wires: [['out']] },
       { id: 'out', type: 'helper', z: 'flow' },
@@ -52,7 +53,7 @@ describe('parking queue: groups by reason, group replay, reason filter (real bro
     const out: Msg[] = [];
     const errors: string[] = [];
     helper.getNode('out').on('input', (m: Msg) => out.push(m));
-    for (const id of ['groups', 'peek', 'replay', 'replayCustomers', 'badReason']) helper.getNode(id).on('call:error', (c: { args: unknown[] }) => errors.push(String(c.args[0])));
+    for (const id of ['groups', 'peek', 'replay', 'purge', 'replayCustomers', 'badReason']) helper.getNode(id).on('call:error', (c: { args: unknown[] }) => errors.push(String(c.args[0])));
     await broker.waitForConsumer(names.mainQueue);
     return { out, errors };
   }
@@ -145,5 +146,14 @@ describe('parking queue: groups by reason, group replay, reason filter (real bro
     assert.match(statusTexts('badReason')[0] ?? '', /^reason: invalid regular expression/);
     await assert.rejects(act('badReason', {}, io), /reason: invalid regular expression/);
     assert.deepEqual(await parked(io), ['g1', 'g3', 'g6']);
+  });
+
+  it('purging one group removes exactly its messages; a group no message has removes none', async () => {
+    const io = await load();
+    await parkSix();
+    assert.deepEqual((await act('purge', { group: OVER }, io)).payload, { action: 'purge', count: 3, remaining: 3, purged: 3 });
+    assert.deepEqual(await parked(io), ['g2', 'g4', 'g5']);
+    assert.deepEqual((await act('purge', { group: 'amount {n}' }, io)).payload, { action: 'purge', count: 0, remaining: 3, purged: 0 });
+    assert.deepEqual(await parked(io), ['g2', 'g4', 'g5']);
   });
 });

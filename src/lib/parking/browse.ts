@@ -13,7 +13,7 @@ import { queueDepth } from './scan';
 const IDLE_MS = 2000;
 
 export interface BrowseResult {
-  /** Messages read. */
+  /** Messages read: fewer than `depth` when the visitor stopped, or when another reader held some (the read ends after IDLE_MS without one). */
   read: number;
   /** Ready messages in the queue when the read started. */
   depth: number;
@@ -31,6 +31,7 @@ export async function browseQueue(connection: BrokerConnection, queue: string, l
     const wanted = Math.min(limit, depth);
     if (wanted <= 0) return { read: 0, depth };
     let read = 0;
+    let stopped = false;
     await new Promise<void>((resolve, reject) => {
       let idle: NodeJS.Timeout | undefined;
       const finish = (): void => {
@@ -41,14 +42,24 @@ export async function browseQueue(connection: BrokerConnection, queue: string, l
         clearTimeout(idle);
         idle = setTimeout(finish, IDLE_MS);
       };
-      channel.on('close', finish);
+      // Closed under the read (the connection went away, the queue was deleted): not a whole read.
+      channel.once('close', () => {
+        clearTimeout(idle);
+        reject(new Error(`the read of '${queue}' stopped after ${read} of ${wanted} messages: its channel closed`));
+      });
       // No prefetch limit: the broker streams the queue; the messages past `wanted` (parked since
       // the start) are returned unread with the rest when the channel closes.
       channel
         .consume(
           queue,
           (message) => {
-            if (message === null || read >= wanted) return message === null ? finish() : undefined;
+            // null: the broker cancelled the consumer (the queue was deleted).
+            if (message === null) {
+              clearTimeout(idle);
+              reject(new Error(`the read of '${queue}' stopped after ${read} of ${wanted} messages: the queue went away`));
+              return;
+            }
+            if (stopped || read >= wanted) return;
             let stop: boolean;
             try {
               stop = visit(message, read);
@@ -58,8 +69,8 @@ export async function browseQueue(connection: BrokerConnection, queue: string, l
               return;
             }
             read += 1;
-            if (stop) read = wanted;
-            if (read >= wanted) finish();
+            stopped = stop || read >= wanted;
+            if (stopped) finish();
             else arm();
           },
           { noAck: false, exclusive: false },
