@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { Broker, waitFor } from '../helpers/broker';
 import { brokerNode, configNode, consumerNode, tab, uniqueNames, type Names } from '../helpers/flows';
-import { helper, loadFlow, statusTexts } from '../helpers/node-red';
+import { actOn as act, helper, loadFlow, statusTexts } from '../helpers/node-red';
 import { readParkedGroup } from '../../src/nodes/shared/parking-actions';
 import type { RetryConfigNode } from '../../src/nodes/shared/retry-config-node';
 
@@ -65,14 +65,6 @@ describe('parking queue: groups by reason, group replay, reason filter (real bro
       await broker.publish(names.mainExchange, 'rk', { n: i + 1, why }, { messageId: `g${i + 1}` });
       await waitFor(async () => (await broker.messageCount(names.parkingQueue)) === i + 1, `g${i + 1} parked`);
     }
-  }
-
-  async function act(id: string, msg: Msg, io: { out: Msg[]; errors: string[] }): Promise<Msg> {
-    const before = { out: io.out.length, errors: io.errors.length };
-    helper.getNode(id).receive(msg);
-    await waitFor(() => io.out.length > before.out || io.errors.length > before.errors, `the ${id} result`);
-    if (io.errors.length > before.errors) throw new Error(io.errors[io.errors.length - 1]);
-    return io.out[io.out.length - 1]!;
   }
 
   /** The parking queue's messageIds in order, with their replay counters, as a peek sees them. */

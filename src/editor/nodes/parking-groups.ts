@@ -6,24 +6,14 @@
  */
 import { type Translate } from '../index';
 import type { JQ, JQStatic } from '../red';
+import { NO_REASON_KEY } from '../../lib/parking/fold';
+import type { ParkedGroup } from '../../lib/parking/groups';
 import { askThen, getInTurn, messageRow, runAction, url, when, type Failure, type InTurn, type ParkedMessage } from './parking-rows';
 
 declare const $: JQStatic;
 
 /** Groups shown at first, and added by each "more groups". */
 const GROUP_PAGE = 50;
-/** The group key of messages without a reason (NO_REASON_KEY of src/lib/parking/fold.ts). */
-const NO_REASON_KEY = '{none}';
-
-interface ParkedGroup {
-  key: string;
-  example: string | null;
-  count: number;
-  firstAt: string | null;
-  lastAt: string | null;
-  replayed: number;
-}
-
 interface GroupsAnswer {
   queue: string;
   groups: ParkedGroup[];
