@@ -538,6 +538,8 @@ describe('editor in a real browser (chromium + playwright-core, packed package, 
     } finally {
       await page.locator('#rmq-parking-view-list').click();
     }
+    // The list read again, before the next test deploys over this configuration (a read cut by a deploy answers 502).
+    await waitFor(async () => /^4 parked in /.test((await page.locator('.rmq-parking-summary').textContent()) ?? ''), 'the list read again');
     assert.deepEqual(takeErrors(), []);
   });
 
