@@ -3,6 +3,7 @@ import type { MessageProperties } from 'amqplib';
 import { foldReason, NO_REASON_KEY, reasonMatcher } from '../../src/lib/parking/fold';
 import { GroupTally, MAX_GROUPS } from '../../src/lib/parking/groups';
 import { describeParked, matchesSelection, parkedSummary, REPLAY_HEADER, selectionFrom } from '../../src/lib/parking/view';
+import { oneAtATime } from '../../src/editor/nodes/parking-rows';
 
 describe('park reasons folded into group keys', () => {
   const cases: Array<[string, string, string]> = [
@@ -117,5 +118,27 @@ describe('the replay counter on a parked message', () => {
     const death = { 'x-death': [{ queue: 'q', reason: 'delivery_limit', count: 1, exchange: '', 'routing-keys': ['q'], time: { '!': 'timestamp', value: 1 } }] };
     assert.deepEqual(parkedSummary(death), { reason: 'delivery_limit', parkedAt: '1970-01-01T00:00:01.000Z', replays: 0 });
     assert.deepEqual(parkedSummary(undefined), { reason: null, parkedAt: null, replays: 0 });
+  });
+});
+
+describe("the parking browser's reads, one at a time", () => {
+  it('starts each read only after the one before finished, in the order asked', () => {
+    const inTurn = oneAtATime();
+    const log: string[] = [];
+    const finish: Record<string, () => void> = {};
+    for (const name of ['list', 'groups', 'body']) {
+      inTurn((finished) => {
+        log.push(`start ${name}`);
+        finish[name] = finished;
+      });
+    }
+    assert.deepEqual(log, ['start list']);
+    finish.list!();
+    assert.deepEqual(log, ['start list', 'start groups']);
+    finish.groups!();
+    finish.body!();
+    // Idle again: the next one starts at once.
+    inTurn(() => log.push('start replay'));
+    assert.deepEqual(log, ['start list', 'start groups', 'start body', 'start replay']);
   });
 });
