@@ -19,6 +19,7 @@ export interface JQ {
   prop(name: string, value: unknown): JQ;
   is(selector: string): boolean;
   on(events: string, handler: (event: { currentTarget: unknown }) => void): JQ;
+  off(events: string): JQ;
   data(key: string): unknown;
   data(key: string, value: unknown): JQ;
   next(selector?: string): JQ;

@@ -493,6 +493,56 @@ describe('editor in a real browser (chromium + playwright-core, packed package, 
     assert.deepEqual(takeErrors(), []);
   });
 
+  it('groups the parking queue by reason in the parking browser, and replaying one group moves exactly its messages', async function () {
+    const names = await deployCheckConfig('ui-groups', 'ui-groups', 'groups test');
+    const reasons = ['amount 1200 is over the 1000 limit', "customer 'Bob' unknown", 'amount 99.5 is over the 50 limit', 'timeout after 5000ms', "customer 'Ann' unknown", 'amount 7 is over the 5 limit'];
+    for (const [i, reason] of reasons.entries()) {
+      const headers: Record<string, unknown> = { 'park-reason': reason, 'park-time': new Date(Date.UTC(2026, 0, 1, 10, i)).toISOString(), 'park-original-exchange': '', 'park-original-routing-key': names.main };
+      // One was replayed before and parked again: it stands out.
+      if (i === 5) headers['park-replayed'] = 2;
+      await broker.publish('', names.parking, { n: i + 1 }, { messageId: `ui-group-${i + 1}`, headers });
+    }
+    page.once('dialog', (dialog) => void dialog.accept());
+    await page.reload();
+    await page.waitForFunction(() => typeof RED !== 'undefined' && !!RED.nodes?.node?.('ui-groups-config'), null, { timeout: 60_000 });
+    await page.evaluate(() => (RED as unknown as { sidebar: { show(id: string): void } }).sidebar.show('rabbitmq-retry-parking'));
+    await page.locator('#rmq-parking-config').selectOption('ui-groups-config');
+    await page.locator('#rmq-parking-view-groups').click();
+    try {
+      const groups = page.locator('.rmq-parking-group');
+      await waitFor(async () => (await groups.count()) === 3, 'three groups');
+      const shown = async (): Promise<string[]> =>
+        groups.evaluateAll((blocks) => blocks.map((b) => `${b.querySelector('.rmq-parking-group-key')?.textContent ?? ''} | ${(b.querySelector('.rmq-parking-group-details')?.textContent ?? '').split(' · ')[0] ?? ''}`));
+      assert.deepEqual(await shown(), ['amount {n} is over the {n} limit | 3', 'customer {s} unknown | 2', 'timeout after {n}ms | 1']);
+      const over = page.locator('.rmq-parking-group[data-key="amount {n} is over the {n} limit"]');
+      assert.match((await over.locator('.rmq-parking-group-details').textContent()) ?? '', /1 replayed before/);
+      // A group opens to its messages; the one replayed before stands out.
+      await over.locator('.rmq-parking-group-open').click();
+      await waitFor(async () => (await over.locator('tr.rmq-parking-row').count()) === 3, 'the group opened to its three messages');
+      assert.equal(await over.locator('tr.rmq-parking-row.rmq-parking-replayed').getAttribute('data-message-id'), 'ui-group-6');
+      assert.match((await over.locator('.rmq-parking-replayed-badge').textContent()) ?? '', /replayed 2×/);
+      await screenshot('parking-groups.png', '#red-ui-sidebar');
+
+      // Replay one group, confirmed with its count: exactly its messages go back.
+      const customers = page.locator('.rmq-parking-group[data-key="customer {s} unknown"]');
+      await customers.locator('.rmq-parking-group-replay').click();
+      const question = page.locator('.red-ui-notification').filter({ has: page.locator('#rmq-parking-confirm') });
+      assert.match((await question.textContent()) ?? '', /Replay the 2 parked messages of the group “customer \{s\} unknown”/);
+      await page.locator('.red-ui-notification button.primary').click();
+      await waitFor(async () => (await broker.messageCount(names.main)) === 2, 'the group in the main queue');
+      await waitFor(async () => (await groups.count()) === 2, 'two groups left');
+      assert.deepEqual(await shown(), ['amount {n} is over the {n} limit | 3', 'timeout after {n}ms | 1']);
+      assert.equal(await broker.messageCount(names.parking), 4);
+      const replayed = [(await broker.take(names.main)).properties.messageId, (await broker.take(names.main)).properties.messageId];
+      assert.deepEqual(replayed.sort(), ['ui-group-2', 'ui-group-5']);
+    } finally {
+      await page.locator('#rmq-parking-view-list').click();
+    }
+    // The list read again, before the next test deploys over this configuration (a read cut by a deploy answers 502).
+    await waitFor(async () => /^4 parked in /.test((await page.locator('.rmq-parking-summary').textContent()) ?? ''), 'the list read again');
+    assert.deepEqual(takeErrors(), []);
+  });
+
   it('edits the error rules in the retry-config dialog: inserts the HTTP set, marks a bad rule, saves the edited list into the deployed flow', async function () {
     // Check mode and no consumer: nothing is declared or consumed (the queues exist for the parking
     // browser the earlier tests left open: it peeks the deployed configuration's parking queue).

@@ -2,6 +2,7 @@
 import helper from 'node-red-node-test-helper';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
+import { waitFor } from './broker';
 
 helper.init(require.resolve('node-red'));
 
@@ -94,4 +95,16 @@ export function errorsOf(id: string): string[] {
   return helper.log()
     .args.filter(([entry]) => entry.level === 20 && entry.id === id)
     .map(([entry]) => String(entry.msg));
+}
+
+/**
+ * Sends `msg` to the node `id` (e.g. a park-replay node, its output wired to a helper node collecting
+ * into `io.out`, its `call:error`s into `io.errors`) and returns its output, or throws its error.
+ */
+export async function actOn(id: string, msg: Record<string, unknown>, io: { out: Array<Record<string, any>>; errors: string[] }): Promise<Record<string, any>> {
+  const before = { out: io.out.length, errors: io.errors.length };
+  helper.getNode(id).receive(msg);
+  await waitFor(() => io.out.length > before.out || io.errors.length > before.errors, `the ${id} result`);
+  if (io.errors.length > before.errors) throw new Error(io.errors[io.errors.length - 1]);
+  return io.out[io.out.length - 1]!;
 }

@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { Broker, waitFor } from '../helpers/broker';
 import { brokerNode, configNode, consumerNode, tab, uniqueNames, type Names } from '../helpers/flows';
-import { helper, loadFlow, statusTexts } from '../helpers/node-red';
+import { actOn as act, helper, loadFlow, statusTexts } from '../helpers/node-red';
 import { readParkedMessage } from '../../src/nodes/shared/parking-actions';
 import type { RetryConfigNode } from '../../src/nodes/shared/retry-config-node';
 
@@ -66,15 +66,6 @@ describe('parking queue: peek, purge, replay by messageId (real broker)', functi
       // One at a time: the parking order is the publish order.
       await waitFor(async () => (await broker.messageCount(names.parkingQueue)) === i + 1, `p${i + 1} parked`);
     }
-  }
-
-  /** Sends a msg to a parking node and returns its output (or throws its error). */
-  async function act(id: string, msg: Msg, io: { out: Msg[]; errors: string[] }): Promise<Msg> {
-    const before = { out: io.out.length, errors: io.errors.length };
-    helper.getNode(id).receive(msg);
-    await waitFor(() => io.out.length > before.out || io.errors.length > before.errors, `the ${id} result`);
-    if (io.errors.length > before.errors) throw new Error(io.errors[io.errors.length - 1]);
-    return io.out[io.out.length - 1]!;
   }
 
   /** Everything in the parking queue, in order, without removing it (read through the broker's own API, for comparison). */
@@ -179,7 +170,7 @@ describe('parking queue: peek, purge, replay by messageId (real broker)', functi
     const io = await load();
     await parkFour();
     assert.equal((await act('byTopic', { topic: 'peek' }, io)).payload.total, 4);
-    await assert.rejects(act('byTopic', { topic: 'purge-all' }, io), /msg.topic must be one of replay, peek, purge \(got "purge-all"\)/);
+    await assert.rejects(act('byTopic', { topic: 'purge-all' }, io), /msg.topic must be one of replay, peek, purge, groups \(got "purge-all"\)/);
     assert.deepEqual((await act('byTopic', { topic: 'purge', reason: 'timeout' }, io)).payload, { action: 'purge', count: 2, remaining: 2, purged: 2 });
   });
 

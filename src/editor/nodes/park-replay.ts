@@ -1,5 +1,6 @@
 /** The park-replay dialog; the parking browser, the editor's sidebar tab on parking queues (parking-browser.ts), comes with the type (EXTRAS in index.ts). */
-import { choices, fillSelect, migrate, numberProperty, str, validators as v, withVersion, type Translate } from '../index';
+import { choices, fillSelect, migrate, numberProperty, rule, str, validators as v, withVersion, type Translate } from '../index';
+import { reasonFilterProblem } from '../../lib/rules/property-rules';
 import type { EditorRED, JQStatic, NodeDefinition } from '../red';
 import { CATEGORY, COLOR, italicWhenNamed } from './common';
 
@@ -16,6 +17,8 @@ export function parkReplay(t: Translate): NodeDefinition {
       max: numberProperty('park-replay', 'max', t('label.max')),
       resetAttempts: { value: true },
       action: { value: 'replay', label: t('label.action'), validate: v.oneOf(choices.parkNodeActions) },
+      // Which parked messages a replay or purge takes: text (any case) or /regular expression/; empty: all.
+      reason: { value: '', label: t('label.reason'), validate: rule(reasonFilterProblem) },
     }),
     inputs: 1,
     outputs: 1,
@@ -36,6 +39,7 @@ export function parkReplay(t: Translate): NodeDefinition {
       const toggle = (): void => {
         const action = $('#node-input-action').val();
         $('.park-replay-only').toggle(action === 'replay' || action === 'topic');
+        $('.park-select-only').toggle(action === 'replay' || action === 'purge' || action === 'topic');
       };
       $('#node-input-action').on('change', toggle);
       toggle();

@@ -1,36 +1,21 @@
 /**
  * The parking browser: a sidebar tab listing what waits in the parking queue of a deployed retry
  * config (peeked, never consumed), with replay and delete of selected or all messages, each confirmed,
- * and any message's whole body (JSON pretty-printed, text, or hex). Its controls sit at the top of the
- * tab (in view in a narrow window); the list is looked at again after every action and every 10 s
- * while the tab is shown.
+ * and any message's whole body (JSON pretty-printed, text, or hex); or, switched to groups, the queue
+ * by folded park reason (parking-groups.ts). Its controls sit at the top of the tab (in view in a
+ * narrow window); the list is looked at again after every action and every 10 s while the tab is
+ * shown; the groups, which read the whole queue, after every action and on refresh.
  */
 import { bodyViews, renderBody, type BodyView } from '../body-view';
 import { str, type Translate } from '../index';
 import type { EditorRED, JQ, JQStatic } from '../red';
+import { groupsView } from './parking-groups';
+import { askThen, failureText, getInTurn, messageRow, oneAtATime, runAction, url, type Failure, type ParkedMessage } from './parking-rows';
 
 declare const RED: EditorRED;
 declare const $: JQStatic;
 
 const REFRESH_MS = 10_000;
-
-interface ParkedMessage {
-  position: number;
-  messageId?: string | null;
-  contentType?: string | null;
-  reason?: string | null;
-  attempts: number;
-  originalRoutingKey: string | null;
-  parkedAt?: string | null;
-  preview: string;
-  previewEncoding?: 'utf8' | 'base64';
-  truncated?: boolean;
-  size: number;
-}
-
-type Failure = { responseJSON?: { error?: string }; statusText: string };
-
-const url = (config: string, action = ''): string => `rabbitmq-retry/parking/${encodeURIComponent(config)}${action ? `/${action}` : ''}`;
 
 /** Text for the tray's title, which Node-RED inserts as HTML. */
 const escapeHtml = (text: string): string => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
@@ -77,9 +62,24 @@ export function parkingBrowser(t: Translate): void {
   const controls = $('<div class="rmq-parking-controls" style="display: flex; flex-wrap: wrap; gap: 4px; align-items: center; margin-bottom: 6px;"></div>').appendTo(content);
   const select = $('<select id="rmq-parking-config" style="flex: 1 1 120px; min-width: 0; max-width: 100%;"></select>').appendTo(controls);
   const refreshButton = $('<button type="button" class="red-ui-button red-ui-button-small" id="rmq-parking-refresh"><i class="fa fa-refresh"></i></button>').appendTo(controls);
+  // Messages one by one, or by group (folded park reason).
+  const views = $('<span class="button-group"></span>').appendTo(controls);
+  const viewButton = (view: 'list' | 'groups', icon: string, key: string): JQ =>
+    $('<button type="button" class="red-ui-button red-ui-button-small toggle"></button>')
+      .attr('id', `rmq-parking-view-${view}`)
+      .append($('<i>').addClass(`fa ${icon}`))
+      .append(` ${t(`browser.${key}`)}`)
+      .on('click', () => showView(view))
+      .appendTo(views);
+  viewButton('list', 'fa-list', 'viewList');
+  viewButton('groups', 'fa-object-group', 'viewGroups');
   const summary = $('<div class="rmq-parking-summary" style="margin-bottom: 6px;"></div>').appendTo(content);
   const actions = $('<div class="rmq-parking-actions" style="display: flex; flex-wrap: wrap; gap: 4px; margin-bottom: 6px;"></div>').appendTo(content);
   const list = $('<table class="rmq-parking-list" style="width: 100%; border-collapse: collapse; font-size: 12px;"></table>').appendTo(content);
+  const groupsBox = $('<div class="rmq-parking-groups" style="font-size: 12px;"></div>').hide().appendTo(content);
+  let view: 'list' | 'groups' = 'list';
+  // The list, the groups, a body and every action read the queue one at a time.
+  const inTurn = oneAtATime();
 
   const button = (id: string, icon: string, key: string, onClick: () => void): JQ =>
     $('<button type="button" class="red-ui-button red-ui-button-small"></button>')
@@ -103,14 +103,18 @@ export function parkingBrowser(t: Translate): void {
     if (select.find('option').length === 0) summary.text(t('browser.noConfig'));
   };
   const failed = (xhr: Failure): void => {
-    summary.text(t('browser.failed', { error: xhr.responseJSON?.error ?? xhr.statusText }));
+    summary.text(failureText(t, xhr));
     list.empty();
   };
   /** Reads the message again, whole (the list has its first bytes only), and shows it. */
   const openBody = (m: ParkedMessage): void => {
-    $.getJSON(url(config, 'message'), m.messageId ? { messageId: m.messageId } : { position: String(m.position) })
-      .done((answer) => showBody(t, (answer as unknown as { message: ParkedMessage }).message))
-      .fail((xhr) => RED.notify(t('browser.failed', { error: xhr.responseJSON?.error ?? xhr.statusText }), 'error'));
+    getInTurn(
+      inTurn,
+      url(config, 'message'),
+      m.messageId ? { messageId: m.messageId } : { position: String(m.position) },
+      (answer) => showBody(t, (answer as unknown as { message: ParkedMessage }).message),
+      (xhr) => RED.notify(failureText(t, xhr), 'error'),
+    );
   };
   const render = (answer: { messages?: ParkedMessage[]; total: number; queue: string }): void => {
     const messages = answer.messages ?? [];
@@ -118,36 +122,18 @@ export function parkingBrowser(t: Translate): void {
     // Ticked boxes stay ticked when the list is looked at again.
     const ticked = new Set(selectedIds());
     list.empty();
-    for (const m of messages) {
-      const row = $('<tr>').addClass('rmq-parking-row').attr('data-message-id', m.messageId ?? '').css('border-top', '1px solid var(--red-ui-secondary-border-color, #ddd)').appendTo(list);
-      const pick = $('<input type="checkbox" class="rmq-parking-pick">')
-        .val(m.messageId ?? '')
-        .prop('disabled', !m.messageId)
-        .prop('checked', Boolean(m.messageId && ticked.has(m.messageId)));
-      $('<td>').css({ 'vertical-align': 'top', padding: '4px 2px' }).append(pick).appendTo(row);
-      const cell = $('<td>').css({ padding: '4px 2px', 'word-break': 'break-word' }).appendTo(row);
-      $('<div>').css('font-weight', 'bold').text(m.reason || t('browser.noReason')).appendTo(cell);
-      $('<div>')
-        .css('color', 'var(--red-ui-secondary-text-color, #888)')
-        .text(t('browser.details', { count: m.attempts, key: m.originalRoutingKey ?? '-', time: m.parkedAt ? new Date(m.parkedAt).toLocaleString() : '-' }))
-        .appendTo(cell);
-      const preview = m.previewEncoding === 'base64' ? t('browser.binary', { count: m.size }) : m.preview + (m.truncated ? '…' : '');
-      $('<pre>').addClass('rmq-parking-preview').css({ margin: '2px 0 0', 'white-space': 'pre-wrap', 'max-height': '4.5em', overflow: 'hidden' }).text(preview).appendTo(cell);
-      $('<button type="button" class="red-ui-button red-ui-button-small rmq-parking-body-open"></button>')
-        .append($('<i class="fa fa-file-text-o">'))
-        .append(` ${t('browser.body.show')}`)
-        .css('margin-top', '2px')
-        .on('click', () => openBody(m))
-        .appendTo(cell);
-    }
+    for (const m of messages) messageRow(t, m, { pick: { ticked: Boolean(m.messageId && ticked.has(m.messageId)) }, openBody }).appendTo(list);
   };
+  const groups = groupsView(t, groupsBox, summary, { inTurn, failed, openBody, changed: () => refresh() });
   const refresh = (): void => {
     config = str(select.val());
     if (!config) return;
+    if (view === 'groups') {
+      groups.refresh(config);
+      return;
+    }
     summary.text(t('browser.loading'));
-    $.getJSON(url(config))
-      .done((answer) => render(answer as unknown as { messages?: ParkedMessage[]; total: number; queue: string }))
-      .fail(failed);
+    getInTurn(inTurn, url(config), undefined, (answer) => render(answer as unknown as { messages?: ParkedMessage[]; total: number; queue: string }), failed);
   };
   /** Asks first, in Node-RED's own confirmation style; then runs the action and lists again. */
   const confirmThen = (action: 'replay' | 'purge', ids?: string[]): void => {
@@ -155,33 +141,24 @@ export function parkingBrowser(t: Translate): void {
       RED.notify(t('browser.noneSelected'), 'warning');
       return;
     }
-    const notification = RED.notify(ids ? t(`browser.confirm.${action}`, { count: ids.length }) : t(`browser.confirm.${action}All`), {
-      modal: true,
-      // eslint-disable-next-line @typescript-eslint/no-deprecated -- RED.notify's `fixed` (stays until closed), not String.prototype.fixed
-      fixed: true,
-      type: 'warning',
-      buttons: [
-        { text: t('browser.cancel'), click: () => notification.close() },
-        {
-          text: t(`browser.${action}${ids ? 'Selected' : 'All'}`),
-          class: 'primary',
-          id: 'rmq-parking-confirm',
-          click: () => {
-            notification.close();
-            $.ajax({ url: url(config, action), type: 'POST', contentType: 'application/json', data: JSON.stringify(ids ? { messageIds: ids } : {}) })
-              .done((result) => {
-                RED.notify(t(`browser.done.${action}`, { count: action === 'replay' ? result.replayed : result.purged, left: result.remaining }), 'success');
-                refresh();
-              })
-              .fail((xhr) => {
-                failed(xhr);
-                refresh();
-              });
-          },
-        },
-      ],
-    });
+    const question = ids ? t(`browser.confirm.${action}`, { count: ids.length }) : t(`browser.confirm.${action}All`);
+    askThen(t, question, t(`browser.${action}${ids ? 'Selected' : 'All'}`), () =>
+      runAction(t, inTurn, config, action, ids ? { messageIds: ids } : {}, (failure) => {
+        if (failure) failed(failure);
+        refresh();
+      }),
+    );
   };
+  function showView(next: 'list' | 'groups'): void {
+    view = next;
+    views.find('button').removeClass('selected');
+    views.find(`#rmq-parking-view-${next}`).addClass('selected');
+    actions.toggle(next === 'list');
+    list.toggle(next === 'list');
+    groupsBox.toggle(next === 'groups');
+    refresh();
+  }
+  views.find('#rmq-parking-view-list').addClass('selected');
   button('rmq-parking-replay-selected', 'fa-undo', 'replaySelected', () => confirmThen('replay', selectedIds()));
   button('rmq-parking-replay-all', 'fa-undo', 'replayAll', () => confirmThen('replay'));
   button('rmq-parking-purge-selected', 'fa-trash', 'purgeSelected', () => confirmThen('purge', selectedIds()));
@@ -190,7 +167,7 @@ export function parkingBrowser(t: Translate): void {
   refreshButton.on('click', refresh);
   // Fresh while someone looks at it: what a node or another user parked, replayed or purged meanwhile.
   setInterval(() => {
-    if (content.is(':visible')) refresh();
+    if (content.is(':visible') && view === 'list') refresh();
   }, REFRESH_MS);
 
   RED.events.on('runtime-state', fillConfigs);

@@ -6,12 +6,11 @@ import type { MessageProperties, Options } from 'amqplib';
 import { ATTEMPT_HEADER, copyPublishOptions, FAILURE_HEADERS, FIRST_FAILURE_HEADER, FIRST_SEEN_HEADER, ORIGINAL_EXCHANGE_HEADER, ORIGINAL_ROUTING_KEY_HEADER, PARK_HEADERS, readDeaths } from '../message';
 import type { BrokerConnection } from '../connection';
 import { MAX_SCAN, scanQueue } from './scan';
-import { describeParked, isEmptySelection, matchesSelection, type ParkedMessage, type ParkedSelection } from './view';
+import { describeParked, isEmptySelection, matchesSelection, REPLAY_HEADER, type ParkedMessage, type ParkedSelection } from './view';
 import { messages } from '../observe';
 import type { RetryTopologyConfig } from '../topology';
 
-/** Counts how often a message was replayed, so a message parked again and again shows it. */
-export const REPLAY_HEADER = 'park-replayed';
+export { REPLAY_HEADER };
 
 const BROKER_DEATH_HEADERS = ['x-death', 'x-first-death-exchange', 'x-first-death-queue', 'x-first-death-reason', 'x-last-death-exchange', 'x-last-death-queue', 'x-last-death-reason'];
 

@@ -23,7 +23,7 @@ export interface ScanResult {
 }
 
 /** Ready messages in the queue; a missing queue is an error that names it (404 closes the channel). */
-async function queueDepth(channel: Channel, queue: string): Promise<number> {
+export async function queueDepth(channel: Channel, queue: string): Promise<number> {
   try {
     return (await channel.checkQueue(queue)).messageCount;
   } catch (err) {

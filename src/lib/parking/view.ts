@@ -5,6 +5,10 @@
 import type { MessageProperties } from 'amqplib';
 import { attemptHeaderCount, FAILURE_HEADERS, PARK_HEADERS, readDeaths } from '../message';
 import { plainHeaderValue } from '../amqp';
+import { foldReason, reasonMatcher } from './fold';
+
+/** Counts how often a message was replayed (each replay adds one; a park keeps it), so a message parked again and again shows it. */
+export const REPLAY_HEADER = 'park-replayed';
 
 /** One parked message as a flow or the editor sees it: plain data only, no channel. */
 export interface ParkedMessage {
@@ -19,6 +23,8 @@ export interface ParkedMessage {
   parkedAt: string | null;
   /** Attempts made (`retry-attempt`), 0 when unknown. */
   attempts: number;
+  /** How often it was replayed before it was parked again (REPLAY_HEADER), 0 when never. */
+  replays: number;
   /** When it first and last failed (ISO), from the `park-*-failure-time` headers. */
   firstFailureAt: string | null;
   lastFailureAt: string | null;
@@ -42,12 +48,14 @@ export interface ParkedSelection {
   messageIds?: string[];
   /** Exact original routing key. */
   routingKey?: string;
-  /** Case-insensitive part of the park reason. */
+  /** Case-insensitive part of the park reason, or written `/…/flags` a regular expression matching it. */
   reason?: string;
+  /** A group of parked messages: the folded park reason (foldReason), exactly. */
+  group?: string;
 }
 
 export function isEmptySelection(selection: ParkedSelection | undefined): boolean {
-  return !selection || (selection.messageIds === undefined && selection.routingKey === undefined && selection.reason === undefined);
+  return !selection || (selection.messageIds === undefined && selection.routingKey === undefined && selection.reason === undefined && selection.group === undefined);
 }
 
 /** A header value as JSON-safe plain data (Buffers as text, timestamps as ISO strings). */
@@ -86,6 +94,22 @@ function parkedError(headers: Record<string, unknown>): ParkedMessage['error'] {
   return any ? error : null;
 }
 
+/** How often a message was replayed (REPLAY_HEADER), 0 when never or unreadable. */
+export function replayCount(headers: Record<string, unknown>): number {
+  const n = Number(plainValue(headers[REPLAY_HEADER]));
+  return Number.isInteger(n) && n > 0 ? n : 0;
+}
+
+/** What grouping reads of a parked message, and nothing more (no body, no other headers): cheap for a whole queue. */
+export function parkedSummary(headers: Record<string, unknown> | undefined): { reason: string | null; parkedAt: string | null; replays: number } {
+  const h = headers ?? {};
+  const reason = text(h[PARK_HEADERS.reason]);
+  const parkedAt = text(h[PARK_HEADERS.time]);
+  if (reason !== null && parkedAt !== null) return { reason, parkedAt, replays: replayCount(h) };
+  const death = readDeaths(h)[0];
+  return { reason: reason ?? death?.reason ?? null, parkedAt: parkedAt ?? death?.time ?? null, replays: replayCount(h) };
+}
+
 export function describeParked(
   message: { content: Buffer; properties: Pick<MessageProperties, 'headers' | 'messageId' | 'correlationId' | 'contentType'> },
   position: number,
@@ -104,6 +128,7 @@ export function describeParked(
     reason: text(headers[PARK_HEADERS.reason]) ?? death?.reason ?? null,
     parkedAt: text(headers[PARK_HEADERS.time]) ?? death?.time ?? null,
     attempts: attemptHeaderCount(headers),
+    replays: replayCount(headers),
     firstFailureAt: text(headers[FAILURE_HEADERS.firstFailure]),
     lastFailureAt: text(headers[FAILURE_HEADERS.lastFailure]),
     error: parkedError(headers),
@@ -128,12 +153,14 @@ export function selectionFrom(source: Record<string, unknown>): ParkedSelection 
     }
     selection.messageIds = ids as string[];
   }
-  for (const key of ['routingKey', 'reason'] as const) {
+  for (const key of ['routingKey', 'reason', 'group'] as const) {
     const value = source[key];
     if (value === undefined) continue;
     if (typeof value !== 'string' || value === '') throw new Error(`msg.${key} must be a non-empty string`);
     selection[key] = value;
   }
+  // An invalid regular expression stops here, before anything is read.
+  if (selection.reason !== undefined) reasonMatcher(selection.reason);
   return selection;
 }
 
@@ -141,7 +168,8 @@ export function matchesSelection(parked: Pick<ParkedMessage, 'messageId' | 'orig
   if (!selection) return true;
   if (selection.messageIds !== undefined && (parked.messageId === null || !selection.messageIds.includes(parked.messageId))) return false;
   if (selection.routingKey !== undefined && parked.originalRoutingKey !== selection.routingKey) return false;
-  if (selection.reason !== undefined && !(parked.reason ?? '').toLowerCase().includes(selection.reason.toLowerCase())) return false;
+  if (selection.reason !== undefined && !reasonMatcher(selection.reason)(parked.reason ?? '')) return false;
+  if (selection.group !== undefined && foldReason(parked.reason) !== selection.group) return false;
   return true;
 }
 

@@ -94,3 +94,24 @@ export function contentTypeProblem(raw: string): Problem | null {
   if (text === '' || /^[^\s/]+\/[^\s/;]+(\s*;.*)?$/.test(text)) return null;
   return { code: 'contentType', text: 'content type must look like application/json or text/plain' };
 }
+
+/**
+ * A reason filter (park-replay): written `/…/flags` a regular expression, else a case-insensitive part
+ * of the reason. The expression, or the problem with it; undefined for a part of the text.
+ */
+export function reasonExpression(value: string): RegExp | Problem | undefined {
+  const regex = /^\/(.+)\/([a-z]*)$/s.exec(value.trim());
+  if (!regex) return undefined;
+  try {
+    // A global or sticky flag would make test() remember where it stopped: dropped.
+    return new RegExp(regex[1] ?? '', (regex[2] ?? '').replace(/[gy]/g, ''));
+  } catch (err) {
+    return { code: 'regex', text: `invalid regular expression: ${(err as Error).message}` };
+  }
+}
+
+/** What is wrong with a reason filter, or null (any text is a part of a reason; only an expression can be invalid). */
+export function reasonFilterProblem(value: string): Problem | null {
+  const read = reasonExpression(value);
+  return read !== undefined && !(read instanceof RegExp) ? read : null;
+}

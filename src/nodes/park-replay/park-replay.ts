@@ -3,7 +3,7 @@
  * where they were first published (confirmed), peeks at them without removing them, or purges them.
  */
 import { type Node, type NodeAPI, type NodeDef, type NodeMessage, type NodeStatus } from '../shared/node-red';
-import { readNumberField } from '../../lib/rules';
+import { readNumberField, reasonFilterProblem } from '../../lib/rules';
 import { NUMBER_FIELDS, PARK_ACTIONS } from '../shared/properties';
 import { translator, type Translate } from '../shared/i18n';
 import { runParkingAction, type ParkAction } from '../shared/parking-actions';
@@ -24,7 +24,7 @@ function actionOf(configured: unknown, msg: NodeMessage): ParkAction {
  * then the action's own fields.
  */
 function resultOf(action: ParkAction, payload: Record<string, unknown>): { action: ParkAction; count: number; remaining: number } & Record<string, unknown> {
-  const count = action === 'peek' ? (payload.messages as unknown[]).length : Number(action === 'purge' ? payload.purged : payload.replayed);
+  const count = action === 'peek' ? (payload.messages as unknown[]).length : Number(action === 'purge' ? payload.purged : action === 'groups' ? payload.grouped : payload.replayed);
   return { action, count, remaining: Number(payload.remaining ?? payload.total), ...payload };
 }
 
@@ -32,6 +32,7 @@ function resultStatus(result: ReturnType<typeof resultOf>, t: Translate): NodeSt
   const { action, count, remaining: left } = result;
   const fill = left > 0 ? 'yellow' : 'green';
   if (action === 'peek') return { fill, shape: 'ring', text: t('park-replay.status.peeked', { count, left }) };
+  if (action === 'groups') return { fill, shape: 'ring', text: t('park-replay.status.grouped', { count: String((result.groups as unknown[]).length), left }) };
   if (action === 'purge') return { fill, shape: 'dot', text: t('park-replay.status.purged', { count: String(count), left }) };
   return { fill, shape: 'dot', text: t('park-replay.status.replayed', { count: String(count), left }) };
 }
@@ -43,7 +44,9 @@ export = function register(RED: NodeAPI): void {
     const t = translator(RED);
     const config = findRetryConfig(RED, def.config);
     const read = readNumberField(def.max, NUMBER_FIELDS['park-replay'].max);
-    const problem = 'problem' in read ? read.problem : undefined;
+    const reason = typeof def.reason === 'string' ? def.reason.trim() : '';
+    const reasonProblem = reasonFilterProblem(reason);
+    const problem = 'problem' in read ? read.problem : reasonProblem ? `reason: ${reasonProblem.text}` : undefined;
     if (problem) node.status({ fill: 'red', shape: 'ring', text: problem });
     const configuredMax = 'value' in read ? read.value : 100;
     const resetAttempts = def.resetAttempts !== false;
@@ -75,7 +78,9 @@ export = function register(RED: NodeAPI): void {
       node.status({ fill: 'blue', shape: 'dot', text: t('park-replay.status.running', { action }) });
       const max = typeof msg.max === 'number' && msg.max > 0 ? Math.floor(msg.max) : configuredMax;
       // The connection is held only while working: an idle node keeps none open.
-      runParkingAction(action, msg, config, { max, resetAttempts, userId: node.id })
+      // The node's reason filter, unless the msg brings its own.
+      const source = reason !== '' && msg.reason === undefined ? { ...msg, reason } : msg;
+      runParkingAction(action, source, config, { max, resetAttempts, userId: node.id })
         .then(
           (payload) => {
             const result = resultOf(action, payload);

@@ -1,11 +1,12 @@
 /**
  * The editor's parking browser (sidebar tab): admin endpoints that peek at a deployed retry config's
- * parking queue (never consuming), show one parked message whole, and replay or delete all or selected
- * parked messages. Each runs what the park-replay node runs (parking-actions.ts).
+ * parking queue (never consuming), group it by folded park reason and list a group's messages a page
+ * at a time, show one parked message whole, and replay or delete all, selected or one group's parked
+ * messages. Each runs what the park-replay node runs (parking-actions.ts).
  */
 import { randomUUID } from 'node:crypto';
 import type { AdminRequest, AdminResponse, NodeAPI } from '../shared/node-red';
-import { readParkedMessage, runParkingAction, type ParkAction } from '../shared/parking-actions';
+import { readParkedGroup, readParkedMessage, runParkingAction, WHOLE_QUEUE, type ParkAction } from '../shared/parking-actions';
 import { findRetryConfig, type RetryConfigNode } from '../shared/retry-config-node';
 
 export const PARKING_PATH = '/rabbitmq-retry/parking';
@@ -27,6 +28,16 @@ function messageIds(body: unknown): string[] | undefined {
   const ids = (body as { messageIds?: unknown } | undefined)?.messageIds;
   return Array.isArray(ids) ? ids.filter((id): id is string => typeof id === 'string') : undefined;
 }
+
+/** What a replay / purge request selects: `messageIds`, else a `group` (its folded reason), else everything. */
+function selectionOf(body: unknown): Record<string, unknown> {
+  const ids = messageIds(body);
+  if (ids) return { messageIds: ids };
+  const group = (body as { group?: unknown } | undefined)?.group;
+  return typeof group === 'string' && group !== '' ? { group } : {};
+}
+
+const count = (value: unknown, fallback: number): number => (typeof value === 'string' && /^\d+$/.test(value) ? Number(value) : fallback);
 
 export function registerParkingEndpoints(RED: NodeAPI): void {
   /** The deployed configuration with a usable topology and broker, or the answer saying why not. */
@@ -60,11 +71,29 @@ export function registerParkingEndpoints(RED: NodeAPI): void {
       return { status: 200, body: { queue: found.queue, message } };
     });
   });
+  // The whole queue by folded park reason, largest group first (read as a peek reads, never consuming).
+  RED.httpAdmin.get(`${PARKING_PATH}/:config/groups`, RED.auth.needsPermission('rabbitmq-retry.read'), (req: AdminRequest, res: AdminResponse) => {
+    answer(res, () => run(req.params.config, 'groups', {}, PEEK_LIMIT));
+  });
+  // One group's messages, ?key= (the folded reason), a page of PEEK_LIMIT from ?offset=.
+  RED.httpAdmin.get(`${PARKING_PATH}/:config/group`, RED.auth.needsPermission('rabbitmq-retry.read'), (req: AdminRequest, res: AdminResponse) => {
+    answer(res, async () => {
+      const found = usable(req.params.config);
+      if (!('config' in found)) return found;
+      const key = req.query?.key;
+      if (typeof key !== 'string' || key === '') return { status: 400, body: { error: 'give the group key' } };
+      const offset = count(req.query?.offset, 0);
+      const limit = Math.min(count(req.query?.limit, PEEK_LIMIT), PEEK_LIMIT);
+      const page = await readParkedGroup(key, found.config, { offset, limit, previewBytes: 1024, userId: `parking-browser-${randomUUID()}` });
+      return { status: 200, body: { queue: found.queue, key, offset, ...page } };
+    });
+  });
   for (const action of ['replay', 'purge'] as const) {
     RED.httpAdmin.post(`${PARKING_PATH}/:config/${action}`, RED.auth.needsPermission('rabbitmq-retry.write'), (req: AdminRequest, res: AdminResponse) => {
-      // Without messageIds: everything (the browser confirms that first).
-      const ids = messageIds(req.body);
-      answer(res, () => run(req.params.config, action, ids ? { messageIds: ids } : {}, REPLAY_LIMIT));
+      // Without messageIds or a group: everything (the browser confirms that first).
+      // A group is moved whole, however large; else at most REPLAY_LIMIT at once.
+      const selection = selectionOf(req.body);
+      answer(res, () => run(req.params.config, action, selection, selection.group === undefined ? REPLAY_LIMIT : WHOLE_QUEUE));
     });
   }
 }

@@ -2,7 +2,7 @@
  * Peek, purge and replay of a retry config's parking queue, as the park-replay node and the editor's
  * parking browser (admin endpoints) both run them; and reading one parked message whole, for the browser.
  */
-import { findParked, peekHazard, peekParked, purgeParked, replayParked, selectionFrom, type ParkedLocator, type ParkedMessage } from '../../lib/parking';
+import { findParked, groupParked, peekGroup, peekHazard, peekParked, purgeParked, replayParked, selectionFrom, type ParkedLocator, type ParkedMessage, type ParkedSelection } from '../../lib/parking';
 import type { RetryTopologyConfig } from '../../lib/topology';
 import type { RetryBrokerNode } from './broker-node';
 import { metrics } from './metrics';
@@ -10,6 +10,15 @@ import type { ParkAction } from './properties';
 import type { RetryConfigNode } from './retry-config-node';
 
 export type { ParkAction };
+
+/**
+ * How far a grouping, or a purge / replay of a group or by reason, reads: the whole queue (as deep as
+ * it was when the read started). Such a read holds per group counts, never the messages.
+ */
+export const WHOLE_QUEUE = Number.MAX_SAFE_INTEGER;
+
+/** A selection by group or reason means every such message, however deep in the queue. */
+const scanLimitOf = (selection: ParkedSelection): number | undefined => (selection.group !== undefined || selection.reason !== undefined ? WHOLE_QUEUE : undefined);
 
 type ParkingConfig = Pick<RetryConfigNode, 'topology' | 'broker' | 'consumers'>;
 
@@ -55,13 +64,15 @@ export async function runParkingAction(
   return withParkingQueue(config, options.userId, action === 'peek' || Object.keys(selection).length > 0, async (topology, broker) => {
     const queue = topology.parkingQueue;
     if (action === 'peek') return { ...(await peekParked(broker.connection, queue, { limit: options.max })) };
-    if (action === 'purge') return { ...(await purgeParked(broker.connection, queue, { selection })) };
+    if (action === 'groups') return { ...(await groupParked(broker.connection, queue, { limit: WHOLE_QUEUE })) };
+    const scanLimit = scanLimitOf(selection);
+    if (action === 'purge') return { ...(await purgeParked(broker.connection, queue, { selection, scanLimit })) };
     // Each replayed message is counted, and is an event on the configuration's consumers.
     const onReplayed = (parked: ParkedMessage): void => {
       metrics.replayed(topology.mainQueue);
       config.consumers.replayed({ event: 'replayed', queue: topology.mainQueue, attempt: parked.attempts, reason: parked.reason, messageId: parked.messageId, durationMs: null });
     };
-    return { ...(await replayParked(broker.connection, topology, { max: options.max, resetAttempts: options.resetAttempts, selection, onReplayed })) };
+    return { ...(await replayParked(broker.connection, topology, { max: options.max, resetAttempts: options.resetAttempts, selection, scanLimit, onReplayed })) };
   });
 }
 
@@ -72,4 +83,13 @@ export async function readParkedMessage(
   options: { limit: number; bodyBytes: number; userId: string },
 ): Promise<ParkedMessage | undefined> {
   return withParkingQueue(config, options.userId, true, (topology, broker) => findParked(broker.connection, topology.parkingQueue, locator, options));
+}
+
+/** A page of one group's parked messages (previews), left in place. */
+export async function readParkedGroup(
+  key: string,
+  config: ParkingConfig,
+  options: { offset: number; limit: number; previewBytes: number; userId: string },
+): Promise<{ messages: ParkedMessage[]; more: boolean; total: number }> {
+  return withParkingQueue(config, options.userId, true, (topology, broker) => peekGroup(broker.connection, topology.parkingQueue, key, { ...options, scanLimit: WHOLE_QUEUE }));
 }

@@ -33,7 +33,7 @@ export const DEDUPE_KINDS = ['memory', 'redis', 'postgres'] as const;
 export const DEDUPE_NO_KEY = ['process', 'park'] as const;
 export const DEDUPE_STORE_DOWN = ['pause', 'process'] as const;
 
-export const PARK_ACTIONS = ['replay', 'peek', 'purge'] as const;
+export const PARK_ACTIONS = ['replay', 'peek', 'purge', 'groups'] as const;
 export type ParkAction = (typeof PARK_ACTIONS)[number];
 /** The node's setting: an action, or `topic` (msg.topic names it). */
 export const PARK_NODE_ACTIONS = [...PARK_ACTIONS, 'topic'] as const;
@@ -100,7 +100,8 @@ export const PROPERTY_VERSIONS: Record<string, { version: number; added: Record<
     // A field without its type is text (`${VAR}` text included), as before the env type existed.
     added: { bufferMessages: { since: 2 }, bufferMiB: { since: 2 }, urlType: { since: 3, value: 'str' }, hostType: { since: 3, value: 'str' }, managementUrlType: { since: 3, value: 'str' } },
   },
-  'park-replay': { version: 2, added: { action: { since: 2, value: 'replay' } } },
+  // --- issue 27 (H10): park-replay's reason filter (absent: every reason) ---
+  'park-replay': { version: 3, added: { action: { since: 2, value: 'replay' }, reason: { since: 3, value: '' } } },
   // --- issue 26 (H4): error rules (absent: none, every failure transient) ---
   'retry-config': { version: 3, added: { maxAge: { since: 2 }, errorRules: { since: 3, value: '[]' } } },
   'retry-consumer': {
