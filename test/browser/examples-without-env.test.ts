@@ -10,7 +10,8 @@
  * Chromium as in editor.test.ts: skipped locally without it, a failure under CI=true.
  */
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { needChromium } from '../helpers/skips';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
@@ -59,10 +60,7 @@ describe('the examples imported into a Node-RED without their environment variab
   const log = (): string => red?.log() ?? '';
 
   before(async function () {
-    if (!existsSync(CHROMIUM)) {
-      if (process.env.CI === 'true') throw new Error(`${CHROMIUM} is missing: install Debian's chromium (apt-get install chromium; .ci/run does)`);
-      this.skip();
-    }
+    needChromium(this);
     for (const example of EXAMPLES) {
       // Table names must be SQL identifiers; queue names keep the test- prefix the cleanup knows.
       for (const name of example.names) renamed[name] = TABLES.includes(name) ? uniqueName(name).replace(/[^A-Za-z0-9_]/g, '_') : uniqueName(`env-${name}`);

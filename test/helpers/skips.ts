@@ -13,6 +13,9 @@ export interface Skippable {
   parent?: Skippable | undefined;
 }
 
+/** Why the tests of the management API's default address skip against a broker whose API is elsewhere. */
+export const MGMT_ELSEWHERE = "the broker's management API is not at port 15672 of its host (RabbitMQ 4 beside the host's broker): the default it falls back to cannot be shown";
+
 export function skipBecause(ctx: Mocha.Context, reason: string): never {
   const runnable = ctx.test;
   const target: Skippable | undefined = (runnable as { type?: string } | undefined)?.type === 'hook' ? runnable?.parent : runnable;

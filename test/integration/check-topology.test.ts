@@ -3,6 +3,7 @@
  * (unsaved) values, with the broker's stored password when the editor sends it unchanged.
  */
 import assert from 'node:assert/strict';
+import { MGMT_ELSEWHERE, skipBecause } from '../helpers/skips';
 import { AMQP_URL, Broker, MANAGEMENT_URL, uniqueName } from '../helpers/broker';
 import { helper, packageNodes } from '../helpers/node-red';
 
@@ -83,7 +84,7 @@ describe('check-topology endpoint (real broker, stored credentials)', function (
 
   it("with the management URL's variable unset, compares through the API at the broker's host (an imported example)", async function () {
     // The default is port 15672 of the broker's host: a broker whose API is elsewhere (RabbitMQ 4 beside the host's) cannot show it.
-    if (new URL(MANAGEMENT_URL).origin !== `http://${amqp.hostname}:15672`) this.skip();
+    if (new URL(MANAGEMENT_URL).origin !== `http://${amqp.hostname}:15672`) skipBecause(this, MGMT_ELSEWHERE);
     const { status, answer, text } = await post({ config, broker: { ...brokerValues, managementUrl: '${RR_CHECK_MGMT_NOT_SET_ANYWHERE}' }, credentials: { password: '__PWRD__' } });
     assert.equal(status, 200, text);
     assert.equal(answer.compared, true);

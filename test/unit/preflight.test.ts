@@ -5,6 +5,8 @@
  * docs/development.md, "What the tests need").
  */
 import assert from 'node:assert/strict';
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
 import { brokerFinding, canEnable, chromiumFinding, databaseFinding, managementFinding, redisFinding, renamedVariables, report } from '../../scripts/preflight-report.mjs';
 import { brokerTarget, serviceUrls, shown } from '../../scripts/services.mjs';
 import { skippedGroups, skippedLines } from '../helpers/skip-summary';
@@ -195,5 +197,18 @@ describe('the summary of skipped tests at the end of a run', function () {
     const root = suite('');
     test(suite('a', root), 'passes', 'passed');
     assert.deepEqual(skippedLines(skippedGroups(root as never)), []);
+  });
+});
+
+describe('every skip in the suite says why', function () {
+  it('no test or hook skips without a reason (skipBecause, not a bare this.skip())', function () {
+    const root = path.resolve(__dirname, '..');
+    const files = (function walk(dir: string): string[] {
+      return readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? walk(path.join(dir, e.name)) : e.name.endsWith('.ts') ? [path.join(dir, e.name)] : []));
+    })(root);
+    // Code only: comments may name the bare call (the helpers' docs); this file names it as its pattern.
+    const code = (file: string): string => readFileSync(file, 'utf8').replace(/\/\*[\s\S]*?\*\//g, '').replace(/\/\/.*$/gm, '');
+    const bare = files.filter((file) => file !== __filename && /\bthis\.skip\(\)/.test(code(file)));
+    assert.deepEqual(bare.map((file) => path.relative(root, file)), []);
   });
 });
