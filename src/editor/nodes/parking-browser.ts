@@ -17,6 +17,7 @@ const REFRESH_MS = 10_000;
 interface ParkedMessage {
   position: number;
   messageId?: string | null;
+  traceId?: string | null;
   contentType?: string | null;
   reason?: string | null;
   attempts: number;
@@ -131,6 +132,7 @@ export function parkingBrowser(t: Translate): void {
         .css('color', 'var(--red-ui-secondary-text-color, #888)')
         .text(t('browser.details', { count: m.attempts, key: m.originalRoutingKey ?? '-', time: m.parkedAt ? new Date(m.parkedAt).toLocaleString() : '-' }))
         .appendTo(cell);
+      if (m.traceId) $('<div>').addClass('rmq-parking-trace').css({ color: 'var(--red-ui-secondary-text-color, #888)', 'font-family': 'monospace' }).text(t('browser.trace', { id: m.traceId })).appendTo(cell);
       const preview = m.previewEncoding === 'base64' ? t('browser.binary', { count: m.size }) : m.preview + (m.truncated ? '…' : '');
       $('<pre>').addClass('rmq-parking-preview').css({ margin: '2px 0 0', 'white-space': 'pre-wrap', 'max-height': '4.5em', overflow: 'hidden' }).text(preview).appendTo(cell);
       $('<button type="button" class="red-ui-button red-ui-button-small rmq-parking-body-open"></button>')

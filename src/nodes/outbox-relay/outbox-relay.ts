@@ -6,6 +6,7 @@
  * write's NOTIFY, polls as well, deletes sent rows after the retention.
  */
 import { OutboxRelay, outboxChannel } from '../../lib/outbox';
+import { openTelemetryTracer } from '../../lib/trace';
 import { readNumberFields } from '../../lib/rules';
 import { findBroker } from '../shared/broker-node';
 import { statusKey, translator } from '../shared/i18n';
@@ -56,6 +57,7 @@ export = function register(RED: NodeAPI): void {
       backoff: { initialMs: n.backoffSeconds * 1000, maxMs: n.backoffMaxSeconds * 1000 },
       retentionMs: n.retentionDays * 86_400_000,
       ordered: def.ordered === true,
+      tracer: openTelemetryTracer(),
     });
     let rows: { pending: number; failed: number } | undefined;
     let brokerStatus: NodeStatus | undefined;
