@@ -90,6 +90,10 @@ describe('publish options', () => {
       assert.match(String((options.headers as Record<string, unknown>).traceparent), /^00-[0-9a-f]{32}-[0-9a-f]{16}-01$/);
     });
 
+    it('a reply carries the msg\'s trace context (the consumer\'s), not a new one', () => {
+      assert.deepEqual(publishOptions(reply, { ...consumed, traceparent: TP }, undefined, () => 'id', Date.now, () => NEW).headers, { traceparent: TP });
+    });
+
     it('leaves headers that are not an object for the publish check to name', () => {
       assert.equal(publishOptions(publish, { properties: { headers: 'nope' } }, undefined, () => 'id').headers, 'nope');
     });
