@@ -117,9 +117,13 @@ describe('transactional outbox in the Node-RED runtime (real PostgreSQL and brok
       const row = (await db.query(`SELECT headers FROM ${outbox} WHERE id = $1`, [id])).rows[0] as { headers: Record<string, unknown> };
       assert.deepEqual(row.headers, { traceparent, tracestate: 'shop=1' }, 'in the row\'s headers');
       const ch = await broker.ch();
-      let event: { properties: { headers?: Record<string, unknown> } } | false = false;
-      await waitFor(async () => (event = await ch.get(queue, { noAck: true })) !== false, 'the event published');
-      const headers = (event as { properties: { headers?: Record<string, unknown> } }).properties.headers ?? {};
+      let headers: Record<string, unknown> | undefined;
+      await waitFor(async () => {
+        const event = await ch.get(queue, { noAck: true });
+        if (event !== false) headers = event.properties.headers ?? {};
+        return headers !== undefined;
+      }, 'the event published');
+      assert.ok(headers);
       const relay = spans.getFinishedSpans().find((s) => s.name === `relay ${exchange}`);
       assert.ok(relay);
       assert.equal(relay.parentSpanContext?.spanId, '00f067aa0ba902b7', 'a child of the row\'s trace context');
