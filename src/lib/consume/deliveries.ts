@@ -180,6 +180,7 @@ export class Deliveries extends EventEmitter<DeliveryEvents> {
         return this.finished(entry, decision, reason, kind);
       default:
         if (key !== undefined && decision.kind === 'ack') return this.ackWhenRecorded(entry, key, action, reason, kind);
+        if (entry.spans !== undefined && entry.acks.closed) throw this.unsettled(entry, staleDelivery(entry, action));
         this.options.settler.execute(entry, decision, action);
         if (decision.kind === 'ack') this.options.hold?.release();
         return this.finished(entry, decision, reason, kind);
