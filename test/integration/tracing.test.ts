@@ -115,6 +115,7 @@ describe('trace context across retries, parking and replay (real broker)', funct
     assert.equal(process1.attributes['messaging.destination.name'], names.mainQueue);
     assert.equal(process1.attributes['rabbitmq_retry.attempt'], 1);
     assert.equal(process2.attributes['rabbitmq_retry.attempt'], 2);
+    assert.equal(process2.attributes['messaging.rabbitmq.destination.routing_key'], names.routingKey, 'the original routing key, not the retry route\'s');
     assert.equal(settle1.kind, SpanKind.CLIENT);
     assert.equal(settle1.attributes['messaging.operation.type'], 'settle');
     assert.equal(settle1.attributes['rabbitmq_retry.outcome'], 'retried');

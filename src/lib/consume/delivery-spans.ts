@@ -23,7 +23,8 @@ export function carryTrace(delivered: DeliveredMessage, headers: Record<string, 
 /** Starts a delivery's process span, a child of the context it carries; the flow gets the span's context. */
 export function startProcess(tracer: MessageTracer, queue: string, entry: TrackedDelivery, delivered: DeliveredMessage): void {
   const { message } = entry;
-  const attributes = messagingAttributes('process', queue, message.fields.routingKey, message);
+  // The routing key it was first published with (a retry comes back through the retry route), as msg.topic shows it.
+  const attributes = messagingAttributes('process', queue, delivered.amqp.routingKey, message);
   attributes['messaging.rabbitmq.message.delivery_tag'] = message.fields.deliveryTag;
   attributes['rabbitmq_retry.attempt'] = entry.retry.attempt;
   const process = tracer.start(spanName('process', queue), 'consumer', attributes, traceOf(message.properties.headers));
@@ -34,7 +35,7 @@ export function startProcess(tracer: MessageTracer, queue: string, entry: Tracke
 /** Starts the settle span (a child of the process span) and, for a copy, its send, whose context the copy carries. */
 export function startSettle(tracer: MessageTracer, queue: string, spans: DeliverySpans, entry: TrackedDelivery, decision: Decision): void {
   const { message } = entry;
-  const settle = tracer.start(spanName('settle', queue), 'client', messagingAttributes('settle', queue, message.fields.routingKey, message), spans.process);
+  const settle = tracer.start(spanName('settle', queue), 'client', messagingAttributes('settle', queue, undefined, message), spans.process);
   settle.set({ 'rabbitmq_retry.decision': decision.kind });
   spans.settle = settle;
   if (decision.kind !== 'republish' && decision.kind !== 'park') return;
