@@ -17,6 +17,7 @@
  * - publish    confirmed, mandatory publishing under bounded back-pressure
  * - message    what a message carries and becomes: attempts, payload, msg.amqp, copies
  * - observe    metrics and log limiting
+ * - trace      W3C trace context on headers, OpenTelemetry spans when a process records them
  * - rules      property rules shared with the editor
  * - amqp       AMQP values and closing channels
  */
@@ -34,5 +35,6 @@ export * as publish from './publish';
 export * as postgres from './postgres';
 export * as message from './message';
 export * as observe from './observe';
+export * as trace from './trace';
 export * as rules from './rules';
 export * as amqp from './amqp';

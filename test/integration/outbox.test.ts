@@ -7,6 +7,8 @@
  */
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
+import { trace } from '@opentelemetry/api';
+import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { Broker, waitFor } from '../helpers/broker';
 import { brokerNode, tab } from '../helpers/flows';
 import { errorsOf, helper, lastStatus, loadFlow } from '../helpers/node-red';
@@ -101,6 +103,36 @@ describe('transactional outbox in the Node-RED runtime (real PostgreSQL and brok
     const [event] = await consumeAll(1);
     assert.deepEqual(event, { messageId: id, body: { id: 'o-1', amount: 12.5 } });
     await waitFor(async () => (await db.query(`SELECT status FROM ${outbox} WHERE id = $1`, [id])).rows[0]?.status === 'sent', 'the row marked sent');
+  });
+
+  it('carries the msg\'s trace context through the row to the event; with an OpenTelemetry SDK, as a relay span of that trace', async () => {
+    const spans = new InMemorySpanExporter();
+    trace.setGlobalTracerProvider(new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(spans)] }));
+    try {
+      const { written } = await load();
+      const traceparent = '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01';
+      helper.getNode('write').receive({ ...order('o-t', 3), traceparent, tracestate: 'shop=1' });
+      await waitFor(() => written.length === 1, 'the write answered');
+      const id = written[0]!.outbox.id as string;
+      const row = (await db.query(`SELECT headers FROM ${outbox} WHERE id = $1`, [id])).rows[0] as { headers: Record<string, unknown> };
+      assert.deepEqual(row.headers, { traceparent, tracestate: 'shop=1' }, 'in the row\'s headers');
+      const ch = await broker.ch();
+      let headers: Record<string, unknown> | undefined;
+      await waitFor(async () => {
+        const event = await ch.get(queue, { noAck: true });
+        if (event !== false) headers = event.properties.headers ?? {};
+        return headers !== undefined;
+      }, 'the event published');
+      assert.ok(headers);
+      const relay = spans.getFinishedSpans().find((s) => s.name === `relay ${exchange}`);
+      assert.ok(relay);
+      assert.equal(relay.parentSpanContext?.spanId, '00f067aa0ba902b7', 'a child of the row\'s trace context');
+      assert.equal(relay.attributes['messaging.message.id'], id);
+      assert.equal(String(headers.traceparent), `00-4bf92f3577b34da6a3ce929d0e0e4736-${relay.spanContext().spanId}-01`);
+      assert.equal(String(headers.tracestate), 'shop=1');
+    } finally {
+      trace.disable();
+    }
   });
 
   it('a failing statement rolls back the row and the event, and is a Catch-able error naming the statement', async () => {

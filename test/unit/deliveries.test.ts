@@ -6,6 +6,8 @@
 import assert from 'node:assert/strict';
 import type { ConsumeMessage, Options } from 'amqplib';
 import type { DeliveryDedupe } from '../../src/lib/consume/admission';
+import { SpanStatusCode, trace } from '@opentelemetry/api';
+import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { Deliveries } from '../../src/lib/consume/deliveries';
 import { DedupeGate, MemoryDedupeStore } from '../../src/lib/dedupe';
 import { DeliveryRegistry } from '../../src/lib/consume/registry';
@@ -13,6 +15,7 @@ import type { Settled } from '../../src/lib/consume/types';
 import type { DeliveredMessage } from '../../src/lib/message';
 import { AckBatcher, decisionPolicy, OrderedHold, Settler, SettleError, type CopyPublisher, type TrackedDelivery } from '../../src/lib/settle';
 import type { RetryTopologyConfig } from '../../src/lib/topology';
+import { openTelemetryTracer, type MessageTracer } from '../../src/lib/trace';
 
 const topology: RetryTopologyConfig = {
   mode: 'declare',
@@ -32,11 +35,11 @@ const topology: RetryTopologyConfig = {
   parkingQueueArguments: {},
 };
 
-function message(tag: number): ConsumeMessage {
+function message(tag: number, headers: Record<string, unknown> = {}): ConsumeMessage {
   return {
     content: Buffer.from(`{"n":${tag}}`),
     fields: { deliveryTag: tag, redelivered: false, exchange: '', routingKey: 'q', consumerTag: 'ctag' },
-    properties: { contentType: 'application/json', headers: {} },
+    properties: { contentType: 'application/json', headers },
   } as unknown as ConsumeMessage;
 }
 
@@ -55,7 +58,7 @@ class FakeCopies implements CopyPublisher {
   }
 }
 
-function setup(settleTimeoutMs: number, options: { ordered?: boolean; requeuePauseMs?: number; dedupe?: DeliveryDedupe } = {}) {
+function setup(settleTimeoutMs: number, options: { ordered?: boolean; requeuePauseMs?: number; dedupe?: DeliveryDedupe; tracer?: MessageTracer } = {}) {
   const written: string[] = [];
   const channel = {
     ack: (m: ConsumeMessage, all?: boolean) => written.push(`ack ${m.fields.deliveryTag}${all ? '+' : ''}`),
@@ -75,13 +78,14 @@ function setup(settleTimeoutMs: number, options: { ordered?: boolean; requeuePau
     invalidBody: 'park',
     requeuePauseMs: options.requeuePauseMs ?? 1000,
     dedupe: options.dedupe,
+    tracer: options.tracer,
   });
   const delivered: DeliveredMessage[] = [];
   const warnings: string[] = [];
   deliveries.on('message', (d) => delivered.push(d));
   deliveries.on('warning', (w) => warnings.push(w));
-  const track = (tag: number, retry = attempt1): string => {
-    deliveries.arrived(acks, message(tag), retry, Date.now());
+  const track = (tag: number, retry = attempt1, headers: Record<string, unknown> = {}): string => {
+    deliveries.arrived(acks, message(tag, headers), retry, Date.now());
     return delivered.at(-1)!.amqp.deliveryId;
   };
   return { written, deliveries, delivered, warnings, track, acks, copies, hold };
@@ -338,5 +342,65 @@ describe('deliveries', () => {
     deliveries.stop();
     await sleep(40);
     assert.equal(delivered.length, 1);
+  });
+
+  describe('trace context and spans', () => {
+    const TP = '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01';
+    let spans: InMemorySpanExporter;
+    let tracer: MessageTracer;
+    beforeEach(() => {
+      spans = new InMemorySpanExporter();
+      trace.setGlobalTracerProvider(new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(spans)] }));
+      tracer = openTelemetryTracer()!;
+    });
+    afterEach(() => trace.disable());
+
+    it('without a tracer the delivery\'s trace context goes to the flow as it is, and none when it has none', () => {
+      const { delivered, track } = setup(0);
+      track(1, attempt1, { traceparent: Buffer.from(TP), tracestate: 'a=1' });
+      track(2, attempt1, { traceparent: 'not one' });
+      track(3);
+      assert.deepEqual(delivered.map((d) => [d.traceparent, d.tracestate]), [[TP, 'a=1'], [undefined, undefined], [undefined, undefined]]);
+      assert.equal(spans.getFinishedSpans().length, 0);
+    });
+
+    it('an ack: process and settle spans, the outcome on the settle span; the flow gets the process span\'s context', async () => {
+      const { delivered, deliveries, track } = setup(0, { tracer });
+      const a = track(1, attempt1, { traceparent: TP });
+      await deliveries.settle(a, 'ack');
+      const [settle, process] = spans.getFinishedSpans();
+      assert.equal(process?.name, 'process q');
+      assert.equal(process?.parentSpanContext?.spanId, '00f067aa0ba902b7');
+      assert.equal(delivered[0]?.traceparent, `00-4bf92f3577b34da6a3ce929d0e0e4736-${process?.spanContext().spanId}-01`);
+      assert.equal(settle?.name, 'settle q');
+      assert.equal(settle?.parentSpanContext?.spanId, process?.spanContext().spanId);
+      assert.equal(settle?.attributes['rabbitmq_retry.outcome'], 'acked');
+      assert.equal(settle?.attributes['rabbitmq_retry.decision'], 'ack');
+    });
+
+    it('a park: the copy carries its park span\'s context', async () => {
+      const { deliveries, track, copies } = setup(0, { tracer });
+      await deliveries.settle(track(1, attempt1, { traceparent: TP }), 'park', 'bad');
+      const park = spans.getFinishedSpans().find((s) => s.name === 'park q.parking');
+      assert.ok(park);
+      assert.equal(copies.published[0]?.headers.traceparent, `00-4bf92f3577b34da6a3ce929d0e0e4736-${park.spanContext().spanId}-01`);
+    });
+
+    it('a failed copy and a lost channel end the spans failed', async () => {
+      const { deliveries, track, copies } = setup(0, { tracer, requeuePauseMs: 5 });
+      const a = track(1);
+      track(2);
+      copies.refuse = 'exchange gone';
+      await assert.rejects(deliveries.settle(a, 'park'));
+      const park = spans.getFinishedSpans().find((s) => s.name === 'park q.parking');
+      assert.equal(park?.status.code, SpanStatusCode.ERROR);
+      assert.equal(park?.attributes['error.type'], 'broker');
+      assert.equal(spans.getFinishedSpans().filter((s) => s.name === 'process q').length, 1);
+      deliveries.endAll('channel closed');
+      const processes = spans.getFinishedSpans().filter((s) => s.name === 'process q');
+      assert.equal(processes.length, 2);
+      assert.equal(processes[1]?.status.code, SpanStatusCode.ERROR);
+      assert.equal(processes[1]?.status.message, 'not settled: channel closed');
+    });
   });
 });

@@ -1,5 +1,8 @@
 import assert from 'node:assert/strict';
-import { publishOptions, publishTarget, type PublishSettings } from '../../src/nodes/shared/publish-options';
+import { publishOptions, publishTarget, publishTrace, type PublishSettings } from '../../src/nodes/shared/publish-options';
+
+const TP = '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01';
+const NEW = '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01';
 
 describe('publish options', () => {
   const publish: PublishSettings = { mode: 'publish', exchange: 'main-exchange', routingKey: '', persistent: true, contentType: '' };
@@ -15,10 +18,10 @@ describe('publish options', () => {
       },
     };
     const keep = { ...publish, keepIds: true };
-    const options = publishOptions(keep, delivered, 'application/json', () => 'new-id', () => 1_000_000);
+    const options = publishOptions(keep, delivered, 'application/json', () => 'new-id', () => 1_000_000, () => NEW);
     assert.equal(options.messageId, 'pay-1');
     assert.equal(options.correlationId, 'c-1');
-    assert.deepEqual(options.headers, { tenant: 'acme' }, 'not the broker\'s x- headers nor the retry / park bookkeeping');
+    assert.deepEqual(options.headers, { tenant: 'acme', traceparent: NEW }, 'not the broker\'s x- headers nor the retry / park bookkeeping');
     assert.equal(options.replyTo, undefined, 'only the ids, not where to reply');
     const own = publishOptions(keep, { ...delivered, properties: { messageId: 'mine' } }, undefined, () => 'new-id');
     assert.equal(own.messageId, 'mine');
@@ -38,11 +41,11 @@ describe('publish options', () => {
   });
 
   it('takes msg.properties, fills in content type, message id and timestamp, always mandatory', () => {
-    const options = publishOptions(publish, { properties: { correlationId: 'x', headers: { h: 1 }, bogus: true } }, 'application/json', () => 'generated', () => 1_700_000_000_999);
+    const options = publishOptions(publish, { properties: { correlationId: 'x', headers: { h: 1 }, bogus: true } }, 'application/json', () => 'generated', () => 1_700_000_000_999, () => NEW);
     assert.deepEqual(options, {
       persistent: true,
       correlationId: 'x',
-      headers: { h: 1 },
+      headers: { h: 1, traceparent: NEW },
       contentType: 'application/json',
       messageId: 'generated',
       timestamp: 1_700_000_000,
@@ -56,5 +59,43 @@ describe('publish options', () => {
     assert.equal(options.messageId, 'm');
     assert.equal(options.timestamp, 5);
     assert.equal(options.persistent, false);
+  });
+
+  describe('trace context', () => {
+    it('sends msg.traceparent and msg.tracestate', () => {
+      const options = publishOptions(publish, { traceparent: TP, tracestate: 'a=1', properties: { headers: { h: 1 } } }, undefined, () => 'id', Date.now, () => NEW);
+      assert.deepEqual(options.headers, { h: 1, traceparent: TP, tracestate: 'a=1' });
+    });
+
+    it('drops an invalid msg.tracestate, and a tracestate of headers that go with another traceparent', () => {
+      assert.deepEqual(publishTrace({ traceparent: TP, tracestate: 'Bad Key=1' }, undefined), { traceparent: TP });
+      const headers = { traceparent: NEW, tracestate: 'other=1' };
+      assert.deepEqual(publishOptions(publish, { traceparent: TP, properties: { headers } }, undefined, () => 'id').headers, { traceparent: TP });
+    });
+
+    it('keeps the traceparent of the headers (msg.properties or the kept ones) when the msg has none, or an invalid one', () => {
+      const headers = { traceparent: TP, tracestate: 'a=1' };
+      assert.deepEqual(publishOptions(publish, { properties: { headers } }, undefined, () => 'id', Date.now, () => NEW).headers, headers);
+      assert.deepEqual(publishTrace({ traceparent: 'nonsense' }, headers, () => NEW), headers);
+      const kept = publishOptions({ ...publish, keepIds: true }, { amqp: { headers: { traceparent: TP } } }, undefined, () => 'id', Date.now, () => NEW);
+      assert.deepEqual(kept.headers, { traceparent: TP });
+      const overridden = publishOptions({ ...publish, keepIds: true }, { traceparent: NEW, amqp: { headers: { traceparent: TP } } }, undefined, () => 'id');
+      assert.deepEqual(overridden.headers, { traceparent: NEW }, 'msg.traceparent (the consumer\'s span) before the consumed header');
+    });
+
+    it('starts a new trace for a msg without one, and never touches the msg\'s own headers object', () => {
+      const headers = { h: 1 };
+      const options = publishOptions(publish, { properties: { headers } }, undefined, () => 'id');
+      assert.deepEqual(headers, { h: 1 });
+      assert.match(String((options.headers as Record<string, unknown>).traceparent), /^00-[0-9a-f]{32}-[0-9a-f]{16}-01$/);
+    });
+
+    it('a reply carries the msg\'s trace context (the consumer\'s), not a new one', () => {
+      assert.deepEqual(publishOptions(reply, { ...consumed, traceparent: TP }, undefined, () => 'id', Date.now, () => NEW).headers, { traceparent: TP });
+    });
+
+    it('leaves headers that are not an object for the publish check to name', () => {
+      assert.equal(publishOptions(publish, { properties: { headers: 'nope' } }, undefined, () => 'id').headers, 'nope');
+    });
   });
 });

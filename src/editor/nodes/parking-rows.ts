@@ -12,6 +12,8 @@ declare const $: JQStatic;
 export interface ParkedMessage {
   position: number;
   messageId?: string | null;
+  /** The W3C trace id the message carries (its traceparent), to find it in the user's tracing. */
+  traceId?: string | null;
   contentType?: string | null;
   reason?: string | null;
   attempts: number;
@@ -98,6 +100,7 @@ export function messageRow(t: Translate, m: ParkedMessage, options: { pick?: { t
     .css('color', 'var(--red-ui-secondary-text-color, #888)')
     .text(t('browser.details', { count: m.attempts, key: m.originalRoutingKey ?? '-', time: when(m.parkedAt) }))
     .appendTo(cell);
+  if (m.traceId) $('<div>').addClass('rmq-parking-trace').css({ color: 'var(--red-ui-secondary-text-color, #888)', 'font-family': 'monospace' }).text(t('browser.trace', { id: m.traceId })).appendTo(cell);
   const preview = m.previewEncoding === 'base64' ? t('browser.binary', { count: m.size }) : m.preview + (m.truncated ? '…' : '');
   $('<pre>').addClass('rmq-parking-preview').css({ margin: '2px 0 0', 'white-space': 'pre-wrap', 'max-height': '4.5em', overflow: 'hidden' }).text(preview).appendTo(cell);
   $('<button type="button" class="red-ui-button red-ui-button-small rmq-parking-body-open"></button>')

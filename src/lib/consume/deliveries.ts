@@ -29,7 +29,9 @@ import {
   type Settler,
   type TrackedDelivery,
 } from '../settle';
+import { TRACEPARENT_HEADER, type MessageTracer } from '../trace';
 import { Admission, type DeliveryDedupe } from './admission';
+import { carryTrace, endSpans, failSpans, startProcess, startSettle } from './delivery-spans';
 import { Orphans } from './orphans';
 import { notSettleable, type DeliveryRegistry } from './registry';
 import type { Settled } from './types';
@@ -52,6 +54,8 @@ export interface DeliveriesOptions {
   metrics?: QueueCounters;
   /** Deduplication: each delivery with a key passes the gate before the flow sees it. */
   dedupe?: DeliveryDedupe;
+  /** Spans of each delivery (OpenTelemetry, when the process records them): none without. */
+  tracer?: MessageTracer;
 }
 
 
@@ -158,6 +162,7 @@ export class Deliveries extends EventEmitter<DeliveryEvents> {
     }
     registry.end(id, PAST_TENSE[action]);
     const decision = decide(this.options.policy, entry, action, reason, Date.now(), failure, kind);
+    if (entry.spans !== undefined && this.options.tracer !== undefined) startSettle(this.options.tracer, this.options.mainQueue, entry.spans, entry, decision);
     const key = entry.dedupeKey;
     // Released on a retry or a park, so the next delivery is processed again; an ordered hold keeps it.
     if (key !== undefined && decision.kind !== 'ack' && decision.kind !== 'hold') this.options.dedupe?.gate.release(key);
@@ -166,13 +171,14 @@ export class Deliveries extends EventEmitter<DeliveryEvents> {
       case 'park':
         return this.settleByCopy(entry, decision, action, reason, kind);
       case 'hold':
-        if (entry.acks.closed) throw staleDelivery(entry, action);
+        if (entry.acks.closed) throw this.unsettled(entry, staleDelivery(entry, action));
         this.options.hold?.hold(entry, decision.reason, (attempt) => {
           if (!this.stopping) this.track(entry.acks, entry.message, { ...entry.retry, attempt }, entry.receivedAt, entry.dedupeKey);
         });
         return this.finished(entry, decision, reason, kind);
       default:
         if (key !== undefined && decision.kind === 'ack') return this.ackWhenRecorded(entry, key, action, reason, kind);
+        if (entry.spans !== undefined && entry.acks.closed) throw this.unsettled(entry, staleDelivery(entry, action));
         this.options.settler.execute(entry, decision, action);
         if (decision.kind === 'ack') this.options.hold?.release();
         return this.finished(entry, decision, reason, kind);
@@ -189,6 +195,7 @@ export class Deliveries extends EventEmitter<DeliveryEvents> {
     clearTimeout(this.deadlineTimer);
     this.deadlineTimer = undefined;
     const ended = this.registry.endAll(how);
+    if (this.options.tracer !== undefined) for (const entry of ended) if (entry.spans !== undefined) failSpans(entry.spans, `not settled: ${how}`);
     const dedupe = this.options.dedupe;
     if (dedupe) {
       for (const entry of ended) {
@@ -222,6 +229,8 @@ export class Deliveries extends EventEmitter<DeliveryEvents> {
       amqp: toAmqpInfo(id, options.configId, options.mainQueue, message, retry),
       retry,
     };
+    const headers = message.properties.headers;
+    if (headers !== undefined && headers[TRACEPARENT_HEADER] !== undefined) carryTrace(delivered, headers);
     const entry: TrackedDelivery = { id, acks, message, retry, receivedAt, deadline: Infinity };
     if (dedupeKey !== undefined) {
       entry.dedupeKey = dedupeKey;
@@ -257,6 +266,7 @@ export class Deliveries extends EventEmitter<DeliveryEvents> {
   private hand(entry: TrackedDelivery, delivered: DeliveredMessage, arrival: 'deliver' | 'report-invalid' | 'park', why: string): void {
     const { options } = this;
     entry.deadline = options.settleTimeoutMs > 0 ? performance.now() + options.settleTimeoutMs : Infinity;
+    if (options.tracer !== undefined) startProcess(options.tracer, options.mainQueue, entry, delivered);
     this.registry.add(entry);
     if (entry.deadline !== Infinity && this.deadlineTimer === undefined) this.armDeadline(entry.deadline);
     this.emit('changed');
@@ -324,12 +334,18 @@ export class Deliveries extends EventEmitter<DeliveryEvents> {
     } catch (err) {
       this.copies -= 1;
       this.emit('changed'); // nothing was counted: a waiting drain looks again
-      if (err instanceof SettleError) throw err; // stale: the channel is gone, the broker has it
-      throw this.copyFailed(entry, decision, err);
+      if (err instanceof SettleError) throw this.unsettled(entry, err); // stale: the channel is gone, the broker has it
+      throw this.unsettled(entry, this.copyFailed(entry, decision, err));
     }
     this.copies -= 1;
     if (decision.kind === 'park') this.options.hold?.release();
     return this.finished(entry, decision, reason, kind); // counts it, which emits 'changed'
+  }
+
+  /** A settle that failed: its spans end failed (when recorded); returns the error to throw. */
+  private unsettled(entry: TrackedDelivery, err: SettleError): SettleError {
+    if (entry.spans !== undefined) failSpans(entry.spans, err);
+    return err;
   }
 
   private copyFailed(entry: TrackedDelivery, decision: CopyDecision, err: unknown): SettleError {
@@ -354,6 +370,7 @@ export class Deliveries extends EventEmitter<DeliveryEvents> {
   /** Counts a settle that is done, records its metrics and reports it. */
   private finished(entry: TrackedDelivery, decision: Decision | { kind: 'duplicate' }, reason: string, kind?: ErrorKind): SettleOutcome {
     const outcome = this.counted(entry.id, decision, entry.retry.attempt);
+    if (entry.spans !== undefined) endSpans(entry.spans, outcome, kind);
     this.options.metrics?.record(outcome.done, Date.now() - entry.receivedAt, kind);
     if (this.listenerCount('settled') > 0) {
       const messageId = entry.message.properties.messageId as unknown;

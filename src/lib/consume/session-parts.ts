@@ -48,6 +48,7 @@ export function sessionDeliveries(options: ConsumerSessionOptions, hold: Ordered
     invalidBody: options.invalidBody,
     requeuePauseMs: options.parkFailurePauseMs ?? 5000,
     metrics: options.metrics,
+    tracer: options.tracer,
     dedupe:
       gate && dedupe
         ? { gate, keyOf: dedupe.keyOf, noKey: dedupe.noKey, maxKeyBytes: dedupe.store.maxKeyBytes, scope: topology.mainQueue }

@@ -7,6 +7,7 @@ import type { DecodeMode, DeliveredMessage } from '../message';
 import type { QueueCounters } from '../observe';
 import type { CopyPublisher, InvalidBodyPolicy, SettleOutcome } from '../settle';
 import type { DepthWatch } from './depths';
+import type { MessageTracer } from '../trace';
 import type { ChannelRunner, DefinitionReader, ObjectCheck, RetryTopologyConfig } from '../topology';
 
 export interface SessionStats {
@@ -112,6 +113,8 @@ export interface ConsumerSessionOptions {
   circuit?: CircuitSettings;
   /** At most this many deliveries a second to the flow; 0 or none: no limit. */
   rateLimit?: number;
+  /** Spans of each delivery's processing and settle (OpenTelemetry, when a process records them); none without. */
+  tracer?: MessageTracer;
 }
 
 export interface SessionDedupe {

@@ -30,6 +30,9 @@ export interface DeliveredMessage {
   payload: unknown;
   amqp: AmqpInfo;
   retry: RetryInfo;
+  /** The W3C trace context it carries (`msg.traceparent`, `msg.tracestate`), when it carries one. */
+  traceparent?: string;
+  tracestate?: string;
 }
 
 /** Every property of a consumed message, headers excluded: what `msg.amqp.properties` shows. */

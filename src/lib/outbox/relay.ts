@@ -8,6 +8,7 @@
  */
 import { EventEmitter } from 'node:events';
 import type { Queryable, TableName } from '../postgres';
+import { messagingAttributes, newTraceparent, setTrace, spanName, traceOf, type MessageTracer } from '../trace';
 import type { Transactional } from './write';
 
 /** Publishes one event; resolves once the broker confirmed it and did not return it. */
@@ -42,6 +43,8 @@ export interface RelayOptions {
   ordered?: boolean;
   /** How long one publish may wait for its confirm before it counts as failed; default 30 s. */
   publishTimeoutMs?: number;
+  /** A span per publish (OpenTelemetry, when the process records them), a child of the row's trace context. */
+  tracer?: MessageTracer;
 }
 
 export interface RelayStats {
@@ -274,9 +277,26 @@ export class OutboxRelay extends EventEmitter<RelayEvents> {
     return missing;
   }
 
-  /** Publishes a row; undefined when confirmed, else why not. */
+  /**
+   * Publishes a row; undefined when confirmed, else why not. It carries the trace context of its row
+   * (a new trace for a row written without one), or its relay span's when spans are recorded.
+   */
   private async publish(row: Row): Promise<string | undefined> {
-    const options = { ...(row.properties ?? {}), headers: row.headers ?? {}, messageId: row.id, mandatory: true };
+    const headers = Object.assign({}, row.headers);
+    const trace = traceOf(headers) ?? { traceparent: newTraceparent() };
+    const { tracer } = this.options;
+    const span = tracer?.start(spanName('relay', row.exchange), 'producer', messagingAttributes('relay', row.exchange, row.routing_key, { properties: { messageId: row.id, correlationId: row.properties?.correlationId }, content: row.payload }), trace);
+    setTrace(headers, span?.trace ?? trace);
+    const options = { ...(row.properties ?? {}), headers, messageId: row.id, mandatory: true };
+    const failed = await this.publishRow(row, options);
+    if (span !== undefined) {
+      if (failed !== undefined) span.fail(failed);
+      span.end();
+    }
+    return failed;
+  }
+
+  private async publishRow(row: Row, options: Record<string, unknown>): Promise<string | undefined> {
     let timer: NodeJS.Timeout | undefined;
     const timeoutMs = this.options.publishTimeoutMs ?? 30_000;
     try {

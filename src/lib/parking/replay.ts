@@ -9,6 +9,7 @@ import { MAX_SCAN, scanQueue } from './scan';
 import { describeParked, isEmptySelection, matchesSelection, REPLAY_HEADER, type ParkedMessage, type ParkedSelection } from './view';
 import { messages } from '../observe';
 import type { RetryTopologyConfig } from '../topology';
+import { messagingAttributes, setTrace, spanName, traceOf, type MessageTracer } from '../trace';
 
 export { REPLAY_HEADER };
 
@@ -62,7 +63,7 @@ export interface ReplayResult {
 export async function replayParked(
   connection: BrokerConnection,
   topology: RetryTopologyConfig,
-  options: { max: number; resetAttempts: boolean; selection?: ParkedSelection; scanLimit?: number; onReplayed?: (parked: ParkedMessage) => void },
+  options: { max: number; resetAttempts: boolean; selection?: ParkedSelection; scanLimit?: number; onReplayed?: (parked: ParkedMessage) => void; tracer?: MessageTracer },
 ): Promise<ReplayResult> {
   const publisher = connection.publisher('replay');
   const found = new Set<string>();
@@ -77,11 +78,18 @@ export async function replayParked(
     if (!matchesSelection(parked, options.selection)) return 'keep';
     if (parked.messageId !== null) found.add(parked.messageId);
     const target = replayTarget(message.properties.headers, topology);
+    const publish = replayPublishOptions(message.properties, options.resetAttempts);
+    // A replay span, a child of the parked message's trace context, whose context the replayed copy carries.
+    const span = options.tracer?.start(spanName('replay', target.exchange), 'producer', messagingAttributes('replay', target.exchange, target.routingKey, message), traceOf(publish.headers as Record<string, unknown> | undefined));
+    if (span !== undefined) setTrace((publish.headers ??= {}) as Record<string, unknown>, span.trace);
     try {
-      await publisher.publish(target.exchange, target.routingKey, message.content, replayPublishOptions(message.properties, options.resetAttempts));
+      await publisher.publish(target.exchange, target.routingKey, message.content, publish);
     } catch (err) {
       failure = err;
+      span?.fail(err);
       return 'stop';
+    } finally {
+      span?.end();
     }
     replayed += 1;
     options.onReplayed?.(parked);

@@ -5,6 +5,7 @@
 import type { MessageProperties } from 'amqplib';
 import { attemptHeaderCount, FAILURE_HEADERS, PARK_HEADERS, readDeaths } from '../message';
 import { plainHeaderValue } from '../amqp';
+import { TRACEPARENT_HEADER, traceIdOf } from '../trace';
 import { foldReason, reasonMatcher } from './fold';
 
 /** Counts how often a message was replayed (each replay adds one; a park keeps it), so a message parked again and again shows it. */
@@ -16,6 +17,8 @@ export interface ParkedMessage {
   position: number;
   messageId: string | null;
   correlationId: string | null;
+  /** The trace it belongs to: the trace id of its W3C `traceparent` header, when it carries a valid one. */
+  traceId: string | null;
   contentType: string | null;
   /** Why it was parked: `park-reason`, or the broker's dead-letter reason (e.g. `delivery_limit`). */
   reason: string | null;
@@ -124,6 +127,7 @@ export function describeParked(
     position,
     messageId: text(message.properties.messageId),
     correlationId: text(message.properties.correlationId),
+    traceId: traceIdOf(text(headers[TRACEPARENT_HEADER])),
     contentType: text(message.properties.contentType),
     reason: text(headers[PARK_HEADERS.reason]) ?? death?.reason ?? null,
     parkedAt: text(headers[PARK_HEADERS.time]) ?? death?.time ?? null,

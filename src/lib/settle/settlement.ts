@@ -1,6 +1,7 @@
 /** What settling a delivery means: the actions, the delivery as the settle path sees it, the outcome, and why a settle failed. */
 import type { ConsumeMessage, Message } from 'amqplib';
 import type { RetryInfo } from '../message';
+import type { MessageSpan } from '../trace';
 
 export type SettleAction = 'ack' | 'retry' | 'park';
 
@@ -26,6 +27,16 @@ export interface TrackedDelivery {
   deadline: number;
   /** The deduplication key it was claimed under, when the consumer deduplicates. */
   dedupeKey?: string;
+  /** Its spans, when the consumer records them: processing, then the settle and the copy it made. */
+  spans?: DeliverySpans;
+}
+
+/** The spans of one delivery (see consume/delivery-spans.ts). */
+export interface DeliverySpans {
+  process: MessageSpan;
+  settle?: MessageSpan;
+  /** The retry-tier or park copy's send. */
+  copy?: MessageSpan;
 }
 
 export interface SettleOutcome {

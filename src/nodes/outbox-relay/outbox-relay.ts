@@ -6,6 +6,7 @@
  * write's NOTIFY, polls as well, deletes sent rows after the retention.
  */
 import { OutboxRelay, outboxChannel, type RelayCounts } from '../../lib/outbox';
+import { openTelemetryTracer } from '../../lib/trace';
 import { readNumberFields } from '../../lib/rules';
 import { findBroker } from '../shared/broker-node';
 import { statusKey, translator } from '../shared/i18n';
@@ -58,6 +59,7 @@ export = function register(RED: NodeAPI): void {
       backoff: { initialMs: n.backoffSeconds * 1000, maxMs: n.backoffMaxSeconds * 1000 },
       retentionMs: n.retentionDays * 86_400_000,
       ordered: def.ordered === true,
+      tracer: openTelemetryTracer(),
     });
     let rows: RelayCounts | undefined;
     /** The last look at the table, for the health report. */

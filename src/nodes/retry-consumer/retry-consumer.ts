@@ -6,6 +6,7 @@
 import { ConsumerSession, moverTiers, RetryMover } from '../../lib/consume';
 import type { DecodeMode, DeliveredMessage } from '../../lib/message';
 import { readNumberFields } from '../../lib/rules';
+import { openTelemetryTracer } from '../../lib/trace';
 import type { BrokerUser } from '../shared/broker-node';
 import { findDedupeStore, keyReader, type DedupeStoreNode } from '../shared/dedupe-node';
 import { translator } from '../shared/i18n';
@@ -24,7 +25,12 @@ import { hasChannel, sessionStatus } from './consumer-status';
 const DRAIN_MS = 10_000;
 
 function toMsg(delivered: DeliveredMessage): NodeMessage {
-  return { payload: delivered.payload, topic: delivered.amqp.routingKey, amqp: delivered.amqp, retry: delivered.retry };
+  const msg: NodeMessage = { payload: delivered.payload, topic: delivered.amqp.routingKey, amqp: delivered.amqp, retry: delivered.retry };
+  if (delivered.traceparent !== undefined) {
+    msg.traceparent = delivered.traceparent;
+    if (delivered.tracestate !== undefined) msg.tracestate = delivered.tracestate;
+  }
+  return msg;
 }
 
 export = function register(RED: NodeAPI): void {
@@ -106,6 +112,8 @@ export = function register(RED: NodeAPI): void {
             }
           : undefined,
       rateLimit: values.rateLimit,
+      // Spans only when an OpenTelemetry SDK is registered when the consumer starts (nothing is loaded otherwise).
+      tracer: openTelemetryTracer(),
       dedupe:
         dedupeNode?.store && keyOf
           ? {

@@ -10,6 +10,7 @@ import { publishOptionsProblem } from '../../lib/amqp';
 import { PublishError } from '../../lib/publish';
 import { encodePayload } from '../../lib/message';
 import { ensureQueueExists } from '../../lib/topology';
+import { messagingAttributes, openTelemetryTracer, setTrace, spanName, traceOf, type MessageSpan } from '../../lib/trace';
 import { findBroker, type BrokerUser } from '../shared/broker-node';
 import { stringProp, type Node, type NodeAPI, type NodeDef, type NodeMessage, type NodeStatus } from '../shared/node-red';
 import { publishTarget, publishOptions } from '../shared/publish-options';
@@ -64,7 +65,11 @@ export = function register(RED: NodeAPI): void {
       prepare: declareQueue === '' ? undefined : () => ensureQueueExists(broker.connection, declareQueue),
     });
 
+    // A publish span per msg only when an OpenTelemetry SDK is registered when the node starts.
+    const tracer = openTelemetryTracer();
+
     node.on('input', (msg: NodeMessage, send, done) => {
+      let span: MessageSpan | undefined;
       let target: { exchange: string; routingKey: string };
       let options: Options.Publish;
       let content: Buffer;
@@ -75,6 +80,12 @@ export = function register(RED: NodeAPI): void {
         options = publishOptions(settings, msg, encoded.contentType, randomUUID);
         const problem = publishOptionsProblem(options as Record<string, unknown>);
         if (problem !== undefined) throw new Error(`msg.properties: ${problem}`);
+        if (tracer !== undefined) {
+          // The publish span is a child of the trace context the msg carries; the message carries the span's.
+          const headers = options.headers as Record<string, unknown>;
+          span = tracer.start(spanName('publish', target.exchange), 'producer', messagingAttributes('publish', target.exchange, target.routingKey, { properties: options, content }), traceOf(headers));
+          setTrace(headers, span.trace);
+        }
       } catch (err) {
         done(err as Error);
         return;
@@ -83,8 +94,10 @@ export = function register(RED: NodeAPI): void {
         .publish(target.exchange, target.routingKey, content, options)
         .then(
           () => {
+            span?.end();
             const amqp = (msg.amqp && typeof msg.amqp === 'object' ? msg.amqp : {}) as Record<string, unknown>;
-            msg.amqp = Object.assign({}, amqp, { published: { exchange: target.exchange, routingKey: target.routingKey, messageId: options.messageId } });
+            const traceparent = (options.headers as Record<string, unknown>).traceparent;
+            msg.amqp = Object.assign({}, amqp, { published: { exchange: target.exchange, routingKey: target.routingKey, messageId: options.messageId, traceparent } });
             if (failing) {
               failing = false;
               if (brokerStatus) node.status(brokerStatus); // register() pushed one at once
@@ -93,6 +106,8 @@ export = function register(RED: NodeAPI): void {
             done();
           },
           (err: unknown) => {
+            span?.fail(err);
+            span?.end();
             failing = true;
             node.status({ fill: 'red', shape: 'ring', text: t('retry-publish.status.failed', { reason: failureReason(err, t) }) });
             done(err instanceof Error ? err : new Error(String(err)));

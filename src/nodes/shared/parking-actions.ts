@@ -3,6 +3,7 @@
  * parking browser (admin endpoints) both run them; and reading one parked message whole, for the browser.
  */
 import { findParked, groupParked, peekGroup, peekHazard, peekParked, purgeParked, replayParked, selectionFrom, type ParkedLocator, type ParkedMessage, type ParkedSelection } from '../../lib/parking';
+import { openTelemetryTracer } from '../../lib/trace';
 import type { RetryTopologyConfig } from '../../lib/topology';
 import type { RetryBrokerNode } from './broker-node';
 import { metrics } from './metrics';
@@ -72,7 +73,7 @@ export async function runParkingAction(
       metrics.replayed(topology.mainQueue);
       config.consumers.replayed({ event: 'replayed', queue: topology.mainQueue, attempt: parked.attempts, reason: parked.reason, messageId: parked.messageId, durationMs: null });
     };
-    return { ...(await replayParked(broker.connection, topology, { max: options.max, resetAttempts: options.resetAttempts, selection, scanLimit, onReplayed })) };
+    return { ...(await replayParked(broker.connection, topology, { max: options.max, resetAttempts: options.resetAttempts, selection, scanLimit, onReplayed, tracer: openTelemetryTracer() })) };
   });
 }
 

@@ -1,6 +1,7 @@
 /** Where a publish goes and with which AMQP properties, from the node's settings and the msg. Pure. */
 import type { Options } from 'amqplib';
 import { pickDefined, PUBLISH_PROPERTY_KEYS } from '../../lib/message';
+import { cleanTracestate, isTraceparent, newTraceparent, setTrace, traceOf, type TraceHeaders } from '../../lib/trace';
 import { record, type NodeMessage } from './node-red';
 
 export interface PublishSettings {
@@ -40,6 +41,18 @@ function consumedProperties(msg: NodeMessage): Record<string, unknown> {
   return record(record(msg.amqp).properties);
 }
 
+/**
+ * The trace context a publish carries: `msg.traceparent` (with `msg.tracestate`), else one the headers
+ * have already (`msg.properties.headers`, or the consumed message's with keepIds), else a new trace.
+ */
+export function publishTrace(msg: NodeMessage, headers: Record<string, unknown> | undefined, newTrace: () => string = newTraceparent): TraceHeaders {
+  if (isTraceparent(msg.traceparent)) {
+    const tracestate = cleanTracestate(msg.tracestate);
+    return tracestate === undefined ? { traceparent: msg.traceparent } : { traceparent: msg.traceparent, tracestate };
+  }
+  return traceOf(headers) ?? { traceparent: newTrace() };
+}
+
 export function publishTarget(settings: PublishSettings, msg: NodeMessage): { exchange: string; routingKey: string } {
   if (settings.mode === 'reply') {
     const replyTo = consumedProperties(msg).replyTo;
@@ -61,6 +74,7 @@ export function publishOptions(
   impliedContentType: string | undefined,
   newId: () => string,
   now: () => number = Date.now,
+  newTrace: () => string = newTraceparent,
 ): Options.Publish {
   const given = record(msg.properties);
   const options: Record<string, unknown> = Object.assign({ persistent: settings.persistent }, settings.keepIds ? consumedIds(msg) : {}, pickDefined(given, PUBLISH_PROPERTY_KEYS));
@@ -74,6 +88,12 @@ export function publishOptions(
   // known to a max-age rule: every publish gets both.
   options.messageId ??= newId();
   options.timestamp ??= Math.floor(now() / 1000);
+  // Every publish carries a trace context (W3C traceparent): the msg's, or a new trace's.
+  // (Headers that are not an object are left as they are, for the caller's check to name.)
+  if (options.headers === undefined || (typeof options.headers === 'object' && options.headers !== null && !Array.isArray(options.headers))) {
+    const headers = Object.assign({}, record(options.headers));
+    options.headers = setTrace(headers, publishTrace(msg, headers, newTrace));
+  }
   options.mandatory = true;
   return options;
 }
