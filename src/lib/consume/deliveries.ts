@@ -7,11 +7,10 @@
  * counted and reported. A failed copy (park, retry tier) is handled here, in one place.
  */
 import { EventEmitter } from 'node:events';
-import { performance } from 'node:perf_hooks';
 import type { ConsumeMessage } from 'amqplib';
 import type { ErrorKind } from '../classify';
 import { decodePayload, toAmqpInfo, type DecodeMode, type DeliveredMessage, type FailureDetails, type RetryInfo } from '../message';
-import { LogLimiter, messages, type QueueCounters } from '../observe';
+import type { QueueCounters } from '../observe';
 import {
   decide,
   onArrival,
@@ -32,8 +31,9 @@ import {
 import { TRACEPARENT_HEADER, type MessageTracer } from '../trace';
 import { Admission, type DeliveryDedupe } from './admission';
 import { carryTrace, endSpans, failSpans, startProcess, startSettle } from './delivery-spans';
-import { Orphans } from './orphans';
 import { notSettleable, type DeliveryRegistry } from './registry';
+import { SettleDeadlines } from './settle-deadlines';
+import { SettleOutcomes } from './settle-outcomes';
 import type { Settled } from './types';
 
 export interface DeliveriesOptions {
@@ -73,30 +73,17 @@ export interface DeliveryEvents {
 }
 
 export class Deliveries extends EventEmitter<DeliveryEvents> {
-  readonly counters = { delivered: 0, acked: 0, retried: 0, parked: 0, duplicates: 0 };
-  /**
-   * One timer for the oldest delivery's settle deadline instead of one per delivery: deliveries are
-   * registered in arrival order with the same timeout, so the oldest live one is due first.
-   */
-  private deadlineTimer: NodeJS.Timeout | undefined;
   private copies = 0;
   /** Acks of deduplicated deliveries waiting for their key to be recorded. */
   private completing = 0;
   /** Deduplication on arrival, when the consumer deduplicates. */
   private readonly admission: Admission | undefined;
-  /** Deliveries whose channel was lost with the flow still on them: a late settle still completes or releases their key, their settle deadline releases it. */
-  private readonly orphans = new Orphans();
   /** Once stopping, a held message is not run again (it goes back to the queue with the channel). */
   private stopping = false;
-  /** A park or a settle timeout is a warning per message, limited so a burst (an outage) cannot flood the log. */
-  private readonly parkLog = new LogLimiter(
-    (text) => this.emit('warning', text),
-    (count, last, ms) => `${messages(count, 'more')} parked in the last ${ms / 1000} s (the last: ${last})`,
-  );
-  private readonly timeoutLog = new LogLimiter(
-    (text) => this.emit('warning', text),
-    (count, last, ms) => `${messages(count, 'more')} not settled in time in the last ${ms / 1000} s (the last: ${last})`,
-  );
+  /** The counters, metrics, park warnings and `settled` reports of what the settles came to. */
+  private readonly outcomes: SettleOutcomes;
+  /** The settle timeout of live deliveries and of lost-channel deliveries' keys. */
+  private readonly deadlines: SettleDeadlines;
 
   constructor(
     private readonly registry: DeliveryRegistry<TrackedDelivery>,
@@ -104,6 +91,24 @@ export class Deliveries extends EventEmitter<DeliveryEvents> {
   ) {
     super();
     this.admission = options.dedupe ? new Admission(options.dedupe) : undefined;
+    this.outcomes = new SettleOutcomes(options.metrics, {
+      warning: (text) => this.emit('warning', text),
+      changed: () => this.emit('changed'),
+      reporting: () => this.listenerCount('settled') > 0,
+      settled: (settled) => this.emit('settled', settled),
+    });
+    this.deadlines = new SettleDeadlines(registry, options.settleTimeoutMs, {
+      // Nobody said what went wrong: a failure that may heal, as without error rules.
+      retry: (id, reason) => this.settle(id, 'retry', reason, undefined, 'transient'),
+      release: (key) => this.options.dedupe?.gate.release(key),
+      warning: (text) => this.emit('warning', text),
+      error: (text) => this.emit('error', text),
+    });
+  }
+
+  /** Deliveries received, acked, retried, parked, and duplicates acked without entering the flow. */
+  get counters(): SettleOutcomes['counters'] {
+    return this.outcomes.counters;
   }
 
   /** Deliveries waiting to be settled. */
@@ -192,8 +197,7 @@ export class Deliveries extends EventEmitter<DeliveryEvents> {
    * settle deadline, when its key is released as the settle timeout's retry would have.
    */
   endAll(how: string, flowGone = false): number {
-    clearTimeout(this.deadlineTimer);
-    this.deadlineTimer = undefined;
+    this.deadlines.clear();
     const ended = this.registry.endAll(how);
     if (this.options.tracer !== undefined) for (const entry of ended) if (entry.spans !== undefined) failSpans(entry.spans, `not settled: ${how}`);
     const dedupe = this.options.dedupe;
@@ -201,11 +205,11 @@ export class Deliveries extends EventEmitter<DeliveryEvents> {
       for (const entry of ended) {
         if (entry.dedupeKey === undefined) continue;
         if (flowGone) dedupe.gate.release(entry.dedupeKey);
-        else this.orphans.add(entry.id, entry.dedupeKey, entry.deadline);
+        else this.deadlines.orphaned(entry.id, entry.dedupeKey, entry.deadline);
       }
       // The consumer stops: the keys of earlier lost channels' deliveries go out with the gate's last writes.
-      if (flowGone) for (const orphan of this.orphans.expire(Infinity)) dedupe.gate.release(orphan.key);
-      else if (this.orphans.next !== Infinity) this.armDeadline(this.orphans.next);
+      if (flowGone) for (const orphan of this.deadlines.orphans.expire(Infinity)) dedupe.gate.release(orphan.key);
+      else this.deadlines.watchOrphans();
     }
     return ended.length;
   }
@@ -214,8 +218,8 @@ export class Deliveries extends EventEmitter<DeliveryEvents> {
   stop(): void {
     this.stopping = true;
     this.options.dedupe?.gate.endAdmissions();
-    this.parkLog.flush();
-    this.timeoutLog.flush();
+    this.outcomes.flush();
+    this.deadlines.flush();
   }
 
   /** Decodes a delivery, and hands it to the flow: at once, or once the gate admitted its key (`admitted`: a held message run again). */
@@ -265,10 +269,9 @@ export class Deliveries extends EventEmitter<DeliveryEvents> {
   /** Registers a delivery with its settle deadline and does what its arrival calls for. */
   private hand(entry: TrackedDelivery, delivered: DeliveredMessage, arrival: 'deliver' | 'report-invalid' | 'park', why: string): void {
     const { options } = this;
-    entry.deadline = options.settleTimeoutMs > 0 ? performance.now() + options.settleTimeoutMs : Infinity;
+    entry.deadline = this.deadlines.started();
     if (options.tracer !== undefined) startProcess(options.tracer, options.mainQueue, entry, delivered);
     this.registry.add(entry);
-    if (entry.deadline !== Infinity && this.deadlineTimer === undefined) this.armDeadline(entry.deadline);
     this.emit('changed');
     switch (arrival) {
       case 'deliver':
@@ -316,7 +319,7 @@ export class Deliveries extends EventEmitter<DeliveryEvents> {
   /** A settle of a delivery whose channel was lost with the flow on it: its key is still recorded (an ack) or released (unless its deadline released it). */
   private settleOrphan(id: string, action: SettleAction): void {
     const gate = this.options.dedupe?.gate;
-    const orphan = gate ? this.orphans.settle(id, action) : undefined;
+    const orphan = gate ? this.deadlines.orphans.settle(id, action) : undefined;
     if (!orphan || !gate) return;
     if (orphan.then === 'complete') void gate.complete(orphan.key);
     else gate.release(orphan.key);
@@ -367,89 +370,10 @@ export class Deliveries extends EventEmitter<DeliveryEvents> {
     );
   }
 
-  /** Counts a settle that is done, records its metrics and reports it. */
+  /** Counts a settle that is done (its spans end), records its metrics and reports it. */
   private finished(entry: TrackedDelivery, decision: Decision | { kind: 'duplicate' }, reason: string, kind?: ErrorKind): SettleOutcome {
-    const outcome = this.counted(entry.id, decision, entry.retry.attempt);
+    const outcome = this.outcomes.finished(entry, decision, reason, kind);
     if (entry.spans !== undefined) endSpans(entry.spans, outcome, kind);
-    this.options.metrics?.record(outcome.done, Date.now() - entry.receivedAt, kind);
-    if (this.listenerCount('settled') > 0) {
-      const messageId = entry.message.properties.messageId as unknown;
-      const settled: Settled = {
-        outcome,
-        reason: outcome.parkReason ?? reason,
-        messageId: typeof messageId === 'string' ? messageId : null,
-        durationMs: Date.now() - entry.receivedAt,
-      };
-      if (kind !== undefined) settled.kind = kind;
-      this.emit('settled', settled);
-    }
     return outcome;
-  }
-
-  private counted(id: string, decision: Decision | { kind: 'duplicate' }, attempt: number): SettleOutcome {
-    let outcome: SettleOutcome;
-    if (decision.kind === 'duplicate') {
-      this.counters.duplicates += 1;
-      outcome = { done: 'duplicate', attempt };
-    } else if (decision.kind === 'ack') {
-      this.counters.acked += 1;
-      outcome = { done: 'acked', attempt };
-    } else if (decision.kind === 'park') {
-      this.counters.parked += 1;
-      // A parked message waits for a human: say so in the log, whatever parked it.
-      this.parkLog.say(`message ${id} parked in '${decision.queue}': ${decision.reason}`);
-      outcome = { done: 'parked', attempt, parkReason: decision.reason, parkedTo: decision.queue };
-    } else {
-      this.counters.retried += 1;
-      outcome = { done: 'retried', attempt };
-    }
-    this.emit('changed');
-    return outcome;
-  }
-
-  private armDeadline(at: number): void {
-    this.deadlineTimer = setTimeout(() => this.onDeadline(), Math.max(1, Math.ceil(at - performance.now())));
-    this.deadlineTimer.unref?.();
-  }
-
-  /**
-   * Settles every delivery past its deadline (oldest first), releases the keys of lost-channel
-   * deliveries past theirs, then waits for the next deadline of either.
-   */
-  private onDeadline(): void {
-    this.deadlineTimer = undefined;
-    const now = performance.now();
-    const due: string[] = [];
-    let next = Infinity;
-    for (const entry of this.registry.oldestFirst()) {
-      if (entry.deadline > now) {
-        next = entry.deadline;
-        break;
-      }
-      due.push(entry.id);
-    }
-    for (const orphan of this.orphans.expire(now)) this.orphanTimedOut(orphan.id, orphan.key);
-    next = Math.min(next, this.orphans.next);
-    if (next !== Infinity) this.armDeadline(next);
-    for (const id of due) void this.onSettleTimeout(id);
-  }
-
-  /** A delivery whose channel was lost was not settled in time either: its key is released, so its copies are processed now, not after the claim's lease. */
-  private orphanTimedOut(id: string, key: string): void {
-    this.options.dedupe?.gate.release(key);
-    this.timeoutLog.say(`message ${id} was not settled within ${this.options.settleTimeoutMs / 1000} s (its channel was lost before): its deduplication key is released`);
-  }
-
-  private async onSettleTimeout(id: string): Promise<void> {
-    const seconds = this.options.settleTimeoutMs / 1000;
-    try {
-      // Nobody said what went wrong: a failure that may heal, as without error rules.
-      const outcome = await this.settle(id, 'retry', `not settled within ${seconds} s`, undefined, 'transient');
-      this.timeoutLog.say(`message ${id} was not settled within ${seconds} s: ${outcome.done === 'parked' ? 'parked (attempts exhausted)' : 'sent to retry'}`);
-    } catch (err) {
-      // Settled in the meantime, or its channel is gone: nothing left to do.
-      if (!(err instanceof SettleError)) this.emit('error', (err as Error).message);
-    }
   }
 }
-

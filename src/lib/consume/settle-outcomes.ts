@@ -1,0 +1,78 @@
+/**
+ * What a consumer's settles came to: its counters, its metrics, the park warning (limited, so a
+ * burst cannot flood the log) and the `settled` report for the events output (built only when
+ * someone listens: the hot path stays cheap). Owned by its `Deliveries`.
+ */
+import type { ErrorKind } from '../classify';
+import { LogLimiter, messages, type QueueCounters } from '../observe';
+import type { Decision, SettleOutcome, TrackedDelivery } from '../settle';
+import type { Settled } from './types';
+
+/** What the outcomes tell through their owner. */
+export interface OutcomeHooks {
+  warning(text: string): void;
+  /** The counters changed. */
+  changed(): void;
+  /** Whether anyone wants the `settled` report. */
+  reporting(): boolean;
+  settled(settled: Settled): void;
+}
+
+export class SettleOutcomes {
+  readonly counters = { delivered: 0, acked: 0, retried: 0, parked: 0, duplicates: 0 };
+  private readonly parkLog: LogLimiter;
+
+  constructor(
+    private readonly metrics: QueueCounters | undefined,
+    private readonly hooks: OutcomeHooks,
+  ) {
+    this.parkLog = new LogLimiter(
+      (text) => hooks.warning(text),
+      (count, last, ms) => `${messages(count, 'more')} parked in the last ${ms / 1000} s (the last: ${last})`,
+    );
+  }
+
+  /** Counts a settle that is done, records its metrics and reports it. */
+  finished(entry: TrackedDelivery, decision: Decision | { kind: 'duplicate' }, reason: string, kind?: ErrorKind): SettleOutcome {
+    const outcome = this.counted(entry.id, decision, entry.retry.attempt);
+    this.metrics?.record(outcome.done, Date.now() - entry.receivedAt, kind);
+    if (this.hooks.reporting()) {
+      const messageId = entry.message.properties.messageId as unknown;
+      const settled: Settled = {
+        outcome,
+        reason: outcome.parkReason ?? reason,
+        messageId: typeof messageId === 'string' ? messageId : null,
+        durationMs: Date.now() - entry.receivedAt,
+      };
+      if (kind !== undefined) settled.kind = kind;
+      this.hooks.settled(settled);
+    }
+    return outcome;
+  }
+
+  /** Writes the warnings held back so far. */
+  flush(): void {
+    this.parkLog.flush();
+  }
+
+  private counted(id: string, decision: Decision | { kind: 'duplicate' }, attempt: number): SettleOutcome {
+    let outcome: SettleOutcome;
+    if (decision.kind === 'duplicate') {
+      this.counters.duplicates += 1;
+      outcome = { done: 'duplicate', attempt };
+    } else if (decision.kind === 'ack') {
+      this.counters.acked += 1;
+      outcome = { done: 'acked', attempt };
+    } else if (decision.kind === 'park') {
+      this.counters.parked += 1;
+      // A parked message waits for a human: say so in the log, whatever parked it.
+      this.parkLog.say(`message ${id} parked in '${decision.queue}': ${decision.reason}`);
+      outcome = { done: 'parked', attempt, parkReason: decision.reason, parkedTo: decision.queue };
+    } else {
+      this.counters.retried += 1;
+      outcome = { done: 'retried', attempt };
+    }
+    this.hooks.changed();
+    return outcome;
+  }
+}
