@@ -10,12 +10,37 @@ import { parseTableName, PostgresDatabase } from '../../src/lib/postgres';
 import { canStartPrivatePostgres, canStartPrivateRedis, DATABASE_URL, NO_PRIVATE_POSTGRES, NO_PRIVATE_REDIS, REDIS_URL, startPrivatePostgres, startPrivateRedis } from '../helpers/private-stores';
 import { skipBecause } from '../helpers/skips';
 import { waitFor } from '../helpers/broker';
+import { startPrivateCluster, startPrivateSentinel } from '../helpers/private-redis-topologies';
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 interface Subject {
   name: string;
+  /** Starts what the subject's tests share (once, before them); undefined: a reason to skip. */
+  setup?(context: Mocha.Context): Promise<void>;
+  teardown?(): Promise<void>;
   open(): Promise<{ store: DedupeStore; cleanup(): Promise<void> }>;
+}
+
+/** A Redis store on a private topology (a cluster or a master watched by Sentinel), its keys removed by the topology's end. */
+function privateRedisSubject(name: string, start: () => Promise<{ url: string; remove(): Promise<void> }>): Subject {
+  let topology: { url: string; remove(): Promise<void> } | undefined;
+  return {
+    name,
+    setup: async (context) => {
+      context.timeout(120_000);
+      if (!canStartPrivateRedis()) skipBecause(context, NO_PRIVATE_REDIS);
+      topology = await start();
+    },
+    teardown: async () => {
+      await topology?.remove();
+    },
+    open: async () => {
+      const store = new RedisDedupeStore({ url: topology!.url, prefix: `test-dedupe-${randomBytes(4).toString('hex')}:` });
+      await store.prepare();
+      return { store, cleanup: () => store.close() };
+    },
+  };
 }
 
 function table(): string {
@@ -50,6 +75,8 @@ const subjects: Subject[] = [
       };
     },
   },
+  privateRedisSubject('redis cluster (3 masters, 3 replicas)', startPrivateCluster),
+  privateRedisSubject('redis sentinel (master, replica, sentinel)', startPrivateSentinel),
   {
     name: 'postgres',
     open: async () => {
@@ -76,6 +103,12 @@ for (const subject of subjects) {
     let store: DedupeStore;
     let opened: { store: DedupeStore; cleanup(): Promise<void> };
 
+    before(async function () {
+      await subject.setup?.(this);
+    });
+    after(async () => {
+      await subject.teardown?.();
+    });
     beforeEach(async () => {
       opened = await subject.open();
       store = opened.store;

@@ -52,7 +52,7 @@ describe('Redis URLs', () => {
   });
   it('says what is wrong with a URL', () => {
     assert.equal(redisUrlProblem('redis://127.0.0.1:6379/0'), undefined);
-    assert.match(redisUrlProblem('http://x') ?? '', /must start with redis:\/\/ or rediss:\/\/, not http:\/\//);
+    assert.match(redisUrlProblem('http://x') ?? '', /must start with redis:\/\/, rediss:\/\/, redis\+sentinel:\/\/ or redis\+cluster:\/\/, not http:\/\//);
     assert.match(redisUrlProblem('redis://x/abc') ?? '', /database number/);
     assert.match(redisUrlProblem('not a url') ?? '', /not a URL/);
   });
