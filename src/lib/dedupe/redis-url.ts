@@ -1,5 +1,5 @@
 /**
- * A Redis URL: which server(s) it names, whether it can be used, and how it is named without
+ * A Redis URL: which servers it names, whether it can be used, and how it is named without
  * credentials. Pure (the editor checks with it too). Three shapes:
  * - `redis://host:6379/0`, `rediss://…` (TLS): one server, as before;
  * - `redis+sentinel://host:26379,host:26380/mymaster[/db]`: the sentinels to ask, then the master's name;
@@ -78,11 +78,11 @@ function parseAddress(text: string, defaultPort: number): RedisAddress | undefin
 
 function parseUserInfo(text: string): { username?: string; password?: string } {
   const colon = text.indexOf(':');
-  const decode = (s: string): string => {
+  const decode = (part: string): string => {
     try {
-      return decodeURIComponent(s);
+      return decodeURIComponent(part);
     } catch {
-      return s;
+      return part;
     }
   };
   const username = decode(colon < 0 ? text : text.slice(0, colon));

@@ -1,13 +1,14 @@
 /**
  * `retry-dedupe` config node: the store of processed message keys that a consumer with deduplication
  * claims, completes and releases keys in. Memory (the default: nothing to set up, one Node-RED
- * process), Redis (shared by several instances; URL, credentials, TLS, a key prefix) or PostgreSQL
+ * process), Redis (shared by several instances; one server, Sentinel or Cluster by the URL's scheme;
+ * URL, credentials, TLS, a key prefix) or PostgreSQL
  * (a table in a `retry-postgres` database, created in declare mode or checked in check mode). A Redis
  * store says at its first start what the server keeps on disk: in the log, and on its consumers'
  * statuses when it keeps nothing (every processed key is forgotten on a restart).
  */
 import { isUnresolvedEnv, resolveEnvFields } from '../../lib/connection';
-import { describeRedis, MemoryDedupeStore, PostgresDedupeStore, RedisDedupeStore, redisKeeps, redisUrlProblem, type DedupeStore, type RedisPersistence } from '../../lib/dedupe';
+import { describeRedis, MemoryDedupeStore, PostgresDedupeStore, RedisDedupeStore, redisKeeps, redisPrefixProblem, redisUrlProblem, type DedupeStore, type RedisPersistence } from '../../lib/dedupe';
 import { parseTableName } from '../../lib/postgres';
 import { readNumberFields } from '../../lib/rules';
 import type { DedupeStoreNode } from '../shared/dedupe-node';
@@ -59,6 +60,9 @@ export = function register(RED: NodeAPI): void {
         problems.push(urlProblem);
         return undefined;
       }
+      const prefix = stringProp(def.prefix) || undefined;
+      const prefixProblem = prefix === undefined ? undefined : redisPrefixProblem(url, prefix);
+      if (prefixProblem) problems.push(prefixProblem);
       let tls: Record<string, unknown> | undefined;
       const tlsId = stringProp(def.tlsConfig);
       if (tlsId !== '') {
@@ -74,7 +78,7 @@ export = function register(RED: NodeAPI): void {
         username: node.credentials?.user || undefined,
         password: node.credentials?.password || undefined,
         tls,
-        prefix: stringProp(def.prefix) || undefined,
+        prefix,
         onPersistence: (found) => persistence(describeRedis(url), found),
       });
     }
