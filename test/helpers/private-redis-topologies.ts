@@ -58,6 +58,13 @@ async function kill(p: Process): Promise<void> {
   await exited(c);
 }
 
+/** Why a test that needs a private Redis Cluster is skipped: redis-cli creates it. */
+export const NO_REDIS_CLI = 'needs redis-cli (redis-tools) to create a private Redis Cluster: sudo apt-get install redis-tools';
+
+export function canCreateCluster(): boolean {
+  return spawnSync('redis-cli', ['--version']).status === 0;
+}
+
 const NOTHING_ON_DISK = ['--save', '', '--appendonly', 'no', '--bind', '127.0.0.1'];
 
 export interface PrivateCluster {

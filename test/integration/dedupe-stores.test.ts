@@ -10,7 +10,7 @@ import { parseTableName, PostgresDatabase } from '../../src/lib/postgres';
 import { canStartPrivatePostgres, canStartPrivateRedis, DATABASE_URL, NO_PRIVATE_POSTGRES, NO_PRIVATE_REDIS, REDIS_URL, startPrivatePostgres, startPrivateRedis } from '../helpers/private-stores';
 import { skipBecause } from '../helpers/skips';
 import { waitFor } from '../helpers/broker';
-import { startPrivateCluster, startPrivateSentinel } from '../helpers/private-redis-topologies';
+import { canCreateCluster, NO_REDIS_CLI, startPrivateCluster, startPrivateSentinel } from '../helpers/private-redis-topologies';
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -23,13 +23,14 @@ interface Subject {
 }
 
 /** A Redis store on a private topology (a cluster or a master watched by Sentinel), its keys removed by the topology's end. */
-function privateRedisSubject(name: string, start: () => Promise<{ url: string; remove(): Promise<void> }>): Subject {
+function privateRedisSubject(name: string, start: () => Promise<{ url: string; remove(): Promise<void> }>, needsCli = false): Subject {
   let topology: { url: string; remove(): Promise<void> } | undefined;
   return {
     name,
     setup: async (context) => {
       context.timeout(120_000);
       if (!canStartPrivateRedis()) skipBecause(context, NO_PRIVATE_REDIS);
+      if (needsCli && !canCreateCluster()) skipBecause(context, NO_REDIS_CLI);
       topology = await start();
     },
     teardown: async () => {
@@ -75,7 +76,7 @@ const subjects: Subject[] = [
       };
     },
   },
-  privateRedisSubject('redis cluster (3 masters, 3 replicas)', startPrivateCluster),
+  privateRedisSubject('redis cluster (3 masters, 3 replicas)', startPrivateCluster, true),
   privateRedisSubject('redis sentinel (master, replica, sentinel)', startPrivateSentinel),
   {
     name: 'postgres',
