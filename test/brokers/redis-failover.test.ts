@@ -9,7 +9,7 @@
 import assert from 'node:assert/strict';
 import { Broker, waitFor } from '../helpers/broker';
 import { brokerNode, configNode, consumerNode, tab, uniqueNames, type Names } from '../helpers/flows';
-import { helper, loadFlow } from '../helpers/node-red';
+import { helper, loadFlow, statusTexts } from '../helpers/node-red';
 import { canCreateCluster, NO_REDIS_CLI, startPrivateCluster, startPrivateSentinel } from '../helpers/private-redis-topologies';
 import { canStartPrivateRedis, NO_PRIVATE_REDIS } from '../helpers/private-stores';
 import { skipBecause } from '../helpers/skips';
@@ -90,6 +90,11 @@ describe('Redis master failover under a consuming deduplicating consumer (real b
     const sentinel = await startPrivateSentinel();
     try {
       await run(sentinel.url, () => sentinel.killMaster());
+      // The consumer paused while no master answered, naming the store.
+      assert.ok(
+        statusTexts('consumer').some((text) => text.startsWith(`dedup store down: redis sentinel ${sentinel.name} (127.0.0.1:`)),
+        statusTexts('consumer').join(' | '),
+      );
     } finally {
       await helper.unload();
       await sentinel.remove();
@@ -105,6 +110,22 @@ describe('Redis master failover under a consuming deduplicating consumer (real b
       const { processedTwice, duringFailover } = await run(cluster.url, () => cluster.failover(master));
       assert.equal(processedTwice, 0, 'a manual failover promotes a replica that has every write: no processed key lost');
       assert.equal(duringFailover, 0);
+    } finally {
+      await helper.unload();
+      await cluster.remove();
+    }
+  });
+
+  it('Cluster: the master serving the scope killed (SIGKILL) mid-consumption → its replica promoted: lost 0, duplicates measured', async function () {
+    if (!canCreateCluster()) skipBecause(this, NO_REDIS_CLI);
+    const cluster = await startPrivateCluster();
+    try {
+      const master = await cluster.masterOf(`{${encodeURIComponent(names.mainQueue)}}`);
+      await run(cluster.url, () => cluster.killMaster(master));
+      assert.ok(
+        statusTexts('consumer').some((text) => text.startsWith('dedup store down: redis cluster 127.0.0.1:')),
+        statusTexts('consumer').join(' | '),
+      );
     } finally {
       await helper.unload();
       await cluster.remove();

@@ -75,6 +75,8 @@ export interface PrivateCluster {
   masterOf(key: string): Promise<number>;
   /** Makes the replica of `masterPort` the master (CLUSTER FAILOVER on it), and waits until the cluster says so. */
   failover(masterPort: number): Promise<number>;
+  /** Kills the master's process (SIGKILL), and waits until its replica is master and the cluster is ok again. */
+  killMaster(masterPort: number): Promise<number>;
   remove(): Promise<void>;
 }
 
@@ -101,6 +103,13 @@ export async function startPrivateCluster(): Promise<PrivateCluster> {
     await remove();
     throw err;
   }
+  const replicaOf = async (masterPort: number): Promise<number> => {
+    const myId = String(await ask(masterPort, 'CLUSTER', 'MYID'));
+    const replicas = (await ask(masterPort, 'CLUSTER', 'REPLICAS', myId)) as string[];
+    const replicaPort = Number(/127\.0\.0\.1:(\d+)/.exec(replicas[0] ?? '')?.[1]);
+    if (!replicaPort) throw new Error(`no replica of ${masterPort}`);
+    return replicaPort;
+  };
   const slotMaster = async (key: string): Promise<number> => {
     const slot = Number(await ask(nodes[0]!.port, 'CLUSTER', 'KEYSLOT', key));
     const slots = (await ask(nodes[0]!.port, 'CLUSTER', 'SLOTS')) as Array<[number, number, [string, number]]>;
@@ -116,12 +125,18 @@ export async function startPrivateCluster(): Promise<PrivateCluster> {
     ports: nodes.map((n) => n.port),
     masterOf: slotMaster,
     failover: async (masterPort) => {
-      const myId = String(await ask(masterPort, 'CLUSTER', 'MYID'));
-      const replicas = (await ask(masterPort, 'CLUSTER', 'REPLICAS', myId)) as string[];
-      const replicaPort = Number(/127\.0\.0\.1:(\d+)/.exec(replicas[0] ?? '')?.[1]);
-      if (!replicaPort) throw new Error(`no replica of ${masterPort}`);
+      const replicaPort = await replicaOf(masterPort);
       await ask(replicaPort, 'CLUSTER', 'FAILOVER');
       await waitFor(async () => /role:master/.test(String(await ask(replicaPort, 'INFO', 'replication'))), `replica ${replicaPort} promoted`, 30_000);
+      return replicaPort;
+    },
+    killMaster: async (masterPort) => {
+      const replicaPort = await replicaOf(masterPort);
+      const victim = nodes.find((n) => n.port === masterPort);
+      if (!victim) throw new Error(`${masterPort} is not one of ours`);
+      await kill(victim);
+      await waitFor(async () => /role:master/.test(String(await ask(replicaPort, 'INFO', 'replication'))), `replica ${replicaPort} promoted`, 60_000);
+      await waitFor(async () => /cluster_state:ok/.test(String(await ask(replicaPort, 'CLUSTER', 'INFO'))), 'cluster state ok', 60_000);
       return replicaPort;
     },
     remove,
