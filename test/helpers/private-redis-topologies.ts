@@ -10,14 +10,11 @@ import path from 'node:path';
 import { Redis } from 'ioredis';
 import { waitFor } from './broker';
 import { freePorts } from './private-node';
+import { exited } from './private-stores';
 
 interface Process {
   port: number;
   child: ChildProcess | undefined;
-}
-
-function exited(child: ChildProcess): Promise<void> {
-  return child.exitCode !== null || child.signalCode !== null ? Promise.resolve() : new Promise((resolve) => child.once('exit', () => resolve()));
 }
 
 async function answers(port: number): Promise<boolean> {
