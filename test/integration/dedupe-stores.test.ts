@@ -10,7 +10,8 @@ import { parseTableName, PostgresDatabase } from '../../src/lib/postgres';
 import { canStartPrivatePostgres, canStartPrivateRedis, DATABASE_URL, NO_PRIVATE_POSTGRES, NO_PRIVATE_REDIS, REDIS_URL, startPrivatePostgres, startPrivateRedis } from '../helpers/private-stores';
 import { skipBecause } from '../helpers/skips';
 import { waitFor } from '../helpers/broker';
-import { canCreateCluster, NO_REDIS_CLI, startPrivateCluster, startPrivateSentinel } from '../helpers/private-redis-topologies';
+import { ask, canCreateCluster, NO_REDIS_CLI, startPrivateCluster, startPrivateSentinel } from '../helpers/private-redis-topologies';
+import { freePorts } from '../helpers/private-node';
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -234,6 +235,39 @@ describe('deduplication store failures (private servers)', function () {
       await store.close();
       await server.remove();
     }
+  });
+
+  it('Sentinel: no sentinel answering, or a master name it does not know, said in words at the first start; a closed store leaves no connection to the sentinel', async function () {
+    this.timeout(120_000);
+    if (!canStartPrivateRedis()) skipBecause(this, NO_PRIVATE_REDIS);
+    const [nobody] = await freePorts(1);
+    const unreachable = new RedisDedupeStore({ url: `redis+sentinel://127.0.0.1:${nobody}/mymaster`, timeoutMs: 1000 });
+    await assert.rejects(unreachable.prepare(), (err: unknown) => err instanceof DedupeStoreError && err.problem === 'unreachable' && err.message === `redis sentinel mymaster (127.0.0.1:${nobody}) cannot be reached (no sentinel answers)`);
+    await unreachable.close();
+    const sentinel = await startPrivateSentinel();
+    const port = Number(/:(\d+)\//.exec(sentinel.url)?.[1]);
+    // The sentinel's clients but the one asking (no other sentinel or replica connects to it).
+    const clients = async (): Promise<number> => String(await ask(port, 'CLIENT', 'LIST')).split('\n').filter((line) => line.trim() !== '' && !line.includes('cmd=client|list')).length;
+    try {
+      const unknown = new RedisDedupeStore({ url: sentinel.url.replace(/\/\w+$/, '/nosuch'), timeoutMs: 1000 });
+      await assert.rejects(unknown.prepare(), (err: unknown) => err instanceof DedupeStoreError && /the sentinels know no master of that name/.test(err.message));
+      await unknown.close();
+      const store = new RedisDedupeStore({ url: sentinel.url });
+      await store.prepare();
+      assert.deepEqual(await store.claim([k('s')], 'A', 1000), [{ state: 'claimed' }]);
+      assert.ok((await clients()) > 0, 'the store watches the sentinel for a failover');
+      await store.close();
+      await waitFor(async () => (await clients()) === 0, 'no connection of the store left at the sentinel (the failover watch closed too)');
+    } finally {
+      await sentinel.remove();
+    }
+  });
+
+  it('Cluster: no node answering is said in words at the first start', async () => {
+    const [nobody] = await freePorts(1);
+    const store = new RedisDedupeStore({ url: `redis+cluster://127.0.0.1:${nobody}`, timeoutMs: 1000 });
+    await assert.rejects(store.prepare(), (err: unknown) => err instanceof DedupeStoreError && err.message === `redis cluster 127.0.0.1:${nobody} cannot be reached (no cluster node answers)`);
+    await store.close();
   });
 
   it('PostgreSQL with a wrong password: an auth problem naming the database', async function () {

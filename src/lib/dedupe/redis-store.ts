@@ -72,6 +72,7 @@ export class RedisDedupeStore implements DedupeStore {
   private readonly prefix: string;
   /** Keys hash-tagged by scope (a cluster). */
   private readonly tagged: boolean;
+  private readonly timeoutMs: number;
   /** The connection's last error: a failed command says it rather than "stream not writeable". */
   private lastError: Error | undefined;
   /** What the server keeps on disk, read once. */
@@ -83,7 +84,8 @@ export class RedisDedupeStore implements DedupeStore {
     const target = parseRedisUrl(settings.url);
     if ('problem' in target) throw new Error(target.problem);
     this.tagged = target.mode === 'cluster';
-    this.client = createRedisClient(target, { username: settings.username, password: settings.password, tls: settings.tls, timeoutMs: settings.timeoutMs ?? 5000 });
+    this.timeoutMs = settings.timeoutMs ?? 5000;
+    this.client = createRedisClient(target, { username: settings.username, password: settings.password, tls: settings.tls, timeoutMs: this.timeoutMs });
     this.client.on('error', (err: Error) => {
       this.lastError = err;
     });
@@ -96,9 +98,17 @@ export class RedisDedupeStore implements DedupeStore {
 
   async prepare(): Promise<void> {
     if (this.client.status === 'wait') {
-      await this.client.connect().catch((err: unknown) => {
-        throw this.storeError(err);
+      // The first connection, at most the timeout: through Sentinel it is retried until a sentinel
+      // answers, and the store says it cannot be reached meanwhile (the client goes on trying).
+      let timer: NodeJS.Timeout | undefined;
+      const late = new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(this.lastError ?? new Error('timed out')), this.timeoutMs);
       });
+      await Promise.race([this.client.connect(), late])
+        .catch((err: unknown) => {
+          throw this.storeError(err);
+        })
+        .finally(() => clearTimeout(timer));
     }
     await this.ping();
     this.persistenceRead ??= this.readPersistence();
@@ -152,7 +162,9 @@ export class RedisDedupeStore implements DedupeStore {
       this.client.disconnect();
       return;
     }
-    await this.client.quit().catch(() => this.client.disconnect());
+    await this.client.quit().catch(() => undefined);
+    // QUIT ends the data connection only: the sentinel connection watching for a failover ends here.
+    this.client.disconnect();
   }
 
   /** The Redis key of a record. In a cluster the scope is the hash tag (`%` for an empty one: `{}` tags nothing). */
