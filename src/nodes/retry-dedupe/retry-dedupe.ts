@@ -69,6 +69,7 @@ export = function register(RED: NodeAPI): void {
         const tlsNode = RED.nodes.getNode(tlsId) as TlsConfigNode | null;
         if (!tlsNode || typeof tlsNode.addTLSOptions !== 'function') problems.push('the selected TLS configuration does not exist (deleted or not deployed)');
         else if (tlsNode.valid === false) problems.push(`TLS configuration '${tlsNode.name || tlsNode.id}' cannot be used: its certificate, key or CA file could not be read (see the log)`);
+        else if (/^redis\+(sentinel|cluster):/i.test(url)) problems.push('a TLS configuration is selected, but TLS is not supported with Sentinel or Cluster yet: clear the TLS configuration, or use one server with rediss://');
         else if (!url.startsWith('rediss:')) problems.push('a TLS configuration is selected but the Redis URL is not TLS: use rediss://');
         else tls = tlsNode.addTLSOptions({});
       }
