@@ -153,6 +153,11 @@ export interface PrivateSentinel {
   masterPort(): Promise<number>;
   /** Kills the master's process (SIGKILL, like a crash) and waits until the sentinel has promoted the replica. */
   killMaster(): Promise<number>;
+  /**
+   * A replica behind: stops it (SIGSTOP) and cuts its link for `lagMs` while the master goes on taking
+   * writes, kills the master, lets the replica go on; the sentinel promotes it without the writes it missed.
+   */
+  killMasterWithLag(lagMs: number): Promise<number>;
   remove(): Promise<void>;
 }
 
@@ -198,20 +203,33 @@ export async function startPrivateSentinel(): Promise<PrivateSentinel> {
     throw err;
   }
   const current = async (): Promise<number> => Number(((await ask(sentinelPort, 'SENTINEL', 'GET-MASTER-ADDR-BY-NAME', name)) as string[])[1]);
+  /** Does `fail` to the master (and its replica), then waits until the sentinel has promoted the replica. */
+  const promote = async (fail: (victim: Process, survivor: Process) => Promise<void>): Promise<number> => {
+    const was = await current();
+    const victim = [master, replica].find((p) => p.port === was);
+    const survivor = [master, replica].find((p) => p.port !== was);
+    if (!victim || !survivor) throw new Error(`the master ${was} is not one of ours`);
+    await fail(victim, survivor);
+    await waitFor(async () => (await current()) !== was, 'sentinel promoted the replica', 60_000);
+    const now = await current();
+    await waitFor(async () => /role:master/.test(String(await ask(now, 'INFO', 'replication'))), `${now} is master`, 30_000);
+    return now;
+  };
   return {
     url: `redis+sentinel://127.0.0.1:${sentinelPort}/${name}`,
     name,
     masterPort: current,
-    killMaster: async () => {
-      const was = await current();
-      const victim = [master, replica].find((p) => p.port === was);
-      if (!victim) throw new Error(`the master ${was} is not one of ours`);
-      await kill(victim);
-      await waitFor(async () => (await current()) !== was, 'sentinel promoted the replica', 60_000);
-      const now = await current();
-      await waitFor(async () => /role:master/.test(String(await ask(now, 'INFO', 'replication'))), `${now} is master`, 30_000);
-      return now;
-    },
+    killMaster: () => promote(async (victim) => kill(victim)),
+    killMasterWithLag: (lagMs) =>
+      promote(async (victim, survivor) => {
+        // Stopped, and cut off by the master: what the master writes from now on stays on the master
+        // (what it had sent before is in the replica's socket, read when it goes on).
+        survivor.child?.kill('SIGSTOP');
+        await ask(victim.port, 'CLIENT', 'KILL', 'TYPE', 'replica');
+        await new Promise((resolve) => setTimeout(resolve, lagMs));
+        await kill(victim);
+        survivor.child?.kill('SIGCONT');
+      }),
     remove,
   };
 }
