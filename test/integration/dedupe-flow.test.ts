@@ -136,6 +136,38 @@ describe('idempotent consumer in the Node-RED runtime (real broker and stores)',
     assert.equal(processed.length, 1);
   });
 
+  for (const [url, said] of [
+    ['redis+sentinel://app:S3cr3t@127.0.0.1:26379', 'Redis URL must name the master after the sentinels'],
+    ['redis+cluster://app:S3cr3t@127.0.0.1:6379/0', 'Redis URL: a cluster has no databases or names in its path (/0)'],
+    ['rediss+cluster://app:S3cr3t@127.0.0.1:6379', 'Redis URL: TLS (rediss+cluster://) is not supported with Sentinel or Cluster yet'],
+  ] as const) {
+    it(`a Sentinel / Cluster URL that cannot be used stops the consumer naming what is wrong, never the password: ${url.replace(/S3cr3t/, '…')}`, async () => {
+      await loadFlow([
+        tab(),
+        brokerNode(),
+        configNode(names),
+        { id: 'store', type: 'retry-dedupe', kind: 'redis', url, prefix: `test-flow-${tag}:` },
+        consumerNode([['seen']], { dedupe: 'store' }),
+        { id: 'seen', type: 'helper', z: 'flow' },
+      ]);
+      await waitFor(() => statusText('consumer').includes(said), `the consumer says: ${said}`);
+      assert.equal(lastStatus('consumer')?.fill, 'red');
+      assert.doesNotMatch(statusText('consumer'), /S3cr3t/);
+    });
+  }
+
+  it('a key prefix with braces is refused for a cluster (the scope is the hash tag)', async () => {
+    await loadFlow([
+      tab(),
+      brokerNode(),
+      configNode(names),
+      { id: 'store', type: 'retry-dedupe', kind: 'redis', url: 'redis+cluster://127.0.0.1:6379', prefix: 'app:{dedupe}:' },
+      consumerNode([['seen']], { dedupe: 'store' }),
+      { id: 'seen', type: 'helper', z: 'flow' },
+    ]);
+    await waitFor(() => statusText('consumer').includes("Key prefix 'app:{dedupe}:' has a { or }"), 'the consumer names the prefix');
+  });
+
   it('a Redis store that stops pauses the consumer (red, naming the store), nothing lost; it consumes again when Redis is back', async function () {
     this.timeout(90_000);
     if (!canStartPrivateRedis()) skipBecause(this, NO_PRIVATE_REDIS);

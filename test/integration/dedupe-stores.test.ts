@@ -10,12 +10,39 @@ import { parseTableName, PostgresDatabase } from '../../src/lib/postgres';
 import { canStartPrivatePostgres, canStartPrivateRedis, DATABASE_URL, NO_PRIVATE_POSTGRES, NO_PRIVATE_REDIS, REDIS_URL, startPrivatePostgres, startPrivateRedis } from '../helpers/private-stores';
 import { skipBecause } from '../helpers/skips';
 import { waitFor } from '../helpers/broker';
+import { ask, canCreateCluster, NO_REDIS_CLI, startPrivateCluster, startPrivateSentinel } from '../helpers/private-redis-topologies';
+import { freePorts } from '../helpers/private-node';
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 interface Subject {
   name: string;
+  /** Starts what the subject's tests share (once, before them); undefined: a reason to skip. */
+  setup?(context: Mocha.Context): Promise<void>;
+  teardown?(): Promise<void>;
   open(): Promise<{ store: DedupeStore; cleanup(): Promise<void> }>;
+}
+
+/** A Redis store on a private topology (a cluster or a master watched by Sentinel), its keys removed by the topology's end. */
+function privateRedisSubject(name: string, start: () => Promise<{ url: string; remove(): Promise<void> }>, needsCli = false): Subject {
+  let topology: { url: string; remove(): Promise<void> } | undefined;
+  return {
+    name,
+    setup: async (context) => {
+      context.timeout(120_000);
+      if (!canStartPrivateRedis()) skipBecause(context, NO_PRIVATE_REDIS);
+      if (needsCli && !canCreateCluster()) skipBecause(context, NO_REDIS_CLI);
+      topology = await start();
+    },
+    teardown: async () => {
+      await topology?.remove();
+    },
+    open: async () => {
+      const store = new RedisDedupeStore({ url: topology!.url, prefix: `test-dedupe-${randomBytes(4).toString('hex')}:` });
+      await store.prepare();
+      return { store, cleanup: () => store.close() };
+    },
+  };
 }
 
 function table(): string {
@@ -50,6 +77,8 @@ const subjects: Subject[] = [
       };
     },
   },
+  privateRedisSubject('redis cluster (3 masters, 3 replicas)', startPrivateCluster, true),
+  privateRedisSubject('redis sentinel (master, replica, sentinel)', startPrivateSentinel),
   {
     name: 'postgres',
     open: async () => {
@@ -76,6 +105,12 @@ for (const subject of subjects) {
     let store: DedupeStore;
     let opened: { store: DedupeStore; cleanup(): Promise<void> };
 
+    before(async function () {
+      await subject.setup?.(this);
+    });
+    after(async () => {
+      await subject.teardown?.();
+    });
     beforeEach(async () => {
       opened = await subject.open();
       store = opened.store;
@@ -200,6 +235,39 @@ describe('deduplication store failures (private servers)', function () {
       await store.close();
       await server.remove();
     }
+  });
+
+  it('Sentinel: no sentinel answering, or a master name it does not know, said in words at the first start; a closed store leaves no connection to the sentinel', async function () {
+    this.timeout(120_000);
+    if (!canStartPrivateRedis()) skipBecause(this, NO_PRIVATE_REDIS);
+    const [nobody] = await freePorts(1);
+    const unreachable = new RedisDedupeStore({ url: `redis+sentinel://127.0.0.1:${nobody}/mymaster`, timeoutMs: 1000 });
+    await assert.rejects(unreachable.prepare(), (err: unknown) => err instanceof DedupeStoreError && err.problem === 'unreachable' && err.message === `redis sentinel mymaster (127.0.0.1:${nobody}) cannot be reached (no sentinel answers)`);
+    await unreachable.close();
+    const sentinel = await startPrivateSentinel();
+    const port = Number(/:(\d+)\//.exec(sentinel.url)?.[1]);
+    // The sentinel's clients but the one asking (no other sentinel or replica connects to it).
+    const clients = async (): Promise<number> => String(await ask(port, 'CLIENT', 'LIST')).split('\n').filter((line) => line.trim() !== '' && !line.includes('cmd=client|list')).length;
+    try {
+      const unknown = new RedisDedupeStore({ url: sentinel.url.replace(/\/\w+$/, '/nosuch'), timeoutMs: 1000 });
+      await assert.rejects(unknown.prepare(), (err: unknown) => err instanceof DedupeStoreError && /the sentinels know no master of that name/.test(err.message));
+      await unknown.close();
+      const store = new RedisDedupeStore({ url: sentinel.url });
+      await store.prepare();
+      assert.deepEqual(await store.claim([k('s')], 'A', 1000), [{ state: 'claimed' }]);
+      assert.ok((await clients()) > 0, 'the store watches the sentinel for a failover');
+      await store.close();
+      await waitFor(async () => (await clients()) === 0, 'no connection of the store left at the sentinel (the failover watch closed too)');
+    } finally {
+      await sentinel.remove();
+    }
+  });
+
+  it('Cluster: no node answering is said in words at the first start', async () => {
+    const [nobody] = await freePorts(1);
+    const store = new RedisDedupeStore({ url: `redis+cluster://127.0.0.1:${nobody}`, timeoutMs: 1000 });
+    await assert.rejects(store.prepare(), (err: unknown) => err instanceof DedupeStoreError && err.message === `redis cluster 127.0.0.1:${nobody} cannot be reached (no cluster node answers)`);
+    await store.close();
   });
 
   it('PostgreSQL with a wrong password: an auth problem naming the database', async function () {

@@ -111,6 +111,9 @@ describe('password redaction', () => {
   it('keeps what helps: scheme, user, host, port', () => {
     assert.equal(redactUrl('amqp://u:S3cr/et@host:5672/vhost'), 'amqp://u:***@host:5672/vhost');
     assert.equal(redactUrl('amqp://host:5672/v'), 'amqp://host:5672/v');
+    assert.equal(redactUrl('redis+sentinel://s1:26379,s2:26380/mymaster'), 'redis+sentinel://s1:26379,s2:26380/mymaster');
+    assert.equal(redactUrl('redis+cluster://[::1]:7000,n2'), 'redis+cluster://[::1]:7000,n2');
+    assert.equal(redactUrl('redis+cluster://n1:7000,user:S3cr'), 'redis+cluster://n1:***');
     assert.equal(redactUrl('amqp://u:S3cret/v'), 'amqp://u:***/v');
   });
 

@@ -106,9 +106,25 @@ describe('editor rules (src/editor)', function () {
       assert.equal(check('retry-postgres', 'url', { urlType: 'str' }, value), ok, value);
       if (!value.startsWith('$')) assert.equal(!('problem' in parseConnectionString(value)), ok, value);
     }
-    for (const [value, ok] of [['redis://cache:6379/0', true], ['rediss://cache', true], ['redis://cache/abc', false], ['http://cache', false]] as const) {
+    for (const [value, ok] of [
+      ['redis://cache:6379/0', true],
+      ['rediss://cache', true],
+      ['redis://cache/abc', false],
+      ['http://cache', false],
+      ['redis+sentinel://s1:26379,s2:26379/mymaster', true],
+      ['redis+sentinel://s1:26379', false],
+      ['redis+cluster://n1:6379,n2:6379', true],
+      ['redis+cluster://n1/0', false],
+    ] as const) {
       assert.equal(check('retry-dedupe', 'url', { kind: 'redis', urlType: 'str' }, value), ok, value);
       assert.equal(redisUrlProblem(value) === undefined, ok, value);
+    }
+    for (const [url, prefix, ok] of [
+      ['redis+cluster://n1', 'app:{x}:', false],
+      ['redis+cluster://n1', 'app:', true],
+      ['redis://n1', 'app:{x}:', true],
+    ] as const) {
+      assert.equal(check('retry-dedupe', 'prefix', { kind: 'redis', url }, prefix), ok, `${url} ${prefix}`);
     }
     for (const [value, ok] of [['outbox', true], ['app.outbox', true], ['', true], ['a.b.c', false], ['x'.repeat(64), false], ['bad name', false]] as const) {
       assert.equal(check('outbox-write', 'table', {}, value), ok, JSON.stringify(value));

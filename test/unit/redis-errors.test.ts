@@ -60,4 +60,22 @@ describe('Redis store errors in one wording', () => {
     const login = new Error('NOAUTH Authentication required.');
     assert.equal(redisStoreError(STORE, OFFLINE, login).problem, 'auth');
   });
+
+  it("Sentinel and Cluster: the client's summary in a few words, a master name the sentinels do not know said as such", () => {
+    const sentinel = 'redis sentinel mymaster (10.0.0.5:26379)';
+    const cases: Array<[string, Error, string]> = [
+      [sentinel, new Error('All sentinels are unreachable. Retrying from scratch after 500ms. Last error: connect ECONNREFUSED 10.0.0.5:26379'), `${sentinel} cannot be reached (no sentinel answers)`],
+      ['redis cluster n1:6379', new Error('None of startup nodes is available'), 'redis cluster n1:6379 cannot be reached (no cluster node answers)'],
+      ['redis cluster n1:6379', new Error('Failed to refresh slots cache.'), 'redis cluster n1:6379 cannot be reached (no cluster node answers)'],
+      ['redis cluster n1:6379', new Error('CLUSTERDOWN The cluster is down'), 'redis cluster n1:6379 cannot be reached (the cluster is down)'],
+    ];
+    for (const [store, err, text] of cases) {
+      const mapped = redisStoreError(store, err);
+      assert.equal(mapped.message, text);
+      assert.equal(mapped.problem, 'unreachable');
+    }
+    const unknown = redisStoreError(sentinel, new Error('All sentinels are unreachable. Retrying from scratch after 500ms. Last error: ERR No such master with that name'));
+    assert.equal(unknown.message, `${sentinel}: the sentinels know no master of that name (check the name after the hosts in the URL)`);
+    assert.equal(unknown.problem, 'other');
+  });
 });

@@ -2,7 +2,7 @@
 import { choices, envInput, envLabel, envOr, fail, fillSelect, isEnvReference, numberProperty, showReasons, str, validators as v, type EditorNode, type Translate } from '../index';
 import type { JQStatic, NodeDefinition } from '../red';
 import { redactUrl } from '../../lib/connection/settings';
-import { redisUrlProblem } from '../../lib/dedupe/redis-url';
+import { redisPrefixProblem, redisUrlProblem } from '../../lib/dedupe/redis-url';
 import { parseConnectionString } from '../../lib/postgres/settings';
 import { hostProperty, tableName } from './common';
 
@@ -77,7 +77,16 @@ export function retryDedupe(t: Translate): NodeDefinition {
         }),
       },
       urlType: { value: 'str' },
-      prefix: { value: 'rabbitmq-retry:dedupe:' },
+      prefix: {
+        value: 'rabbitmq-retry:dedupe:',
+        label: t('label.prefix'),
+        validate(this: EditorNode, value, opt) {
+          if (kind(this) !== 'redis') return true;
+          const input = $('#node-config-input-url');
+          const url = str(input.length > 0 ? input.val() : this.url);
+          return redisPrefixProblem(url, str(value)) === undefined || fail(opt, t('errors.prefix'));
+        },
+      },
       tlsConfig: { value: '', type: 'tls-config', required: false, label: t('label.tlsConfig') },
       postgres: {
         value: '',

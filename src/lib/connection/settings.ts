@@ -84,7 +84,9 @@ export function redactUrl(raw: string): string {
   const authorityEnd = rest.search(/[/?#]/);
   const authority = authorityEnd < 0 ? rest : rest.slice(0, authorityEnd);
   const colon = authority.indexOf(':');
-  if (colon >= 0 && !/^\d*$/.test(authority.slice(colon + 1))) return `${prefix}${authority.slice(0, colon)}:***${authorityEnd < 0 ? '' : rest.slice(authorityEnd)}`;
+  // host:port, or a list of them (redis+sentinel://s1:26379,s2:26379): nothing to hide.
+  if (authority.split(',').every((host) => /^(\[[0-9a-f:.]*\]|[^:]*)(:\d*)?$/i.test(host))) return raw;
+  if (colon >= 0) return `${prefix}${authority.slice(0, colon)}:***${authorityEnd < 0 ? '' : rest.slice(authorityEnd)}`;
   return raw;
 }
 

@@ -11,5 +11,5 @@ export { RecheckSchedule, systemTimer, type Timer } from './recheck';
 export { redisStoreError, unreachableWhy } from './redis-errors';
 export { parsePersistence, redisKeeps, type RedisKeeps, type RedisPersistence } from './redis-persistence';
 export { RedisDedupeStore, type RedisStoreSettings } from './redis-store';
-export { describeRedis, redisUrlProblem } from './redis-url';
+export { describeRedis, parseRedisUrl, redisPrefixProblem, redisUrlProblem, type RedisAddress, type RedisTarget } from './redis-url';
 export { DedupeStoreError, type ClaimResult, type DedupeKey, type DedupeStore, type DedupeStoreProblem } from './store';

@@ -11,6 +11,10 @@ import { DedupeStoreError } from './store';
 export function unreachableWhy(err: Error): string | undefined {
   const code = (err as { code?: unknown }).code;
   const text = `${typeof code === 'string' ? code : ''} ${err.message}`;
+  // Sentinel and Cluster: the client's own summary first (its last error may follow).
+  if (/All sentinels are unreachable/.test(text) && !/No such master/i.test(text)) return 'no sentinel answers';
+  if (/None of startup nodes is available|Failed to refresh slots cache/.test(text)) return 'no cluster node answers';
+  if (/CLUSTERDOWN/.test(text)) return 'the cluster is down';
   if (/ECONNREFUSED/.test(text)) return 'connection refused';
   if (/ENOTFOUND|EAI_AGAIN/.test(text)) return 'host not found';
   if (/EHOSTUNREACH|ENETUNREACH/.test(text)) return 'host unreachable';
@@ -35,6 +39,9 @@ export function redisStoreError(description: string, err: unknown, connectionErr
   const text = cause.message;
   if (/WRONGPASS|NOAUTH|invalid password|invalid username-password/i.test(text)) {
     return new DedupeStoreError(`${description} refused the login: ${text} (check the user and the password)`, 'auth');
+  }
+  if (/No such master with that name/i.test(text)) {
+    return new DedupeStoreError(`${description}: the sentinels know no master of that name (check the name after the hosts in the URL)`, 'other');
   }
   const why = unreachableWhy(cause);
   if (why !== undefined) return new DedupeStoreError(`${description} cannot be reached (${why})`, 'unreachable');

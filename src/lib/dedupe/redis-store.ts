@@ -1,19 +1,26 @@
 /**
- * The deduplication store in Redis, shared by several Node-RED instances. One key per record,
- * `<prefix><scope>:<key>` (the scope URI-encoded): `c:<owner>` while claimed, with the lease as its
+ * The deduplication store in Redis, shared by several Node-RED instances: one server, a master found
+ * through Sentinel, or a Redis Cluster (`redis-url.ts`). One key per record, `<prefix><scope>:<key>`
+ * (the scope URI-encoded; in a cluster `<prefix>{<scope>}:<key>`, the scope a hash tag so that every
+ * key of a batch — one scope — is in one slot): `c:<owner>` while claimed, with the lease as its
  * expiry; `d` once done, with the retention as its expiry. Each batch is one script call (claim,
  * release) or one pipeline (complete): one round trip, atomic per key. At its first start it reads
- * what the server keeps on disk (`redis-persistence.ts`) and tells its owner.
+ * what the server keeps on disk (`redis-persistence.ts`; in a cluster, the master that keeps least)
+ * and tells its owner.
  */
-import { Redis, type RedisOptions } from 'ioredis';
+import type { Redis } from 'ioredis';
 import { distinctKeys } from './batch';
+import { createRedisClient, dataServers, type RedisClient } from './redis-client';
 import { redisStoreError } from './redis-errors';
-import { parsePersistence, type RedisPersistence } from './redis-persistence';
-import { describeRedis } from './redis-url';
+import { parsePersistence, redisKeeps, type RedisPersistence } from './redis-persistence';
+import { describeRedis, parseRedisUrl } from './redis-url';
 import { type ClaimResult, type DedupeKey, type DedupeStore } from './store';
 
 export interface RedisStoreSettings {
-  /** `redis://host:6379/0` or `rediss://...`; a password in it is used but never shown. */
+  /**
+   * `redis://host:6379/0`, `rediss://...`, `redis+sentinel://host:26379,host:26380/mymaster` or
+   * `redis+cluster://host:6379,host:6380`; a password in it is used but never shown.
+   */
   url: string;
   username?: string;
   password?: string;
@@ -61,8 +68,11 @@ interface Scripts {
 export class RedisDedupeStore implements DedupeStore {
   readonly description: string;
   readonly maxKeyBytes = 4096;
-  private readonly client: Redis;
+  private readonly client: RedisClient;
   private readonly prefix: string;
+  /** Keys hash-tagged by scope (a cluster). */
+  private readonly tagged: boolean;
+  private readonly timeoutMs: number;
   /** The connection's last error: a failed command says it rather than "stream not writeable". */
   private lastError: Error | undefined;
   /** What the server keeps on disk, read once. */
@@ -71,21 +81,11 @@ export class RedisDedupeStore implements DedupeStore {
   constructor(private readonly settings: RedisStoreSettings) {
     this.description = describeRedis(settings.url);
     this.prefix = settings.prefix ?? 'rabbitmq-retry:dedupe:';
-    const timeout = settings.timeoutMs ?? 5000;
-    const options: RedisOptions = {
-      lazyConnect: true,
-      // A command while disconnected fails at once: the gate stops consuming, it never waits blindly.
-      enableOfflineQueue: false,
-      maxRetriesPerRequest: 0,
-      connectTimeout: timeout,
-      commandTimeout: timeout,
-      retryStrategy: (times) => Math.min(times * 500, 5000),
-      connectionName: 'node-red-rabbitmq-retry',
-    };
-    if (settings.username) options.username = settings.username;
-    if (settings.password) options.password = settings.password;
-    if (settings.tls) options.tls = settings.tls;
-    this.client = new Redis(settings.url, options);
+    const target = parseRedisUrl(settings.url);
+    if ('problem' in target) throw new Error(target.problem);
+    this.tagged = target.mode === 'cluster';
+    this.timeoutMs = settings.timeoutMs ?? 5000;
+    this.client = createRedisClient(target, { username: settings.username, password: settings.password, tls: settings.tls, timeoutMs: this.timeoutMs });
     this.client.on('error', (err: Error) => {
       this.lastError = err;
     });
@@ -98,28 +98,33 @@ export class RedisDedupeStore implements DedupeStore {
 
   async prepare(): Promise<void> {
     if (this.client.status === 'wait') {
-      await this.client.connect().catch((err: unknown) => {
-        throw this.storeError(err);
+      // The first connection, at most the timeout: through Sentinel it is retried until a sentinel
+      // answers, and the store says it cannot be reached meanwhile (the client goes on trying).
+      let timer: NodeJS.Timeout | undefined;
+      const late = new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(this.lastError ?? new Error('timed out')), this.timeoutMs);
       });
+      await Promise.race([this.client.connect(), late])
+        .catch((err: unknown) => {
+          throw this.storeError(err);
+        })
+        .finally(() => clearTimeout(timer));
     }
     await this.ping();
     this.persistenceRead ??= this.readPersistence();
     await this.persistenceRead;
   }
 
-  /** What the server keeps on disk; undefined when it does not say (INFO refused or unlike Redis's). */
+  /**
+   * What the server keeps on disk; undefined when it does not say (INFO refused or unlike Redis's).
+   * A cluster: its master that keeps least.
+   */
   async persistence(): Promise<RedisPersistence | undefined> {
-    const info = await this.client.info('persistence').catch(() => undefined);
-    if (info === undefined) return undefined;
-    // CONFIG is often refused on managed servers: then the snapshot rules are unknown. (One name a
-    // call: Redis before 7 takes one.)
-    const get = (name: string): Promise<string[] | undefined> =>
-      this.client.config('GET', name).then(
-        (pairs: unknown) => (Array.isArray(pairs) ? pairs.map(String) : undefined),
-        () => undefined,
-      );
-    const [save, appendfsync] = await Promise.all([get('save'), get('appendfsync')]);
-    return parsePersistence(info, save && [...save, ...(appendfsync ?? [])]);
+    const found = await Promise.all(dataServers(this.client).map((server) => serverPersistence(server)));
+    const rank = { nothing: 0, unknown: 1, snapshots: 2, aof: 3 } as const;
+    let least: RedisPersistence | undefined;
+    for (const p of found) if (p && (!least || rank[redisKeeps(p)] < rank[redisKeeps(least)])) least = p;
+    return least;
   }
 
   async ping(): Promise<void> {
@@ -157,12 +162,15 @@ export class RedisDedupeStore implements DedupeStore {
       this.client.disconnect();
       return;
     }
-    await this.client.quit().catch(() => this.client.disconnect());
+    await this.client.quit().catch(() => undefined);
+    // QUIT ends the data connection only: the sentinel connection watching for a failover ends here.
+    this.client.disconnect();
   }
 
-  /** The Redis key of a record. */
+  /** The Redis key of a record. In a cluster the scope is the hash tag (`%` for an empty one: `{}` tags nothing). */
   keyOf(k: DedupeKey): string {
-    return `${this.prefix}${encodeURIComponent(k.scope)}:${k.key}`;
+    const scope = encodeURIComponent(k.scope);
+    return this.tagged ? `${this.prefix}{${scope || '%'}}:${k.key}` : `${this.prefix}${scope}:${k.key}`;
   }
 
   private async readPersistence(): Promise<void> {
@@ -181,4 +189,19 @@ export class RedisDedupeStore implements DedupeStore {
   private storeError(err: unknown): Error {
     return redisStoreError(this.description, err, this.lastError);
   }
+}
+
+/** What one server keeps on disk; undefined when it does not say. */
+async function serverPersistence(server: Redis): Promise<RedisPersistence | undefined> {
+  const info = await server.info('persistence').catch(() => undefined);
+  if (info === undefined) return undefined;
+  // CONFIG is often refused on managed servers: then the snapshot rules are unknown. (One name a
+  // call: Redis before 7 takes one.)
+  const get = (name: string): Promise<string[] | undefined> =>
+    server.config('GET', name).then(
+      (pairs: unknown) => (Array.isArray(pairs) ? pairs.map(String) : undefined),
+      () => undefined,
+    );
+  const [save, appendfsync] = await Promise.all([get('save'), get('appendfsync')]);
+  return parsePersistence(info, save && [...save, ...(appendfsync ?? [])]);
 }

@@ -1,13 +1,14 @@
 /**
  * `retry-dedupe` config node: the store of processed message keys that a consumer with deduplication
  * claims, completes and releases keys in. Memory (the default: nothing to set up, one Node-RED
- * process), Redis (shared by several instances; URL, credentials, TLS, a key prefix) or PostgreSQL
+ * process), Redis (shared by several instances; one server, Sentinel or Cluster by the URL's scheme;
+ * URL, credentials, TLS, a key prefix) or PostgreSQL
  * (a table in a `retry-postgres` database, created in declare mode or checked in check mode). A Redis
  * store says at its first start what the server keeps on disk: in the log, and on its consumers'
  * statuses when it keeps nothing (every processed key is forgotten on a restart).
  */
 import { isUnresolvedEnv, resolveEnvFields } from '../../lib/connection';
-import { describeRedis, MemoryDedupeStore, PostgresDedupeStore, RedisDedupeStore, redisKeeps, redisUrlProblem, type DedupeStore, type RedisPersistence } from '../../lib/dedupe';
+import { describeRedis, MemoryDedupeStore, PostgresDedupeStore, RedisDedupeStore, redisKeeps, redisPrefixProblem, redisUrlProblem, type DedupeStore, type RedisPersistence } from '../../lib/dedupe';
 import { parseTableName } from '../../lib/postgres';
 import { readNumberFields } from '../../lib/rules';
 import type { DedupeStoreNode } from '../shared/dedupe-node';
@@ -59,12 +60,16 @@ export = function register(RED: NodeAPI): void {
         problems.push(urlProblem);
         return undefined;
       }
+      const prefix = stringProp(def.prefix) || undefined;
+      const prefixProblem = prefix === undefined ? undefined : redisPrefixProblem(url, prefix);
+      if (prefixProblem) problems.push(prefixProblem);
       let tls: Record<string, unknown> | undefined;
       const tlsId = stringProp(def.tlsConfig);
       if (tlsId !== '') {
         const tlsNode = RED.nodes.getNode(tlsId) as TlsConfigNode | null;
         if (!tlsNode || typeof tlsNode.addTLSOptions !== 'function') problems.push('the selected TLS configuration does not exist (deleted or not deployed)');
         else if (tlsNode.valid === false) problems.push(`TLS configuration '${tlsNode.name || tlsNode.id}' cannot be used: its certificate, key or CA file could not be read (see the log)`);
+        else if (/^redis\+(sentinel|cluster):/i.test(url)) problems.push('a TLS configuration is selected, but TLS is not supported with Sentinel or Cluster yet: clear the TLS configuration, or use one server with rediss://');
         else if (!url.startsWith('rediss:')) problems.push('a TLS configuration is selected but the Redis URL is not TLS: use rediss://');
         else tls = tlsNode.addTLSOptions({});
       }
@@ -74,7 +79,7 @@ export = function register(RED: NodeAPI): void {
         username: node.credentials?.user || undefined,
         password: node.credentials?.password || undefined,
         tls,
-        prefix: stringProp(def.prefix) || undefined,
+        prefix,
         onPersistence: (found) => persistence(describeRedis(url), found),
       });
     }
