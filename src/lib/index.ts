@@ -4,9 +4,11 @@
  * top to bottom), never up and never in a circle — test/unit/architecture.test.ts keeps it so.
  *
  * - consume    consuming a retry topology's main queue: session lifecycle, deliveries, retry mover
+ * - degrade    protecting what a flow calls: the kill switch and the rate limit
  * - dedupe     the idempotent consumer's store of processed keys
  * - outbox     the transactional outbox: statements and event in one transaction, the relay
  * - settle     what a settle becomes (decide) and carrying it out (acks, dead-letters, confirmed copies)
+ * - classify   error kinds: a configuration's error rules and the classifier (transient, permanent, done)
  * - parking    the parking queue: peek, purge, replay, watch
  * - topology   the retry topology as data, declared or checked on a broker
  * - connection one AMQP connection per broker configuration, reconnecting
@@ -18,9 +20,11 @@
  * - amqp       AMQP values and closing channels
  */
 export * as consume from './consume';
+export * as degrade from './degrade';
 export * as dedupe from './dedupe';
 export * as outbox from './outbox';
 export * as settle from './settle';
+export * as classify from './classify';
 export * as parking from './parking';
 export * as topology from './topology';
 export * as connection from './connection';

@@ -130,6 +130,33 @@ describe('decide()', () => {
     assert.equal(republished(decide(classicTiers, delivery(1, { maxAttempts: 5 }), 'retry', '', NOW)).options.headers?.[NOT_BEFORE_HEADER], undefined);
   });
 
+  it('a permanent retry parks at once with its reason, the attempt not advanced, and says so in park-error-kind', () => {
+    const d = parked(decide(classic, delivery(1), 'retry', 'permanent (HTTP client error): 400', NOW, { name: 'HTTPError', message: '400' }, 'permanent'));
+    assert.equal(d.reason, 'permanent (HTTP client error): 400');
+    assert.equal(d.queue, 'main-queue.parking');
+    const headers = d.options.headers as Record<string, unknown>;
+    assert.equal(headers[PARK_HEADERS.reason], 'permanent (HTTP client error): 400');
+    assert.equal(headers[PARK_HEADERS.attempt], 1);
+    assert.equal(headers['park-error-kind'], 'permanent');
+    assert.equal(headers['park-error-name'], 'HTTPError');
+    // Ordered mode: a permanent failure does not hold the line.
+    assert.equal(parked(decide(decisionPolicy(topology(), true), delivery(1), 'retry', 'permanent (x): y', NOW, undefined, 'permanent')).reason, 'permanent (x): y');
+  });
+
+  it('a transient retry goes on as without rules; parked out of attempts it says transient', () => {
+    assert.deepEqual(decide(classic, delivery(1), 'retry', 'boom', NOW, undefined, 'transient'), { kind: 'dead-letter' });
+    const d = parked(decide(classic, delivery(3), 'retry', 'boom', NOW, undefined, 'transient'));
+    assert.equal(d.reason, 'max attempts (3) reached; last error: boom');
+    assert.equal((d.options.headers as Record<string, unknown>)['park-error-kind'], 'transient');
+    // Without a kind (a park node, an invalid body) there is no such header.
+    assert.equal((parked(decide(classic, delivery(1), 'park', 'by hand', NOW)).options.headers as Record<string, unknown>)['park-error-kind'], undefined);
+  });
+
+  it('a done retry acks', () => {
+    assert.deepEqual(decide(classic, delivery(2), 'retry', 'duplicate key', NOW, undefined, 'done'), { kind: 'ack' });
+    assert.deepEqual(decide(decisionPolicy(topology(), true), delivery(2), 'retry', '', NOW, undefined, 'done'), { kind: 'ack' });
+  });
+
   it('retry in ordered mode: holds with the reason, whatever the attempt or age', () => {
     const policy = decisionPolicy(topology({ maxAgeMs: 1 }), true);
     assert.deepEqual(decide(policy, delivery(7, { maxAttempts: 0, receivedAt: 0 }), 'retry', 'boom', NOW), { kind: 'hold', reason: 'boom' });

@@ -14,16 +14,25 @@ describe('metrics', () => {
     orders.record('acked', 3);
     orders.record('acked', 40);
     orders.record('parked', 20_000);
+    orders.record('parked', 5, 'permanent');
+    orders.record('retried', 5, 'transient');
     metrics.replayed('orders');
     const text = metrics.render();
     assert.match(text, /^# HELP messaging_client_consumed_messages_total .*\n# TYPE messaging_client_consumed_messages_total counter\n/);
     assert.deepEqual(samples(text, 'messaging_client_consumed_messages_total'), [
-      'messaging_client_consumed_messages_total{messaging_system="rabbitmq",queue="orders",outcome="acked"} 2',
-      'messaging_client_consumed_messages_total{messaging_system="rabbitmq",queue="orders",outcome="retried"} 0',
-      'messaging_client_consumed_messages_total{messaging_system="rabbitmq",queue="orders",outcome="parked"} 1',
-      'messaging_client_consumed_messages_total{messaging_system="rabbitmq",queue="orders",outcome="duplicate"} 0',
-      'messaging_client_consumed_messages_total{messaging_system="rabbitmq",queue="orders",outcome="replayed"} 1',
+      'messaging_client_consumed_messages_total{messaging_system="rabbitmq",queue="orders",outcome="acked",kind="none"} 2',
+      'messaging_client_consumed_messages_total{messaging_system="rabbitmq",queue="orders",outcome="acked",kind="done"} 0',
+      'messaging_client_consumed_messages_total{messaging_system="rabbitmq",queue="orders",outcome="retried",kind="none"} 0',
+      'messaging_client_consumed_messages_total{messaging_system="rabbitmq",queue="orders",outcome="retried",kind="transient"} 1',
+      'messaging_client_consumed_messages_total{messaging_system="rabbitmq",queue="orders",outcome="parked",kind="none"} 1',
+      'messaging_client_consumed_messages_total{messaging_system="rabbitmq",queue="orders",outcome="parked",kind="transient"} 0',
+      'messaging_client_consumed_messages_total{messaging_system="rabbitmq",queue="orders",outcome="parked",kind="permanent"} 1',
+      'messaging_client_consumed_messages_total{messaging_system="rabbitmq",queue="orders",outcome="duplicate",kind="none"} 0',
+      'messaging_client_consumed_messages_total{messaging_system="rabbitmq",queue="orders",outcome="replayed",kind="none"} 1',
     ]);
+    // A combination no settle makes today still shows once counted.
+    orders.record('acked', 1, 'transient');
+    assert.ok(metrics.render().includes('messaging_client_consumed_messages_total{messaging_system="rabbitmq",queue="orders",outcome="acked",kind="transient"} 1\n'));
     assert.match(text, /# TYPE messaging_process_duration_seconds histogram\n/);
     const acked = samples(text, 'messaging_process_duration_seconds_bucket').filter((l) => l.includes('outcome="acked"'));
     assert.equal(acked.length, DURATION_BUCKETS_S.length + 1);
@@ -31,9 +40,9 @@ describe('metrics', () => {
     assert.equal(acked[0], 'messaging_process_duration_seconds_bucket{messaging_system="rabbitmq",queue="orders",outcome="acked",le="0.005"} 1');
     assert.equal(acked[3], 'messaging_process_duration_seconds_bucket{messaging_system="rabbitmq",queue="orders",outcome="acked",le="0.05"} 2');
     assert.equal(acked[acked.length - 1], 'messaging_process_duration_seconds_bucket{messaging_system="rabbitmq",queue="orders",outcome="acked",le="+Inf"} 2');
-    // 20 s is over the last bound: only +Inf, the count and the sum have it.
-    assert.ok(text.includes('messaging_process_duration_seconds_bucket{messaging_system="rabbitmq",queue="orders",outcome="parked",le="10"} 0\n'));
-    assert.ok(text.includes('messaging_process_duration_seconds_bucket{messaging_system="rabbitmq",queue="orders",outcome="parked",le="+Inf"} 1\n'));
+    // 20 s is over the last bound: only +Inf, the count and the sum have it (the 5 ms park is in every bucket).
+    assert.ok(text.includes('messaging_process_duration_seconds_bucket{messaging_system="rabbitmq",queue="orders",outcome="parked",le="10"} 1\n'));
+    assert.ok(text.includes('messaging_process_duration_seconds_bucket{messaging_system="rabbitmq",queue="orders",outcome="parked",le="+Inf"} 2\n'));
     const sum = /messaging_process_duration_seconds_sum\{messaging_system="rabbitmq",queue="orders",outcome="acked"\} (\S+)\n/.exec(text);
     assert.ok(sum && Math.abs(Number(sum[1]) - 0.043) < 1e-9, String(sum?.[1]));
     assert.ok(text.includes('messaging_process_duration_seconds_count{messaging_system="rabbitmq",queue="orders",outcome="acked"} 2\n'));
@@ -65,7 +74,7 @@ describe('metrics', () => {
     remove();
     assert.deepEqual(samples(metrics.render(), 'rabbitmq_retry_parking_messages'), []);
     // Counters outlive the consumer: Prometheus counters never go back.
-    assert.equal(samples(metrics.render(), 'messaging_client_consumed_messages_total').length, 5);
+    assert.equal(samples(metrics.render(), 'messaging_client_consumed_messages_total').length, 9);
   });
 
   it('escapes label values', () => {
@@ -92,7 +101,9 @@ describe('consumer events', () => {
       queue: 'orders',
       messageId: 'm',
       durationMs: 12,
+      kind: null,
     });
+    assert.equal(settledEvent('orders', { outcome: { done: 'parked', attempt: 1 }, reason: 'permanent (r): 400', messageId: null, durationMs: 1, kind: 'permanent' }).kind, 'permanent');
     assert.equal(settledEvent('orders', { outcome: { done: 'acked', attempt: 1 }, reason: 'ignored', messageId: null, durationMs: 1 }).reason, null);
     assert.equal(settledEvent('orders', { outcome: { done: 'retried', attempt: 1 }, reason: '', messageId: null, durationMs: 1 }).reason, null);
   });

@@ -2,7 +2,9 @@
  * Consumes the main queue of a retry topology with manual acknowledgement. The session keeps the
  * lifecycle — topology check, channel, consume, re-check backoff, channel loss, pause, stop and its
  * drain — and owns the deliveries (`deliveries`, from arrival to settlement; their events are the
- * messages for the flow) and, in ordered mode, the hold.
+ * messages for the flow), in ordered mode the hold, and the kill switch and the rate limit when on:
+ * the kill switch stops consuming as a pause does and probes with prefetch 1 (basic.qos applies to the
+ * consumers started after it: cancel, qos, consume; deliveries of the cancelled one still settle).
  *
  * No Node-RED here: the node adapter turns `deliveries`' message events into msgs; a settle by id goes
  * to `deliveries.settle`.
@@ -11,19 +13,23 @@ import { EventEmitter } from 'node:events';
 import type { Channel, ConsumeMessage } from 'amqplib';
 import { closeChannel } from '../amqp';
 import { backoffDelay } from '../connection';
-import { DedupeGate, DedupeStoreError } from '../dedupe';
+import { DedupeStoreError, type DedupeGate } from '../dedupe';
 import { retryInfo } from '../message';
-import { QueueWatch } from '../parking';
 import { messages, type QueueDepths } from '../observe';
-import { AckBatcher, decisionPolicy, OrderedHold, Settler } from '../settle';
-import { applyTopology, planTopology, retryQueueNames, TopologyError, type TopologyPlan } from '../topology';
-import { Deliveries } from './deliveries';
-import { ConsumerDepths } from './depths';
+import { AckBatcher, OrderedHold } from '../settle';
+import { planTopology, TopologyError, type TopologyPlan } from '../topology';
+import { Breaker, type CircuitView } from './breaker';
+import type { Deliveries } from './deliveries';
+import type { ConsumerDepths } from './depths';
 import { Drain } from './drain';
-import { DeliveryRegistry } from './registry';
+import { consumerDepths, dedupeGate, prepareConsuming, sessionDeliveries, setupFailure } from './session-parts';
+import { Throttle } from './throttle';
 import type { ConsumerSessionEvents, ConsumerSessionOptions, SessionState, SessionStats, StopOptions } from './types';
 
 const PAUSED: SessionState = { phase: 'paused', detail: 'paused' };
+const CIRCUIT_OPEN: SessionState = { phase: 'circuit-open' };
+
+type Delivery = { channel: Channel; acks: AckBatcher; message: ConsumeMessage };
 const RECHECK_BACKOFF = { initialMs: 2000, maxMs: 60_000, factor: 2, jitter: 0.1 };
 
 export class ConsumerSession extends EventEmitter<ConsumerSessionEvents> {
@@ -32,14 +38,13 @@ export class ConsumerSession extends EventEmitter<ConsumerSessionEvents> {
   private readonly plan: TopologyPlan;
   private readonly hold: OrderedHold | undefined;
   private readonly queues: ConsumerDepths;
-  /** Its own QueueWatch when none was given (closed at stop). */
-  private readonly ownWatch: QueueWatch | undefined;
-  private parkedSeen = 0;
   private readonly drain: Drain;
   private channel: Channel | undefined;
   /** Settles on `channel`; a new one per channel, so a delivery of a lost channel is never settled on the next. */
   private acks: AckBatcher | undefined;
   private consumerTag: string | undefined;
+  /** The prefetch set on `channel` (basic.qos), for the consumers started after it. */
+  private channelPrefetch: number | undefined;
   private setupAttempt = 0;
   private retryTimer: NodeJS.Timeout | undefined;
   private stopped = false;
@@ -47,17 +52,19 @@ export class ConsumerSession extends EventEmitter<ConsumerSessionEvents> {
   private current: SessionState = { phase: 'waiting-for-connection' };
   private settingUp = false;
   /** Why the consumer takes no messages: asked to (a control msg), or its deduplication store is down. */
-  private readonly pauses = new Set<'user' | 'store'>();
+  private readonly pauses = new Set<'user' | 'store' | 'circuit'>();
   /** The last topology check could not compare arguments (check mode without the management API). */
   private argumentsUnchecked = false;
   private readonly gate: DedupeGate | undefined;
+  private readonly breaker: Breaker | undefined;
+  private readonly throttle: Throttle<Delivery> | undefined;
   private readonly onConnected = (): void => void this.setup();
   private readonly onDisconnected = (): void => this.lostChannel('connection to the broker lost');
   private readonly onClosing = (): void => void this.acks?.flush();
 
   constructor(private readonly options: ConsumerSessionOptions) {
     super();
-    const { topology, connection, ordered } = options;
+    const { topology, ordered } = options;
     // Ordered across Node-RED instances: the broker feeds one consumer of the queue at a time.
     this.plan = planTopology(ordered ? { ...topology, singleActiveConsumer: true } : topology);
     this.hold = ordered ? new OrderedHold(ordered.pauseMs) : undefined;
@@ -65,46 +72,26 @@ export class ConsumerSession extends EventEmitter<ConsumerSessionEvents> {
     this.hold?.on('released', () => {
       if (!this.stopped && this.channel) this.setState(this.pausedState());
     });
-    const { dedupe } = options;
-    this.gate = dedupe
-      ? new DedupeGate({
-          store: dedupe.store,
-          scope: topology.mainQueue,
-          // A claim must outlive the flow's settle timeout, or a duplicate could be taken while the first is still in the flow.
-          leaseMs: Math.max(dedupe.leaseMs, options.settleTimeoutMs > 0 ? options.settleTimeoutMs + 30_000 : 0),
-          retentionMs: dedupe.retentionMs,
-          storeDown: dedupe.storeDown,
-        })
-      : undefined;
+    this.gate = dedupeGate(options);
     this.gate?.on('down', (why) => this.storeDown(why));
     this.gate?.on('up', () => this.storeUp());
     this.gate?.on('warning', (text) => this.emit('warning', text));
-    this.deliveries = new Deliveries(new DeliveryRegistry(), {
-      configId: options.configId ?? '',
-      mainQueue: topology.mainQueue,
-      policy: decisionPolicy(topology, this.hold !== undefined),
-      settler: new Settler(options.copies),
-      hold: this.hold,
-      settleTimeoutMs: options.settleTimeoutMs,
-      decode: options.decode,
-      invalidBody: options.invalidBody,
-      requeuePauseMs: options.parkFailurePauseMs ?? 5000,
-      metrics: options.metrics,
-      dedupe:
-        this.gate && dedupe
-          ? { gate: this.gate, keyOf: dedupe.keyOf, noKey: dedupe.noKey, maxKeyBytes: dedupe.store.maxKeyBytes, scope: topology.mainQueue }
-          : undefined,
+    this.deliveries = sessionDeliveries(options, this.hold, this.gate);
+    this.breaker = options.circuit ? new Breaker(options.circuit, this.deliveries) : undefined;
+    this.breaker?.on('change', (change) => {
+      if (change.state === 'open') void this.pauseFor('circuit');
+      else if (change.previous === 'open') void this.resumeFrom('circuit'); // probing (prefetch 1), or closed by hand
+      else void this.reconsume(); // closed after probing: the full prefetch again
+      this.emit('circuit', change);
     });
+    this.throttle = options.rateLimit ? new Throttle<Delivery>(options.rateLimit, (d) => this.deliver(d.channel, d.acks, d.message)) : undefined;
     this.drain = new Drain(() => this.deliveries.inFlight + this.deliveries.copying);
     this.deliveries.on('changed', () => {
       if (this.paused) void this.applyPause(); // no promise per delivery and settle
       this.drain.changed();
-      const { parked } = this.deliveries.counters;
-      if (parked !== this.parkedSeen) this.queues.parked(parked - this.parkedSeen); // shows at once
-      this.parkedSeen = parked;
+      this.queues.parkedSoFar(this.deliveries.counters.parked); // shows at once
     });
-    this.ownWatch = options.queueWatch ? undefined : new QueueWatch(connection);
-    this.queues = new ConsumerDepths(options.queueWatch ?? (this.ownWatch as QueueWatch), { main: topology.mainQueue, retry: retryQueueNames(topology), parking: topology.parkingQueue });
+    this.queues = consumerDepths(options);
     this.queues.on('changed', () => this.emit('parking'));
   }
 
@@ -124,7 +111,13 @@ export class ConsumerSession extends EventEmitter<ConsumerSessionEvents> {
   /** The state of a consumer that has its channel: paused for a reason, or consuming. */
   private pausedState(): SessionState {
     if (this.pauses.has('store')) return { phase: 'store-down', detail: this.gate?.down ?? 'deduplication store down' };
-    return this.pauses.has('user') ? PAUSED : { phase: 'consuming' };
+    if (this.pauses.has('user')) return PAUSED;
+    return this.pauses.has('circuit') ? CIRCUIT_OPEN : { phase: 'consuming' };
+  }
+
+  /** The kill switch, when on. */
+  get circuit(): CircuitView | undefined {
+    return this.breaker?.view;
   }
 
   get stats(): SessionStats {
@@ -132,6 +125,7 @@ export class ConsumerSession extends EventEmitter<ConsumerSessionEvents> {
     const parking = this.queues.parking;
     if (parking !== undefined) stats.parkingDepth = parking;
     if (this.argumentsUnchecked) stats.argumentsUnchecked = true;
+    if (this.throttle?.held) stats.rateLimited = this.throttle.held;
     return stats;
   }
 
@@ -164,10 +158,11 @@ export class ConsumerSession extends EventEmitter<ConsumerSessionEvents> {
     this.stopped = true;
     clearTimeout(this.retryTimer);
     this.queues.stop();
-    this.ownWatch?.close();
     const { connection } = this.options;
     connection.off('connected', this.onConnected);
     this.hold?.drop(); // a held message is not run again: it goes back to the head of the queue
+    this.breaker?.stop();
+    this.throttle?.drop(); // not handed to the flow: they go back with the channel
     this.deliveries.stop(); // nothing more admitted: what waits for its key goes back with the channel
     const { channel, consumerTag } = this;
     this.consumerTag = undefined;
@@ -188,19 +183,21 @@ export class ConsumerSession extends EventEmitter<ConsumerSessionEvents> {
     await this.pauseFor('user');
   }
 
-  /** Takes messages again (unless the deduplication store is down: then once it is back). */
+  /** Takes messages again (unless the deduplication store is down: then once it is back); closes the kill switch. */
   async resume(): Promise<void> {
+    this.breaker?.reset();
     await this.resumeFrom('user');
   }
 
-  private async pauseFor(reason: 'user' | 'store'): Promise<void> {
+  private async pauseFor(reason: 'user' | 'store' | 'circuit'): Promise<void> {
     if (this.pauses.has(reason) || this.stopped) return;
     this.pauses.add(reason);
+    this.throttle?.requeue(); // not processed yet: back to the queue
     if (this.channel) this.setState(this.pausedState());
     await this.applyPause();
   }
 
-  private async resumeFrom(reason: 'user' | 'store'): Promise<void> {
+  private async resumeFrom(reason: 'user' | 'store' | 'circuit'): Promise<void> {
     if (!this.pauses.delete(reason) || this.stopped) return;
     const { channel, acks } = this;
     if (this.paused) {
@@ -246,7 +243,21 @@ export class ConsumerSession extends EventEmitter<ConsumerSessionEvents> {
     if (channel) await closeChannel(channel);
   }
 
+  /** Starts the consumer anew, with the prefetch the kill switch allows now. */
+  private async reconsume(): Promise<void> {
+    const { channel, acks, consumerTag } = this;
+    if (!channel || !acks || !consumerTag || this.paused) return;
+    this.consumerTag = undefined;
+    await channel.cancel(consumerTag).catch(() => undefined);
+    if (this.channel === channel && !this.consumerTag && !this.paused && !this.stopped) await this.consume(channel, acks).catch(() => undefined);
+  }
+
   private async consume(channel: Channel, acks: AckBatcher): Promise<void> {
+    const prefetch = this.breaker?.prefetch(this.options.prefetch) ?? this.options.prefetch;
+    if (prefetch !== this.channelPrefetch) {
+      this.channelPrefetch = prefetch;
+      await channel.prefetch(prefetch);
+    }
     this.consumerTag = (await channel.consume(this.options.topology.mainQueue, (m) => this.onDelivery(channel, acks, m), { noAck: false })).consumerTag;
   }
 
@@ -279,20 +290,14 @@ export class ConsumerSession extends EventEmitter<ConsumerSessionEvents> {
     const { connection, topology } = this.options;
     this.setState({ phase: 'checking-topology' });
     try {
-      const result = await applyTopology((work) => connection.withThrowawayChannel(work), this.plan, topology.mode, this.options.definitionReader);
-      for (const warning of result.warnings) this.emit('warning', warning);
-      this.argumentsUnchecked = result.argumentsUnchecked === true;
-      // The deduplication store is checked (or its table created) like the topology: never consume without it.
-      await this.options.dedupe?.store.prepare().catch((err: unknown) => {
-        throw err instanceof DedupeStoreError ? err : new DedupeStoreError(`deduplication store ${this.options.dedupe?.store.description ?? ''}: ${(err as Error).message}`, 'other');
-      });
+      this.argumentsUnchecked = await prepareConsuming(this.options, this.plan, (warning) => this.emit('warning', warning));
       if (this.stopped || this.channel) return;
       const channel = await connection.createChannel();
       const acks = new AckBatcher(channel);
       this.channel = channel;
       this.acks = acks;
       channel.on('close', () => this.onChannelClosed(channel));
-      await channel.prefetch(this.options.prefetch);
+      this.channelPrefetch = undefined;
       if (!this.paused) await this.consume(channel, acks);
       if (this.stopped) return await this.closeOwn(); // stopped while this setup was under way: stop() could not see the channel yet
       this.setupAttempt = 0;
@@ -306,7 +311,7 @@ export class ConsumerSession extends EventEmitter<ConsumerSessionEvents> {
         this.setState({ phase: 'waiting-for-connection' });
         return;
       }
-      const text = err instanceof TopologyError || err instanceof DedupeStoreError ? err.message : `cannot consume '${topology.mainQueue}': ${(err as Error).message}`;
+      const text = setupFailure(err, topology.mainQueue);
       await this.closeOwn();
       if (err instanceof TopologyError) this.setState({ phase: 'topology-error', detail: text, objects: err.objects });
       else this.setState({ phase: err instanceof DedupeStoreError ? 'store-down' : 'channel-lost', detail: text });
@@ -330,6 +335,7 @@ export class ConsumerSession extends EventEmitter<ConsumerSessionEvents> {
   }
 
   private lostChannel(why: string): void {
+    this.throttle?.drop();
     this.acks?.close();
     this.acks = undefined;
     this.channel = undefined;
@@ -353,6 +359,13 @@ export class ConsumerSession extends EventEmitter<ConsumerSessionEvents> {
       return;
     }
     if (channel !== this.channel || this.stopped) return acks.arrived(message); // let go of (paused, stopping): the broker requeues it
+    if (!this.throttle) return this.deliver(channel, acks, message);
+    acks.arrived(message); // unsettled while it waits: no multiple ack covers it
+    this.throttle.pass({ channel, acks, message });
+  }
+
+  private deliver(channel: Channel, acks: AckBatcher, message: ConsumeMessage): void {
+    if (channel !== this.channel || this.stopped) return;
     const { topology } = this.options;
     const retry = retryInfo(message.properties.headers, topology.mainQueue, topology.maxAttempts);
     this.deliveries.arrived(acks, message, this.hold ? this.hold.retryOf(message, retry) : retry, Date.now());

@@ -9,6 +9,7 @@
 import { EventEmitter } from 'node:events';
 import { performance } from 'node:perf_hooks';
 import type { ConsumeMessage } from 'amqplib';
+import type { ErrorKind } from '../classify';
 import { decodePayload, toAmqpInfo, type DecodeMode, type DeliveredMessage, type FailureDetails, type RetryInfo } from '../message';
 import { LogLimiter, messages, type QueueCounters } from '../observe';
 import {
@@ -133,11 +134,12 @@ export class Deliveries extends EventEmitter<DeliveryEvents> {
   /**
    * The one way a delivery is settled (settle nodes, the settle timeout, an invalid body). Rejects
    * with {@link SettleError} when it cannot be settled (any more). An ack, a dead-letter or a hold is
-   * done at once; a retry or park by a confirmed copy waits for the confirm.
+   * done at once; a retry or park by a confirmed copy waits for the confirm. `kind`: what the error
+   * rules made of the failure (a retry-settle in retry mode, the settle timeout), see `decide`.
    */
-  settle(id: string, action: SettleAction, reason = '', failure?: FailureDetails): Promise<SettleOutcome> {
+  settle(id: string, action: SettleAction, reason = '', failure?: FailureDetails, kind?: ErrorKind): Promise<SettleOutcome> {
     try {
-      return Promise.resolve(this.settleNow(id, action, reason, failure));
+      return Promise.resolve(this.settleNow(id, action, reason, failure, kind));
     } catch (err) {
       return Promise.reject(err instanceof Error ? err : new Error(String(err)));
     }
@@ -149,7 +151,7 @@ export class Deliveries extends EventEmitter<DeliveryEvents> {
    * {@link SettleError}; a copy (retry tier, park) or the ack of a deduplicated delivery returns a
    * promise, which rejects when that fails.
    */
-  settleNow(id: string, action: SettleAction, reason = '', failure?: FailureDetails): SettleOutcome | Promise<SettleOutcome> {
+  settleNow(id: string, action: SettleAction, reason = '', failure?: FailureDetails, kind?: ErrorKind): SettleOutcome | Promise<SettleOutcome> {
     const { registry } = this;
     const entry = registry.entry(id);
     if (!entry) {
@@ -157,25 +159,25 @@ export class Deliveries extends EventEmitter<DeliveryEvents> {
       throw notSettleable(registry.ending(id), id, action);
     }
     registry.end(id, PAST_TENSE[action]);
-    const decision = decide(this.options.policy, entry, action, reason, Date.now(), failure);
+    const decision = decide(this.options.policy, entry, action, reason, Date.now(), failure, kind);
     const key = entry.dedupeKey;
     // Released on a retry or a park, so the next delivery is processed again; an ordered hold keeps it.
     if (key !== undefined && decision.kind !== 'ack' && decision.kind !== 'hold') this.options.dedupe?.gate.release(key);
     switch (decision.kind) {
       case 'republish':
       case 'park':
-        return this.settleByCopy(entry, decision, action, reason);
+        return this.settleByCopy(entry, decision, action, reason, kind);
       case 'hold':
         if (entry.acks.closed) throw staleDelivery(entry, action);
         this.options.hold?.hold(entry, decision.reason, (attempt) => {
           if (!this.stopping) this.track(entry.acks, entry.message, { ...entry.retry, attempt }, entry.receivedAt, entry.dedupeKey);
         });
-        return this.finished(entry, decision, reason);
+        return this.finished(entry, decision, reason, kind);
       default:
-        if (key !== undefined && decision.kind === 'ack') return this.ackWhenRecorded(entry, key, action, reason);
+        if (key !== undefined && decision.kind === 'ack') return this.ackWhenRecorded(entry, key, action, reason, kind);
         this.options.settler.execute(entry, decision, action);
         if (decision.kind === 'ack') this.options.hold?.release();
-        return this.finished(entry, decision, reason);
+        return this.finished(entry, decision, reason, kind);
     }
   }
 
@@ -288,7 +290,7 @@ export class Deliveries extends EventEmitter<DeliveryEvents> {
    * An ack of a deduplicated delivery: its key is recorded as processed first, then the ack goes to
    * the broker ("effect done, ack lost" is covered). Waits while the store is down.
    */
-  private async ackWhenRecorded(entry: TrackedDelivery, key: string, action: SettleAction, reason: string): Promise<SettleOutcome> {
+  private async ackWhenRecorded(entry: TrackedDelivery, key: string, action: SettleAction, reason: string, kind: ErrorKind | undefined): Promise<SettleOutcome> {
     this.completing += 1;
     try {
       await this.options.dedupe?.gate.complete(key);
@@ -301,7 +303,7 @@ export class Deliveries extends EventEmitter<DeliveryEvents> {
       this.emit('changed');
     }
     this.options.hold?.release();
-    return this.finished(entry, { kind: 'ack' }, reason);
+    return this.finished(entry, { kind: 'ack' }, reason, kind);
   }
 
   /** A settle of a delivery whose channel was lost with the flow on it: its key is still recorded (an ack) or released. */
@@ -319,7 +321,7 @@ export class Deliveries extends EventEmitter<DeliveryEvents> {
    * settled: it goes back to the queue after a pause (no hot loop, nothing dropped), and a later settle
    * of it is told so.
    */
-  private async settleByCopy(entry: TrackedDelivery, decision: CopyDecision, action: SettleAction, reason: string): Promise<SettleOutcome> {
+  private async settleByCopy(entry: TrackedDelivery, decision: CopyDecision, action: SettleAction, reason: string, kind: ErrorKind | undefined): Promise<SettleOutcome> {
     this.copies += 1;
     try {
       await this.options.settler.copy(entry, decision, action);
@@ -331,7 +333,7 @@ export class Deliveries extends EventEmitter<DeliveryEvents> {
     }
     this.copies -= 1;
     if (decision.kind === 'park') this.options.hold?.release();
-    return this.finished(entry, decision, reason); // counts it, which emits 'changed'
+    return this.finished(entry, decision, reason, kind); // counts it, which emits 'changed'
   }
 
   private copyFailed(entry: TrackedDelivery, decision: CopyDecision, err: unknown): SettleError {
@@ -354,17 +356,19 @@ export class Deliveries extends EventEmitter<DeliveryEvents> {
   }
 
   /** Counts a settle that is done, records its metrics and reports it. */
-  private finished(entry: TrackedDelivery, decision: Decision | { kind: 'duplicate' }, reason: string): SettleOutcome {
+  private finished(entry: TrackedDelivery, decision: Decision | { kind: 'duplicate' }, reason: string, kind?: ErrorKind): SettleOutcome {
     const outcome = this.counted(entry.id, decision, entry.retry.attempt);
-    this.options.metrics?.record(outcome.done, Date.now() - entry.receivedAt);
+    this.options.metrics?.record(outcome.done, Date.now() - entry.receivedAt, kind);
     if (this.listenerCount('settled') > 0) {
       const messageId = entry.message.properties.messageId as unknown;
-      this.emit('settled', {
+      const settled: Settled = {
         outcome,
         reason: outcome.parkReason ?? reason,
         messageId: typeof messageId === 'string' ? messageId : null,
         durationMs: Date.now() - entry.receivedAt,
-      });
+      };
+      if (kind !== undefined) settled.kind = kind;
+      this.emit('settled', settled);
     }
     return outcome;
   }
@@ -413,7 +417,8 @@ export class Deliveries extends EventEmitter<DeliveryEvents> {
   private async onSettleTimeout(id: string): Promise<void> {
     const seconds = this.options.settleTimeoutMs / 1000;
     try {
-      const outcome = await this.settle(id, 'retry', `not settled within ${seconds} s`);
+      // Nobody said what went wrong: a failure that may heal, as without error rules.
+      const outcome = await this.settle(id, 'retry', `not settled within ${seconds} s`, undefined, 'transient');
       this.timeoutLog.say(`message ${id} was not settled within ${seconds} s: ${outcome.done === 'parked' ? 'parked (attempts exhausted)' : 'sent to retry'}`);
     } catch (err) {
       // Settled in the meantime, or its channel is gone: nothing left to do.

@@ -16,10 +16,14 @@ export class ConsumerDepths extends EventEmitter<{ changed: [] }> {
   private parkedSinceLook = 0;
   private stopWatching: (() => void) | undefined;
   private readonly names: string[];
+  /** The consumer's parks counted so far (see `parkedSoFar`). */
+  private parkedSeen = 0;
 
+  /** @param own a watch of its own, closed at stop (none given: the consumer's connection's is shared) */
   constructor(
     private readonly watch: DepthWatch,
     private readonly queues: { main: string; retry: string[]; parking: string },
+    private readonly own?: { close(): void },
   ) {
     super();
     this.names = [queues.parking, queues.main, ...queues.retry];
@@ -44,6 +48,13 @@ export class ConsumerDepths extends EventEmitter<{ changed: [] }> {
 
   stop(): void {
     this.stopWatching?.();
+    this.own?.close();
+  }
+
+  /** The consumer's parks so far: the ones since the last call count at once. */
+  parkedSoFar(total: number): void {
+    if (total !== this.parkedSeen) this.parked(total - this.parkedSeen);
+    this.parkedSeen = total;
   }
 
   /** This consumer parked `count` messages: they count at once, and a look follows soon. */

@@ -4,6 +4,8 @@
  * the retry mover for quorum tiers.
  */
 export { ConsumerSession } from './consumer-session';
+export { Breaker, downstreamFailed, type CircuitView } from './breaker';
+export { Throttle, type HeldDelivery } from './throttle';
 export { Admission, NO_DEDUPE_KEY, type Arrival, type DeliveryDedupe } from './admission';
 export { ConsumerDepths, type DepthWatch } from './depths';
 export { Deliveries, type DeliveriesOptions, type DeliveryEvents } from './deliveries';

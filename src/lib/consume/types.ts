@@ -1,5 +1,7 @@
 /** The consumer session's options, states, counters and events, as plain types. */
 import type { Channel } from 'amqplib';
+import type { ErrorKind } from '../classify';
+import type { CircuitChange, CircuitSettings } from '../degrade';
 import type { DedupeKeyResult, DedupeStore, StoreDownPolicy } from '../dedupe';
 import type { DecodeMode, DeliveredMessage } from '../message';
 import type { QueueCounters } from '../observe';
@@ -22,6 +24,8 @@ export interface SessionStats {
   parkingDepth?: number;
   /** Check mode without the management API: the queues' arguments were not compared with the configuration. */
   argumentsUnchecked?: boolean;
+  /** Deliveries the rate limit holds back now (when there are any). */
+  rateLimited?: number;
 }
 
 /** One settled delivery, for metrics and the events output. */
@@ -32,6 +36,12 @@ export interface Settled {
   messageId: string | null;
   /** From receipt to settle. */
   durationMs: number;
+  /**
+   * What the retry configuration's error rules made of the failure: set for every settle of a
+   * retry-settle in retry mode (and the settle timeout: transient); undefined for a plain ack, a park
+   * node, an invalid body.
+   */
+  kind?: ErrorKind;
 }
 
 export type SessionPhase =
@@ -39,6 +49,8 @@ export type SessionPhase =
   | 'checking-topology'
   | 'consuming'
   | 'paused'
+  /** The kill switch tripped: the consumer takes no messages until it probes (or a `resume`). */
+  | 'circuit-open'
   /** The deduplication store is down: the consumer takes no messages until it answers (detail says why). */
   | 'store-down'
   | 'blocked'
@@ -96,6 +108,10 @@ export interface ConsumerSessionOptions {
   metrics?: QueueCounters;
   /** The idempotent consumer: deliveries pass a store of processed keys. */
   dedupe?: SessionDedupe;
+  /** The kill switch: stop consuming while the downstream fails (off without it). */
+  circuit?: CircuitSettings;
+  /** At most this many deliveries a second to the flow; 0 or none: no limit. */
+  rateLimit?: number;
 }
 
 export interface SessionDedupe {
@@ -123,6 +139,8 @@ export interface ConsumerSessionEvents {
   state: [SessionState];
   /** The parking queue's depth changed (read `stats`). */
   parking: [];
+  /** The kill switch changed state. */
+  circuit: [CircuitChange];
   warning: [string];
   error: [string];
 }

@@ -26,6 +26,8 @@ export interface ParkInput {
   now: Date;
   /** What the flow's error said (name, message, stack, failing node), when it was an error object. */
   failure?: FailureDetails;
+  /** What the retry configuration's error rules made of the failure (the `park-error-kind` header), when they were asked. */
+  kind?: 'permanent' | 'transient';
   /** When it first failed (ms since epoch); default: now. */
   firstFailureMs?: number;
   /** The `x-death` records when the caller has read them already (else read from the headers). */
@@ -55,7 +57,7 @@ export function parkedPublishOptions(input: ParkInput): Options.Publish {
     [PARK_HEADERS.originalRoutingKey]: route.routingKey,
     [PARK_HEADERS.originalQueue]: input.mainQueue,
     [PARK_HEADERS.attempt]: input.attempts,
-  }, failureHeaders(input.failure, input.firstFailureMs ?? now, now, nowIso));
+  }, failureHeaders(input.failure, input.firstFailureMs ?? now, now, nowIso, input.kind));
   return copyPublishOptions(p, withoutMalformedDeath(headers), true);
 }
 

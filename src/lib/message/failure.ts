@@ -17,6 +17,8 @@ export const FAILURE_HEADERS = {
   sourceName: 'park-error-source-name',
   firstFailure: 'park-first-failure-time',
   lastFailure: 'park-last-failure-time',
+  /** What the retry configuration's error rules made of the failure: `permanent` or `transient`. */
+  errorKind: 'park-error-kind',
 } as const;
 
 /** What a flow's error says about a failure: plain strings only. */
@@ -43,6 +45,22 @@ export function truncateStack(stack: string): string {
   return out.length > MAX_STACK ? `${out.slice(0, MAX_STACK - 1)}…` : out;
 }
 
+/** An error's message: an Error's or a Catch node's `message`, or the string itself. */
+export function errorMessage(error: unknown): string | undefined {
+  if (typeof error === 'string') return text(error);
+  if (error === null || typeof error !== 'object') return undefined;
+  return text((error as { message?: unknown }).message);
+}
+
+/**
+ * An error's name: its `name`, else the Error class a message like `TypeError: …` starts with (a
+ * Catch node's error object, a string).
+ */
+export function errorName(error: unknown, message = errorMessage(error)): string | undefined {
+  const own = error !== null && typeof error === 'object' ? text((error as { name?: unknown }).name) : undefined;
+  return own ?? (message ? /^([A-Z][\w$]*(?:Error|Exception)):/.exec(message)?.[1] : undefined);
+}
+
 /**
  * The details of `msg.error`: an Error (thrown in a function node), or a Catch node's error object
  * `{message, source: {id, type, name}, stack}` (whose message reads `TypeError: …` for an Error).
@@ -53,7 +71,7 @@ export function failureDetails(error: unknown): FailureDetails | undefined {
   const e = error as { name?: unknown; message?: unknown; stack?: unknown; source?: unknown };
   const details: FailureDetails = {};
   const message = text(e.message);
-  const name = text(e.name) ?? (message ? /^([A-Z][\w$]*(?:Error|Exception)):/.exec(message)?.[1] : undefined);
+  const name = errorName(error, message);
   if (name) details.name = name;
   if (message) details.message = message.length > MAX_MESSAGE ? `${message.slice(0, MAX_MESSAGE - 1)}…` : message;
   const stack = text(e.stack);
@@ -82,11 +100,12 @@ export function firstFailureMs(headers: Record<string, unknown> | undefined, mai
 }
 
 /** The failure headers of a parked message. */
-export function failureHeaders(details: FailureDetails | undefined, firstFailure: number, now: number, nowIso = new Date(now).toISOString()): Record<string, string> {
+export function failureHeaders(details: FailureDetails | undefined, firstFailure: number, now: number, nowIso = new Date(now).toISOString(), kind?: 'permanent' | 'transient'): Record<string, string> {
   const headers: Record<string, string> = {
     [FAILURE_HEADERS.firstFailure]: firstFailure === now ? nowIso : new Date(firstFailure).toISOString(),
     [FAILURE_HEADERS.lastFailure]: nowIso,
   };
+  if (kind !== undefined) headers[FAILURE_HEADERS.errorKind] = kind;
   if (!details) return headers;
   const pairs: Array<[string, string | undefined]> = [
     [FAILURE_HEADERS.errorName, details.name],

@@ -6,6 +6,7 @@ export {
   RetryMetrics,
   type BrokerGauges,
   type ConsumerGauges,
+  type KindLabel,
   type Outcome,
   type OutcomeEvent,
   type OutboxGauges,

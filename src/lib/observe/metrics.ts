@@ -7,6 +7,25 @@
  */
 export type SettledOutcome = 'acked' | 'retried' | 'parked' | 'duplicate';
 export type Outcome = SettledOutcome | 'replayed';
+/** The `kind` label: what the error rules made of a failure (see lib/classify), `none` when they were not asked. */
+export type KindLabel = 'transient' | 'permanent' | 'done' | 'none';
+
+/**
+ * The kinds each outcome can have, rendered even at 0 (a series that exists from the start): an ack
+ * is plain or `done`; a retry is transient; a park is from a park node or an invalid body (none),
+ * out of attempts (transient) or permanent. Other combinations show once counted.
+ */
+const KINDS_OF: Readonly<Record<Outcome, readonly KindLabel[]>> = {
+  acked: ['none', 'done'],
+  retried: ['none', 'transient'],
+  parked: ['none', 'transient', 'permanent'],
+  duplicate: ['none'],
+  replayed: ['none'],
+};
+
+function noKinds(): Record<KindLabel, number> {
+  return { none: 0, transient: 0, permanent: 0, done: 0 };
+}
 
 /** One settle outcome as the events output sends it: plain data. */
 export interface OutcomeEvent {
@@ -19,6 +38,8 @@ export interface OutcomeEvent {
   messageId: string | null;
   /** From delivery to settle; null for a replay (no delivery of this consumer). */
   durationMs: number | null;
+  /** A settle's error kind (see lib/classify): set by a retry-settle in retry mode and the settle timeout, else null; a replay has none. */
+  kind?: Exclude<KindLabel, 'none'> | null;
 }
 
 /** Depths at the last look; null for a queue that could not be checked (missing). */
@@ -73,10 +94,13 @@ export class Histogram {
 /** One main queue's counters, kept for the life of the process (Prometheus counters never go back). */
 export class QueueCounters {
   readonly consumed: Record<Outcome, number> = { acked: 0, retried: 0, parked: 0, duplicate: 0, replayed: 0 };
+  /** The same, by kind (the counter's `kind` label). */
+  readonly kinds: Record<Outcome, Record<KindLabel, number>> = { acked: noKinds(), retried: noKinds(), parked: noKinds(), duplicate: noKinds(), replayed: noKinds() };
   readonly durations: Record<SettledOutcome, Histogram> = { acked: new Histogram(), retried: new Histogram(), parked: new Histogram(), duplicate: new Histogram() };
 
-  record(outcome: SettledOutcome, durationMs: number): void {
+  record(outcome: SettledOutcome, durationMs: number, kind: KindLabel = 'none'): void {
     this.consumed[outcome] += 1;
+    this.kinds[outcome][kind] += 1;
     this.durations[outcome].observe(durationMs / 1000);
   }
 }
@@ -117,7 +141,9 @@ export class RetryMetrics {
 
   /** Counts a parked message a park-replay sent back to its main queue. */
   replayed(queue: string): void {
-    this.counters(queue).consumed.replayed += 1;
+    const counters = this.counters(queue);
+    counters.consumed.replayed += 1;
+    counters.kinds.replayed.none += 1;
   }
 
   addConsumer(gauges: ConsumerGauges): () => void {
@@ -140,9 +166,13 @@ export class RetryMetrics {
   render(): string {
     const lines: string[] = [];
     const consumed = 'messaging_client_consumed_messages_total';
-    header(lines, consumed, 'counter', 'Messages retry consumers settled (acked, retried, parked), acked as duplicates without processing, or park-replay sent back, by main queue and outcome.');
+    header(lines, consumed, 'counter', 'Messages retry consumers settled (acked, retried, parked), acked as duplicates without processing, or park-replay sent back, by main queue, outcome and error kind (none: no error rules asked).');
     for (const [queue, counters] of this.queues) {
-      for (const [outcome, n] of Object.entries(counters.consumed)) lines.push(`${consumed}${labels({ messaging_system: 'rabbitmq', queue, outcome })} ${n}`);
+      for (const [outcome, byKind] of Object.entries(counters.kinds) as Array<[Outcome, Record<KindLabel, number>]>) {
+        for (const [kind, n] of Object.entries(byKind)) {
+          if (n > 0 || KINDS_OF[outcome].includes(kind as KindLabel)) lines.push(`${consumed}${labels({ messaging_system: 'rabbitmq', queue, outcome, kind })} ${n}`);
+        }
+      }
     }
     const duration = 'messaging_process_duration_seconds';
     header(lines, duration, 'histogram', 'Time from delivery to settle, by main queue and outcome.');

@@ -5,6 +5,7 @@
  */
 import type { MessageProperties, Options } from 'amqplib';
 import { attemptsExhausted, DEFAULT_PARK_REASON, type DeathRecord, type FailureDetails, firstFailureMs, firstSeenMs, malformedDeathHeader, NOT_BEFORE_HEADER, originalRoute, parkedPublishOptions, readDeaths, type RetryInfo, retryPublishOptions } from '../message';
+import type { ErrorKind } from '../classify';
 import type { SettleAction } from './settlement';
 import { movedByPackage, retryDelayFor, retryQueueFor, retryRoute, type RetryRoute, type RetryTopologyConfig } from '../topology';
 
@@ -69,17 +70,19 @@ function firstSeen(policy: DecisionPolicy, delivery: Decidable, deaths: DeathRec
 /**
  * Decides a settle. `reason` is the flow's error text (may be empty), `failure` the details of its
  * error object; `now` is ms since epoch. A retry parks once attempts are exhausted or the message is
- * older than the max age.
+ * older than the max age. `kind` is what the configuration's error rules made of the failure: a
+ * permanent one is parked at once with `reason` (ordered mode too: it does not hold the line), no
+ * attempt spent; a parked one carries its kind in the `park-error-kind` header.
  */
-export function decide(policy: DecisionPolicy, delivery: Decidable, action: SettleAction, reason: string, now: number, failure?: FailureDetails): Decision {
-  if (action === 'ack') return ACK;
+export function decide(policy: DecisionPolicy, delivery: Decidable, action: SettleAction, reason: string, now: number, failure?: FailureDetails, kind?: ErrorKind): Decision {
+  if (action === 'ack' || (action === 'retry' && kind === 'done')) return ACK;
   const { topology } = policy;
   // The x-death records, read at most once per decision (first seen, first failure and the original
   // route all use them), and not at all for a plain dead-letter retry.
   let read: DeathRecord[] | undefined;
   const deaths = (): DeathRecord[] => (read ??= readDeaths(delivery.message.properties.headers));
   let parkReason = reason || DEFAULT_PARK_REASON;
-  if (action === 'retry') {
+  if (action === 'retry' && kind !== 'permanent') {
     if (policy.ordered) return { kind: 'hold', reason };
     const { retry } = delivery;
     const lastError = reason ? `; last error: ${reason}` : '';
@@ -118,6 +121,7 @@ export function decide(policy: DecisionPolicy, delivery: Decidable, action: Sett
     firstFailureMs: firstFailureMs(message.properties.headers, topology.mainQueue, now, deaths()),
     deaths: deaths(),
     ...(failure ? { failure } : {}),
+    ...(kind === 'permanent' || kind === 'transient' ? { kind } : {}),
   });
   return { kind: 'park', queue: topology.parkingQueue, reason: parkReason, options };
 }

@@ -34,6 +34,7 @@ export function settledEvent(queue: string, settled: Settled): OutcomeEvent {
     queue,
     messageId: settled.messageId,
     durationMs: settled.durationMs,
+    kind: settled.kind ?? null,
   };
 }
 

@@ -4,6 +4,7 @@
  * every consumer of the configuration (a replay) reach them here.
  */
 import { EventEmitter } from 'node:events';
+import type { ErrorClassifier, ErrorKind } from '../../lib/classify';
 import type { ConsumerSession } from '../../lib/consume';
 import type { FailureDetails } from '../../lib/message';
 import type { OutcomeEvent } from '../../lib/observe';
@@ -23,7 +24,8 @@ export class ConsumerSessions extends EventEmitter<ConsumerSessionsEvents> {
   /** The session that issued the last id asked for: the next one is most likely its too. */
   private last: ConsumerSession | undefined;
 
-  constructor() {
+  /** @param classifier the configuration's error rules, compiled: a retry-settle in retry mode asks them what a failure is. */
+  constructor(readonly classifier?: ErrorClassifier) {
     super();
     // Every consumer node of the configuration listens for replays: dozens are normal, not a leak.
     this.setMaxListeners(0);
@@ -55,12 +57,12 @@ export class ConsumerSessions extends EventEmitter<ConsumerSessionsEvents> {
   /**
    * Settles the delivery an id names: an ack (or a dead-letter) at once, a copy (retry tier, park) by
    * a promise (see `Deliveries.settleNow`). Throws {@link SettleError} when no session here gave it out,
-   * or when it cannot be settled (any more).
+   * or when it cannot be settled (any more). `kind`: what the error rules made of the failure.
    */
-  settle(deliveryId: string, action: SettleAction, reason: string, failure?: FailureDetails): SettleOutcome | Promise<SettleOutcome> {
+  settle(deliveryId: string, action: SettleAction, reason: string, failure?: FailureDetails, kind?: ErrorKind): SettleOutcome | Promise<SettleOutcome> {
     const session = this.issuer(deliveryId);
     if (!session) throw consumerGone(deliveryId);
-    return session.deliveries.settleNow(deliveryId, action, reason, failure);
+    return session.deliveries.settleNow(deliveryId, action, reason, failure, kind);
   }
 
   /** Tells every consumer of the configuration that a parked message was replayed. */

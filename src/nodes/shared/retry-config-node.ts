@@ -1,4 +1,5 @@
 /** The retry-config node's shape as other nodes see it. */
+import type { ErrorClassifier } from '../../lib/classify';
 import type { ConsumerSessions } from './consumer-sessions';
 import type { RetryTopologyConfig } from '../../lib/topology';
 import type { RetryBrokerNode } from './broker-node';
@@ -9,6 +10,8 @@ export interface RetryConfigNode extends Node {
   topology: RetryTopologyConfig | undefined;
   problems: string[];
   broker: RetryBrokerNode | undefined;
+  /** Its error rules, compiled (`errorRules`): a retry-settle in retry mode asks them what a failure is. */
+  classifier: ErrorClassifier | undefined;
   /** The consumer sessions of this configuration: end nodes settle through them, replays are told to them. */
   consumers: ConsumerSessions;
 }

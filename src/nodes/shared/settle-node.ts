@@ -6,6 +6,7 @@
  * that issued the id settles it, and reports a settle that could not happen. Like `http response`
  * ends what `http in` started.
  */
+import { permanentReason, type Classification, type ErrorKind } from '../../lib/classify';
 import { failureDetails } from '../../lib/message';
 import { SettleError, type SettleAction, type SettleOutcome } from '../../lib/settle';
 import { consumerGone, type ConsumerSessions } from './consumer-sessions';
@@ -93,6 +94,20 @@ export function settleNode(RED: NodeAPI, node: Node, def: NodeDef, action: Settl
     done();
   };
 
+  /** Settles as decided: `how` the action, `why` the reason, `kind` what the error rules made of it. */
+  const settle = (sessions: ConsumerSessions, deliveryId: string, msg: NodeMessage, send: SendFunction, done: DoneFunction, how: SettleAction, why: string, kind?: ErrorKind): void => {
+    let outcome: SettleOutcome | Promise<SettleOutcome>;
+    try {
+      outcome = sessions.settle(deliveryId, how, why, how === 'ack' ? undefined : failureDetails(msg.error), kind);
+    } catch (err) {
+      failed(err, done);
+      return;
+    }
+    // An ack is done here and now: the flow's done() follows without a promise or an extra turn.
+    if (outcome instanceof Promise) outcome.then((o) => settled(o, msg, send, done, why), (err: unknown) => failed(err, done));
+    else settled(outcome, msg, send, done, why);
+  };
+
   node.on('input', (msg, send, done) => {
     const { deliveryId, config } = deliveryOf(msg);
     if (deliveryId === undefined) {
@@ -105,15 +120,17 @@ export function settleNode(RED: NodeAPI, node: Node, def: NodeDef, action: Settl
       return;
     }
     const reason = errorText(msg.error) || configuredReason;
-    let outcome: SettleOutcome | Promise<SettleOutcome>;
-    try {
-      outcome = sessions.settle(deliveryId, action, reason, failureDetails(msg.error));
-    } catch (err) {
-      failed(err, done);
-      return;
-    }
-    // An ack is done here and now: the flow's done() follows without a promise or an extra turn.
-    if (outcome instanceof Promise) outcome.then((o) => settled(o, msg, send, done, reason), (err: unknown) => failed(err, done));
-    else settled(outcome, msg, send, done, reason);
+    // Ack and park settle as asked; a retry is what the configuration's error rules make of the failure.
+    if (action !== 'retry') return settle(sessions, deliveryId, msg, send, done, action, reason);
+    const classifier = sessions.classifier;
+    if (!classifier || classifier.size === 0) return settle(sessions, deliveryId, msg, send, done, 'retry', reason, 'transient');
+    const apply = (c: Classification): void => {
+      if (c.kind === 'done') settle(sessions, deliveryId, msg, send, done, 'ack', reason, 'done');
+      else if (c.kind === 'permanent') settle(sessions, deliveryId, msg, send, done, 'retry', permanentReason(c.rule, reason), 'permanent');
+      else settle(sessions, deliveryId, msg, send, done, 'retry', reason, 'transient');
+    };
+    const classified = classifier.classify({ error: msg.error, statusCode: msg.statusCode, msg });
+    if (classified instanceof Promise) classified.then(apply, (err: unknown) => failed(err, done));
+    else apply(classified);
   });
 }

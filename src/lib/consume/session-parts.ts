@@ -1,0 +1,75 @@
+/**
+ * What a consumer session builds from its options — its deduplication gate and its deliveries (these
+ * own a delivery from arrival to settlement) — and what it checks before it consumes. The session
+ * keeps the lifecycle.
+ */
+import { DedupeGate, DedupeStoreError } from '../dedupe';
+import { QueueWatch } from '../parking';
+import { decisionPolicy, Settler, type OrderedHold } from '../settle';
+import { applyTopology, retryQueueNames, TopologyError, type TopologyPlan } from '../topology';
+import { Deliveries } from './deliveries';
+import { ConsumerDepths } from './depths';
+import { DeliveryRegistry } from './registry';
+import type { ConsumerSessionOptions } from './types';
+
+/** The depths of the consumer's queues, looked at through the connection's shared watch or one of its own. */
+export function consumerDepths(options: ConsumerSessionOptions): ConsumerDepths {
+  const { topology, queueWatch } = options;
+  const queues = { main: topology.mainQueue, retry: retryQueueNames(topology), parking: topology.parkingQueue };
+  if (queueWatch) return new ConsumerDepths(queueWatch, queues);
+  const own = new QueueWatch(options.connection);
+  return new ConsumerDepths(own, queues, own);
+}
+
+/** The gate deliveries pass with deduplication on. */
+export function dedupeGate(options: ConsumerSessionOptions): DedupeGate | undefined {
+  const { dedupe } = options;
+  if (!dedupe) return undefined;
+  return new DedupeGate({
+    store: dedupe.store,
+    scope: options.topology.mainQueue,
+    // A claim must outlive the flow's settle timeout, or a duplicate could be taken while the first is still in the flow.
+    leaseMs: Math.max(dedupe.leaseMs, options.settleTimeoutMs > 0 ? options.settleTimeoutMs + 30_000 : 0),
+    retentionMs: dedupe.retentionMs,
+    storeDown: dedupe.storeDown,
+  });
+}
+
+export function sessionDeliveries(options: ConsumerSessionOptions, hold: OrderedHold | undefined, gate: DedupeGate | undefined): Deliveries {
+  const { topology, dedupe } = options;
+  return new Deliveries(new DeliveryRegistry(), {
+    configId: options.configId ?? '',
+    mainQueue: topology.mainQueue,
+    policy: decisionPolicy(topology, hold !== undefined),
+    settler: new Settler(options.copies),
+    hold,
+    settleTimeoutMs: options.settleTimeoutMs,
+    decode: options.decode,
+    invalidBody: options.invalidBody,
+    requeuePauseMs: options.parkFailurePauseMs ?? 5000,
+    metrics: options.metrics,
+    dedupe:
+      gate && dedupe
+        ? { gate, keyOf: dedupe.keyOf, noKey: dedupe.noKey, maxKeyBytes: dedupe.store.maxKeyBytes, scope: topology.mainQueue }
+        : undefined,
+  });
+}
+
+/**
+ * Checks (or declares) the topology, then checks (or creates the table of) the deduplication store:
+ * never consume without them. Says whether the queues' arguments went uncompared.
+ */
+export async function prepareConsuming(options: ConsumerSessionOptions, plan: TopologyPlan, warn: (text: string) => void): Promise<boolean> {
+  const { connection, topology, dedupe } = options;
+  const result = await applyTopology((work) => connection.withThrowawayChannel(work), plan, topology.mode, options.definitionReader);
+  for (const warning of result.warnings) warn(warning);
+  await dedupe?.store.prepare().catch((err: unknown) => {
+    throw err instanceof DedupeStoreError ? err : new DedupeStoreError(`deduplication store ${dedupe.store.description}: ${(err as Error).message}`, 'other');
+  });
+  return result.argumentsUnchecked === true;
+}
+
+/** What a failed setup says. */
+export function setupFailure(err: unknown, mainQueue: string): string {
+  return err instanceof TopologyError || err instanceof DedupeStoreError ? err.message : `cannot consume '${mainQueue}': ${(err as Error).message}`;
+}
