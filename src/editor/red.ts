@@ -32,6 +32,11 @@ export interface JQ {
   attr(name: string, value: string): JQ;
   addClass(names: string): JQ;
   removeClass(names: string): JQ;
+  toggleClass(names: string, on: boolean): JQ;
+  each(handler: (index: number, element: unknown) => void): JQ;
+  /** Node-RED's editable list widget: created with options, then driven by method names. */
+  editableList(optionsOrMethod: Record<string, unknown> | 'items' | 'empty'): JQ;
+  editableList(method: 'addItem', item: unknown): JQ;
   text(value: string): JQ;
   empty(): JQ;
   append(...content: Array<JQ | string>): JQ;

@@ -286,10 +286,10 @@ function exampleFlowOn(runtime: NodeRedRuntime, packedTarball: () => string): vo
     const response = await red!.api('GET', '/rabbitmq-retry/metrics', undefined, { accept: 'text/plain' });
     const text = await response.text();
     assert.equal(response.status, 200, `${text}${log()}`);
-    const consumed = (outcome: string): string => `messaging_client_consumed_messages_total{messaging_system="rabbitmq",queue="${names['main-queue']}",outcome="${outcome}"}`;
-    // The run above: two good payments acked, the poison one retried twice and parked.
-    for (const [outcome, n] of [['acked', 2], ['retried', 2], ['parked', 1]] as const) {
-      assert.ok(text.split('\n').includes(`${consumed(outcome)} ${n}`), `no "${consumed(outcome)} ${n}" in:\n${text}`);
+    const consumed = (outcome: string, kind: string): string => `messaging_client_consumed_messages_total{messaging_system="rabbitmq",queue="${names['main-queue']}",outcome="${outcome}",kind="${kind}"}`;
+    // The run above: two good payments acked, the poison one retried twice and parked (a retry-settle's failures are transient without error rules).
+    for (const [outcome, kind, n] of [['acked', 'none', 2], ['retried', 'transient', 2], ['parked', 'transient', 1]] as const) {
+      assert.ok(text.split('\n').includes(`${consumed(outcome, kind)} ${n}`), `no "${consumed(outcome, kind)} ${n}" in:\n${text}`);
     }
     assert.match(text, /# TYPE messaging_process_duration_seconds histogram/);
   });

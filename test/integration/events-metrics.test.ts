@@ -71,11 +71,11 @@ describe('retry consumer events output and Prometheus metrics (real broker)', fu
     const [acked, retried, parked] = [...outcomes()].sort((a, b) => a.attempt - b.attempt || (a.event === 'acked' ? -1 : 1));
     assert.equal(typeof acked.durationMs, 'number');
     assert.ok(acked.durationMs >= 0);
-    assert.deepEqual({ ...acked, durationMs: 0 }, { event: 'acked', attempt: 1, reason: null, queue: names.mainQueue, messageId: 'good-1', durationMs: 0 });
-    assert.deepEqual({ ...retried, durationMs: 0 }, { event: 'retried', attempt: 1, reason: 'amount 500 is over the limit', queue: names.mainQueue, messageId: 'poison-1', durationMs: 0 });
+    assert.deepEqual({ ...acked, durationMs: 0 }, { event: 'acked', attempt: 1, reason: null, queue: names.mainQueue, messageId: 'good-1', durationMs: 0, kind: null });
+    assert.deepEqual({ ...retried, durationMs: 0 }, { event: 'retried', attempt: 1, reason: 'amount 500 is over the limit', queue: names.mainQueue, messageId: 'poison-1', durationMs: 0, kind: 'transient' });
     assert.deepEqual(
       { ...parked, durationMs: 0 },
-      { event: 'parked', attempt: 2, reason: 'max attempts (2) reached; last error: amount 500 is over the limit', queue: names.mainQueue, messageId: 'poison-1', durationMs: 0 },
+      { event: 'parked', attempt: 2, reason: 'max attempts (2) reached; last error: amount 500 is over the limit', queue: names.mainQueue, messageId: 'poison-1', durationMs: 0, kind: 'transient' },
     );
 
     // Stats: counters, in flight and the depths of main, retry and parking queue.
@@ -101,8 +101,9 @@ describe('retry consumer events output and Prometheus metrics (real broker)', fu
     assert.equal(typeof stats.consumeRate, 'number');
 
     const text = await scrape();
-    const consumed = (outcome: string) => sample(text, `messaging_client_consumed_messages_total{messaging_system="rabbitmq",queue="${names.mainQueue}",outcome="${outcome}"}`);
-    assert.deepEqual([consumed('acked'), consumed('retried'), consumed('parked'), consumed('replayed')], [1, 1, 1, 0]);
+    const consumed = (outcome: string, kind: string) => sample(text, `messaging_client_consumed_messages_total{messaging_system="rabbitmq",queue="${names.mainQueue}",outcome="${outcome}",kind="${kind}"}`);
+    // A retry-settle in retry mode says transient (no error rules: every failure is); a plain ack says none.
+    assert.deepEqual([consumed('acked', 'none'), consumed('retried', 'transient'), consumed('parked', 'transient'), consumed('parked', 'permanent'), consumed('replayed', 'none')], [1, 1, 1, 0, 0]);
     assert.equal(sample(text, `messaging_process_duration_seconds_count{messaging_system="rabbitmq",queue="${names.mainQueue}",outcome="acked"}`), 1);
     assert.equal(sample(text, `messaging_process_duration_seconds_bucket{messaging_system="rabbitmq",queue="${names.mainQueue}",outcome="parked",le="+Inf"}`), 1);
     assert.equal(sample(text, `rabbitmq_retry_parking_messages{queue="${names.mainQueue}",parking_queue="${names.parkingQueue}"}`), 1);
@@ -123,7 +124,7 @@ describe('retry consumer events output and Prometheus metrics (real broker)', fu
     await waitFor(() => outcomes().filter((e) => e.event === 'parked').length === 2, 'the replayed message parked again');
     await waitFor(async () => consumed2(await scrape()) === 1, 'the replay counted at the endpoint');
     function consumed2(t: string) {
-      return sample(t, `messaging_client_consumed_messages_total{messaging_system="rabbitmq",queue="${names.mainQueue}",outcome="replayed"}`);
+      return sample(t, `messaging_client_consumed_messages_total{messaging_system="rabbitmq",queue="${names.mainQueue}",outcome="replayed",kind="none"}`);
     }
   });
 
@@ -133,7 +134,7 @@ describe('retry consumer events output and Prometheus metrics (real broker)', fu
     helper.getNode('seen').on('input', (msg: Msg) => seen.push(msg));
     await broker.waitForConsumer(names.mainQueue);
     await broker.publish(names.mainExchange, names.routingKey, { amount: 1 });
-    const acked = `messaging_client_consumed_messages_total{messaging_system="rabbitmq",queue="${names.mainQueue}",outcome="acked"}`;
+    const acked = `messaging_client_consumed_messages_total{messaging_system="rabbitmq",queue="${names.mainQueue}",outcome="acked",kind="none"}`;
     await waitFor(async () => sample(await scrape(), acked) === 1, 'the ack counted at the endpoint');
     assert.equal(seen.length, 1);
     assert.deepEqual(seen[0]!.payload, { amount: 1 });

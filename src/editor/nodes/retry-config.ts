@@ -5,6 +5,7 @@
  */
 import { choices, fillSelect, i18n, migrate, numberProperty, showReasons, str, tabs, topologyProblemsOf, validators as v, withVersion, fail, type EditorNode, type Validator } from '../index';
 import type { EditorRED, JQ, JQStatic } from '../red';
+import { errorRulesEditor, errorRulesOf, errorRulesValidator } from './error-rules';
 
 declare const RED: EditorRED;
 declare const $: JQStatic;
@@ -163,6 +164,8 @@ export function retryConfig(): void {
       mainQueueArgs: { value: '{}', label: t('prop.mainQueueArgs'), validate: withTopology(v.queueArguments, /^main queue argument|quorum main queue/) },
       retryQueueArgs: { value: '{}', label: t('prop.retryQueueArgs'), validate: withTopology(v.queueArguments, /^retry queue argument/) },
       parkingQueueArgs: { value: '{}', label: t('prop.parkingQueueArgs'), validate: withTopology(v.queueArguments, /^parking queue argument/) },
+      // Ordered error rules (plain data in the flow): what a retry-settle makes of a failure.
+      errorRules: { value: [], label: t('prop.errorRules'), validate: errorRulesValidator() },
     }),
     label() {
       return str(this.name) || str(this.mainQueue) || t('label.unnamed');
@@ -199,7 +202,11 @@ export function retryConfig(): void {
       $('#node-config-input-mainQueue, #node-config-input-mainExchange, #node-config-input-retryExchange, #node-config-input-alternateExchange').on('change keyup', refresh);
       $('#node-config-input-mode').on('change', refresh);
       refresh();
+      errorRulesEditor(t, node);
       showReasons(node, 'node-config-input');
+    },
+    oneditsave() {
+      this.errorRules = errorRulesOf();
     },
   });
 }

@@ -1,6 +1,7 @@
-/** The retry-consumer dialog: mode, prefetch, timeouts, the events output, decoding, and deduplication. */
+/** The retry-consumer dialog: mode, prefetch, timeouts, the events output, decoding, deduplication, and downstream protection (kill switch, rate limit). */
 import { choices, fail, fillSelect, i18n, migrate, numberProperty, showReasons, str, validators as v, withVersion, type EditorNode } from '../index';
 import type { EditorRED, JQStatic } from '../red';
+import { NUMBER_FIELDS } from '../../nodes/shared/properties';
 import { CATEGORY, COLOR, italicWhenNamed } from './common';
 
 declare const RED: EditorRED;
@@ -46,6 +47,24 @@ export function retryConsumer(): void {
       dedupeKeyType: { value: 'messageId' },
       dedupeNoKey: { value: 'process', label: t('label.dedupeNoKey'), validate: v.oneOf(choices.dedupeNoKey) },
       dedupeStoreDown: { value: 'pause', label: t('label.dedupeStoreDown'), validate: v.oneOf(choices.dedupeStoreDown) },
+      circuit: { value: false },
+      circuitActivation: numberProperty('retry-consumer', 'circuitActivation', t('label.circuitActivation')),
+      circuitTripPercent: numberProperty('retry-consumer', 'circuitTripPercent', t('label.circuitTripPercent')),
+      circuitWindow: numberProperty('retry-consumer', 'circuitWindow', t('label.circuitWindow')),
+      circuitRestart: numberProperty('retry-consumer', 'circuitRestart', t('label.circuitRestart')),
+      circuitRestartMax: {
+        ...numberProperty('retry-consumer', 'circuitRestartMax', t('label.circuitRestartMax')),
+        validate(this: EditorNode, value, opt) {
+          const own = v.number('retry-consumer', 'circuitRestartMax').call(this, value, opt);
+          if (own !== true) return own;
+          // Not below the first restart timeout (the runtime refuses it too: restartMaxProblem).
+          const input = $('#node-input-circuitRestart');
+          const restart = Number(str(input.length > 0 ? input.val() : this.circuitRestart).trim() || NUMBER_FIELDS['retry-consumer'].circuitRestart.fallback);
+          return Number(str(value).trim() || NUMBER_FIELDS['retry-consumer'].circuitRestartMax.fallback) < restart ? fail(opt, t('errors.restartMax', { restart })) : true;
+        },
+      },
+      circuitProbes: numberProperty('retry-consumer', 'circuitProbes', t('label.circuitProbes')),
+      rateLimit: numberProperty('retry-consumer', 'rateLimit', t('label.rateLimit')),
       outputs: { value: 1 },
     }),
     inputs: 1,
@@ -87,6 +106,11 @@ export function retryConsumer(): void {
       };
       $('#node-input-mode').on('change', refreshMode);
       refreshMode();
+      const refreshCircuit = (): void => {
+        $('.retry-consumer-circuit').toggle($('#node-input-circuit').prop('checked') === true);
+      };
+      $('#node-input-circuit').on('change', refreshCircuit);
+      refreshCircuit();
       const refreshEvents = (): void => {
         $('.retry-consumer-events').toggle($('#node-input-events').prop('checked') === true);
       };

@@ -159,8 +159,8 @@ export class Circuit {
     if (slot - this.slot >= WINDOW_BUCKETS) {
       this.clear();
     } else {
-      for (let s = this.slot + 1; s <= slot; s += 1) {
-        const i = this.index(s);
+      for (let passed = this.slot + 1; passed <= slot; passed += 1) {
+        const i = this.index(passed);
         this.failures -= this.failuresIn[i] ?? 0;
         this.settles -= this.settlesIn[i] ?? 0;
         this.failuresIn[i] = 0;

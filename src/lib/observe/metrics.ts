@@ -56,7 +56,12 @@ export interface ConsumerGauges {
   parkingQueue: string;
   inFlight(): number;
   depths(): QueueDepths | undefined;
+  /** With the kill switch on: the consumer (node id) and its circuit's state now. */
+  consumer?: string;
+  circuit?(): 'closed' | 'open' | 'probing' | undefined;
 }
+
+const CIRCUIT_STATES = ['closed', 'open', 'probing'] as const;
 
 /** A broker connection's publish buffer, read for the gauges at each scrape. */
 export interface BrokerGauges {
@@ -214,6 +219,12 @@ export class RetryMetrics {
     for (const [queue, p] of parking) lines.push(`rabbitmq_retry_parking_messages${labels({ queue, parking_queue: p.parkingQueue })} ${p.depth}`);
     header(lines, 'rabbitmq_retry_queue_messages', 'gauge', 'Ready messages in the main, retry and parking queues at the last look.');
     for (const [name, d] of depths) lines.push(`rabbitmq_retry_queue_messages${labels({ queue: name, role: d.role, main_queue: d.consumerQueue })} ${d.depth}`);
+    header(lines, 'rabbitmq_retry_circuit_state', 'gauge', "A consumer's kill switch: 1 for its state now (closed, open, probing), 0 for the others.");
+    for (const consumer of this.consumers) {
+      const state = consumer.circuit?.();
+      if (state === undefined) continue;
+      for (const s of CIRCUIT_STATES) lines.push(`rabbitmq_retry_circuit_state${labels({ queue: consumer.queue, consumer: consumer.consumer ?? '', state: s })} ${s === state ? 1 : 0}`);
+    }
     header(lines, 'rabbitmq_retry_publish_buffer_messages', 'gauge', 'Publishes waiting in the publish buffer of a broker connection.');
     const buffers = [...this.brokers].map((b) => ({ id: b.id, broker: b.broker, state: b.buffer() }));
     for (const { id, broker, state } of buffers) lines.push(`rabbitmq_retry_publish_buffer_messages${labels({ broker, id })} ${state.messages}`);

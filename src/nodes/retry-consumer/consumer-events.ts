@@ -4,6 +4,7 @@
  * the output is on; the Prometheus counters are kept either way (see lib/observe/metrics.ts).
  */
 import type { ConsumerSession, Settled } from '../../lib/consume';
+import type { CircuitChange } from '../../lib/degrade';
 import type { ConsumerSessions } from '../shared/consumer-sessions';
 import type { OutcomeEvent, QueueDepths } from '../../lib/observe';
 import type { NodeMessage } from '../shared/node-red';
@@ -60,8 +61,11 @@ export function startEvents(session: ConsumerSession, sessions: ConsumerSessions
     replayed += 1;
     event(payload);
   };
+  // The kill switch's changes of state: `{event: 'circuit', queue, state, previous, reason, failures, settles, restartInS?}`.
+  const onCircuit = (change: CircuitChange): void => send({ topic: 'circuit', payload: { event: 'circuit', queue, ...change } });
   session.deliveries.on('settled', onSettled);
   sessions.on('replayed', onReplayed);
+  session.on('circuit', onCircuit);
 
   let timer: NodeJS.Timeout | undefined;
   if (statsEveryMs > 0) {
@@ -103,5 +107,6 @@ export function startEvents(session: ConsumerSession, sessions: ConsumerSessions
     clearTimeout(timer);
     session.deliveries.off('settled', onSettled);
     sessions.off('replayed', onReplayed);
+    session.off('circuit', onCircuit);
   };
 }

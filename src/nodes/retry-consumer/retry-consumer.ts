@@ -3,19 +3,19 @@
  * delivery. The delivery itself stays with the session; the msg carries its opaque id and names the
  * retry configuration (`msg.amqp.config`), which owns the sessions the end nodes settle through.
  */
-import { ConsumerSession, moverTiers, RetryMover, type SessionState, type SessionStats } from '../../lib/consume';
+import { ConsumerSession, moverTiers, RetryMover } from '../../lib/consume';
 import type { DecodeMode, DeliveredMessage } from '../../lib/message';
 import { readNumberFields } from '../../lib/rules';
 import type { BrokerUser } from '../shared/broker-node';
 import { findDedupeStore, keyReader, type DedupeStoreNode } from '../shared/dedupe-node';
-import { statusKey, translator, type Translate } from '../shared/i18n';
+import { translator } from '../shared/i18n';
 import { metrics, registerMetricsEndpoint } from '../shared/metrics';
-import { downstreamRunning, type Node, type NodeAPI, type NodeDef, type NodeMessage, type NodeStatus } from '../shared/node-red';
-import { DECODE_MODES, NUMBER_FIELDS } from '../shared/properties';
+import { downstreamRunning, type Node, type NodeAPI, type NodeDef, type NodeMessage } from '../shared/node-red';
+import { DECODE_MODES, NUMBER_FIELDS, restartMaxProblem } from '../shared/properties';
 import { findRetryConfig } from '../shared/retry-config-node';
 import { StatusUpdates } from '../shared/status';
 import { startEvents } from './consumer-events';
-import { topologyStatusText } from './topology-status';
+import { hasChannel, sessionStatus } from './consumer-status';
 
 /**
  * How long a stopping consumer lets the flow settle the messages it holds before closing its channel
@@ -25,45 +25,6 @@ const DRAIN_MS = 10_000;
 
 function toMsg(delivered: DeliveredMessage): NodeMessage {
   return { payload: delivered.payload, topic: delivered.amqp.routingKey, amqp: delivered.amqp, retry: delivered.retry };
-}
-
-function statsText(stats: SessionStats, t: Translate): string {
-  const waiting = stats.parkingDepth ? t('retry-consumer.status.waiting', { count: stats.parkingDepth }) : '';
-  // The most urgent first: messages waiting in parking for someone; then the counts (≡ duplicates, ✓ acked, ↻ retried, ⚑ parked).
-  const duplicates = stats.duplicates ? `≡${stats.duplicates} ` : '';
-  return waiting + t('retry-consumer.status.stats', { inFlight: stats.inFlight, acked: stats.acked, retried: stats.retried, parked: stats.parked, duplicates });
-}
-
-function sessionStatus(state: SessionState, stats: SessionStats, t: Translate, blockedBy: string | undefined, store: string): NodeStatus | undefined {
-  switch (state.phase) {
-    case 'consuming':
-      // Parks and tier retries wait while the broker blocks publishing: say why messages stay in flight.
-      if (blockedBy !== undefined) return { fill: 'yellow', shape: 'dot', text: statsText(stats, t) + t('retry-consumer.status.brokerBlocked', { reason: blockedBy }) };
-      // Yellow while the parking queue holds messages (someone should look at them), or while the
-      // topology's arguments could not be compared (check mode without the management API).
-      return {
-        fill: stats.parkingDepth || stats.argumentsUnchecked ? 'yellow' : 'green',
-        shape: 'dot',
-        text: statsText(stats, t) + (stats.argumentsUnchecked ? t('retry-consumer.status.argsUnchecked') : ''),
-      };
-    case 'blocked':
-      return { fill: 'yellow', shape: 'dot', text: state.detail ?? t('retry-consumer.status.blocked') };
-    case 'paused':
-      return { fill: 'grey', shape: 'dot', text: t('retry-consumer.status.paused', { stats: statsText(stats, t) }) };
-    case 'store-down':
-      // The store named; why it failed is in the log.
-      return { fill: 'red', shape: 'ring', text: t('retry-consumer.status.storeDown', { store }) };
-    case 'checking-topology':
-      return { fill: 'yellow', shape: 'ring', text: statusKey('retry-consumer.status.checking') };
-    case 'topology-error':
-    case 'channel-lost':
-      // A check's findings as one line; the error (and the log) has every object's sentence.
-      return { fill: 'red', shape: 'ring', text: (state.objects && topologyStatusText(state.objects, t)) ?? state.detail ?? state.phase };
-    case 'stopped':
-      return { fill: 'grey', shape: 'ring', text: statusKey('retry-consumer.status.stopped') };
-    default:
-      return undefined; // waiting for the connection: the broker's status says why
-  }
 }
 
 export = function register(RED: NodeAPI): void {
@@ -80,7 +41,16 @@ export = function register(RED: NodeAPI): void {
       settleTimeout: fields.settleTimeout,
       parkingWatch: fields.parkingWatch,
       statsEvery: fields.statsEvery,
+      circuitActivation: fields.circuitActivation,
+      circuitTripPercent: fields.circuitTripPercent,
+      circuitWindow: fields.circuitWindow,
+      circuitRestart: fields.circuitRestart,
+      circuitRestartMax: fields.circuitRestartMax,
+      circuitProbes: fields.circuitProbes,
+      rateLimit: fields.rateLimit,
     });
+    const restartMax = restartMaxProblem(values.circuitRestart, values.circuitRestartMax);
+    if (restartMax !== undefined) problems.push(restartMax);
     // The second output (settle events, stats) only when asked for: existing flows keep one output.
     const events = def.events === true;
     const config = findRetryConfig(RED, def.config);
@@ -122,6 +92,19 @@ export = function register(RED: NodeAPI): void {
       invalidBody: def.invalidBody === 'error' ? 'error' : 'park',
       definitionReader: broker.managementApi,
       metrics: metrics.counters(topology.mainQueue),
+      // The kill switch and the rate limit (issue 26): off unless asked for.
+      circuit:
+        def.circuit === true
+          ? {
+              activation: values.circuitActivation,
+              tripRatio: values.circuitTripPercent / 100,
+              windowMs: values.circuitWindow * 1000,
+              restartMs: values.circuitRestart * 1000,
+              restartMaxMs: values.circuitRestartMax * 1000,
+              probes: values.circuitProbes,
+            }
+          : undefined,
+      rateLimit: values.rateLimit,
       dedupe:
         dedupeNode?.store && keyOf
           ? {
@@ -139,9 +122,13 @@ export = function register(RED: NodeAPI): void {
 
     const buffer = broker.connection.publishers.buffer;
     const status = new StatusUpdates(
-      () => sessionStatus(session.state, session.stats, t, buffer.state.blockedBy, dedupeNode?.store?.description ?? '') ?? broker.connectionStatus(),
+      () =>
+        sessionStatus(session.state, session.stats, t, { blockedBy: buffer.state.blockedBy, store: dedupeNode?.store?.description ?? '', circuit: session.circuit, rateLimit: values.rateLimit }) ??
+        broker.connectionStatus(),
       (shown) => node.status(shown),
     );
+    // While the kill switch is open its status counts down to the probe.
+    const countdown = def.circuit === true ? setInterval(() => session.state.phase === 'circuit-open' && status.now(), 1000) : undefined;
     const deliveries = session.deliveries;
     deliveries.on('message', (delivered) => node.send(toMsg(delivered)));
     deliveries.on('invalid', (delivered, why) => {
@@ -164,7 +151,7 @@ export = function register(RED: NodeAPI): void {
       mover.on('warning', (text) => node.warn(text));
       // Once the topology is in place: the tier queues exist then.
       session.on('state', (state) => {
-        if (state.phase === 'consuming' || state.phase === 'paused') mover.start();
+        if (hasChannel(state)) mover.start();
       });
     }
     session.on('error', (text) => node.error(text));
@@ -173,14 +160,20 @@ export = function register(RED: NodeAPI): void {
       id: node.id,
       // The broker pushes connection states; while consuming (or paused), the session's own status wins.
       status: (pushed) => {
-        if (session.state.phase !== 'consuming' && session.state.phase !== 'paused') {
+        if (!hasChannel(session.state)) {
           status.forget();
           node.status(pushed);
         }
       },
     };
     const { mainQueue, parkingQueue } = topology;
-    const removeGauges = metrics.addConsumer({ queue: mainQueue, parkingQueue, inFlight: () => deliveries.inFlight, depths: () => session.depths });
+    const removeGauges = metrics.addConsumer({
+      queue: mainQueue,
+      parkingQueue,
+      inFlight: () => deliveries.inFlight,
+      depths: () => session.depths,
+      ...(def.circuit === true ? { consumer: node.id, circuit: () => session.circuit?.state } : {}),
+    });
     const stopEvents = events ? startEvents(session, config.consumers, mainQueue, values.statsEvery * 1000, (msg) => node.send([null, msg])) : undefined;
     session.start();
     broker.register(user);
@@ -188,7 +181,7 @@ export = function register(RED: NodeAPI): void {
     const storeUser: BrokerUser = { id: node.id, status: () => status.now() };
     dedupeNode?.register(storeUser);
 
-    // Control messages, like the core nodes': stop taking messages without a redeploy, and go on.
+    // Control messages, like the core nodes': stop taking messages without a redeploy, and go on (`resume` also closes the kill switch).
     node.on('input', (msg, _send, done) => {
       const control = msg.topic === 'pause' ? session.pause() : msg.topic === 'resume' ? session.resume() : undefined;
       if (!control) {
@@ -200,6 +193,7 @@ export = function register(RED: NodeAPI): void {
 
     node.on('close', (_removed, done) => {
       status.stop();
+      clearInterval(countdown);
       buffer.off('change', onBufferChange);
       stopEvents?.();
       removeGauges();

@@ -57,6 +57,14 @@ export const NUMBER_FIELDS = {
     settleTimeout: { label: 'settle timeout', fallback: 60, min: 0, max: MAX_TIMER_SECONDS, unit: 's' },
     parkingWatch: { label: 'watch parking', fallback: 30, min: 0, max: MAX_TIMER_SECONDS, unit: 's' },
     statsEvery: { label: 'stats every', fallback: 60, min: 0, max: MAX_TIMER_SECONDS, unit: 's' },
+    // Downstream protection (issue 26): the kill switch (with `circuit` on) and the rate limit.
+    circuitActivation: { label: 'activation threshold', fallback: 20, min: 1, integer: true },
+    circuitTripPercent: { label: 'trip threshold', fallback: 50, min: 1, max: 100, unit: '%' },
+    circuitWindow: { label: 'window', fallback: 60, min: 1, max: MAX_TIMER_SECONDS, unit: 's' },
+    circuitRestart: { label: 'restart timeout', fallback: 30, min: 0.1, max: MAX_TIMER_SECONDS, unit: 's' },
+    circuitRestartMax: { label: 'longest restart timeout', fallback: 300, min: 0.1, max: MAX_TIMER_SECONDS, unit: 's' },
+    circuitProbes: { label: 'probes', fallback: 5, min: 1, max: 65535, integer: true },
+    rateLimit: { label: 'rate limit', fallback: 0, min: 0, max: 1_000_000, unit: 'messages/s' },
   },
   'park-replay': {
     max: { label: 'at most', fallback: 100, min: 1, integer: true },
@@ -93,9 +101,10 @@ export const PROPERTY_VERSIONS: Record<string, { version: number; added: Record<
     added: { bufferMessages: { since: 2 }, bufferMiB: { since: 2 }, urlType: { since: 3, value: 'str' }, hostType: { since: 3, value: 'str' }, managementUrlType: { since: 3, value: 'str' } },
   },
   'park-replay': { version: 2, added: { action: { since: 2, value: 'replay' } } },
-  'retry-config': { version: 2, added: { maxAge: { since: 2 } } },
+  // --- issue 26 (H4): error rules (absent: none, every failure transient) ---
+  'retry-config': { version: 3, added: { maxAge: { since: 2 }, errorRules: { since: 3, value: '[]' } } },
   'retry-consumer': {
-    version: 4,
+    version: 5,
     added: {
       mode: { since: 2, value: 'retry' },
       orderedPause: { since: 2 },
@@ -106,9 +115,21 @@ export const PROPERTY_VERSIONS: Record<string, { version: number; added: Record<
       dedupeKey: { since: 4, value: '' },
       dedupeNoKey: { since: 4, value: 'process' },
       dedupeStoreDown: { since: 4, value: 'pause' },
+      circuitActivation: { since: 5 },
+      circuitTripPercent: { since: 5 },
+      circuitWindow: { since: 5 },
+      circuitRestart: { since: 5 },
+      circuitRestartMax: { since: 5 },
+      circuitProbes: { since: 5 },
+      rateLimit: { since: 5 },
     },
   },
 };
+
+/** The kill switch's longest restart timeout must not be below its first one (both in seconds). */
+export function restartMaxProblem(restart: number, restartMax: number): string | undefined {
+  return restartMax < restart ? `longest restart timeout is ${restartMax}: must be at least the restart timeout (${restart} s)` : undefined;
+}
 
 /** The version a saved node is at: none saved means 1, the first release. */
 export function savedVersion(props: { version?: unknown }): number {

@@ -1,0 +1,71 @@
+/**
+ * The retry consumer's status line: the session's state and counts, the most urgent fact first, in
+ * the runtime's language (or as a catalog key when it holds no numbers).
+ */
+import type { CircuitView, SessionState, SessionStats } from '../../lib/consume';
+import { statusKey, type Translate } from '../shared/i18n';
+import type { NodeStatus } from '../shared/node-red';
+import { topologyStatusText } from './topology-status';
+
+/** What the status shows besides the session's state and counts. */
+export interface StatusContext {
+  /** Why the broker blocks publishing, while it does. */
+  blockedBy: string | undefined;
+  /** The deduplication store, named. */
+  store: string;
+  /** The kill switch, when on. */
+  circuit: CircuitView | undefined;
+  /** The rate limit (messages a second), 0: none. */
+  rateLimit: number;
+}
+
+export function statsText(stats: SessionStats, t: Translate, rateLimit = 0): string {
+  const waiting = stats.parkingDepth ? t('retry-consumer.status.waiting', { count: stats.parkingDepth }) : '';
+  // Holding messages back to the rate limit: said before the counts.
+  const limited = stats.rateLimited ? t('retry-consumer.status.rateLimited', { rate: rateLimit }) : '';
+  // The most urgent first: messages waiting in parking for someone; then the counts (≡ duplicates, ✓ acked, ↻ retried, ⚑ parked).
+  const duplicates = stats.duplicates ? `≡${stats.duplicates} ` : '';
+  return waiting + limited + t('retry-consumer.status.stats', { inFlight: stats.inFlight, acked: stats.acked, retried: stats.retried, parked: stats.parked, duplicates });
+}
+
+export function sessionStatus(state: SessionState, stats: SessionStats, t: Translate, context: StatusContext): NodeStatus | undefined {
+  const { blockedBy, store, circuit, rateLimit } = context;
+  switch (state.phase) {
+    case 'consuming':
+      // Probing after the kill switch tripped: one message at a time until enough succeed in a row.
+      if (circuit?.state === 'probing') return { fill: 'yellow', shape: 'dot', text: t('retry-consumer.status.circuitProbing', { probed: circuit.probed, probes: circuit.probes }) };
+      // Parks and tier retries wait while the broker blocks publishing: say why messages stay in flight.
+      if (blockedBy !== undefined) return { fill: 'yellow', shape: 'dot', text: statsText(stats, t, rateLimit) + t('retry-consumer.status.brokerBlocked', { reason: blockedBy }) };
+      // Yellow while the parking queue holds messages (someone should look at them), or while the
+      // topology's arguments could not be compared (check mode without the management API).
+      return {
+        fill: stats.parkingDepth || stats.argumentsUnchecked ? 'yellow' : 'green',
+        shape: 'dot',
+        text: statsText(stats, t, rateLimit) + (stats.argumentsUnchecked ? t('retry-consumer.status.argsUnchecked') : ''),
+      };
+    case 'circuit-open':
+      return { fill: 'yellow', shape: 'ring', text: t('retry-consumer.status.circuitOpen', { seconds: Math.ceil((circuit?.probeInMs ?? 0) / 1000) }) };
+    case 'blocked':
+      return { fill: 'yellow', shape: 'dot', text: state.detail ?? t('retry-consumer.status.blocked') };
+    case 'paused':
+      return { fill: 'grey', shape: 'dot', text: t('retry-consumer.status.paused', { stats: statsText(stats, t, rateLimit) }) };
+    case 'store-down':
+      // The store named; why it failed is in the log.
+      return { fill: 'red', shape: 'ring', text: t('retry-consumer.status.storeDown', { store }) };
+    case 'checking-topology':
+      return { fill: 'yellow', shape: 'ring', text: statusKey('retry-consumer.status.checking') };
+    case 'topology-error':
+    case 'channel-lost':
+      // A check's findings as one line; the error (and the log) has every object's sentence.
+      return { fill: 'red', shape: 'ring', text: (state.objects && topologyStatusText(state.objects, t)) ?? state.detail ?? state.phase };
+    case 'stopped':
+      return { fill: 'grey', shape: 'ring', text: statusKey('retry-consumer.status.stopped') };
+    default:
+      return undefined; // waiting for the connection: the broker's status says why
+  }
+}
+
+/** Phases in which the consumer has its channel: its own status wins over the broker's. */
+export function hasChannel(state: SessionState): boolean {
+  return state.phase === 'consuming' || state.phase === 'paused' || state.phase === 'circuit-open';
+}
