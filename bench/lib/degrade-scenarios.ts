@@ -5,8 +5,8 @@
  *   rate at which messages reach the flow (each is acked as it arrives), timed as every consume run
  *   (the delivery after the first tenth → the N-th ack); within 2 % of 200/s is what the issue asks.
  * - rules and kill switch: the same consume + ack flow with five error rules on the retry config and
- *   the kill switch on (never tripped: every settle is an ack), against the flow without them, taken
- *   round-robin; the ratio of the medians (≥ 0.97: they cost nothing measurable).
+ *   the kill switch on (never tripped: every settle is an ack), against the flow without them, in
+ *   ABBA order; the ratio of the medians (≥ 0.97: they cost nothing measurable).
  */
 import type { Names } from '../../test/helpers/flows';
 import { fullGc, median, round, type RunResult } from './common';
@@ -74,15 +74,18 @@ export async function runDegrade(o: DegradeOptions, result: DegradeResult): Prom
   }
   const plain: RunResult[] = [];
   const rules: RunResult[] = [];
+  const sides: Array<[label: string, extra: object, into: RunResult[]]> = [
+    ['without rules', {}, plain],
+    ['five rules + kill switch', withRules, rules],
+  ];
   for (let rep = 0; rep < o.reps; rep += 1) {
-    await o.load(count)();
-    fullGc();
-    plain.push(await S.pkgConsume(ctx, { topo, count, prefetch }));
-    o.log(`   consume+ack without rules #${rep + 1}: ${line(plain.at(-1)!)}`);
-    await o.load(count)();
-    fullGc();
-    rules.push(await S.pkgConsume(ctx, { topo, count, prefetch, ...withRules }));
-    o.log(`   consume+ack, five rules + kill switch #${rep + 1}: ${line(rules.at(-1)!)}`);
+    // ABBA: the side that runs second in a pair has a measurable edge or handicap on a busy machine.
+    for (const [label, extra, into] of rep % 2 === 0 ? sides : [...sides].reverse()) {
+      await o.load(count)();
+      fullGc();
+      into.push(await S.pkgConsume(ctx, { topo, count, prefetch, ...extra }));
+      o.log(`   consume+ack, ${label} #${rep + 1}: ${line(into.at(-1)!)}`);
+    }
   }
   result.rules = {
     count,
