@@ -142,6 +142,25 @@ describe('editor in a real browser (chromium + playwright-core, packed package, 
     });
   }
 
+  /**
+   * Deploys, over everything, a broker and a check-mode retry config `<id>-config` (no consumer) on a
+   * main and a parking queue created here: what the parking browser and the dialogs work on.
+   */
+  async function deployCheckConfig(id: string, queues: string, label: string): Promise<{ main: string; parking: string }> {
+    const names = { main: uniqueName(`${queues}-main`), parking: uniqueName(`${queues}-parking`) };
+    broker.track('queue', names.main, names.parking);
+    const ch = await broker.ch();
+    await ch.assertQueue(names.main, { durable: true });
+    await ch.assertQueue(names.parking, { durable: true });
+    const flow = [
+      { id: `${id}-broker`, type: 'retry-broker', name: 'test broker', url: AMQP_URL },
+      { id: `${id}-config`, type: 'retry-config', name: label, broker: `${id}-broker`, mode: 'check', mainQueue: names.main, parkingQueue: names.parking, retryDelay: '1000', maxAttempts: '3' },
+    ];
+    const deployed = await red!.api('POST', '/flows', flow, { 'Node-RED-Deployment-Type': 'full' });
+    assert.ok(deployed.ok, `deploy: ${deployed.status} ${await deployed.text()}`);
+    return names;
+  }
+
   before(async function () {
     if (!existsSync(CHROMIUM)) {
       if (process.env.CI === 'true') throw new Error(`${CHROMIUM} is missing: install Debian's chromium (apt-get install chromium; .ci/run does)`);
@@ -378,11 +397,8 @@ describe('editor in a real browser (chromium + playwright-core, packed package, 
   });
 
   it('lists a parked message in the parking browser (peek, not consume) and replays it after a confirmation', async function () {
-    const names = { main: uniqueName('ui-park-main'), parking: uniqueName('ui-park-parking') };
-    broker.track('queue', names.main, names.parking);
-    const ch = await broker.ch();
-    await ch.assertQueue(names.main, { durable: true });
-    await ch.assertQueue(names.parking, { durable: true });
+    // Deployed (the browser works on deployed configs): a broker and a retry config, no consumer.
+    const names = await deployCheckConfig('ui', 'ui-park', 'parking test');
     await broker.publish('', names.parking, { order: 4711, amount: 210.23 }, {
       messageId: 'ui-parked-1',
       headers: {
@@ -393,13 +409,6 @@ describe('editor in a real browser (chromium + playwright-core, packed package, 
         'retry-attempt': 3,
       },
     });
-    // Deployed (the browser works on deployed configs): a broker and a retry config, no consumer.
-    const flow = [
-      { id: 'ui-broker', type: 'retry-broker', name: 'test broker', url: AMQP_URL },
-      { id: 'ui-config', type: 'retry-config', name: 'parking test', broker: 'ui-broker', mode: 'check', mainQueue: names.main, parkingQueue: names.parking, retryDelay: '1000', maxAttempts: '3' },
-    ];
-    const deployed = await red!.api('POST', '/flows', flow, { 'Node-RED-Deployment-Type': 'full' });
-    assert.ok(deployed.ok, `deploy: ${deployed.status} ${await deployed.text()}`);
     page.once('dialog', (dialog) => void dialog.accept()); // "leave page?" for the unsaved example
     await page.reload();
     await page.waitForFunction(() => typeof RED !== 'undefined' && !!RED.nodes?.node?.('ui-config'), null, { timeout: 60_000 });
@@ -426,21 +435,11 @@ describe('editor in a real browser (chromium + playwright-core, packed package, 
   });
 
   it('keeps the parking browser in view in a 1000 px window, refreshes it by itself, and shows a whole body (JSON, text, hex)', async function () {
-    const names = { main: uniqueName('ui-body-main'), parking: uniqueName('ui-body-parking') };
-    broker.track('queue', names.main, names.parking);
-    const ch = await broker.ch();
-    await ch.assertQueue(names.main, { durable: true });
-    await ch.assertQueue(names.parking, { durable: true });
+    const names = await deployCheckConfig('ui-body', 'ui-body', 'body test');
     // A JSON body longer than the list's preview (1 KiB), and a binary one.
     const order = { order: 4712, items: Array.from({ length: 60 }, (_, i) => ({ sku: `sku-${i}`, quantity: i })), last: 'the end of the body' };
     await broker.publish('', names.parking, order, { messageId: 'ui-body-json', headers: { 'park-reason': 'too many items' } });
     await broker.publish('', names.parking, Buffer.from([0, 1, 2, 3, 0xfe, 0xff, 0x41]), { messageId: 'ui-body-bin', contentType: 'application/octet-stream', headers: { 'park-reason': 'not JSON' } });
-    const flow = [
-      { id: 'ui-body-broker', type: 'retry-broker', name: 'test broker', url: AMQP_URL },
-      { id: 'ui-body-config', type: 'retry-config', name: 'body test', broker: 'ui-body-broker', mode: 'check', mainQueue: names.main, parkingQueue: names.parking, retryDelay: '1000', maxAttempts: '3' },
-    ];
-    const deployed = await red!.api('POST', '/flows', flow, { 'Node-RED-Deployment-Type': 'full' });
-    assert.ok(deployed.ok, `deploy: ${deployed.status} ${await deployed.text()}`);
     await page.setViewportSize({ width: 1000, height: 700 });
     try {
       await page.reload();
@@ -492,6 +491,66 @@ describe('editor in a real browser (chromium + playwright-core, packed package, 
     } finally {
       await page.setViewportSize({ width: 1400, height: 900 });
     }
+    assert.deepEqual(takeErrors(), []);
+  });
+
+  it('edits the error rules in the retry-config dialog: inserts the HTTP set, marks a bad rule, saves the edited list into the deployed flow', async function () {
+    // Check mode and no consumer: nothing is declared or consumed (the queues exist for the parking
+    // browser the earlier tests left open: it peeks the deployed configuration's parking queue).
+    await deployCheckConfig('ui-rules', 'ui-rules', 'rules test');
+    page.once('dialog', (dialog) => void dialog.accept());
+    await page.reload();
+    await page.waitForFunction(() => typeof RED !== 'undefined' && !!RED.nodes?.node?.('ui-rules-config'), null, { timeout: 60_000 });
+
+    await openEditor('ui-rules-config', 'retry-config');
+    await tab('policy');
+    const rows = page.locator('#retry-config-error-rules .retry-config-rule');
+    assert.equal(await rows.count(), 0, 'a configuration saved before error rules has none');
+    await page.locator('#retry-config-rules-http').click();
+    await waitFor(async () => (await rows.count()) === 6, 'the HTTP set inserted');
+    const cell = (row: number, part: 'name' | 'match' | 'value' | 'kind') => rows.nth(row).locator(`.retry-config-rule-${part}`);
+    assert.deepEqual(
+      await Promise.all([0, 1, 2, 3].map(async (i) => [await cell(i, 'match').inputValue(), await cell(i, 'value').inputValue(), await cell(i, 'kind').inputValue()])),
+      [
+        ['status', '408,429', 'transient'],
+        ['status', '4xx', 'permanent'],
+        ['status', '5xx', 'transient'],
+        ['code', 'ECONNREFUSED', 'transient'],
+      ],
+    );
+    // A status list the runtime would refuse is marked, with its reason as the tip; fixed, it is not.
+    await cell(1, 'value').fill('4x');
+    await cell(1, 'value').dispatchEvent('change');
+    await waitFor(async () => ((await cell(1, 'value').getAttribute('class')) ?? '').includes('input-error'), 'the bad status list marked');
+    assert.match((await cell(1, 'value').getAttribute('title')) ?? '', /'4x' is not a status code/);
+    // Edited: the client errors narrowed to three codes, a rule renamed, ECONNREFUSED made permanent.
+    await cell(1, 'value').fill('400,404,422');
+    await cell(1, 'value').dispatchEvent('change');
+    await waitFor(async () => !((await cell(1, 'value').getAttribute('class')) ?? '').includes('input-error'), 'the fixed status list unmarked');
+    await cell(1, 'name').fill('payment refused');
+    await cell(3, 'kind').selectOption('permanent');
+    await cell(3, 'match').selectOption('code');
+    await screenshot('error-rules.png', '.red-ui-tray');
+    await closeEditor('retry-config', 'ok');
+    assert.notEqual((await ourNodes()).find((n) => n.id === 'ui-rules-config')?.valid, false, 'the edited configuration is valid');
+
+    await page.locator('#red-ui-header-button-deploy').click();
+    const saved = async (): Promise<Record<string, unknown> | undefined> => {
+      const response = await red!.api('GET', '/flows', undefined, { 'Node-RED-API-Version': 'v2' });
+      const { flows } = (await response.json()) as { flows: Array<Record<string, unknown>> };
+      return flows.find((n) => n.id === 'ui-rules-config');
+    };
+    await waitFor(async () => Array.isArray((await saved())?.errorRules), 'the deployed flow with the rules');
+    const config = (await saved())!;
+    assert.deepEqual(config.errorRules, [
+      { name: 'HTTP timeout or throttled', match: 'status', value: '408,429', kind: 'transient' },
+      { name: 'payment refused', match: 'status', value: '400,404,422', kind: 'permanent' },
+      { name: 'HTTP server error', match: 'status', value: '5xx', kind: 'transient' },
+      { name: 'connection refused', match: 'code', value: 'ECONNREFUSED', kind: 'permanent' },
+      { name: 'timed out', match: 'code', value: 'ETIMEDOUT', kind: 'transient' },
+      { name: 'connection reset', match: 'code', value: 'ECONNRESET', kind: 'transient' },
+    ]);
+    assert.equal(String(config.version), '3', 'saved at the version that knows errorRules');
     assert.deepEqual(takeErrors(), []);
   });
 

@@ -73,6 +73,7 @@ describe('error kinds: errorRules of a retry configuration (real broker)', funct
     assert.equal(headers['retry-attempt'], 1);
     assert.deepEqual(seen.filter((m) => m.amqp.properties.messageId === 'bad-request').map((m) => m.retry.attempt), [1], 'one attempt, no retry');
     assert.equal(await broker.messageCount(names.retryQueue), 0);
+    await waitFor(() => lastStatus('retry')?.text === 'permanent error: parked at attempt 1', "the retry node's status says why it parked");
     assert.deepEqual(
       events.filter((e) => e.messageId === 'bad-request').map((e) => [e.event, e.kind, e.reason]),
       [['parked', 'permanent', 'permanent (HTTP client error): HTTP 400']],

@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import type { ConsumeMessage, Options } from 'amqplib';
 import { Deliveries } from '../../src/lib/consume/deliveries';
 import { DeliveryRegistry } from '../../src/lib/consume/registry';
+import type { Settled } from '../../src/lib/consume/types';
 import type { DeliveredMessage } from '../../src/lib/message';
 import { AckBatcher, decisionPolicy, OrderedHold, Settler, SettleError, type CopyPublisher, type TrackedDelivery } from '../../src/lib/settle';
 import type { RetryTopologyConfig } from '../../src/lib/topology';
@@ -147,6 +148,30 @@ describe('deliveries', () => {
     track(2);
     for (let i = 0; i < 100 && deliveries.inFlight > 0; i += 1) await sleep(10);
     assert.deepEqual(written, ['nack 1+', 'nack 2+']);
+  });
+
+  it('the kind travels with the settle: onto the settled event and the park header; the settle timeout is transient, a plain ack has none', async () => {
+    const { deliveries, track, copies } = setup(30);
+    const settled: Settled[] = [];
+    deliveries.on('settled', (e) => settled.push(e));
+    const permanent = track(1);
+    const done = track(2);
+    const plain = track(3);
+    assert.equal((await deliveries.settle(permanent, 'retry', 'permanent (client error): HTTP 400', undefined, 'permanent')).done, 'parked');
+    assert.deepEqual(deliveries.settleNow(done, 'ack', '', undefined, 'done'), { done: 'acked', attempt: 1 });
+    deliveries.settleNow(plain, 'ack');
+    track(4); // left to the settle timeout
+    for (let i = 0; i < 100 && deliveries.inFlight > 0; i += 1) await sleep(10);
+    assert.deepEqual(
+      settled.map((e) => [e.outcome.done, e.kind]),
+      [
+        ['parked', 'permanent'],
+        ['acked', 'done'],
+        ['acked', undefined],
+        ['retried', 'transient'],
+      ],
+    );
+    assert.deepEqual(copies.published.map((p) => [p.headers['park-reason'], p.headers['park-error-kind'], p.headers['retry-attempt']]), [['permanent (client error): HTTP 400', 'permanent', 1]]);
   });
 
   it('a park is a confirmed copy first, the ack only after it, counted once', async () => {

@@ -81,16 +81,16 @@ export function errorRulesEditor(t: Translate, node: EditorNode): void {
     header: $('<div>')
       .addClass('retry-config-rules-header')
       .css({ display: 'flex', gap: '4px', 'padding-left': '28px', 'font-size': '0.9em' })
-      .append($('<span>').css('width', '28%').text(t('rules.name')))
+      .append($('<span>').css('width', '25%').text(t('rules.name')))
       .append($('<span>').css('width', '16%').text(t('rules.match')))
-      .append($('<span>').css('width', '32%').text(t('rules.value')))
-      .append($('<span>').css('width', '18%').text(t('rules.kind'))),
+      .append($('<span>').css('width', '29%').text(t('rules.value')))
+      .append($('<span>').css('width', '22%').text(t('rules.kind'))),
     addItem(container: JQ, _index: number, data: Partial<ErrorRule>) {
       const row = $('<div>').addClass('retry-config-rule').css({ display: 'flex', gap: '4px', 'align-items': 'center' }).appendTo(container);
-      const name = $('<input type="text">').addClass('retry-config-rule-name').css('width', '28%').attr('placeholder', t('rules.name')).val(data.name ?? '');
+      const name = $('<input type="text">').addClass('retry-config-rule-name').css('width', '25%').attr('placeholder', t('rules.name')).val(data.name ?? '');
       const match = select(RULE_MATCHES, (m) => t(`rules.matches.${m}`), data.match ?? 'status', 'retry-config-rule-match').css('width', '16%');
-      const value = $('<input type="text">').addClass('retry-config-rule-value').css('width', '32%').val(data.value ?? '');
-      const kind = select(ERROR_KINDS, (k) => t(`rules.kinds.${k}`), data.kind ?? 'permanent', 'retry-config-rule-kind').css('width', '18%');
+      const value = $('<input type="text">').addClass('retry-config-rule-value').css('width', '29%').val(data.value ?? '');
+      const kind = select(ERROR_KINDS, (k) => t(`rules.kinds.${k}`), data.kind ?? 'permanent', 'retry-config-rule-kind').css('width', '22%');
       row.append(name, match, value, kind);
       const refresh = (): void => {
         value.attr('placeholder', placeholders(str(match.val())));

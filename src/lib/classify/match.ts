@@ -100,11 +100,6 @@ export class ErrorClassifier {
     return this.compiled.length;
   }
 
-  /** The rules as configured. */
-  get rules(): ErrorRule[] {
-    return this.compiled.map((c) => c.rule);
-  }
-
   /** The first rule that matches names the kind; none: transient. A promise only once a JSONata rule answers by one. */
   classify(input: ClassifyInput): Classification | Promise<Classification> {
     return this.walk(input, 0);

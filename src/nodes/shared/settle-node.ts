@@ -53,13 +53,15 @@ export function settleNode(RED: NodeAPI, node: Node, def: NodeDef, action: Settl
   const configuredReason = stringProp(def.reason);
   let parked = 0;
   let lastParkAttempt = 0;
+  /** The last park was of a permanent failure (error rules): parked at once, not out of attempts. */
+  let lastParkPermanent = false;
   const status = new StatusUpdates(
     () => {
       if (parked === 0) return undefined;
       // A park node counts its parks; a retry node says when a retry parked, having run out of attempts.
       return action === 'park'
         ? { fill: 'yellow', shape: 'dot', text: t('park-publisher.status.parked', { count: parked }) }
-        : { fill: 'yellow', shape: 'dot', text: t('retry-settle.status.parkedAfter', { attempt: lastParkAttempt }) };
+        : { fill: 'yellow', shape: 'dot', text: t(lastParkPermanent ? 'retry-settle.status.parkedPermanent' : 'retry-settle.status.parkedAfter', { attempt: lastParkAttempt }) };
     },
     (shown) => node.status(shown),
   );
@@ -80,10 +82,11 @@ export function settleNode(RED: NodeAPI, node: Node, def: NodeDef, action: Settl
   };
 
   /** A settle is done: counted on the status; a park sends its msg on, with where and why. */
-  const settled = (outcome: SettleOutcome, msg: NodeMessage, send: SendFunction, done: DoneFunction, reason: string): void => {
+  const settled = (outcome: SettleOutcome, msg: NodeMessage, send: SendFunction, done: DoneFunction, reason: string, kind?: ErrorKind): void => {
     if (outcome.done === 'parked') {
       parked += 1;
       lastParkAttempt = outcome.attempt;
+      lastParkPermanent = kind === 'permanent';
       if (parked === 1) status.now();
       else status.soon();
     }
@@ -104,8 +107,8 @@ export function settleNode(RED: NodeAPI, node: Node, def: NodeDef, action: Settl
       return;
     }
     // An ack is done here and now: the flow's done() follows without a promise or an extra turn.
-    if (outcome instanceof Promise) outcome.then((o) => settled(o, msg, send, done, why), (err: unknown) => failed(err, done));
-    else settled(outcome, msg, send, done, why);
+    if (outcome instanceof Promise) outcome.then((o) => settled(o, msg, send, done, why, kind), (err: unknown) => failed(err, done));
+    else settled(outcome, msg, send, done, why, kind);
   };
 
   node.on('input', (msg, send, done) => {
