@@ -4,6 +4,7 @@
  * the probing with prefetch 1, and the full prefetch again.
  */
 import { EventEmitter } from 'node:events';
+import { performance } from 'node:perf_hooks';
 import { Circuit, type CircuitChange, type CircuitSettings, type CircuitState } from '../degrade';
 import type { Deliveries } from './deliveries';
 import type { Settled } from './types';
@@ -48,7 +49,7 @@ export class Breaker extends EventEmitter<{ change: [CircuitChange] }> {
   constructor(
     settings: CircuitSettings,
     private readonly deliveries: Deliveries,
-    now: () => number = Date.now,
+    now: () => number = () => performance.now(),
   ) {
     super();
     this.circuit = new Circuit(settings, now);

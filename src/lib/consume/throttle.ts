@@ -8,6 +8,9 @@ import { performance } from 'node:perf_hooks';
 import type { ConsumeMessage } from 'amqplib';
 import { burstOf, TokenBucket } from '../degrade';
 
+/** The longest timer Node.js keeps (a longer one fires at once). */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
 export interface HeldDelivery {
   acks: { readonly closed: boolean; nack(message: ConsumeMessage, requeue: boolean): void };
   message: ConsumeMessage;
@@ -59,7 +62,7 @@ export class Throttle<T extends HeldDelivery> {
   }
 
   private arm(): void {
-    this.timer ??= setTimeout(() => this.flow(), Math.max(1, Math.ceil(this.bucket.waitMs())));
+    this.timer ??= setTimeout(() => this.flow(), Math.min(MAX_TIMER_MS, Math.max(1, Math.ceil(this.bucket.waitMs()))));
   }
 
   private flow(): void {

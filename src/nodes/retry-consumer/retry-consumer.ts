@@ -141,6 +141,7 @@ export = function register(RED: NodeAPI): void {
     deliveries.on('error', (text) => node.error(text));
     session.on('parking', () => status.soon());
     session.on('state', () => status.now());
+    session.on('circuit', () => status.now());
     const onBufferChange = (): void => status.soon();
     buffer.on('change', onBufferChange);
     session.on('warning', (text) => node.warn(text));
