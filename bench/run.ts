@@ -6,7 +6,7 @@
  *   npm run bench                      full run (a few minutes on 2 cores)
  *   BENCH_SMOKE=1 npm run bench        tiny counts, one repetition (CI; < 60 s)
  *   npm run bench -- --smoke           the same
- *   npm run bench -- --only=consume,park   some sections (consume, analysis, peers, retry, park, publish, nodered, scale, parking, memory)
+ *   npm run bench -- --only=consume,park   some sections (consume, degrade, analysis, peers, retry, park, publish, dedupe, outbox, nodered, scale, parking, memory)
  *   npm run bench -- --only=consume --consume=16k:100   some consume+ack cases (size:prefetch; also filters analysis sizes)
  *   BENCH_REPS=7 npm run bench         more repetitions (default 5; the median is reported)
  *   BENCH_DIST=/path/to/dist node --expose-gc --import tsx bench/run.ts   another build of the package (compare a change)
@@ -50,6 +50,7 @@ import * as S from './lib/scenarios';
 import * as D from './lib/store-scenarios';
 import { runScale, scaleJson, scaleTable, type ScaleResult } from './lib/scale-scenarios';
 import { parkingGroupRun, type ParkingGroupRun } from './lib/parking-group';
+import { degradeJson, degradeTable, runDegrade, type DegradeResult } from './lib/degrade-scenarios';
 
 const here = __dirname;
 const argv = process.argv.slice(2);
@@ -194,6 +195,7 @@ const analysis: Single[] = []; // single-sided measurements
 const failures: string[] = [];
 const extra: Extra = {}; // lag, memory, peers
 const scale: ScaleResult = { consumers: [], competing: [], big: [], notes: [] };
+const degrade: DegradeResult = {}; // rate limit, error rules + kill switch
 
 function summarize(runs: RunResult[]): Summary {
   return {
@@ -428,6 +430,7 @@ function printReport(env: Environment): void {
     out.push(`parking groups: ${fmt(g.count)} parked 1 KB messages (5 reasons with variable parts) grouped by a park-replay node in a Node-RED process of its own (target for 100 000: ≤ 10 s, ≤ 100 MiB):`);
     out.push(`  ${fmt(g.seconds, 2)} s (${fmt(g.count / g.seconds)} msg/s), ${g.groups} groups; Node-RED process rss ${fmt(g.rssBefore / MB, 1)} MiB idle, peak ${fmt(g.rssPeak / MB, 1)} MiB while grouping (+${fmt((g.rssPeak - g.rssBefore) / MB, 1)} MiB)`);
   }
+  out.push(...degradeTable(degrade));
   out.push(...scaleTable(scale));
   if (failures.length > 0) {
     out.push('');
@@ -547,6 +550,7 @@ function summaryJson(): Record<string, number | null> {
     smoke: SMOKE ? 1 : 0,
     ...peers,
     ...scaleJson(scale),
+    ...degradeJson(degrade),
     ...nodeRedAloneJson([
       ['consumeAck', c100, 'Batched'],
       ['consumeAck16k', c16, 'Batched'],
@@ -633,6 +637,13 @@ async function main(): Promise<number> {
           () => S.nodeRedAloneConsume(ctx, { queue: consumeTopo.mainQueue, count, prefetch }),
         );
       }
+    });
+
+    // Rate limit and kill switch: the rate reaching the flow at 200/s; five rules + the kill switch against none.
+    await section('degrade', async () => {
+      const topo = names.topology('degrade');
+      await S.declareTopology(ctx, topo);
+      await runDegrade({ smoke: SMOKE, reps: REPS, ctx, topo, prefetch: PREFETCH, warmup: PLAN.warmup, load: (count) => load(topo, 1024, count), log }, degrade);
     });
 
     let capturedMsg: Msg | undefined; // a real first-delivery msg, for the Node-RED-only runs

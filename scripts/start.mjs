@@ -97,7 +97,7 @@ module.exports = {
     // The examples, one tab each: the retry demo, the async web service and, when PostgreSQL answers,
     // the orders with a transactional outbox (their node ids differ).
     const example = (file) => JSON.parse(readFileSync(path.join(root, 'examples', file), 'utf8'));
-    const files = ['flows.json', 'async-web-service.json', ...(withOutbox ? ['orders-outbox.json'] : [])];
+    const files = ['flows.json', 'async-web-service.json', 'downstream-outage.json', ...(withOutbox ? ['orders-outbox.json'] : [])];
     writeFileSync(flows, JSON.stringify(files.flatMap(example), null, 2));
     log(`example flows written to ${flows}: ${files.join(', ')} (delete it to reset the demo).`);
   }

@@ -29,7 +29,7 @@ export const timeoutFor = (count: number): number => Math.max(60_000, count * 5)
 // Flow nodes: test/helpers/flows.ts's builders, with the bench's topology (default exchange, 200 ms TTL).
 
 export const benchBroker = (ctx: Pick<Ctx, 'url'>): FlowNode => brokerNode({ name: 'bench broker', url: ctx.url, reconnectMax: '30', managementUrl: '' });
-export const benchConfig = (topo: Names): FlowNode => configNode(topo, { retryDelay: '200' });
+export const benchConfig = (topo: Names, extra: Record<string, unknown> = {}): FlowNode => configNode(topo, { retryDelay: '200', ...extra });
 export const benchConsumer = (wires: string[][], prefetch: number, extra: Record<string, unknown> = {}): FlowNode => consumerNode(wires, { prefetch: String(prefetch), ...extra });
 
 export function settleNode(id: string, action: string, wires: string[][] = []): FlowNode {
@@ -89,13 +89,20 @@ export async function nodeRedAloneConsume(_ctx: Ctx, { queue, count, prefetch }:
   }
 }
 
-/** consumer → retry-settle(ack) in the Node-RED runtime. */
+/** consumer → retry-settle(ack) in the Node-RED runtime; `consumer` / `config`: more properties of those nodes. */
 export async function pkgConsume(
   ctx: Ctx,
-  { topo, count, prefetch, consumer = {}, ...load }: { topo: Names; count: number; prefetch: number; consumer?: Record<string, unknown> } & Pick<LoadOptions, 'spies' | 'syncDelivery'>,
+  {
+    topo,
+    count,
+    prefetch,
+    consumer = {},
+    config = {},
+    ...load
+  }: { topo: Names; count: number; prefetch: number; consumer?: Record<string, unknown>; config?: Record<string, unknown> } & Pick<LoadOptions, 'spies' | 'syncDelivery'>,
 ): Promise<RunResult> {
   const done = armProbe(count);
-  await loadFlow([tab(), benchBroker(ctx), benchConfig(topo), benchConsumer([['ack']], prefetch, consumer), settleNode('ack', 'ack')], load);
+  await loadFlow([tab(), benchBroker(ctx), benchConfig(topo, config), benchConsumer([['ack']], prefetch, consumer), settleNode('ack', 'ack')], load);
   try {
     await withTimeout(done, timeoutFor(count), `package consumer: ${count} acks (got ${probeCounts().acks})`);
     return probeResult();

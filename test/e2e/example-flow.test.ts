@@ -29,6 +29,15 @@ type AsyncName = (typeof ASYNC_NAMES)[number];
 /** The broker objects and tables of examples/orders-outbox.json. */
 const OUTBOX_NAMES = ['orders-exchange', 'orders-queue', 'demo_orders', 'rabbitmq_retry_outbox', 'rabbitmq_retry_dedupe'] as const;
 type OutboxName = (typeof OUTBOX_NAMES)[number];
+/** The broker objects of examples/downstream-outage.json. */
+const OUTAGE_NAMES = ['outage-exchange', 'outage-queue'] as const;
+type OutageName = (typeof OUTAGE_NAMES)[number];
+/** One line per msg of the outage example's events output, written by a debug node the test adds. */
+const OUTAGE_MARK = 'e2e-outage ';
+interface OutageEvent {
+  topic: string;
+  payload: { state?: string; attempt?: number; reason?: string | null; kind?: string };
+}
 
 interface FlowNode {
   id: string;
@@ -96,6 +105,8 @@ function exampleFlowOn(runtime: NodeRedRuntime, packedTarball: () => string): vo
   const outboxNames = {} as Record<OutboxName, string>;
   // Table names must be SQL identifiers: letters, digits and _.
   for (const n of OUTBOX_NAMES) outboxNames[n] = uniqueName(`e2e-${n}`).replace(/[^A-Za-z0-9_]/g, '_');
+  const outageNames = {} as Record<OutageName, string>;
+  for (const n of OUTAGE_NAMES) outageNames[n] = uniqueName(`e2e-${n}`);
 
   /** Node-RED's output so far, for failure messages. */
   const log = (): string => red?.log() ?? '';
@@ -133,6 +144,9 @@ function exampleFlowOn(runtime: NodeRedRuntime, packedTarball: () => string): vo
     const ordersQueue = outboxNames['orders-queue'];
     broker.track('queue', ordersQueue, `${ordersQueue}.retry`, `${ordersQueue}.parking`);
     broker.track('exchange', outboxNames['orders-exchange']);
+    const outageQueue = outageNames['outage-queue'];
+    broker.track('queue', outageQueue, `${outageQueue}.retry`, `${outageQueue}.parking`);
+    broker.track('exchange', outageNames['outage-exchange']);
 
     userDir = await userDirWith(tarball);
     // The management API as `npm start` gives it to the examples' brokers.
@@ -398,6 +412,94 @@ function exampleFlowOn(runtime: NodeRedRuntime, packedTarball: () => string): vo
     }
     assert.equal((await post({ item: 7 })).status, 400);
     assert.equal((await get('no-such-order')).status, 404);
+    const errors = output().split('\n').filter((line) => line.includes('[error]'));
+    assert.deepEqual(errors, [], `Node-RED logged errors${log()}`);
+  });
+
+  it('runs the downstream outage example: the kill switch opens while the endpoint answers 503 and closes once it answers 200, a 400 is parked at once', async function () {
+    const listed = JSON.stringify(await getJson(`/library/examples/flows/${PACKAGE}`));
+    assert.ok(listed.includes('downstream-outage'), `Import ▸ Examples lists ${listed}`);
+    let text = readFileSync(path.join(userDir, 'node_modules', PACKAGE, 'examples', 'downstream-outage.json'), 'utf8');
+    for (const n of OUTAGE_NAMES) assert.ok(text.includes(n), `the outage example no longer mentions ${n}`);
+    text = text.replace(new RegExp(`\\b(${OUTAGE_NAMES.join('|')})\\b`, 'g'), (n) => outageNames[n as OutageName]);
+    const flow = JSON.parse(text) as FlowNode[];
+    const queue = outageNames['outage-queue'];
+    const byName = (type: string, name: string): FlowNode => {
+      const found = flow.find((n) => n.type === type && n.name === name);
+      assert.ok(found, `the outage example has no ${type} node named "${name}"`);
+      return found;
+    };
+    // The endpoint is this Node-RED's own: its port through the tab's environment (the example reads PORT).
+    const tab = flow.find((n) => n.type === 'tab')!;
+    tab.env = [{ name: 'PORT', value: new URL(red!.base).port, type: 'str' }];
+    const consumer = flow.find((n) => n.type === 'retry-consumer')!;
+    assert.equal(consumer.circuit, true, 'the example has its kill switch on');
+    // Shorter waits than a person watching needs.
+    consumer.circuitRestart = '2';
+    consumer.circuitRestartMax = '4';
+    flow.find((n) => n.type === 'retry-config')!.retryDelay = '1000';
+    // Every msg of the events output (acked, retried, parked, circuit) as one parsable line.
+    const wires = consumer.wires as string[][];
+    wires[1] = [...(wires[1] ?? []), 'e2e-outage-events'];
+    flow.push({
+      id: 'e2e-outage-events',
+      type: 'debug',
+      z: tab.id,
+      name: 'e2e events',
+      active: true,
+      tosidebar: false,
+      console: true,
+      tostatus: false,
+      complete: `"${OUTAGE_MARK}" & $string({"topic": topic, "payload": payload})`,
+      targetType: 'jsonata',
+      wires: [],
+    });
+    await red!.deploy(flow);
+    await waitFor(async () => (await consumerCount(queue)) === 1, `a consumer on ${queue}${log()}`, 60_000);
+
+    const events = (): OutageEvent[] =>
+      (red?.lines() ?? []).filter((line) => line.includes(OUTAGE_MARK)).map((line) => JSON.parse(line.slice(line.indexOf(OUTAGE_MARK) + OUTAGE_MARK.length)) as OutageEvent);
+    const of = (topic: string): OutageEvent[] => events().filter((e) => e.topic === topic);
+    const circuit = (): string[] => of('circuit').map((e) => String(e.payload.state));
+    const inject = async (name: string): Promise<void> => {
+      const node = byName('inject', name);
+      const response = await red!.api('POST', `/inject/${node.id}`);
+      assert.equal(response.status, 200, `inject ${name}: ${response.status} ${await response.text()}`);
+    };
+    const state = async (): Promise<string> => `events ${JSON.stringify(events())}; main ${await count(queue)}, retry ${await count(`${queue}.retry`)}, parking ${await count(`${queue}.parking`)}${log()}`;
+    const until = async (condition: () => boolean | Promise<boolean>, what: string): Promise<void> => {
+      try {
+        await waitFor(condition, what, 60_000);
+      } catch (err) {
+        throw new Error(`${(err as Error).message}: ${await state()}`, { cause: err });
+      }
+    };
+
+    // The service is down: every call fails with 503 (transient), the kill switch opens, nothing is parked.
+    await inject('endpoint answers 503');
+    await inject('publish 10 jobs');
+    await until(() => circuit().includes('open'), 'the kill switch to open');
+    const shown = await red!.status(consumer.id);
+    assert.match(shown?.text ?? '', /circuit (open|probing)/, `status ${JSON.stringify(shown)}${await state()}`);
+    // The service is back: a probe succeeds, the kill switch closes, every job is done, none parked.
+    await inject('endpoint answers 200');
+    await until(() => circuit().at(-1) === 'closed' && of('acked').length === 10, 'the kill switch to close and the 10 jobs to be acked');
+    assert.ok(of('retried').length > 0, `no job was retried while the service was down${await state()}`);
+    assert.deepEqual(of('parked'), [], `a job was parked during the outage${await state()}`);
+    // A bad request: 400 is permanent, each job parked at once after one attempt, and the kill switch stays closed.
+    await inject('endpoint answers 400');
+    await inject('publish 10 jobs');
+    await until(async () => (await count(`${queue}.parking`)) === 10, '10 jobs parked');
+    const parked = await drain(broker, `${queue}.parking`);
+    for (const m of parked) {
+      const headers = (m.properties.headers ?? {}) as Record<string, unknown>;
+      assert.equal(headers['park-error-kind'], 'permanent', JSON.stringify(headers));
+      assert.equal(headers['retry-attempt'], 1, JSON.stringify(headers));
+      assert.match(String(headers['park-reason']), /^permanent \(HTTP client error\): HTTP 400/, JSON.stringify(headers));
+    }
+    assert.equal(circuit().at(-1), 'closed', await state());
+    assert.equal(of('retried').filter((e) => e.payload.kind === 'permanent').length, 0, await state());
+    assert.equal(await count(`${queue}.retry`), 0);
     const errors = output().split('\n').filter((line) => line.includes('[error]'));
     assert.deepEqual(errors, [], `Node-RED logged errors${log()}`);
   });

@@ -4,7 +4,10 @@
  * shows) → record the processed id with a confirmed publish (retry-publish) → ack; poison → retry
  * (parked after 3 attempts); a failed effect or record → retry. With deduplication, the consumer
  * deduplicates by messageId in a PostgreSQL store of the same database, and the effect's transaction
- * records the key as processed.
+ * records the key as processed. The downstream rows: 5 attempts, and the consumer's kill switch on or
+ * off; the permanent-error row: poison fails as an HTTP 400 that a `permanent` rule of the retry
+ * config matches. Every delivery of a poison message and every kill switch event is logged as one
+ * parsable line.
  */
 import { uniqueName } from '../helpers/broker';
 import { statusKey } from '../../src/nodes/shared/i18n';
@@ -40,9 +43,14 @@ export function faultNames(fault: string): FaultNames {
   };
 }
 
-/** The flow's processing: poison fails; anything else is recorded with the time and the consumer tag that delivered it. */
+/**
+ * The flow's processing: poison fails (as an HTTP 400 answer when POISON_STATUS is set); anything
+ * else is recorded with the time and the consumer tag that delivered it.
+ */
 const PROCESS = `if (msg.payload.poison) {
-    msg.error = { message: 'poison message ' + msg.payload.n };
+    const status = Number(env.get('POISON_STATUS'));
+    if (status) msg.statusCode = status;
+    msg.error = { message: (status ? 'HTTP ' + status + ': ' : '') + 'poison message ' + msg.payload.n };
     return [null, msg];
 }
 msg.payload = { id: msg.amqp.properties.messageId, at: Date.now(), tag: msg.amqp.consumerTag };
@@ -51,15 +59,44 @@ return [msg, null];`;
 
 const QUORUM = '{"x-queue-type":"quorum"}';
 
-/** `quorum`: every queue of the topology is a quorum queue (the cluster row). */
-export function faultFlow(names: FaultNames, options: { quorum?: boolean; dedupe?: boolean; redis?: string; outbox?: boolean } = {}): Record<string, unknown>[] {
+/** The kill switch of the downstream outage row: trips within seconds of an outage, probes every 5 s doubling to 20 s. */
+export const KILL_SWITCH = { circuitActivation: '10', circuitTripPercent: '50', circuitWindow: '10', circuitRestart: '5', circuitRestartMax: '20', circuitProbes: '3' } as const;
+
+/** The retry config's error rules of the permanent-error row: any HTTP 4xx answer is permanent. */
+export const PERMANENT_RULES = [{ name: 'client error', match: 'status', value: '4xx', kind: 'permanent' }] as const;
+
+export interface FaultFlowOptions {
+  /** Every queue of the topology is a quorum queue (the cluster row). */
+  quorum?: boolean;
+  dedupe?: boolean;
+  redis?: string;
+  outbox?: boolean;
+  /** Attempts before parking (default 3). */
+  maxAttempts?: number;
+  /** The consumer's kill switch with KILL_SWITCH's settings. */
+  circuit?: boolean;
+  /** The consumer's events output on, its kill switch events logged. */
+  events?: boolean;
+  /** Poison fails as an HTTP 400 and the retry config has PERMANENT_RULES. */
+  permanent?: boolean;
+}
+
+export function faultFlow(names: FaultNames, options: FaultFlowOptions = {}): Record<string, unknown>[] {
   const z = 'faults-tab';
   const dedupe = options.dedupe === true;
   const store = options.redis
     ? { id: 'faults-dedupe', type: 'retry-dedupe', name: 'processed', kind: 'redis', url: options.redis, prefix: `${names.dedupeTable}:`, retentionHours: '24', leaseSeconds: '5' }
     : { id: 'faults-dedupe', type: 'retry-dedupe', name: 'processed', kind: 'postgres', postgres: 'faults-db', table: names.dedupeTable, mode: 'declare', retentionHours: '24', leaseSeconds: '5' };
   return [
-    { id: z, type: 'tab', label: 'fault suite', env: [{ name: 'EFFECTS_TABLE', value: names.effectsTable, type: 'str' }] },
+    {
+      id: z,
+      type: 'tab',
+      label: 'fault suite',
+      env: [
+        { name: 'EFFECTS_TABLE', value: names.effectsTable, type: 'str' },
+        { name: 'POISON_STATUS', value: options.permanent ? '400' : '', type: 'str' },
+      ],
+    },
     { id: 'faults-db', type: 'retry-postgres', name: 'fault database', url: '${DATABASE_URL}', host: '127.0.0.1', port: '5432', database: 'test', poolSize: '10' },
     ...(dedupe ? [store] : []),
     // The outbox rows: the events come from the outbox table, published by a relay of this flow.
@@ -94,7 +131,8 @@ export function faultFlow(names: FaultNames, options: { quorum?: boolean; dedupe
       retryQueue: names.retryQueue,
       retryDelay: '500',
       parkingQueue: names.parkingQueue,
-      maxAttempts: '3',
+      maxAttempts: String(options.maxAttempts ?? 3),
+      ...(options.permanent ? { errorRules: PERMANENT_RULES.map((rule) => ({ ...rule })) } : {}),
       mainQueueArgs: options.quorum ? QUORUM : '{}',
       retryQueueArgs: options.quorum ? QUORUM : '{}',
       parkingQueueArgs: options.quorum ? QUORUM : '{}',
@@ -113,11 +151,31 @@ export function faultFlow(names: FaultNames, options: { quorum?: boolean; dedupe
       decode: 'auto',
       invalidBody: 'park',
       ...(dedupe ? { dedupe: 'faults-dedupe', dedupeKeyType: 'messageId', dedupeNoKey: 'process', dedupeStoreDown: 'pause' } : {}),
+      ...(options.circuit ? { circuit: true, ...KILL_SWITCH } : {}),
+      // The second output: the kill switch's events, logged.
+      ...(options.events ? { events: true, statsEvery: '0' } : {}),
       x: 120,
       y: 80,
-      wires: [['faults-process']],
+      wires: options.events ? [['faults-process'], ['faults-circuit']] : [['faults-process']],
     },
-    { id: 'faults-process', type: 'function', z, name: 'process', func: PROCESS, outputs: 2, noerr: 0, initialize: '', finalize: '', libs: [], x: 300, y: 80, wires: [['faults-effect'], ['faults-retry']] },
+    { id: 'faults-process', type: 'function', z, name: 'process', func: PROCESS, outputs: 2, noerr: 0, initialize: '', finalize: '', libs: [], x: 300, y: 80, wires: [['faults-effect'], ['faults-retry', 'faults-seen']] },
+    logLine('faults-seen', z, 'poison seen', SEEN_MARK, '{"id": amqp.properties.messageId, "attempt": retry.attempt}', 500, 120),
+    {
+      id: 'faults-circuit',
+      type: 'switch',
+      z,
+      name: 'kill switch events',
+      property: 'topic',
+      propertyType: 'msg',
+      rules: [{ t: 'eq', v: 'circuit', vt: 'str' }],
+      checkall: 'true',
+      repair: false,
+      outputs: 1,
+      x: 300,
+      y: 260,
+      wires: [['faults-circuit-log']],
+    },
+    logLine('faults-circuit-log', z, 'kill switch', CIRCUIT_MARK, '$merge([payload, {"at": $millis()}])', 500, 260),
     {
       id: 'faults-effect',
       type: 'outbox-write',
@@ -155,25 +213,25 @@ export function faultFlow(names: FaultNames, options: { quorum?: boolean; dedupe
     { id: 'faults-catch', type: 'catch', z, name: 'record failed', scope: ['faults-record'], uncaught: false, x: 500, y: 160, wires: [['faults-retry']] },
     // Every status of the consumer and of the publishing node, as one parsable line in Node-RED's log.
     { id: 'faults-status', type: 'status', z, name: '', scope: ['faults-consumer', 'faults-record'], x: 120, y: 220, wires: [['faults-status-log']] },
-    {
-      id: 'faults-status-log',
-      type: 'debug',
-      z,
-      name: 'status',
-      active: true,
-      tosidebar: false,
-      console: true,
-      tostatus: false,
-      complete: `"${STATUS_MARK}" & $string({"id": status.source.id, "fill": status.fill, "shape": status.shape, "text": status.text})`,
-      targetType: 'jsonata',
-      x: 300,
-      y: 220,
-      wires: [],
-    },
+    logLine('faults-status-log', z, 'status', STATUS_MARK, '{"id": status.source.id, "fill": status.fill, "shape": status.shape, "text": status.text}', 300, 220),
   ];
 }
 
 export const STATUS_MARK = 'fault-status ';
+/** One line per delivery of a poison message. */
+export const SEEN_MARK = 'fault-seen ';
+/** One line per kill switch event (the consumer's events output, topic `circuit`). */
+export const CIRCUIT_MARK = 'fault-circuit ';
+
+/** A debug node writing `<mark><JSON of the JSONata object>` as one line to Node-RED's log. */
+function logLine(id: string, z: string, name: string, mark: string, object: string, x: number, y: number): Record<string, unknown> {
+  return { id, type: 'debug', z, name, active: true, tosidebar: false, console: true, tostatus: false, complete: `"${mark}" & $string(${object})`, targetType: 'jsonata', x, y, wires: [] };
+}
+
+/** The JSON objects of the log lines carrying `mark`, in order. */
+export function markedLines<T>(lines: string[], mark: string): T[] {
+  return lines.filter((line) => line.includes(mark)).map((line) => JSON.parse(line.slice(line.indexOf(mark) + mark.length)) as T);
+}
 
 export interface NodeStatusLine {
   id: string;
@@ -185,12 +243,7 @@ export interface NodeStatusLine {
 /** The latest status of each node, from Node-RED's log lines. */
 export function latestStatuses(lines: string[]): Map<string, NodeStatusLine> {
   const latest = new Map<string, NodeStatusLine>();
-  for (const line of lines) {
-    const at = line.indexOf(STATUS_MARK);
-    if (at < 0) continue;
-    const status = JSON.parse(line.slice(at + STATUS_MARK.length)) as NodeStatusLine;
-    latest.set(status.id, status);
-  }
+  for (const status of markedLines<NodeStatusLine>(lines, STATUS_MARK)) latest.set(status.id, status);
   return latest;
 }
 

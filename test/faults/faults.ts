@@ -4,6 +4,7 @@
  * deploy answered, Node-RED answering again, the alarm cleared), from which recovery is measured.
  */
 import { acceptingConnections, pause, type BrokerKind, type BrokerNode } from './fault-broker';
+import type { FaultFlowOptions } from './fault-flow';
 
 export interface FaultWindow {
   start: number;
@@ -41,6 +42,10 @@ export interface Fault {
   store?: 'postgres' | 'redis';
   /** The events come through the transactional outbox: written into its table, published by the flow's relay. */
   outbox?: boolean;
+  /** The flow's attempts, kill switch, events output and error rules (fault-flow.ts); the suite's defaults otherwise. */
+  flow?: Pick<FaultFlowOptions, 'maxAttempts' | 'circuit' | 'events' | 'permanent'>;
+  /** false: the producer publishes no poison message (every message is good). */
+  poison?: boolean;
 }
 
 async function repeat(times: number, gapMs: number, once: () => Promise<FaultWindow>): Promise<FaultWindow[]> {
@@ -183,3 +188,50 @@ export const OUTBOX_FAULTS: Fault[] = [
   ...FAULTS.filter((f) => ['close-all', 'restart', 'sigkill'].includes(f.id)),
   ...DEDUPE_FAULTS.filter((f) => f.id === 'postgres-restart'),
 ].map((f) => ({ ...f, id: `${f.id}-outbox`, name: `${f.name.replace(/ · deduplicated.*$/, '')} · through the outbox`, dedupe: true, outbox: true }));
+
+/** How long the downstream outage rows stop the effect's database. */
+export const OUTAGE_MS = 30_000;
+
+/**
+ * A downstream outage: the PostgreSQL the effect writes to (a server of the run's own) stopped
+ * (`pg_ctl -m immediate stop`) for 30 s while publishing goes on, every message good, 5 attempts. Without
+ * the kill switch every message that meets the outage spends its attempts and is parked; with it the
+ * consumer stops taking messages once half of its settles fail, probes, and consumes again once the
+ * database answers. The window ends when the database accepts connections again.
+ */
+const downstreamOutage = (circuit: boolean): Fault => ({
+  id: circuit ? 'outage-kill-switch' : 'outage',
+  name: `downstream outage: the effect's PostgreSQL stopped 30 s · ${circuit ? 'kill switch' : 'no kill switch'}`,
+  broker: 'single',
+  newConsumer: false,
+  store: 'postgres',
+  poison: false,
+  flow: { maxAttempts: 5, circuit, events: true },
+  inject: async ({ store }) => {
+    if (!store) throw new Error('no store server for this row');
+    const start = Date.now();
+    await store.stop();
+    await pause(OUTAGE_MS);
+    await store.start();
+    return [{ start, end: Date.now() }];
+  },
+});
+
+/** The outage rows, and permanent errors: 5 % of the messages fail as HTTP 400, which a `permanent` rule of the retry config parks at once. */
+export const DOWNSTREAM_FAULTS: Fault[] = [
+  downstreamOutage(false),
+  downstreamOutage(true),
+  {
+    id: 'permanent',
+    name: 'permanent errors: 5 % fail with HTTP 400 (rule `4xx` → permanent)',
+    broker: 'single',
+    newConsumer: false,
+    flow: { permanent: true },
+    // No fault beside the errors themselves: 10 s more of the workload.
+    inject: async () => {
+      const start = Date.now();
+      await pause(10_000);
+      return [{ start, end: start }];
+    },
+  },
+];

@@ -50,6 +50,8 @@ export class Producer extends Paced {
     private readonly exchange: string,
     private readonly routingKey: string,
     private readonly prefix: string,
+    /** Which messages are poison (the downstream outage rows publish none). */
+    private readonly poison: (n: number) => boolean = isPoison,
   ) {
     super();
   }
@@ -64,7 +66,7 @@ export class Producer extends Paced {
 
   protected async produce(n: number): Promise<void> {
     const id = `${this.prefix}-${n}`;
-    const content = Buffer.from(JSON.stringify({ n, poison: isPoison(n) }));
+    const content = Buffer.from(JSON.stringify({ n, poison: this.poison(n) }));
     for (let attempt = 0; ; attempt += 1) {
       let channel: ConfirmChannel | undefined;
       try {

@@ -1,7 +1,7 @@
 /** The consumer session's options, states, counters and events, as plain types. */
 import type { Channel } from 'amqplib';
-import type { CircuitChange, CircuitSettings } from '../degrade';
 import type { ErrorKind } from '../classify';
+import type { CircuitChange, CircuitSettings } from '../degrade';
 import type { DedupeKeyResult, DedupeStore, StoreDownPolicy } from '../dedupe';
 import type { DecodeMode, DeliveredMessage } from '../message';
 import type { QueueCounters } from '../observe';
