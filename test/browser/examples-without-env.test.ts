@@ -30,6 +30,7 @@ const EXAMPLE_ENV = ['AMQP_URL', 'RABBITMQ_MANAGEMENT_URL', 'DATABASE_URL'];
 const EXAMPLES = [
   { file: 'flows.json', names: ['main-exchange', 'main-queue', 'retry-exchange', 'retry-queue', 'parking-queue', 'reply-queue'], queues: ['main-queue'] },
   { file: 'async-web-service.json', names: ['payments-exchange', 'payments-queue', 'payments-replies'], queues: ['payments-queue', 'payments-replies'] },
+  { file: 'downstream-outage.json', names: ['outage-exchange', 'outage-queue'], queues: ['outage-queue'] },
   { file: 'orders-outbox.json', names: ['orders-exchange', 'orders-queue', 'demo_orders', 'rabbitmq_retry_outbox', 'rabbitmq_retry_dedupe'], queues: ['orders-queue'] },
 ] as const;
 const TABLES = ['demo_orders', 'rabbitmq_retry_outbox', 'rabbitmq_retry_dedupe'];
@@ -67,8 +68,8 @@ describe('the examples imported into a Node-RED without their environment variab
     }
     broker = await Broker.open(EXAMPLE_BROKER);
     for (const q of ['main-queue', 'retry-queue', 'parking-queue', 'reply-queue']) broker.track('queue', renamed[q]!);
-    for (const q of ['payments-queue', 'payments-replies', 'orders-queue']) broker.track('queue', renamed[q]!, `${renamed[q]!}.retry`, `${renamed[q]!}.parking`);
-    broker.track('exchange', renamed['main-exchange']!, renamed['retry-exchange']!, renamed['payments-exchange']!, renamed['orders-exchange']!);
+    for (const q of ['payments-queue', 'payments-replies', 'outage-queue', 'orders-queue']) broker.track('queue', renamed[q]!, `${renamed[q]!}.retry`, `${renamed[q]!}.parking`);
+    broker.track('exchange', renamed['main-exchange']!, renamed['retry-exchange']!, renamed['payments-exchange']!, renamed['outage-exchange']!, renamed['orders-exchange']!);
     db = new PostgresDatabase({ connectionString: EXAMPLE_DATABASE });
 
     const packDir = mkdtempSync(path.join(os.tmpdir(), 'rmq-retry-pack-'));
