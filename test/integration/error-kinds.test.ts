@@ -85,6 +85,7 @@ describe('error kinds: errorRules of a retry configuration (real broker)', funct
     const exhausted = await broker.take(names.parkingQueue);
     assert.equal(exhausted.properties.headers?.['park-reason'], 'max attempts (2) reached; last error: HTTP 503');
     assert.equal(exhausted.properties.headers?.['park-error-kind'], 'transient');
+    await waitFor(() => events.filter((e) => e.messageId === 'unavailable').length === 2, 'the park of the 503 reported on the events output');
     assert.deepEqual(
       events.filter((e) => e.messageId === 'unavailable').map((e) => [e.event, e.kind]),
       [['retried', 'transient'], ['parked', 'transient']],
@@ -133,6 +134,8 @@ describe('error kinds: errorRules of a retry configuration (real broker)', funct
     const { seen, events } = await load([]);
     await broker.publish(names.mainExchange, names.routingKey, { status: 400 }, { messageId: 'plain' });
     await waitFor(async () => (await broker.messageCount(names.parkingQueue)) === 1, 'parked out of attempts');
+    // The park's event follows the copy's confirm and the original's ack: after the copy is in the queue.
+    await waitFor(() => events.length === 2, 'the park reported on the events output');
     assert.deepEqual(seen.map((m) => m.retry.attempt), [1, 2]);
     assert.deepEqual(events.map((e) => [e.event, e.kind]), [['retried', 'transient'], ['parked', 'transient']]);
     assert.equal((await broker.take(names.parkingQueue)).properties.headers?.['park-reason'], 'max attempts (2) reached; last error: HTTP 400');
