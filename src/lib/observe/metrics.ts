@@ -98,13 +98,17 @@ export class Histogram {
 
 /** One main queue's counters, kept for the life of the process (Prometheus counters never go back). */
 export class QueueCounters {
-  readonly consumed: Record<Outcome, number> = { acked: 0, retried: 0, parked: 0, duplicate: 0, replayed: 0 };
-  /** The same, by kind (the counter's `kind` label). */
+  /** By outcome and kind (the counter's `kind` label). */
   readonly kinds: Record<Outcome, Record<KindLabel, number>> = { acked: noKinds(), retried: noKinds(), parked: noKinds(), duplicate: noKinds(), replayed: noKinds() };
   readonly durations: Record<SettledOutcome, Histogram> = { acked: new Histogram(), retried: new Histogram(), parked: new Histogram(), duplicate: new Histogram() };
 
+  /** By outcome, all kinds together: read from `kinds`, not counted twice on the settle path. */
+  get consumed(): Record<Outcome, number> {
+    const total = (outcome: Outcome): number => Object.values(this.kinds[outcome]).reduce((a, b) => a + b, 0);
+    return { acked: total('acked'), retried: total('retried'), parked: total('parked'), duplicate: total('duplicate'), replayed: total('replayed') };
+  }
+
   record(outcome: SettledOutcome, durationMs: number, kind: KindLabel = 'none'): void {
-    this.consumed[outcome] += 1;
     this.kinds[outcome][kind] += 1;
     this.durations[outcome].observe(durationMs / 1000);
   }
@@ -147,7 +151,6 @@ export class RetryMetrics {
   /** Counts a parked message a park-replay sent back to its main queue. */
   replayed(queue: string): void {
     const counters = this.counters(queue);
-    counters.consumed.replayed += 1;
     counters.kinds.replayed.none += 1;
   }
 
