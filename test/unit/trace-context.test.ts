@@ -15,6 +15,7 @@ import {
   traceOf,
   TRACESTATE_MAX_MEMBERS,
 } from '../../src/lib/trace';
+import { RandomPool } from '../../src/lib/trace/context';
 
 const TRACE = '4bf92f3577b34da6a3ce929d0e0e4736';
 const SPAN = '00f067aa0ba902b7';
@@ -75,6 +76,27 @@ describe('W3C traceparent', () => {
     let calls = 0;
     const random = (bytes: number): Buffer => Buffer.alloc(bytes, (calls += 1) === 1 ? 0 : 0xab);
     assert.equal(newTraceparent(random), `00-${'ab'.repeat(16)}-${'ab'.repeat(8)}-01`);
+  });
+
+  it('draws new traces from a pool that is refilled, never handing out the same bytes twice', () => {
+    // A pool of 40 bytes holds one trace (24 bytes): every second trace refills it.
+    const pool = new RandomPool(40);
+    const seen = new Set<string>();
+    for (let i = 0; i < 2000; i += 1) {
+      const traceparent = newTraceparent(pool.take);
+      assert.equal(isTraceparent(traceparent), true, traceparent);
+      seen.add(traceparent);
+    }
+    assert.equal(seen.size, 2000);
+    // Takes that cross the end of the pool start on fresh bytes.
+    const small = new RandomPool(8);
+    const first = Buffer.from(small.take(6));
+    const second = Buffer.from(small.take(6));
+    assert.equal(second.length, 6);
+    assert.notDeepEqual(first, second);
+    // And the default source gives distinct, valid traces across many refills of its 4 KiB pool.
+    const many = new Set(Array.from({ length: 1000 }, () => newTraceparent()));
+    assert.equal(many.size, 1000);
   });
 
   it('gives the trace id of a valid traceparent only', () => {

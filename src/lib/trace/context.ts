@@ -2,7 +2,7 @@
  * W3C trace context (https://www.w3.org/TR/trace-context/) on AMQP headers: reading, checking and
  * writing `traceparent` / `tracestate`. Pure, apart from the random ids of a new trace.
  */
-import { randomBytes } from 'node:crypto';
+import { randomFillSync } from 'node:crypto';
 
 /** The AMQP headers that carry the trace context, as OpenTelemetry's messaging propagation names them. */
 export const TRACEPARENT_HEADER = 'traceparent';
@@ -67,11 +67,40 @@ export function formatTraceparent(parent: Pick<TraceParent, 'traceId' | 'spanId'
   return `00-${parent.traceId}-${parent.spanId}-${(parent.flags & 0xff).toString(16).padStart(2, '0')}`;
 }
 
+/**
+ * Random bytes drawn from a pool refilled 4 KiB at a time (as Node's own `randomUUID` does): one call
+ * into the system's generator per 170 new traces instead of two per trace, which cost a publish
+ * about 5 µs. The bytes are a view into the pool, valid until the next call: read them at once.
+ */
+export class RandomPool {
+  private readonly pool: Buffer;
+  private at: number;
+
+  constructor(size = 4096) {
+    this.pool = Buffer.allocUnsafe(size);
+    this.at = size;
+  }
+
+  /** `bytes` random bytes (at most the pool's size), a view valid until the next call. */
+  readonly take = (bytes: number): Buffer => {
+    if (this.at + bytes > this.pool.length) {
+      randomFillSync(this.pool);
+      this.at = 0;
+    }
+    const taken = this.pool.subarray(this.at, this.at + bytes);
+    this.at += bytes;
+    return taken;
+  };
+}
+
+/** The pool new traces draw from: the process's one source of trace ids, like the system generator it caches. */
+const TRACE_RANDOM = new RandomPool();
+
 /** Random hex of `bytes` bytes, never all zero. */
 function randomHex(bytes: number, random: (bytes: number) => Buffer): string {
   for (;;) {
     const hex = random(bytes).toString('hex');
-    if (/[^0]/.test(hex)) return hex;
+    if (hex !== '0'.repeat(hex.length)) return hex;
   }
 }
 
@@ -79,7 +108,7 @@ function randomHex(bytes: number, random: (bytes: number) => Buffer): string {
  * A `traceparent` that starts a new trace: random ids, flagged sampled (a message starts its trace
  * here; whoever records spans downstream decides, and an unsampled flag would tell them not to).
  */
-export function newTraceparent(random: (bytes: number) => Buffer = randomBytes): string {
+export function newTraceparent(random: (bytes: number) => Buffer = TRACE_RANDOM.take): string {
   return formatTraceparent({ traceId: randomHex(16, random), spanId: randomHex(8, random), flags: 1 });
 }
 
