@@ -99,8 +99,8 @@ const TRACE_RANDOM = new RandomPool();
 /** Random hex of `bytes` bytes, never all zero. */
 function randomHex(bytes: number, random: (bytes: number) => Buffer): string {
   for (;;) {
-    const hex = random(bytes).toString('hex');
-    if (hex !== '0'.repeat(hex.length)) return hex;
+    const drawn = random(bytes);
+    for (const byte of drawn) if (byte !== 0) return drawn.toString('hex');
   }
 }
 
