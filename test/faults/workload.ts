@@ -21,8 +21,15 @@ abstract class Paced {
   private timer: NodeJS.Timeout | undefined;
   private n = 0;
 
-  start(perSecond: number): void {
+  /** Tasks started so far. */
+  get started(): number {
+    return this.n;
+  }
+
+  /** Starts `perSecond` tasks a second, `limit` of them at most. */
+  start(perSecond: number, limit = Infinity): void {
     this.timer = setInterval(() => {
+      if (this.n >= limit) return;
       const task = this.produce((this.n += 1));
       this.pending.add(task);
       void task.finally(() => this.pending.delete(task));
@@ -52,6 +59,8 @@ export class Producer extends Paced {
     private readonly prefix: string,
     /** Which messages are poison (the downstream outage rows publish none). */
     private readonly poison: (n: number) => boolean = isPoison,
+    /** Each message published a second time (same messageId, `copy: 2` in the body) this long at most (at random) after the first was confirmed. */
+    private readonly secondCopyWithinMs?: number,
   ) {
     super();
   }
@@ -66,13 +75,21 @@ export class Producer extends Paced {
 
   protected async produce(n: number): Promise<void> {
     const id = `${this.prefix}-${n}`;
-    const content = Buffer.from(JSON.stringify({ n, poison: this.poison(n) }));
+    const copy = (c: number): Buffer => Buffer.from(JSON.stringify({ n, poison: this.poison(n), copy: c }));
+    await this.publishConfirmed(id, copy(1));
+    this.confirmed.add(id);
+    if (this.secondCopyWithinMs === undefined) return;
+    await pause(Math.random() * this.secondCopyWithinMs);
+    await this.publishConfirmed(id, copy(2));
+  }
+
+  /** Publishes until the broker confirmed it, on a fresh connection after a failure. */
+  private async publishConfirmed(id: string, content: Buffer): Promise<void> {
     for (let attempt = 0; ; attempt += 1) {
       let channel: ConfirmChannel | undefined;
       try {
         channel = await this.open(attempt);
         await this.send(channel, id, content);
-        this.confirmed.add(id);
         return;
       } catch {
         if (channel) this.drop(channel);
@@ -212,6 +229,11 @@ export class Accounting {
     return [...published].filter((id) => !this.processed.has(id) && !this.effected.has(id) && !this.parked.has(id));
   }
 
+  /** Published ids without their effect and not parked (yet). */
+  missingEffects(published: ReadonlySet<string>): string[] {
+    return [...published].filter((id) => !this.effected.has(id) && !this.parked.has(id));
+  }
+
   get duplicates(): number {
     return this.records.length - this.processed.size + (this.parkedCopies - this.parked.size);
   }
@@ -245,6 +267,7 @@ export class OutboxProducer extends Paced {
     private readonly exchange: string,
     private readonly routingKey: string,
     private readonly prefix: string,
+    private readonly poison: (n: number) => boolean = isPoison,
   ) {
     super();
   }
@@ -257,7 +280,7 @@ export class OutboxProducer extends Paced {
   protected async produce(n: number): Promise<void> {
     const id = `${this.prefix}-${n}`;
     const rollBack = n % 10 === 3;
-    const content = Buffer.from(JSON.stringify({ n, poison: isPoison(n) }));
+    const content = Buffer.from(JSON.stringify({ n, poison: this.poison(n), copy: 1 }));
     for (;;) {
       try {
         await this.db.transaction(async (client) => {
