@@ -28,7 +28,8 @@ import { brokerNode, resetBrokerNodes, waitUntil, type BrokerNode } from './faul
 import { faultFlow, faultNames, healthy, latestStatuses, type FaultNames } from './fault-flow';
 import { cleanUp, consumerErrors, duplicateEffects, takeStock } from './run-parts';
 import { Pair, PAIR_ROWS, type PairRow } from './two-processes';
-import { Accounting, drain, OutboxProducer, Producer, withChannel } from './workload';
+import { Accounting, drain, Producer, withChannel } from './workload';
+import { OutboxProducer } from './outbox-producer';
 
 /** Ids per row, started at RATE a second (10 s of publishing). */
 const IDS = 1_000;
