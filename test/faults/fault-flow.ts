@@ -47,7 +47,10 @@ export function faultNames(fault: string): FaultNames {
  * The flow's processing: poison fails (as an HTTP 400 answer when POISON_STATUS is set); anything
  * else is recorded with the time and the consumer tag that delivered it.
  */
-const PROCESS = `if (msg.payload.poison) {
+const PROCESS = `if (env.get('DROP_FIRST') && msg.payload.copy === 1 && msg.retry.attempt === 1 && !msg.amqp.redelivered && msg.payload.n % 20 === 3) {
+    return [null, null];
+}
+if (msg.payload.poison) {
     const status = Number(env.get('POISON_STATUS'));
     if (status) msg.statusCode = status;
     msg.error = { message: (status ? 'HTTP ' + status + ': ' : '') + 'poison message ' + msg.payload.n };
@@ -79,14 +82,30 @@ export interface FaultFlowOptions {
   events?: boolean;
   /** Poison fails as an HTTP 400 and the retry config has PERMANENT_RULES. */
   permanent?: boolean;
+  /** The deduplication store's claim lease (default 5 s). */
+  leaseSeconds?: number;
+  /** The consumer's settle timeout (default 10 s with deduplication, 60 s without). */
+  settleTimeout?: number;
+  /** About 5 % of the first copies' first deliveries (n % 20 = 3) are dropped by the flow: never settled, so the settle timeout retries them. */
+  dropFirst?: boolean;
+  /**
+   * The record is published before the effect (process → record → effect → ack): with a store that
+   * cannot share the effect's transaction (Redis), only the ack is left between the effect and its key
+   * recorded as processed, and a failed record publish retries a message whose effect did not happen.
+   */
+  recordFirst?: boolean;
+  /** The consumer's prefetch (default 20). */
+  prefetch?: number;
 }
 
 export function faultFlow(names: FaultNames, options: FaultFlowOptions = {}): Record<string, unknown>[] {
   const z = 'faults-tab';
   const dedupe = options.dedupe === true;
+  const [afterProcess, afterEffect, afterRecord] = options.recordFirst ? ['faults-record', 'faults-ack', 'faults-effect'] : ['faults-effect', 'faults-record', 'faults-ack'];
+  const leaseSeconds = String(options.leaseSeconds ?? 5);
   const store = options.redis
-    ? { id: 'faults-dedupe', type: 'retry-dedupe', name: 'processed', kind: 'redis', url: options.redis, prefix: `${names.dedupeTable}:`, retentionHours: '24', leaseSeconds: '5' }
-    : { id: 'faults-dedupe', type: 'retry-dedupe', name: 'processed', kind: 'postgres', postgres: 'faults-db', table: names.dedupeTable, mode: 'declare', retentionHours: '24', leaseSeconds: '5' };
+    ? { id: 'faults-dedupe', type: 'retry-dedupe', name: 'processed', kind: 'redis', url: options.redis, prefix: `${names.dedupeTable}:`, retentionHours: '24', leaseSeconds }
+    : { id: 'faults-dedupe', type: 'retry-dedupe', name: 'processed', kind: 'postgres', postgres: 'faults-db', table: names.dedupeTable, mode: 'declare', retentionHours: '24', leaseSeconds };
   return [
     {
       id: z,
@@ -95,6 +114,7 @@ export function faultFlow(names: FaultNames, options: FaultFlowOptions = {}): Re
       env: [
         { name: 'EFFECTS_TABLE', value: names.effectsTable, type: 'str' },
         { name: 'POISON_STATUS', value: options.permanent ? '400' : '', type: 'str' },
+        { name: 'DROP_FIRST', value: options.dropFirst ? '1' : '', type: 'str' },
       ],
     },
     { id: 'faults-db', type: 'retry-postgres', name: 'fault database', url: '${DATABASE_URL}', host: '127.0.0.1', port: '5432', database: 'test', poolSize: '10' },
@@ -145,8 +165,8 @@ export function faultFlow(names: FaultNames, options: FaultFlowOptions = {}): Re
       name: 'consume work',
       config: 'faults-config',
       mode: 'retry',
-      prefetch: '20',
-      settleTimeout: dedupe ? '10' : '60',
+      prefetch: String(options.prefetch ?? 20),
+      settleTimeout: String(options.settleTimeout ?? (dedupe ? 10 : 60)),
       parkingWatch: '30',
       decode: 'auto',
       invalidBody: 'park',
@@ -158,7 +178,7 @@ export function faultFlow(names: FaultNames, options: FaultFlowOptions = {}): Re
       y: 80,
       wires: options.events ? [['faults-process'], ['faults-circuit']] : [['faults-process']],
     },
-    { id: 'faults-process', type: 'function', z, name: 'process', func: PROCESS, outputs: 2, noerr: 0, initialize: '', finalize: '', libs: [], x: 300, y: 80, wires: [['faults-effect'], ['faults-retry', 'faults-seen']] },
+    { id: 'faults-process', type: 'function', z, name: 'process', func: PROCESS, outputs: 2, noerr: 0, initialize: '', finalize: '', libs: [], x: 300, y: 80, wires: [[afterProcess], ['faults-retry', 'faults-seen']] },
     logLine('faults-seen', z, 'poison seen', SEEN_MARK, '{"id": amqp.properties.messageId, "attempt": retry.attempt}', 500, 120),
     {
       id: 'faults-circuit',
@@ -189,7 +209,7 @@ export function faultFlow(names: FaultNames, options: FaultFlowOptions = {}): Re
       ...(dedupe && !options.redis ? { dedupe: 'faults-dedupe' } : {}),
       x: 400,
       y: 40,
-      wires: [['faults-record']],
+      wires: [[afterEffect]],
     },
     { id: 'faults-effect-catch', type: 'catch', z, name: 'effect failed', scope: ['faults-effect'], uncaught: false, x: 500, y: 200, wires: [['faults-retry']] },
     {
@@ -206,7 +226,7 @@ export function faultFlow(names: FaultNames, options: FaultFlowOptions = {}): Re
       declareQueue: '',
       x: 500,
       y: 60,
-      wires: [['faults-ack']],
+      wires: [[afterRecord]],
     },
     { id: 'faults-ack', type: 'retry-settle', z, name: 'ack', action: 'ack', reason: '', x: 700, y: 60, wires: [] },
     { id: 'faults-retry', type: 'retry-settle', z, name: 'retry', action: 'retry', reason: '', x: 700, y: 120, wires: [] },

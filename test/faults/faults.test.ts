@@ -27,7 +27,9 @@ import { parseTableName } from '../../src/lib/postgres';
 import { PostgresDatabase } from '../../src/lib/postgres';
 import { DATABASE_URL, startPrivatePostgres, startPrivateRedis, type PrivateServer } from '../helpers/private-stores';
 import { brokerNode, pause, resetBrokerNodes, waitUntil } from './fault-broker';
-import { Accounting, drain, isPoison, OutboxProducer, Producer, withChannel } from './workload';
+import { Accounting, drain, isPoison, Producer, withChannel } from './workload';
+import { OutboxProducer } from './outbox-producer';
+import { cleanUp, consumerErrors, duplicateEffects, takeStock } from './run-parts';
 import type { GetMessage } from 'amqplib';
 import { skipBecause } from '../helpers/skips';
 
@@ -249,14 +251,7 @@ async function runFault(fault: Fault, launch: NodeRedLaunch, userDir: string): P
 
     // Everything the broker confirmed must end processed or parked; wait (generously) until it has.
     const parkedMessages: GetMessage[] = [];
-    const settled = async (): Promise<boolean> => {
-      accounting.addRecords(await drain(broker.url, names.processedQueue));
-      const parkedNow = await drain(broker.url, names.parkingQueue);
-      parkedMessages.push(...parkedNow);
-      accounting.addParked(parkedNow);
-      accounting.addEffects((await db.query<{ message_id: string }>(`SELECT DISTINCT message_id FROM ${names.effectsTable}`)).rows.map((r) => r.message_id));
-      return accounting.missing(producer.confirmed).length === 0;
-    };
+    const settled = (): Promise<boolean> => takeStock(broker, names, db, accounting, producer.confirmed, parkedMessages);
     await waitUntil(settled, 'every message processed or parked', 90_000).catch(() => undefined);
     let statuses: string | undefined;
     await waitUntil(() => Promise.resolve(healthy(latestStatuses(red.lines()))), 'consuming and connected statuses', 30_000).catch(() => {
@@ -268,30 +263,25 @@ async function runFault(fault: Fault, launch: NodeRedLaunch, userDir: string): P
     const stuck = accounting.missing(producer.confirmed);
     const lost = stuck.filter((id) => !leftIds.has(id));
     const recoveries = windows.map((w) => accounting.recovery(w, fault.newConsumer));
-    const effects = (await db.query<{ n: number; distinct: number }>(`SELECT count(*)::int AS n, count(DISTINCT message_id)::int AS distinct FROM ${names.effectsTable}`)).rows[0];
     const row: Row = {
       fault: fault.name,
       published,
       processed: accounting.processedCount,
       parked: accounting.parked.size,
       duplicates: accounting.duplicates,
-      duplicateEffects: (effects?.n ?? 0) - (effects?.distinct ?? 0),
+      duplicateEffects: await duplicateEffects(db, names),
       lost: lost.length,
       left: left.length,
       recovery: recoveries.some((r) => r === undefined) ? undefined : Math.max(...(recoveries as number[])),
     };
     const lines = [...outputs, red.output].join('\n').split('\n');
-    const consumerErrors = lines
-      .filter((line) => line.includes('[error] [retry-consumer:'))
-      // A store row stops the store on purpose: the consumer says so as an error (red, naming it), and that is expected.
-      .filter((line) => !(fault.store && /deduplication store|deduplication table/.test(line)));
     const rolledBack = producer instanceof OutboxProducer ? [...producer.rolledBack] : [];
     const rolledBackSeen = rolledBack.filter((id) => accounting.processed.has(id) || accounting.effected.has(id) || accounting.parked.has(id));
     return {
       row,
       missing: { lost, stuck },
       statuses,
-      consumerErrors,
+      consumerErrors: consumerErrors(lines, fault.store !== undefined),
       rolledBackSeen,
       log: log(),
       windows,
@@ -305,12 +295,7 @@ async function runFault(fault: Fault, launch: NodeRedLaunch, userDir: string): P
     await red.stop();
     mkdirSync(LOG_DIR, { recursive: true });
     writeFileSync(path.join(LOG_DIR, `${fault.id}.log`), [...outputs, red.output].join('\n--- restarted ---\n'));
-    await withChannel(broker.url, async (ch) => {
-      for (const q of [names.mainQueue, names.retryQueue, names.parkingQueue, names.processedQueue]) await ch.deleteQueue(q).catch(() => undefined);
-      await ch.deleteExchange(names.exchange).catch(() => undefined);
-    }).catch(() => undefined);
-    await db.query(`DROP TABLE IF EXISTS ${names.effectsTable}, ${names.effectsTable}_outbox, ${names.dedupeTable}, ${names.outboxTable}`).catch(() => undefined);
-    await db.close();
+    await cleanUp(broker, names, db);
     await store?.remove();
   }
 }

@@ -16,13 +16,20 @@ export const isPoison = (n: number): boolean => n % 20 === 7;
 const CONFIRM_TIMEOUT_MS = 15_000;
 
 /** Starts numbered tasks (`produce(1)`, `produce(2)`, …) at a steady pace; `finish` waits for the started ones. */
-abstract class Paced {
+export abstract class Paced {
   private readonly pending = new Set<Promise<void>>();
   private timer: NodeJS.Timeout | undefined;
   private n = 0;
 
-  start(perSecond: number): void {
+  /** Tasks started so far. */
+  get started(): number {
+    return this.n;
+  }
+
+  /** Starts `perSecond` tasks a second, `limit` of them at most. */
+  start(perSecond: number, limit = Infinity): void {
     this.timer = setInterval(() => {
+      if (this.n >= limit) return;
       const task = this.produce((this.n += 1));
       this.pending.add(task);
       void task.finally(() => this.pending.delete(task));
@@ -52,6 +59,8 @@ export class Producer extends Paced {
     private readonly prefix: string,
     /** Which messages are poison (the downstream outage rows publish none). */
     private readonly poison: (n: number) => boolean = isPoison,
+    /** Each message published a second time (same messageId, `copy: 2` in the body) this long at most (at random) after the first was confirmed. */
+    private readonly secondCopyWithinMs?: number,
   ) {
     super();
   }
@@ -66,13 +75,21 @@ export class Producer extends Paced {
 
   protected async produce(n: number): Promise<void> {
     const id = `${this.prefix}-${n}`;
-    const content = Buffer.from(JSON.stringify({ n, poison: this.poison(n) }));
+    const copy = (c: number): Buffer => Buffer.from(JSON.stringify({ n, poison: this.poison(n), copy: c }));
+    await this.publishConfirmed(id, copy(1));
+    this.confirmed.add(id);
+    if (this.secondCopyWithinMs === undefined) return;
+    await pause(Math.random() * this.secondCopyWithinMs);
+    await this.publishConfirmed(id, copy(2));
+  }
+
+  /** Publishes until the broker confirmed it, on a fresh connection after a failure. */
+  private async publishConfirmed(id: string, content: Buffer): Promise<void> {
     for (let attempt = 0; ; attempt += 1) {
       let channel: ConfirmChannel | undefined;
       try {
         channel = await this.open(attempt);
         await this.send(channel, id, content);
-        this.confirmed.add(id);
         return;
       } catch {
         if (channel) this.drop(channel);
@@ -212,6 +229,11 @@ export class Accounting {
     return [...published].filter((id) => !this.processed.has(id) && !this.effected.has(id) && !this.parked.has(id));
   }
 
+  /** Published ids without their effect and not parked (yet). */
+  missingEffects(published: ReadonlySet<string>): string[] {
+    return [...published].filter((id) => !this.effected.has(id) && !this.parked.has(id));
+  }
+
   get duplicates(): number {
     return this.records.length - this.processed.size + (this.parkedCopies - this.parked.size);
   }
@@ -227,64 +249,3 @@ export class Accounting {
     return (Math.min(...after.map((r) => r.at)) - fault.end) / 1000;
   }
 }
-
-/**
- * The outbox rows' producer: writes numbered events into the outbox table, each in a transaction of
- * its own, retried until it commits (so "committed" is exact), and every tenth on purpose rolled back
- * (its event must never be processed). The relay in the flow publishes them.
- */
-export class OutboxProducer extends Paced {
-  /** Ids of events whose transaction committed. */
-  readonly confirmed = new Set<string>();
-  /** Ids of events written and rolled back on purpose. */
-  readonly rolledBack = new Set<string>();
-
-  constructor(
-    private readonly db: { transaction<T>(work: (client: { query(sql: string, params?: unknown[]): Promise<unknown> }) => Promise<T>): Promise<T> },
-    private readonly table: string,
-    private readonly exchange: string,
-    private readonly routingKey: string,
-    private readonly prefix: string,
-  ) {
-    super();
-  }
-
-  async stop(): Promise<number> {
-    await this.finish();
-    return this.confirmed.size;
-  }
-
-  protected async produce(n: number): Promise<void> {
-    const id = `${this.prefix}-${n}`;
-    const rollBack = n % 10 === 3;
-    const content = Buffer.from(JSON.stringify({ n, poison: isPoison(n) }));
-    for (;;) {
-      try {
-        await this.db.transaction(async (client) => {
-          await client.query(
-            `INSERT INTO ${this.table} (id, exchange, routing_key, payload, properties) VALUES ($1, $2, $3, $4, '{"contentType":"application/json","persistent":true}')`,
-            [id, this.exchange, this.routingKey, content],
-          );
-          await client.query('SELECT pg_notify($1, $2)', [`${this.table}_outbox`, id]);
-          if (rollBack) throw new RolledBack();
-        });
-        this.confirmed.add(id);
-        return;
-      } catch (err) {
-        if (err instanceof RolledBack) {
-          this.rolledBack.add(id);
-          return;
-        }
-        // Committed, but the answer was lost with the connection: it is there.
-        if ((err as { code?: unknown }).code === '23505') {
-          this.confirmed.add(id);
-          return;
-        }
-        // The database is away (a restart): write it again.
-        await pause(200);
-      }
-    }
-  }
-}
-
-class RolledBack extends Error {}

@@ -49,15 +49,16 @@ export function canStartPrivateRedis(): boolean {
 
 /**
  * A Redis server on a free port, with `requirepass` when a password is given. It keeps nothing on
- * disk, unless `aof`: then an append-only file (appendfsync everysec) in a directory of its own.
+ * disk, unless `aof`: then an append-only file in a directory of its own, fsynced every second
+ * (`everysec`, the default) or before every reply (`always`).
  */
-export async function startPrivateRedis(password?: string, options: { aof?: boolean } = {}): Promise<PrivateServer> {
+export async function startPrivateRedis(password?: string, options: { aof?: boolean; fsync?: 'always' | 'everysec' } = {}): Promise<PrivateServer> {
   const [port] = await freePorts(1);
   let child: ChildProcess | undefined;
   const dir = options.aof ? mkdtempSync(path.join(tmpdir(), 'rabbitmq-retry-redis-')) : undefined;
   const start = async (): Promise<void> => {
     const args = ['--port', String(port), '--bind', '127.0.0.1', '--save', ''];
-    args.push(...(dir ? ['--appendonly', 'yes', '--appendfsync', 'everysec', '--dir', dir] : ['--appendonly', 'no']));
+    args.push(...(dir ? ['--appendonly', 'yes', '--appendfsync', options.fsync ?? 'everysec', '--dir', dir] : ['--appendonly', 'no']));
     if (password) args.push('--requirepass', password);
     child = spawn('redis-server', args, { stdio: 'ignore' });
     await waitFor(() => portAnswers(port!), `private redis on ${port}`, 15_000);

@@ -1,0 +1,167 @@
+/**
+ * The two-process rows of the fault suite (issue 28): two real Node-RED processes with the same flow
+ * consume one queue and deduplicate by messageId in one Redis of the run's own; every message is
+ * published twice (the second copy 0–3 s after the first) — or, in the outbox row, written once into
+ * an outbox table that a relay in each process publishes from. What each row does, and the pair of
+ * processes it does it to.
+ */
+import { cpSync, mkdtempSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { NodeRedProcess, type NodeRedLaunch } from '../helpers/node-red-process';
+import type { PrivateServer } from '../helpers/private-stores';
+import { pause, type BrokerNode } from './fault-broker';
+
+/** What a row's fault gets to hurt. */
+export interface PairContext {
+  broker: BrokerNode;
+  redis: PrivateServer;
+  /** SIGKILLs process `i` (0 or 1). */
+  kill: (i: number) => Promise<void>;
+  /** Starts process `i` again on its user directory (the flow it saved) and waits for its admin API. */
+  restart: (i: number) => Promise<void>;
+}
+
+export interface PairRow {
+  /** In queue names and message ids. */
+  id: string;
+  /** In the table. */
+  name: string;
+  /** The Redis keeps an append-only file fsynced on every write (`--appendonly yes --appendfsync always`); otherwise nothing on disk. */
+  aof: boolean;
+  /** The claim lease (s). */
+  leaseSeconds: number;
+  /** The consumer's settle timeout (s). */
+  settleTimeout: number;
+  /** The flow drops about 5 % of the first copies' first deliveries (never settled: the settle timeout retries them). */
+  dropFirst?: boolean;
+  /** The consumer's prefetch, when not 20. */
+  prefetch?: number;
+  /** The deduplication store is PostgreSQL (the effect's database, the key recorded in its transaction) instead of the run's Redis. */
+  postgresStore?: boolean;
+  /** The events are written once into an outbox table; a relay in each process publishes them. */
+  outbox?: boolean;
+  /** Asserted: no effect repeated. */
+  once: boolean;
+  /** Asserted: every copy settled within the settle timeout + this many seconds of the end of publishing. */
+  drainMarginS?: number;
+  /** The row stops the Redis on purpose (the consumer says so as an error). */
+  storeRow?: boolean;
+  inject(ctx: PairContext): Promise<void>;
+}
+
+/** The lease of the rows that do not ask for the issue's 40 s: a killed process's claims end within it. */
+const LEASE_S = 20;
+const SETTLE_S = 10;
+
+const killAndRestart = async ({ kill, restart }: PairContext): Promise<void> => {
+  await kill(0);
+  await pause(5_000);
+  await restart(0);
+};
+
+const closeAll = async ({ broker }: PairContext, times: number): Promise<void> => {
+  for (let i = 0; i < times; i += 1) {
+    if (i > 0) await pause(4_000);
+    await broker.ctl('close_all_connections', 'fault suite');
+  }
+};
+
+const redisRestart = async ({ redis }: PairContext): Promise<void> => {
+  await redis.stop();
+  await pause(3_000);
+  await redis.start();
+};
+
+const base = { aof: false, leaseSeconds: LEASE_S, settleTimeout: SETTLE_S, once: true };
+
+export const PAIR_ROWS: PairRow[] = [
+  { ...base, id: 'pair-none', name: 'none', inject: () => Promise.resolve() },
+  // Reported: a kill between the effect's commit and its key recorded in Redis repeats the effect (not one transaction).
+  { ...base, id: 'pair-sigkill', name: 'SIGKILL of one process, restarted 5 s later (reported)', once: false, inject: killAndRestart },
+  { ...base, id: 'pair-sigkill-pg', name: 'SIGKILL of one process, restarted 5 s later · keys in PostgreSQL', postgresStore: true, inject: killAndRestart },
+  { ...base, id: 'pair-close-all', name: "both processes' connections closed (`close_all_connections` ×2)", inject: (ctx) => closeAll(ctx, 2) },
+  { ...base, id: 'pair-redis-aof', name: 'Redis restart, AOF (`appendfsync always`)', aof: true, storeRow: true, inject: redisRestart },
+  { ...base, id: 'pair-redis-empty', name: 'Redis restart, nothing on disk (reported)', once: false, storeRow: true, inject: redisRestart },
+  {
+    ...base,
+    id: 'pair-drop',
+    name: 'lease 40 s, settle timeout 10 s, 5 % of first deliveries never settled, `close_all_connections` ×1',
+    leaseSeconds: 40,
+    dropFirst: true,
+    // The dropped deliveries and the copies held behind them fill about 100 slots at 100 ids/s.
+    prefetch: 100,
+    drainMarginS: 5,
+    inject: (ctx) => closeAll(ctx, 1),
+  },
+  {
+    ...base,
+    id: 'pair-outbox',
+    name: 'two outbox relays on one table, one process SIGKILLed (not restarted) · keys in PostgreSQL',
+    outbox: true,
+    postgresStore: true,
+    inject: (ctx) => ctx.kill(0),
+  },
+];
+
+/** Two Node-RED processes, each on a user directory of its own (copies of one with the package installed). */
+export class Pair {
+  readonly processes: Array<NodeRedProcess | undefined> = [undefined, undefined];
+  /** Output of processes killed earlier, per slot. */
+  private readonly earlier: string[][] = [[], []];
+
+  private constructor(
+    private readonly launch: NodeRedLaunch,
+    private readonly userDirs: [string, string],
+    private readonly env: Record<string, string>,
+  ) {}
+
+  /** A second user directory beside `userDir`, with the same installed package. */
+  static copyUserDir(userDir: string): string {
+    const copy = mkdtempSync(path.join(os.tmpdir(), 'rmq-retry-userdir-'));
+    cpSync(userDir, copy, { recursive: true, verbatimSymlinks: true });
+    return copy;
+  }
+
+  static async start(launch: NodeRedLaunch, userDirs: [string, string], env: Record<string, string>): Promise<Pair> {
+    const pair = new Pair(launch, userDirs, env);
+    // No flow of an earlier run: it would declare that run's (deleted) queues again.
+    for (const dir of userDirs) writeFileSync(path.join(dir, 'flows.json'), '[]');
+    await Promise.all([0, 1].map((i) => pair.restart(i)));
+    return pair;
+  }
+
+  async restart(i: number): Promise<void> {
+    this.processes[i] = await NodeRedProcess.start({ launch: this.launch, userDir: this.userDirs[i]!, env: this.env });
+  }
+
+  async kill(i: number): Promise<void> {
+    const red = this.processes[i];
+    if (!red) return;
+    this.processes[i] = undefined;
+    this.earlier[i]!.push(red.output);
+    await red.kill('SIGKILL');
+  }
+
+  /** The processes running now. */
+  get running(): NodeRedProcess[] {
+    return this.processes.filter((red): red is NodeRedProcess => red !== undefined);
+  }
+
+  async stop(): Promise<void> {
+    await Promise.all(this.running.map((red) => red.stop()));
+  }
+
+  /** Every output of slot `i`, killed processes first. */
+  output(i: number): string {
+    return [...this.earlier[i]!, this.processes[i]?.output ?? ''].join('\n--- restarted ---\n');
+  }
+
+  lines(): string[] {
+    return [0, 1].flatMap((i) => this.output(i).split('\n'));
+  }
+
+  log(): string {
+    return [0, 1].map((i) => `\n--- Node-RED ${i + 1} ---\n${this.output(i).slice(-4000)}`).join('');
+  }
+}
