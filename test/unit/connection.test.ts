@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { backoffDelay } from '../../src/lib/connection/backoff';
+import { backoffDelay, cappedDelay } from '../../src/lib/connection/backoff';
 import { describeConnectionError } from '../../src/lib/connection/errors';
 import { isUnresolvedEnv, redactUrl, resolveConnectTargets, resolveEnvFields, type BrokerSettings } from '../../src/lib/connection/settings';
 import { ManagementApi } from '../../src/lib/topology/management-api';
@@ -15,6 +15,12 @@ describe('reconnect backoff', () => {
     assert.equal(backoffDelay(1, { ...options, jitter: 0.5 }, () => 0), 500);
     assert.equal(backoffDelay(1, { ...options, jitter: 0.5 }, () => 1), 1500);
     assert.equal(backoffDelay(10, { ...options, jitter: 0.5 }, () => 1), 30000);
+  });
+  it('without jitter is the capped delay, rounded: the capped delay itself is not', () => {
+    assert.deepEqual([0, 1, 2, 6].map((n) => cappedDelay(n, options)), [1000, 1000, 2000, 30000]);
+    assert.equal(cappedDelay(3, { initialMs: 100, maxMs: 10_000, factor: 3 }), 900);
+    assert.equal(cappedDelay(2, { initialMs: 0.25, maxMs: 10 }), 0.5);
+    assert.equal(backoffDelay(2, { initialMs: 0.25, maxMs: 10, jitter: 0 }), 1);
   });
 });
 

@@ -1,8 +1,10 @@
 /**
  * Error rules as data: what a rule is, the syntax of a status list, and what is wrong with a list of
  * rules (one implementation for the runtime, which refuses it at deploy, and the editor's dialog,
- * which bundles this file). Pure and browser-safe: no Node.js module, no import.
+ * which bundles this file). Pure and browser-safe: no Node.js module; it imports only the pure rules
+ * floor (how a `/…/flags` literal is read).
  */
+import { regExpLiteral } from '../rules';
 
 /**
  * What a failure is: `transient` may heal (retried, as without rules), `permanent` cannot (parked at
@@ -55,9 +57,8 @@ export function statusMatches(spec: StatusSpec, status: number): boolean {
 
 /** A message rule's regular expression: its source, or `/source/flags`. Throws when it does not compile. */
 export function ruleRegExp(value: string): RegExp {
-  const literal = /^\/(.+)\/([dgimsuvy]*)$/s.exec(value);
-  // A global or sticky expression keeps its position between tests: not what a rule means.
-  return literal ? new RegExp(literal[1] ?? '', (literal[2] ?? '').replace(/[gy]/g, '')) : new RegExp(value);
+  // Only the flags JavaScript knows make a literal: `/a/x` is the pattern `/a/x` itself. Not trimmed.
+  return regExpLiteral(value, 'known') ?? new RegExp(value);
 }
 
 /** The starting set the dialog offers for HTTP calls (the http request node), in order: first match wins. */

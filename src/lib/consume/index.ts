@@ -1,7 +1,8 @@
 /**
  * consume — consuming the main queue of a retry topology: the session's lifecycle (topology check,
- * channel, consume, reconnect, pause, stop and drain), its deliveries from arrival to settlement, and
- * the retry mover for quorum tiers.
+ * consume, reconnect, pause, stop and drain) and the parts it owns — its channel (consumer-channel),
+ * its setups' re-checks (recheck), why it pauses (pauses), where deliveries enter (intake) and its
+ * deliveries from arrival to settlement — and the retry mover for quorum tiers.
  */
 export { ConsumerSession } from './consumer-session';
 export { Breaker, downstreamFailed, type CircuitView } from './breaker';

@@ -10,7 +10,7 @@ import { applyTopology, retryQueueNames, TopologyError, type TopologyPlan } from
 import { Deliveries } from './deliveries';
 import { ConsumerDepths } from './depths';
 import { DeliveryRegistry } from './registry';
-import type { ConsumerSessionOptions } from './types';
+import type { ConsumerSessionOptions, SessionStats } from './types';
 
 /** The depths of the consumer's queues, looked at through the connection's shared watch or one of its own. */
 export function consumerDepths(options: ConsumerSessionOptions): ConsumerDepths {
@@ -73,4 +73,13 @@ export async function prepareConsuming(options: ConsumerSessionOptions, plan: To
 /** What a failed setup says. */
 export function setupFailure(err: unknown, mainQueue: string): string {
   return err instanceof TopologyError || err instanceof DedupeStoreError ? err.message : `cannot consume '${mainQueue}': ${(err as Error).message}`;
+}
+
+/** A session's numbers: its deliveries' counts, the parking queue's depth when known, what the rate limit holds when any. */
+export function sessionStats(deliveries: Deliveries, parkingDepth: number | undefined, argumentsUnchecked: boolean, rateLimited: number): SessionStats {
+  const stats: SessionStats = { inFlight: deliveries.inFlight, waiting: deliveries.waiting, ...deliveries.counters };
+  if (parkingDepth !== undefined) stats.parkingDepth = parkingDepth;
+  if (argumentsUnchecked) stats.argumentsUnchecked = true;
+  if (rateLimited) stats.rateLimited = rateLimited;
+  return stats;
 }

@@ -6,6 +6,7 @@
  * each trip in a row, capped) the owner calls `probe()`, and `probes` successes in a row close it; a
  * failure while probing opens it again. The owner does the stopping, probing and full consuming.
  */
+import { cappedDelay } from '../connection';
 
 export type CircuitState = 'closed' | 'open' | 'probing';
 
@@ -113,9 +114,9 @@ export class Circuit {
     return this.close(reason);
   }
 
-  /** The restart delay after `trips` trips in a row. */
+  /** The restart delay after `trips` trips in a row: the reconnect's backoff without jitter, doubling. */
   static restartDelay(settings: CircuitSettings, trips: number): number {
-    return Math.min(settings.restartMs * 2 ** Math.max(0, trips - 1), settings.restartMaxMs);
+    return cappedDelay(trips, { initialMs: settings.restartMs, maxMs: settings.restartMaxMs, factor: 2 });
   }
 
   private probeSucceeded(): CircuitChange | undefined {

@@ -5,6 +5,7 @@
  */
 
 import { readNumberField, type NumberField } from './number-fields';
+import { regExpLiteral } from './regexp-literal';
 
 /**
  * A problem with a value. `code` names the editor's translated text (`common.errors.<code>` in the
@@ -100,11 +101,9 @@ export function contentTypeProblem(raw: string): Problem | null {
  * of the reason. The expression, or the problem with it; undefined for a part of the text.
  */
 export function reasonExpression(value: string): RegExp | Problem | undefined {
-  const regex = /^\/(.+)\/([a-z]*)$/s.exec(value.trim());
-  if (!regex) return undefined;
   try {
-    // A global or sticky flag would make test() remember where it stopped: dropped.
-    return new RegExp(regex[1] ?? '', (regex[2] ?? '').replace(/[gy]/g, ''));
+    // Any lowercase letters as flags: `/x/q` is an invalid expression, not a part of a reason.
+    return regExpLiteral(value.trim(), 'letters');
   } catch (err) {
     return { code: 'regex', text: `invalid regular expression: ${(err as Error).message}` };
   }
