@@ -39,7 +39,7 @@ describe('ConfirmPublisher', () => {
   it('resolves on the confirm, and always publishes mandatory (without copying options that have it)', async () => {
     const { channel, publisher } = make();
     const done = publisher.publish('ex', 'rk', Buffer.from('a'), { persistent: true });
-    const own = { mandatory: true, headers: {} };
+    const own = { mandatory: true, persistent: true };
     const second = publisher.publish('ex', 'rk', Buffer.from('b'), own);
     assert.equal(channel.sent[0]!.options.mandatory, true);
     assert.equal(channel.sent[1]!.options, own);

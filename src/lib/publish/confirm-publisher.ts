@@ -5,6 +5,7 @@
  */
 import type { ConfirmChannel, Message, Options } from 'amqplib';
 import { closeChannel } from '../amqp';
+import { HeaderCarrier } from './header-carrier';
 
 export type PublishFailure = 'unroutable' | 'nacked' | 'channel-closed' | 'unencodable' | 'buffer-full';
 
@@ -30,6 +31,8 @@ export class ConfirmPublisher {
   private closedReason: string | undefined;
   /** The AMQP reply code the broker closed the channel with (404, 406, ...). */
   private closedCode: number | undefined;
+  /** The headers of every publish go to amqplib on one reused object (see HeaderCarrier: a fresh one per message costs 4–6 µs). */
+  private readonly headers = new HeaderCarrier();
 
   constructor(private readonly channel: ConfirmChannel) {
     channel.on('return', (message: Message) => this.onReturn(message));
@@ -81,9 +84,13 @@ export class ConfirmPublisher {
           resolve();
         }
       };
+      const headers = options.headers as Record<string, unknown> | null | undefined;
+      const lent = headers !== null && typeof headers === 'object' ? this.headers.lend(headers) : undefined;
+      // The caller's options stay as they are (a buffered publish is sent again after a reconnect).
+      const sent = lent !== undefined ? Object.assign({}, options, { mandatory: true, headers: lent }) : options.mandatory === true ? options : Object.assign({}, options, { mandatory: true });
       try {
-        // The package's own copies come with mandatory set already: no copy of their options then.
-        written = this.channel.publish(exchange, routingKey, content, options.mandatory === true ? options : Object.assign({}, options, { mandatory: true }), done);
+        // amqplib encodes the headers within this call: the carrier is free again right after it.
+        written = this.channel.publish(exchange, routingKey, content, sent, done);
       } catch (err) {
         this.inFlight.delete(entry);
         // amqplib throws synchronously when the channel is already closed, and when it cannot encode
@@ -94,6 +101,8 @@ export class ConfirmPublisher {
         } else {
           reject(new PublishError(`cannot encode the message's properties or headers: ${(err as Error).message}`, 'unencodable'));
         }
+      } finally {
+        if (lent !== undefined) this.headers.release(lent);
       }
     });
     return { written, confirmed };
