@@ -84,10 +84,12 @@ export class ConfirmPublisher {
           resolve();
         }
       };
-      const headers = options.headers as Record<string, unknown> | null | undefined;
+      // The package's own copies come with mandatory set already: no copy of their options then.
+      const sent = options.mandatory === true ? options : Object.assign({}, options, { mandatory: true });
+      const headers = sent.headers as Record<string, unknown> | null | undefined;
       const lent = headers !== null && typeof headers === 'object' ? this.headers.lend(headers) : undefined;
-      // The caller's options stay as they are (a buffered publish is sent again after a reconnect).
-      const sent = lent !== undefined ? Object.assign({}, options, { mandatory: true, headers: lent }) : options.mandatory === true ? options : Object.assign({}, options, { mandatory: true });
+      // Lent for the call only: the caller's options have their own headers back right after it.
+      if (lent !== undefined) sent.headers = lent;
       try {
         // amqplib encodes the headers within this call: the carrier is free again right after it.
         written = this.channel.publish(exchange, routingKey, content, sent, done);
@@ -102,7 +104,10 @@ export class ConfirmPublisher {
           reject(new PublishError(`cannot encode the message's properties or headers: ${(err as Error).message}`, 'unencodable'));
         }
       } finally {
-        if (lent !== undefined) this.headers.release(lent);
+        if (lent !== undefined) {
+          sent.headers = headers as Record<string, unknown>;
+          this.headers.release(lent);
+        }
       }
     });
     return { written, confirmed };
