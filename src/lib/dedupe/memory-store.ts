@@ -4,7 +4,7 @@
  * first when there are more than `maxKeys`; live claims are never dropped).
  */
 import { distinctKeys } from './batch';
-import type { ClaimResult, DedupeKey, DedupeStore } from './store';
+import type { ClaimResult, DedupeKey, DedupeStore, StoreExchange, SyncDedupeStore } from './store';
 
 interface Entry {
   /** undefined once done. */
@@ -20,8 +20,13 @@ export interface MemoryStoreOptions {
   now?: () => number;
 }
 
-export class MemoryDedupeStore implements DedupeStore {
+const CLAIMED: ClaimResult = Object.freeze({ state: 'claimed' });
+const DONE: ClaimResult = Object.freeze({ state: 'done' });
+
+export class MemoryDedupeStore implements DedupeStore, SyncDedupeStore {
   readonly description = 'memory';
+  /** Every call is answered at once: the gate needs no round trip (nor a turn) for it. */
+  readonly sync: SyncDedupeStore = this;
   readonly maxKeyBytes = 4096;
   /** Insertion order is age order: a record that changes is moved to the end. */
   private readonly entries = new Map<string, Entry>();
@@ -47,35 +52,49 @@ export class MemoryDedupeStore implements DedupeStore {
   }
 
   claim(keys: readonly DedupeKey[], owner: string, leaseMs: number): Promise<ClaimResult[]> {
-    const now = this.now();
     const { unique, at } = distinctKeys(keys);
-    const results = unique.map((k): ClaimResult => {
-      const id = idOf(k);
-      const entry = this.entries.get(id);
-      if (entry && entry.until > now) {
-        if (entry.owner === undefined) return { state: 'done' };
-        if (entry.owner !== owner) return { state: 'held', owner: entry.owner, until: entry.until };
-      }
-      this.put(id, { owner, until: now + leaseMs });
-      return { state: 'claimed' };
-    });
-    this.bound(now);
+    const results = unique.map((k) => this.claimOne(k, owner, leaseMs));
     return Promise.resolve(at.map((i) => results[i] as ClaimResult));
   }
 
   complete(keys: readonly DedupeKey[], retentionMs: number): Promise<void> {
-    const now = this.now();
-    for (const k of keys) this.put(idOf(k), { owner: undefined, until: now + retentionMs });
-    this.bound(now);
+    for (const k of keys) this.completeOne(k, retentionMs);
     return Promise.resolve();
   }
 
   release(keys: readonly DedupeKey[], owner: string): Promise<void> {
-    for (const k of keys) {
-      const id = idOf(k);
-      if (this.entries.get(id)?.owner === owner) this.entries.delete(id);
-    }
+    for (const k of keys) this.releaseOne(k, owner);
     return Promise.resolve();
+  }
+
+  exchange(calls: StoreExchange): Promise<ClaimResult[]> {
+    for (const k of calls.complete) this.completeOne(k, calls.retentionMs);
+    for (const k of calls.release) this.releaseOne(k, calls.owner);
+    return this.claim(calls.claim, calls.owner, calls.leaseMs);
+  }
+
+  claimOne(k: DedupeKey, owner: string, leaseMs: number): ClaimResult {
+    const now = this.now();
+    const id = idOf(k);
+    const entry = this.entries.get(id);
+    if (entry && entry.until > now) {
+      if (entry.owner === undefined) return DONE;
+      if (entry.owner !== owner) return { state: 'held', owner: entry.owner, until: entry.until };
+    }
+    this.put(id, { owner, until: now + leaseMs });
+    this.bound(now);
+    return CLAIMED;
+  }
+
+  completeOne(k: DedupeKey, retentionMs: number): void {
+    const now = this.now();
+    this.put(idOf(k), { owner: undefined, until: now + retentionMs });
+    this.bound(now);
+  }
+
+  releaseOne(k: DedupeKey, owner: string): void {
+    const id = idOf(k);
+    if (this.entries.get(id)?.owner === owner) this.entries.delete(id);
   }
 
   close(): Promise<void> {
