@@ -8,7 +8,8 @@
  * when the settle timeout ends its delivery), so the next delivery is processed again.
  *
  * Store calls are batched: the claims, completes and releases of one event-loop turn go out as one
- * call each. A store that fails never means processing blindly: with `storeDown: 'pause'` the gate
+ * round trip, several in flight (`store-batch.ts`); a store that answers at once (memory) is called
+ * in the same turn. A store that fails never means processing blindly: with `storeDown: 'pause'` the gate
  * says `down` (the consumer stops taking messages), keeps what waits, probes the store with capped
  * backoff and says `up` when it answers again; with `'process'` deliveries are admitted unchecked,
  * with a warning.

@@ -4,7 +4,8 @@
  * (the scope URI-encoded; in a cluster `<prefix>{<scope>}:<key>`, the scope a hash tag so that every
  * key of a batch — one scope — is in one slot): `c:<owner>` while claimed, with the lease as its
  * expiry; `d` once done, with the retention as its expiry. Each batch is one script call (claim,
- * release) or one pipeline (complete): one round trip, atomic per key. At its first start it reads
+ * release, or a turn's completes, releases and claims together) or one pipeline (complete): one
+ * round trip, atomic per key. At its first start it reads
  * what the server keeps on disk (`redis-persistence.ts`; in a cluster, the master that keeps least)
  * and tells its owner.
  */
