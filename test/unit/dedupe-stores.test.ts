@@ -21,6 +21,27 @@ describe('memory deduplication store', () => {
     assert.deepEqual(await store.claim([k('claim-1')], 'B', 60_000), [{ state: 'claimed' }], 'an ended lease is free');
   });
 
+  it('over the bound for long (the sweep goes on where it stopped): the newest done keys kept, live claims never dropped', () => {
+    let now = 0;
+    const store = new MemoryDedupeStore({ maxKeys: 100, now: () => now });
+    store.claimOne(k('live'), 'A', 1e9);
+    for (let i = 0; i < 5000; i += 1) {
+      store.claimOne(k(`m-${i}`), 'A', 1000);
+      store.completeOne(k(`m-${i}`), 1e6);
+      if (i % 7 === 0) store.releaseOne(k(`m-${i - 3}`), 'A'); // done already: stays
+    }
+    assert.equal(store.size, 100);
+    assert.equal(store.claimOne(k('live'), 'B', 1000).state, 'held');
+    assert.equal(store.claimOne(k('m-4999'), 'B', 1000).state, 'done');
+    assert.equal(store.claimOne(k('m-4901'), 'B', 1000).state, 'done');
+    assert.equal(store.claimOne(k('m-10'), 'B', 1000).state, 'claimed', 'an old one was dropped');
+    now = 2e6; // every done key expired: swept as records are written
+    for (let i = 0; i < 300; i += 1) store.releaseOne(k(`x-${i}`), 'A');
+    for (let i = 0; i < 300; i += 1) store.completeOne(k(`n-${i}`), 1);
+    assert.ok(store.size <= 100);
+    assert.equal(store.claimOne(k('live'), 'B', 1000).state, 'held', 'the live claim outlived them all');
+  });
+
   it('forgets a done key after its retention', async () => {
     let now = 0;
     const store = new MemoryDedupeStore({ now: () => now });

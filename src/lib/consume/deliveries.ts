@@ -182,7 +182,8 @@ export class Deliveries extends EventEmitter<DeliveryEvents> {
         });
         return this.finished(entry, decision, reason, kind);
       default:
-        if (key !== undefined && decision.kind === 'ack') return this.ackWhenRecorded(entry, key, action, reason, kind);
+        // The key is recorded before the ack: at once with a store that answers at once (memory), else after its round trip.
+        if (key !== undefined && decision.kind === 'ack' && this.options.dedupe?.gate.completeNow(key) !== true) return this.ackWhenRecorded(entry, key, action, reason, kind);
         if (entry.spans !== undefined && entry.acks.closed) throw this.unsettled(entry, staleDelivery(entry, action));
         this.options.settler.execute(entry, decision, action);
         if (decision.kind === 'ack') this.options.hold?.release();

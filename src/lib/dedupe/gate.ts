@@ -8,7 +8,8 @@
  * when the settle timeout ends its delivery), so the next delivery is processed again.
  *
  * Store calls are batched: the claims, completes and releases of one event-loop turn go out as one
- * call each. A store that fails never means processing blindly: with `storeDown: 'pause'` the gate
+ * round trip, several in flight (`store-batch.ts`); a store that answers at once (memory) is called
+ * in the same turn. A store that fails never means processing blindly: with `storeDown: 'pause'` the gate
  * says `down` (the consumer stops taking messages), keeps what waits, probes the store with capped
  * backoff and says `up` when it answers again; with `'process'` deliveries are admitted unchecked,
  * with a warning.
@@ -16,46 +17,13 @@
 import { EventEmitter } from 'node:events';
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
-import { StoreProbe, type ProbeBackoff } from './probe';
+import { StoreProbe } from './probe';
 import { RecheckSchedule, systemTimer, type Timer } from './recheck';
 import { StoreBatch } from './store-batch';
-import { DedupeStoreError, type ClaimResult, type DedupeStore } from './store';
+import { DedupeStoreError, type ClaimResult, type DedupeKey, type SyncDedupeStore } from './store';
+import type { Admission, DedupeGateEvents, DedupeGateOptions } from './gate-terms';
 
-export type StoreDownPolicy = 'pause' | 'process';
-
-/** A delivery's deduplication key: found, missing (no messageId, an empty property), or unusable (and why). */
-export type DedupeKeyResult = { key: string } | { missing: true } | { problem: string };
-
-export interface DedupeGateOptions {
-  store: DedupeStore;
-  /** Records are per scope (the consumer's main queue): the same key on another queue is another record. */
-  scope: string;
-  /** How long a claim lives without being completed or released. */
-  leaseMs: number;
-  /** How long a processed key is remembered. */
-  retentionMs: number;
-  storeDown: StoreDownPolicy;
-  /** How often a key another consumer holds is looked at again; default 1 s. */
-  recheckMs?: number;
-  /** Probing a store that is down: first and longest pause; defaults 1 s and 30 s. */
-  probe?: ProbeBackoff;
-  /** The clock and timer waiting copies are looked at again on (tests give their own). */
-  timer?: Timer;
-}
-
-/**
- * What becomes of a delivery: `claimed` (process it), `duplicate` (processed before: ack it, do not
- * process it), `unchecked` (the store is down and the policy says process anyway).
- */
-export type Admission = 'claimed' | 'duplicate' | 'unchecked';
-
-export interface DedupeGateEvents {
-  /** The store failed: why, in words naming it. With the `pause` policy the consumer should stop taking messages. */
-  down: [string];
-  /** The store answers again. */
-  up: [];
-  warning: [string];
-}
+export type { Admission, DedupeGateEvents, DedupeGateOptions, DedupeKeyResult, StoreDownPolicy } from './gate-terms';
 
 interface Waiter {
   resolve: (admission: Admission) => void;
@@ -97,11 +65,14 @@ export class DedupeGate extends EventEmitter<DedupeGateEvents> {
   private shut = false;
   private readonly recheckMs: number;
   private readonly timer: Timer;
+  /** A store that answers at once (memory): claims, completes and releases without a call or a turn. */
+  private readonly sync: SyncDedupeStore | undefined;
 
   constructor(private readonly options: DedupeGateOptions) {
     super();
     this.recheckMs = options.recheckMs ?? 1000;
     this.timer = options.timer ?? systemTimer;
+    this.sync = options.store.sync;
     this.rechecks = new RecheckSchedule((items) => this.recheck(items), this.timer);
     this.probe = new StoreProbe(() => options.store.ping(), () => this.storeUp(), options.probe);
     const { scope, leaseMs, retentionMs } = options;
@@ -143,12 +114,22 @@ export class DedupeGate extends EventEmitter<DedupeGateEvents> {
     }
     if (this.downWhy !== undefined && this.options.storeDown === 'process') return Promise.resolve('unchecked');
     this.local.set(key, { key, waiters: [], until: Infinity });
+    const { sync } = this;
+    if (sync && this.downWhy === undefined) return new Promise((resolve) => this.claimed({ key, resolve, nextCheck: 0 }, sync.claimOne(this.keyOf(key), this.owner, this.options.leaseMs)));
     return new Promise((resolve) => this.calls.claim({ key, resolve, nextCheck: 0 }));
   }
 
   /** The flow acked the delivery of a key: records it as processed; resolves once the store has it (then the ack may go). */
   complete(key: string): Promise<void> {
-    return this.calls.complete(key);
+    return this.completeNow(key) ? Promise.resolve() : this.calls.complete(key);
+  }
+
+  /** {@link complete} when the store answers at once (memory): recorded now, and true; false: call {@link complete}. */
+  completeNow(key: string): boolean {
+    if (!this.sync || this.downWhy !== undefined) return false;
+    this.sync.completeOne(this.keyOf(key), this.options.retentionMs);
+    this.finish(key, 'duplicate');
+    return true;
   }
 
   /**
@@ -165,7 +146,8 @@ export class DedupeGate extends EventEmitter<DedupeGateEvents> {
     }
     if (local) this.rechecks.delete(local);
     this.local.delete(key);
-    this.calls.release(key);
+    if (this.sync && this.downWhy === undefined) this.sync.releaseOne(this.keyOf(key), this.owner);
+    else this.calls.release(key);
   }
 
   /**
@@ -225,6 +207,10 @@ export class DedupeGate extends EventEmitter<DedupeGateEvents> {
         this.failed(new Error(`the store gave no answer for key '${claim.key}'`));
         this.calls.claim(claim);
     }
+  }
+
+  private keyOf(key: string): DedupeKey {
+    return { scope: this.options.scope, key };
   }
 
   /** A key is settled for good here: what waited for it is a duplicate (processed) and is told so. */

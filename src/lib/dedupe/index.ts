@@ -12,4 +12,4 @@ export { redisStoreError, unreachableWhy } from './redis-errors';
 export { parsePersistence, redisKeeps, type RedisKeeps, type RedisPersistence } from './redis-persistence';
 export { RedisDedupeStore, type RedisStoreSettings } from './redis-store';
 export { describeRedis, parseRedisUrl, redisPrefixProblem, redisUrlProblem, type RedisAddress, type RedisTarget } from './redis-url';
-export { DedupeStoreError, type ClaimResult, type DedupeKey, type DedupeStore, type DedupeStoreProblem } from './store';
+export { DedupeStoreError, type ClaimResult, type DedupeKey, type DedupeStore, type DedupeStoreProblem, type StoreExchange, type SyncDedupeStore } from './store';

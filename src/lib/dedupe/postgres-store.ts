@@ -9,9 +9,10 @@
  *     expires_at timestamptz NOT NULL, PRIMARY KEY (scope, key));
  *   CREATE INDEX rabbitmq_retry_dedupe_expires ON rabbitmq_retry_dedupe (expires_at);
  */
+import { createHash } from 'node:crypto';
 import { declareOrCheckTable, derivedName, postgresErrorText, postgresProblem, type ExpectedColumn, type ExpectedIndex, type Queryable, type TableName } from '../postgres';
 import { distinctKeys } from './batch';
-import { DedupeStoreError, type ClaimResult, type DedupeKey, type DedupeStore } from './store';
+import { DedupeStoreError, type ClaimResult, type DedupeKey, type DedupeStore, type StoreExchange } from './store';
 
 /** The database as the store needs it: statements, and its name. */
 export interface DedupeDatabase extends Queryable {
@@ -62,6 +63,8 @@ export class PostgresDedupeStore implements DedupeStore {
   private prepared: Promise<void> | undefined;
   private sweepTimer: NodeJS.Timeout | undefined;
   private readonly t: string;
+  /** The store's statements, prepared (named) for its table. */
+  private readonly statements: DedupeStatements;
 
   constructor(
     private readonly db: DedupeDatabase,
@@ -69,6 +72,7 @@ export class PostgresDedupeStore implements DedupeStore {
   ) {
     this.description = `postgres ${db.description} table ${options.table.sql}`;
     this.t = options.table.sql;
+    this.statements = dedupeStatements(this.t);
   }
 
   /** Whether the store's table is in this database (the same pool): a write there may complete keys in its own transaction. */
@@ -91,33 +95,28 @@ export class PostgresDedupeStore implements DedupeStore {
 
   async claim(keys: readonly DedupeKey[], owner: string, leaseMs: number): Promise<ClaimResult[]> {
     const { unique, at } = distinctKeys(keys);
-    const result = await this.run(() =>
-      this.db.query<{ ord: string; mine: boolean; state: string | null; owner: string | null; until: string | null }>(
-        `WITH input AS (
-           SELECT * FROM unnest($1::text[], $2::text[]) WITH ORDINALITY AS i(scope, key, ord)
-         ), taken AS (
-           INSERT INTO ${this.t} AS t (scope, key, state, owner, expires_at)
-           SELECT scope, key, 'claimed', $3, now() + $4 * interval '1 millisecond' FROM input
-           ON CONFLICT (scope, key) DO UPDATE SET state = 'claimed', owner = EXCLUDED.owner, expires_at = EXCLUDED.expires_at
-            WHERE t.expires_at <= now() OR (t.state = 'claimed' AND t.owner = EXCLUDED.owner)
-           RETURNING scope, key
-         )
-         SELECT i.ord, taken.key IS NOT NULL AS mine, cur.state, cur.owner,
-                (extract(epoch FROM cur.expires_at) * 1000)::bigint AS until
-           FROM input i
-           LEFT JOIN taken ON taken.scope = i.scope AND taken.key = i.key
-           LEFT JOIN ${this.t} cur ON cur.scope = i.scope AND cur.key = i.key
-          ORDER BY i.ord`,
-        [unique.map((k) => k.scope), unique.map((k) => k.key), owner, Math.max(1, Math.round(leaseMs))],
-      ),
-    );
-    const results = result.rows.map((row): ClaimResult => {
-      if (row.mine) return { state: 'claimed' };
-      if (row.state === 'done') return { state: 'done' };
-      // Taken by another owner between our snapshot and our insert, or held: look again soon.
-      return { state: 'held', owner: row.owner ?? 'another consumer', until: row.until === null ? Date.now() + 1000 : Number(row.until) };
-    });
-    return at.map((i) => results[i] as ClaimResult);
+    const params = [unique.map((k) => k.scope), unique.map((k) => k.key), owner, Math.max(1, Math.round(leaseMs))];
+    const result = await this.run(() => this.db.query<ClaimRow>(this.statements.claim, params));
+    return claimResults(result.rows, at);
+  }
+
+  /** One statement: the completes, the releases, then the claims (a round trip instead of three; the gate keeps the lists apart). */
+  async exchange(calls: StoreExchange): Promise<ClaimResult[]> {
+    const { unique, at } = distinctKeys(calls.claim);
+    const done = distinctKeys(calls.complete).unique;
+    const params = [
+      unique.map((k) => k.scope),
+      unique.map((k) => k.key),
+      calls.owner,
+      Math.max(1, Math.round(calls.leaseMs)),
+      done.map((k) => k.scope),
+      done.map((k) => k.key),
+      Math.max(1, Math.round(calls.retentionMs)),
+      calls.release.map((k) => k.scope),
+      calls.release.map((k) => k.key),
+    ];
+    const result = await this.run(() => this.db.query<ClaimRow>(this.statements.exchange, params));
+    return claimResults(result.rows, at);
   }
 
   async complete(keys: readonly DedupeKey[], retentionMs: number): Promise<void> {
@@ -130,22 +129,11 @@ export class PostgresDedupeStore implements DedupeStore {
    */
   async completeWithin(client: Queryable, keys: readonly DedupeKey[], retentionMs: number): Promise<void> {
     const { unique } = distinctKeys(keys);
-    await client.query(
-      `INSERT INTO ${this.t} (scope, key, state, owner, expires_at)
-       SELECT scope, key, 'done', NULL, now() + $3 * interval '1 millisecond' FROM unnest($1::text[], $2::text[]) AS i(scope, key)
-       ON CONFLICT (scope, key) DO UPDATE SET state = 'done', owner = NULL, expires_at = EXCLUDED.expires_at`,
-      [unique.map((k) => k.scope), unique.map((k) => k.key), Math.max(1, Math.round(retentionMs))],
-    );
+    await client.query(this.statements.complete, [unique.map((k) => k.scope), unique.map((k) => k.key), Math.max(1, Math.round(retentionMs))]);
   }
 
   async release(keys: readonly DedupeKey[], owner: string): Promise<void> {
-    await this.run(() =>
-      this.db.query(
-        `DELETE FROM ${this.t} t USING unnest($1::text[], $2::text[]) AS i(scope, key)
-          WHERE t.scope = i.scope AND t.key = i.key AND t.state = 'claimed' AND t.owner = $3`,
-        [keys.map((k) => k.scope), keys.map((k) => k.key), owner],
-      ),
-    );
+    await this.run(() => this.db.query(this.statements.release, [keys.map((k) => k.scope), keys.map((k) => k.key), owner]));
   }
 
   /** Deletes up to `limit` expired rows; how many went. */
@@ -180,4 +168,72 @@ export class PostgresDedupeStore implements DedupeStore {
       throw new DedupeStoreError(`deduplication table ${this.t}: ${postgresErrorText(err, this.db.description)}`, problem);
     }
   }
+}
+
+interface ClaimRow {
+  ord: string;
+  mine: boolean;
+  state: string | null;
+  owner: string | null;
+  until: string | null;
+}
+
+function claimResults(rows: readonly ClaimRow[], at: readonly number[]): ClaimResult[] {
+  const results = rows.map((row): ClaimResult => {
+    if (row.mine) return { state: 'claimed' };
+    if (row.state === 'done') return { state: 'done' };
+    // Taken by another owner between our snapshot and our insert, or held: look again soon.
+    return { state: 'held', owner: row.owner ?? 'another consumer', until: row.until === null ? Date.now() + 1000 : Number(row.until) };
+  });
+  return at.map((i) => results[i] as ClaimResult);
+}
+
+type Named = { name: string; text: string };
+interface DedupeStatements {
+  claim: Named;
+  exchange: Named;
+  complete: Named;
+  release: Named;
+}
+
+/** A statement named by its text: prepared once per connection; another table (or version) is another name. */
+function named(text: string): Named {
+  return { name: `rabbitmq_retry_dedupe_${createHash('sha1').update(text).digest('hex').slice(0, 16)}`, text };
+}
+
+/**
+ * The statements on a table. Claims ($1 scopes, $2 keys, $3 owner, $4 lease ms): an ended lease or
+ * the owner's own claim is taken; the answer per input row, in order. The exchange adds completes
+ * ($5 scopes, $6 keys, $7 retention ms) and releases ($8 scopes, $9 keys) before them: every part of
+ * one statement sees the table as it was before it, which is why no key may be in two lists.
+ */
+function dedupeStatements(t: string): DedupeStatements {
+  const claims = `input AS (
+           SELECT * FROM unnest($1::text[], $2::text[]) WITH ORDINALITY AS i(scope, key, ord)
+         ), taken AS (
+           INSERT INTO ${t} AS t (scope, key, state, owner, expires_at)
+           SELECT scope, key, 'claimed', $3, now() + $4 * interval '1 millisecond' FROM input
+           ON CONFLICT (scope, key) DO UPDATE SET state = 'claimed', owner = EXCLUDED.owner, expires_at = EXCLUDED.expires_at
+            WHERE t.expires_at <= now() OR (t.state = 'claimed' AND t.owner = EXCLUDED.owner)
+           RETURNING scope, key
+         )
+         SELECT i.ord, taken.key IS NOT NULL AS mine, cur.state, cur.owner,
+                (extract(epoch FROM cur.expires_at) * 1000)::bigint AS until
+           FROM input i
+           LEFT JOIN taken ON taken.scope = i.scope AND taken.key = i.key
+           LEFT JOIN ${t} cur ON cur.scope = i.scope AND cur.key = i.key
+          ORDER BY i.ord`;
+  const complete = (scopes: string, keys: string, retention: string): string =>
+    `INSERT INTO ${t} (scope, key, state, owner, expires_at)
+       SELECT scope, key, 'done', NULL, now() + ${retention} * interval '1 millisecond' FROM unnest(${scopes}::text[], ${keys}::text[]) AS i(scope, key)
+       ON CONFLICT (scope, key) DO UPDATE SET state = 'done', owner = NULL, expires_at = EXCLUDED.expires_at`;
+  const release = (scopes: string, keys: string, owner: string): string =>
+    `DELETE FROM ${t} t USING unnest(${scopes}::text[], ${keys}::text[]) AS i(scope, key)
+          WHERE t.scope = i.scope AND t.key = i.key AND t.state = 'claimed' AND t.owner = ${owner}`;
+  return {
+    claim: named(`WITH ${claims}`),
+    exchange: named(`WITH done AS (${complete('$5', '$6', '$7')}), gone AS (${release('$8', '$9', '$3')}), ${claims}`),
+    complete: named(complete('$1', '$2', '$3')),
+    release: named(release('$1', '$2', '$3')),
+  };
 }

@@ -4,7 +4,8 @@
  * (the scope URI-encoded; in a cluster `<prefix>{<scope>}:<key>`, the scope a hash tag so that every
  * key of a batch — one scope — is in one slot): `c:<owner>` while claimed, with the lease as its
  * expiry; `d` once done, with the retention as its expiry. Each batch is one script call (claim,
- * release) or one pipeline (complete): one round trip, atomic per key. At its first start it reads
+ * release, or a turn's completes, releases and claims together) or one pipeline (complete): one
+ * round trip, atomic per key. At its first start it reads
  * what the server keeps on disk (`redis-persistence.ts`; in a cluster, the master that keeps least)
  * and tells its owner.
  */
@@ -14,7 +15,7 @@ import { createRedisClient, dataServers, type RedisClient } from './redis-client
 import { redisStoreError } from './redis-errors';
 import { parsePersistence, redisKeeps, type RedisPersistence } from './redis-persistence';
 import { describeRedis, parseRedisUrl } from './redis-url';
-import { type ClaimResult, type DedupeKey, type DedupeStore } from './store';
+import { type ClaimResult, type DedupeKey, type DedupeStore, type StoreExchange } from './store';
 
 export interface RedisStoreSettings {
   /**
@@ -34,23 +35,26 @@ export interface RedisStoreSettings {
   onPersistence?: (persistence: RedisPersistence) => void;
 }
 
-const CLAIM = `
-local out = {}
-local mine = 'c:' .. ARGV[1]
-for i, k in ipairs(KEYS) do
+/** One key's claim: 'c' claimed, 'd' done, 'h:<ttl>:<owner>' held (`mine` is this owner's value, `lease` ms). */
+const CLAIM_ONE = `
+local function claim(k, mine, lease)
   local v = redis.call('GET', k)
   if not v then
-    redis.call('SET', k, mine, 'PX', ARGV[2])
-    out[i] = 'c'
+    redis.call('SET', k, mine, 'PX', lease)
+    return 'c'
   elseif v == 'd' then
-    out[i] = 'd'
+    return 'd'
   elseif v == mine then
-    redis.call('PEXPIRE', k, ARGV[2])
-    out[i] = 'c'
-  else
-    out[i] = 'h:' .. redis.call('PTTL', k) .. ':' .. string.sub(v, 3)
+    redis.call('PEXPIRE', k, lease)
+    return 'c'
   end
-end
+  return 'h:' .. redis.call('PTTL', k) .. ':' .. string.sub(v, 3)
+end`;
+
+const CLAIM = `${CLAIM_ONE}
+local out = {}
+local mine = 'c:' .. ARGV[1]
+for i, k in ipairs(KEYS) do out[i] = claim(k, mine, ARGV[2]) end
 return out`;
 
 const RELEASE = `
@@ -60,7 +64,27 @@ for _, k in ipairs(KEYS) do
 end
 return 0`;
 
+/**
+ * Completes, releases and claims in one call (KEYS: the completes, the releases, the claims; ARGV:
+ * how many completes, how many releases, owner, lease ms, retention ms), in that order.
+ */
+const EXCHANGE = `${CLAIM_ONE}
+local done, gone = tonumber(ARGV[1]), tonumber(ARGV[2])
+local mine = 'c:' .. ARGV[3]
+local out = {}
+for i, k in ipairs(KEYS) do
+  if i <= done then
+    redis.call('SET', k, 'd', 'PX', ARGV[5])
+  elseif i <= done + gone then
+    if redis.call('GET', k) == mine then redis.call('DEL', k) end
+  else
+    out[#out + 1] = claim(k, mine, ARGV[4])
+  end
+end
+return out`;
+
 interface Scripts {
+  dedupeExchange(...args: Array<string | number>): Promise<string[]>;
   dedupeClaim(...args: Array<string | number>): Promise<string[]>;
   dedupeRelease(...args: Array<string | number>): Promise<number>;
 }
@@ -94,6 +118,7 @@ export class RedisDedupeStore implements DedupeStore {
     });
     this.client.defineCommand('dedupeClaim', { lua: CLAIM });
     this.client.defineCommand('dedupeRelease', { lua: RELEASE });
+    this.client.defineCommand('dedupeExchange', { lua: EXCHANGE });
   }
 
   async prepare(): Promise<void> {
@@ -135,12 +160,19 @@ export class RedisDedupeStore implements DedupeStore {
     const { unique, at } = distinctKeys(keys);
     const scripts = this.client as unknown as Scripts;
     const replies = await this.run(() => scripts.dedupeClaim(unique.length, ...unique.map((k) => this.keyOf(k)), owner, Math.max(1, Math.round(leaseMs))));
-    const results = replies.map((reply): ClaimResult => {
-      if (reply === 'c') return { state: 'claimed' };
-      if (reply === 'd') return { state: 'done' };
-      const [, ttl, ...rest] = reply.split(':');
-      return { state: 'held', owner: rest.join(':'), until: Date.now() + Math.max(0, Number(ttl)) };
-    });
+    const results = replies.map(claimResult);
+    return at.map((i) => results[i] as ClaimResult);
+  }
+
+  /** One script call: the completes, the releases, then the claims (a round trip instead of three). */
+  async exchange(calls: StoreExchange): Promise<ClaimResult[]> {
+    const { unique, at } = distinctKeys(calls.claim);
+    const scripts = this.client as unknown as Scripts;
+    const keys = [...calls.complete, ...calls.release, ...unique].map((k) => this.keyOf(k));
+    const lease = Math.max(1, Math.round(calls.leaseMs));
+    const retention = Math.max(1, Math.round(calls.retentionMs));
+    const replies = await this.run(() => scripts.dedupeExchange(keys.length, ...keys, calls.complete.length, calls.release.length, calls.owner, lease, retention));
+    const results = replies.map(claimResult);
     return at.map((i) => results[i] as ClaimResult);
   }
 
@@ -189,6 +221,14 @@ export class RedisDedupeStore implements DedupeStore {
   private storeError(err: unknown): Error {
     return redisStoreError(this.description, err, this.lastError);
   }
+}
+
+/** A claim script's answer for one key. */
+function claimResult(reply: string): ClaimResult {
+  if (reply === 'c') return { state: 'claimed' };
+  if (reply === 'd') return { state: 'done' };
+  const [, ttl, ...rest] = reply.split(':');
+  return { state: 'held', owner: rest.join(':'), until: Date.now() + Math.max(0, Number(ttl)) };
 }
 
 /** What one server keeps on disk; undefined when it does not say. */

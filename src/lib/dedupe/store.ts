@@ -47,6 +47,31 @@ export interface DedupeStore {
   release(keys: readonly DedupeKey[], owner: string): Promise<void>;
   /** Closes what the store holds open (connections, timers). */
   close(): Promise<void>;
+  /**
+   * The writes of one turn and the claims of the next in one round trip (a store that has it; the
+   * gate makes separate calls otherwise): completes first, then releases, then claims, as if they were
+   * three calls in that order. No key is in two of the lists (the gate sees to it).
+   */
+  exchange?(calls: StoreExchange): Promise<ClaimResult[]>;
+  /** Calls answered at once, without a round trip (the memory store): the gate answers a delivery in the same turn. */
+  readonly sync?: SyncDedupeStore;
+}
+
+/** One round trip's worth of store calls: keys to complete, to release and to claim. */
+export interface StoreExchange {
+  complete: readonly DedupeKey[];
+  retentionMs: number;
+  release: readonly DedupeKey[];
+  claim: readonly DedupeKey[];
+  owner: string;
+  leaseMs: number;
+}
+
+/** A store's calls for one key, answered at once (same semantics as the batch calls). */
+export interface SyncDedupeStore {
+  claimOne(key: DedupeKey, owner: string, leaseMs: number): ClaimResult;
+  completeOne(key: DedupeKey, retentionMs: number): void;
+  releaseOne(key: DedupeKey, owner: string): void;
 }
 
 export type DedupeStoreProblem = 'unreachable' | 'auth' | 'schema' | 'other';

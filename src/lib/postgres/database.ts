@@ -8,9 +8,15 @@ import pg from 'pg';
 import { postgresErrorText, postgresProblem, type PostgresProblem } from './errors';
 import { describeDatabase, poolConfig, type PostgresSettings } from './settings';
 
+/**
+ * A statement: its text, or its text and a name (a prepared statement: parsed and planned once per
+ * connection, then only bound and executed).
+ */
+export type Statement = string | { name: string; text: string };
+
 /** What runs a query: the pool, or one client inside a transaction. */
 export interface Queryable {
-  query<R extends pg.QueryResultRow = pg.QueryResultRow>(sql: string, params?: unknown[]): Promise<pg.QueryResult<R>>;
+  query<R extends pg.QueryResultRow = pg.QueryResultRow>(sql: Statement, params?: unknown[]): Promise<pg.QueryResult<R>>;
 }
 
 export type DatabaseState = { phase: 'connecting' } | { phase: 'up' } | { phase: 'down'; problem: PostgresProblem; detail: string } | { phase: 'closed' };
@@ -40,7 +46,7 @@ export class PostgresDatabase extends EventEmitter<DatabaseEvents> implements Qu
   }
 
   /** Runs one statement on a pooled connection; a connection failure marks the database down (and probes). */
-  async query<R extends pg.QueryResultRow = pg.QueryResultRow>(sql: string, params?: unknown[]): Promise<pg.QueryResult<R>> {
+  async query<R extends pg.QueryResultRow = pg.QueryResultRow>(sql: Statement, params?: unknown[]): Promise<pg.QueryResult<R>> {
     try {
       const result = await this.pool.query<R>(sql, params);
       this.answered();
