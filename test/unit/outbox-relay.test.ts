@@ -2,8 +2,8 @@
  * The relay's pure parts, case by case: the window of batches in flight (room, turn in claim order,
  * idle), what a batch's outcomes make of its rows, the claim statement; and the pipeline itself on a
  * fake database and publisher: the next batch claimed and published while the first one's confirms
- * are outstanding, and the batches marked in the order they were claimed even when the later one is
- * confirmed first.
+ * are outstanding, and the batches' marks committed in the order they were claimed even when the
+ * later one is confirmed first.
  */
 import assert from 'node:assert/strict';
 import { backoffMs, batchOutcome, BatchWindow, claimSql, OutboxRelay, type Row } from '../../src/lib/outbox';
@@ -101,12 +101,15 @@ describe('outbox relay: the pipeline (fake database and publisher)', () => {
     resolve: () => void;
   }
 
-  /** A table of `count` pending rows; a claim takes the next ones not claimed, a mark records its seqs; all in order of calls. */
+  /**
+   * A table of `count` pending rows; a claim takes the next ones not claimed; a transaction's marks
+   * are logged when it commits (`sent 1,2`): what another connection sees, in the order it sees it.
+   */
   function fakes(count: number): { relay: OutboxRelay; log: string[]; confirms: Confirm[] } {
     const log: string[] = [];
     const confirms: Confirm[] = [];
     let next = 1;
-    const client = {
+    const connection = (marked: string[]) => ({
       query: async (sql: string, params?: unknown[]): Promise<any> => {
         await tick();
         if (sql.startsWith('SELECT seq')) {
@@ -116,13 +119,19 @@ describe('outbox relay: the pipeline (fake database and publisher)', () => {
           log.push(`claim ${rows.map((r) => r.seq).join(',')}`);
           return { rows, rowCount: rows.length };
         }
-        if (sql.includes("status = 'sent'")) log.push(`sent ${(params?.[0] as string[]).join(',')}`);
+        if (sql.includes("status = 'sent'")) marked.push(...(params?.[0] as string[]));
         return { rows: [], rowCount: 0 };
       },
-    };
+    });
     const db = {
-      query: client.query,
-      transaction: async <T>(work: (c: typeof client) => Promise<T>): Promise<T> => work(client),
+      query: connection([]).query,
+      transaction: async <T>(work: (c: ReturnType<typeof connection>) => Promise<T>): Promise<T> => {
+        const marked: string[] = [];
+        const result = await work(connection(marked));
+        await tick();
+        if (marked.length > 0) log.push(`sent ${marked.join(',')}`);
+        return result;
+      },
     };
     const table = parseTableName('outbox') as TableName;
     const publisher = {
@@ -149,7 +158,7 @@ describe('outbox relay: the pipeline (fake database and publisher)', () => {
     assert.equal(relay.stats.sent, 6);
   });
 
-  it('marks the batches in the order they were claimed when the later one is confirmed first', async () => {
+  it("commits the batches' marks in the order they were claimed when the later one is confirmed first", async () => {
     const { relay, log, confirms } = fakes(4);
     const sent: number[] = [];
     relay.on('sent', (n) => sent.push(n));
@@ -158,7 +167,7 @@ describe('outbox relay: the pipeline (fake database and publisher)', () => {
     assert.equal(confirms.length, 4);
     for (const c of confirms.slice(2)) c.resolve(); // the second batch's confirms
     for (let i = 0; i < 20; i++) await tick();
-    assert.deepEqual(log.filter((l) => l.startsWith('sent')), [], 'the second batch waits for the first');
+    assert.deepEqual(log.filter((l) => l.startsWith('sent')), [], 'the second batch commits only after the first');
     for (const c of confirms.slice(0, 2)) c.resolve();
     await relay.stop();
     assert.deepEqual(log.filter((l) => l.startsWith('sent')), ['sent 1,2', 'sent 3,4']);

@@ -40,12 +40,17 @@ export function backoffMs(attempts: number, initialMs: number, maxMs: number): n
  * relay, or another batch of this one still in flight, holds the rows it skips). Ordered: a row is
  * left while an earlier row of its key is pending, which includes a row locked by a batch in flight
  * (its `sent` is not committed yet), so a key's next row waits until its previous one is marked sent.
+ * The rows are picked and locked by their `seq` alone (an InitPlan, run once) and read afterwards:
+ * sorting the pending rows with their payloads spilled to disk and cost tens of ms a claim with
+ * thousands pending; the outer `FOR UPDATE` (locks this transaction holds already) reads their
+ * latest version.
  */
 export function claimSql(table: string, ordered: boolean): string {
   const order = ordered ? ` AND NOT EXISTS (SELECT 1 FROM ${table} e WHERE e.order_key = o.order_key AND e.status = 'pending' AND e.seq < o.seq)` : '';
-  return `SELECT seq, id, exchange, routing_key, payload, headers, properties, attempts FROM ${table} o
-       WHERE status = 'pending' AND next_attempt_at <= now()${order}
-       ORDER BY seq LIMIT $1 FOR UPDATE SKIP LOCKED`;
+  return `SELECT seq, id, exchange, routing_key, payload, headers, properties, attempts FROM ${table}
+       WHERE seq = ANY(ARRAY(SELECT seq FROM ${table} o WHERE status = 'pending' AND next_attempt_at <= now()${order}
+                             ORDER BY seq LIMIT $1 FOR UPDATE SKIP LOCKED))
+       ORDER BY seq FOR UPDATE`;
 }
 
 /** Each row's outcome (undefined: confirmed; else why not) sorted into sent and failed. Pure. */

@@ -206,9 +206,9 @@ export class OutboxRelay extends EventEmitter<RelayEvents> {
   }
 
   /**
-   * One batch, in a transaction of its own: claimed and handed to the publisher (the returned promise
-   * resolves then, with how many rows it claimed), then — in the background, in the window — its
-   * confirms awaited, and, on its turn, its rows marked and committed.
+   * One batch, in a transaction of its own: claimed (the returned promise resolves then, with how many
+   * rows) and handed to the publisher, then — in the background, in the window — its confirms
+   * awaited, its rows marked, and, on its turn, committed.
    */
   private startBatch(batchSize: number, window: BatchWindow, failed: { error?: unknown }): Promise<number> {
     const { maxAttempts = 10, backoff = { initialMs: 1000, maxMs: 300_000 } } = this.options;
@@ -226,11 +226,12 @@ export class OutboxRelay extends EventEmitter<RelayEvents> {
           handed(0);
           return undefined;
         }
-        const confirms = await this.rows.publishAll(rows);
+        // Handed over before the publishes go out: the next claim's round trip overlaps them.
         handed(rows.length);
-        const outcome = batchOutcome(rows, await Promise.all(confirms), maxAttempts, backoff);
-        await slot.turn();
+        const outcome = batchOutcome(rows, await Promise.all(await this.rows.publishAll(rows)), maxAttempts, backoff);
         await markBatch(client, this.t, outcome);
+        // Committed (its marks seen) only after every batch claimed before it: sent in claim order.
+        await slot.turn();
         return outcome;
       })
       .then((outcome) => this.told(outcome))
