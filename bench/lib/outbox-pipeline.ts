@@ -9,7 +9,7 @@ import type { ChannelModel } from 'amqplib';
 import { percentile, sleep, type RunResult } from './common';
 import { loadFlow, unloadFlow, type FlowNode } from './nodered';
 import { benchBroker, timed, timeoutFor, type Ctx } from './scenarios';
-import { DATABASE_URL, fillOutbox } from './store-scenarios';
+import { DATABASE_URL, fillOutbox, withDb } from './store-scenarios';
 
 const tab = (): FlowNode => ({ id: 'flow', type: 'tab', label: 'bench' });
 
@@ -34,16 +34,6 @@ export async function rawPublishEvents({ model, queue, count, body, batch }: { m
   }
 }
 
-async function withClient<T>(work: (client: pg.Client) => Promise<T>): Promise<T> {
-  const client = new pg.Client({ connectionString: DATABASE_URL });
-  await client.connect();
-  try {
-    return await work(client);
-  } finally {
-    await client.end();
-  }
-}
-
 /**
  * The package's relay (running, idle) publishing `count` rows already in the table: from the NOTIFY
  * until none is pending (the rows are written before the clock starts, unlike pkgRelay).
@@ -52,7 +42,7 @@ export async function pkgRelayFromNotify(ctx: Ctx, { table, queue, count, body }
   await loadFlow([tab(), benchBroker(ctx), { id: 'db', type: 'retry-postgres', url: DATABASE_URL }, { id: 'relay', type: 'outbox-relay', z: 'flow', broker: 'broker', postgres: 'db', table, mode: 'check', batchSize: '100', pollSeconds: '30', wires: [[]] }]);
   try {
     await sleep(500); // connected, listening, idle
-    return await withClient(async (c) => {
+    return await withDb(async (c) => {
       // The rows without their NOTIFY: the relay, idle until its next poll in 30 s, does not see them yet.
       await fillOutbox(c, table, queue, count, body, false);
       return timed(count, async () => {

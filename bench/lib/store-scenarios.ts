@@ -67,7 +67,7 @@ async function cleanStore(kind: StoreKind, tag: string): Promise<void> {
   }
 }
 
-async function withDb<T>(work: (client: pg.Client) => Promise<T>): Promise<T> {
+export async function withDb<T>(work: (client: pg.Client) => Promise<T>): Promise<T> {
   const client = new pg.Client({ connectionString: DATABASE_URL });
   await client.connect();
   try {
