@@ -6,7 +6,7 @@
  * later one is confirmed first.
  */
 import assert from 'node:assert/strict';
-import { backoffMs, batchOutcome, BatchWindow, claimSql, OutboxRelay, type Row } from '../../src/lib/outbox';
+import { backoffMs, batchOutcome, BatchWindow, claimSql, OutboxRelay, RowPublisher, type Row } from '../../src/lib/outbox';
 import { parseTableName, type TableName } from '../../src/lib/postgres';
 
 const tick = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
@@ -92,6 +92,22 @@ describe('outbox relay: a batch\'s outcome', () => {
     assert.match(claimSql('"t"', false), /FOR UPDATE SKIP LOCKED/);
     assert.doesNotMatch(claimSql('"t"', false), /order_key/);
     assert.match(claimSql('"t"', true), /NOT EXISTS \(SELECT 1 FROM "t" e WHERE e.order_key = o.order_key AND e.status = 'pending' AND e.seq < o.seq\)/);
+  });
+});
+
+describe('outbox relay: publishing a batch', () => {
+  it('gives each row its outcome: confirmed, refused with the reason, or no confirm within the timeout (one for the batch)', async () => {
+    const answers: Record<string, () => Promise<void>> = {
+      'e-1': () => Promise.resolve(),
+      'e-2': () => Promise.reject(new Error('message was returned unroutable')),
+      'e-3': () => new Promise<void>(() => undefined),
+      'e-4': () => {
+        throw new Error('cannot encode');
+      },
+    };
+    const publisher = { publish: (_x: string, _k: string, _c: Buffer, options: Record<string, unknown>) => answers[String(options.messageId)]!() };
+    const outcomes = await Promise.all(await new RowPublisher(publisher, 10, undefined).publishAll([row(1), row(2), row(3), row(4)]));
+    assert.deepEqual(outcomes, [undefined, 'message was returned unroutable', 'no confirm within 0.01 s', 'cannot encode']);
   });
 });
 

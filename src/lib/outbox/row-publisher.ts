@@ -1,7 +1,7 @@
 /**
  * Publishing a batch's rows: each with `mandatory`, messageId = the row's id and the row's W3C
  * trace context (a new trace for a row without one; a `relay` span of it when spans are recorded),
- * each bounded by a confirm timeout. Rows for an exchange that does not exist are held back before
+ * the batch bounded by a confirm timeout. Rows for an exchange that does not exist are held back before
  * anything is published (a publish to it would close the channel under the other rows in flight).
  */
 import { messagingAttributes, newTraceparent, setTrace, spanName, traceOf, type MessageTracer } from '../trace';
@@ -37,7 +37,14 @@ export class RowPublisher {
    */
   async publishAll(rows: readonly Row[]): Promise<Array<Promise<string | undefined>>> {
     const missing = await this.missingExchanges(rows);
-    return rows.map((row) => (missing.has(row.exchange) ? Promise.resolve(`exchange '${row.exchange}' does not exist (404 NOT_FOUND): not published`) : this.publish(row)));
+    // One confirm timeout for the batch, not a timer per row.
+    let timer: NodeJS.Timeout | undefined;
+    const deadline = new Promise<string>((resolve) => {
+      timer = setTimeout(() => resolve(`no confirm within ${this.timeoutMs / 1000} s`), this.timeoutMs);
+    });
+    const outcomes = rows.map((row) => (missing.has(row.exchange) ? Promise.resolve(`exchange '${row.exchange}' does not exist (404 NOT_FOUND): not published`) : this.publish(row, deadline)));
+    void Promise.all(outcomes).then(() => clearTimeout(timer));
+    return outcomes;
   }
 
   /** The batch's exchanges that do not exist (checked at most every 30 s while they do). */
@@ -56,34 +63,27 @@ export class RowPublisher {
     return missing;
   }
 
-  private async publish(row: Row): Promise<string | undefined> {
+  private async publish(row: Row, deadline: Promise<string>): Promise<string | undefined> {
     const headers = Object.assign({}, row.headers);
     const trace = traceOf(headers) ?? { traceparent: newTraceparent() };
     const span = this.tracer?.start(spanName('relay', row.exchange), 'producer', messagingAttributes('relay', row.exchange, row.routing_key, { properties: { messageId: row.id, correlationId: row.properties?.correlationId }, content: row.payload }), trace);
     setTrace(headers, span?.trace ?? trace);
     const options = { ...(row.properties ?? {}), headers, messageId: row.id, mandatory: true };
-    const failed = await this.confirmed(row, options);
+    let sent: Promise<void>;
+    try {
+      sent = this.publisher.publish(row.exchange, row.routing_key, row.payload, options);
+    } catch (err) {
+      sent = Promise.reject(err instanceof Error ? err : new Error(String(err)));
+    }
+    const confirmed = sent.then(
+      () => undefined,
+      (err: unknown) => (err as Error).message || String(err),
+    );
+    const failed = await Promise.race([confirmed, deadline]);
     if (span !== undefined) {
       if (failed !== undefined) span.fail(failed);
       span.end();
     }
     return failed;
-  }
-
-  private async confirmed(row: Row, options: Record<string, unknown>): Promise<string | undefined> {
-    let timer: NodeJS.Timeout | undefined;
-    try {
-      await Promise.race([
-        this.publisher.publish(row.exchange, row.routing_key, row.payload, options),
-        new Promise((_resolve, reject) => {
-          timer = setTimeout(() => reject(new Error(`no confirm within ${this.timeoutMs / 1000} s`)), this.timeoutMs);
-        }),
-      ]);
-      return undefined;
-    } catch (err) {
-      return (err as Error).message || String(err);
-    } finally {
-      clearTimeout(timer);
-    }
   }
 }
