@@ -48,6 +48,7 @@ import { RUNTIME_DESCRIPTION, packageNodes, versions, type Msg } from './lib/nod
 import { BATCHED_PEER_KEY, PEERS_DIR, preparePeers, stopPeerProcesses } from './lib/peers';
 import * as S from './lib/scenarios';
 import * as D from './lib/store-scenarios';
+import * as P from './lib/outbox-pipeline';
 import { runScale, scaleJson, scaleTable, type ScaleResult } from './lib/scale-scenarios';
 import { parkingGroupRun, type ParkingGroupRun } from './lib/parking-group';
 import { degradeJson, degradeTable, runDegrade, type DegradeResult } from './lib/degrade-scenarios';
@@ -96,6 +97,8 @@ const PLAN = {
   outboxRelay: n(10000, 300),
   outboxWrite: n(3000, 200),
   outboxLatency: n(300, 30),
+  /** Commit → consumer at a sustained rate: 10 writers, 1 000 events/s in all, for this many seconds. */
+  outboxRate: { writers: 10, rate: 1000, seconds: n(10, 2) },
   /** Parked 1 KB messages grouped by reason (the issue's target: 100 000 in ≤ 10 s and ≤ 100 MiB). */
   parkingGroup: n(100_000, 1000),
 };
@@ -184,6 +187,8 @@ interface Extra {
   peers?: { rows: PeerRow[]; skipped: string[] };
   /** Outbox: from the write's answer to the event at a consumer (ms). */
   outboxLatency?: { p50: number; p99: number };
+  /** Outbox: from a writer's COMMIT to the event at a consumer at a sustained rate (ms), and the rate written. */
+  outboxLatencyAtRate?: P.RateLatency;
   /** Parking groups: a park-replay node grouping the parking queue, in a Node-RED process of its own. */
   parkingGroup?: ParkingGroupRun;
 }
@@ -541,6 +546,9 @@ function summaryJson(): Record<string, number | null> {
     outboxWriteRatio: r2(rows.find((r) => r.group === 'outbox write')?.ratio),
     outboxLatencyP50Ms: round(extra.outboxLatency?.p50, 2),
     outboxLatencyP99Ms: round(extra.outboxLatency?.p99, 2),
+    // The relay against raw amqplib publishing the same events with confirms (per 100), and commit → consumer p99 at 1 000 events/s from 10 writers.
+    outboxRelayVsPublishRatio: r2(rows.find((r) => r.group === 'relay vs publish')?.ratio),
+    outboxLatencyP99At1000Ms: round(extra.outboxLatencyAtRate?.p99, 2),
     // (In smoke mode of PLAN.parkingGroup messages, not 100 000.)
     parkingGroup100kS: round(extra.parkingGroup?.seconds, 2),
     // What grouping takes of the Node-RED process: its peak RSS while grouping above the idle process; and that peak itself.
@@ -842,6 +850,15 @@ async function main(): Promise<number> {
           () => D.rawRelay({ model, table, queue, count, body: event }),
           () => D.pkgRelay(ctx, { table, queue, count, body: event }),
         );
+        // The same relay from the NOTIFY on (the rows written before the clock starts) against raw amqplib publishing the same events with confirms.
+        await pair(
+          'relay vs publish',
+          '1 KB, confirms per 100',
+          count,
+          prep,
+          () => P.rawPublishEvents({ model, queue, count, body: event, batch: 100 }),
+          () => P.pkgRelayFromNotify(ctx, { table, queue, count, body: event }),
+        );
         const writes = PLAN.outboxWrite;
         const payload = JSON.parse(body(1024).toString()) as unknown;
         await pair(
@@ -856,6 +873,11 @@ async function main(): Promise<number> {
         await D.dropTable(table);
         extra.outboxLatency = await D.outboxLatency(ctx, { model, table, business, queue: `${queue}.latency`, count: PLAN.outboxLatency });
         log(`   outbox latency (write answered → event at a consumer, NOTIFY): p50 ${extra.outboxLatency.p50.toFixed(1)} ms, p99 ${extra.outboxLatency.p99.toFixed(1)} ms`);
+        await D.prepareOutbox(table);
+        const { writers, rate, seconds } = PLAN.outboxRate;
+        const atRate = await P.outboxLatencyAtRate(ctx, { model, table, queue: `${queue}.rate`, writers, rate, seconds, body: event });
+        extra.outboxLatencyAtRate = atRate;
+        log(`   outbox latency at ${rate}/s from ${writers} writers (COMMIT → event at a consumer; ${atRate.count} events, ${Math.round(atRate.writtenPerSec)}/s written): p50 ${atRate.p50.toFixed(1)} ms, p99 ${atRate.p99.toFixed(1)} ms`);
       } finally {
         await D.dropTable(table).catch(() => undefined);
         await D.dropTable(business).catch(() => undefined);

@@ -67,7 +67,7 @@ async function cleanStore(kind: StoreKind, tag: string): Promise<void> {
   }
 }
 
-async function withDb<T>(work: (client: pg.Client) => Promise<T>): Promise<T> {
+export async function withDb<T>(work: (client: pg.Client) => Promise<T>): Promise<T> {
   const client = new pg.Client({ connectionString: DATABASE_URL });
   await client.connect();
   try {
@@ -103,13 +103,13 @@ export async function prepareOutbox(table: string): Promise<void> {
   });
 }
 
-/** `count` pending 1 KB events for `queue` (default exchange) in one statement, and the NOTIFY a write sends. */
-async function fillOutbox(c: pg.Client, table: string, queue: string, count: number, body: Buffer): Promise<void> {
+/** `count` pending 1 KB events for `queue` (default exchange) in one statement, and the NOTIFY a write sends (unless `notify` is false). */
+export async function fillOutbox(c: pg.Client, table: string, queue: string, count: number, body: Buffer, notify = true): Promise<void> {
   await c.query(
     `INSERT INTO ${table} (id, exchange, routing_key, payload, properties) SELECT 'e-' || g, '', $1, $2, '{"contentType":"application/json","persistent":true}' FROM generate_series(1, $3) g`,
     [queue, body, count],
   );
-  await c.query('SELECT pg_notify($1, $2)', [`${table}_outbox`, '']);
+  if (notify) await c.query('SELECT pg_notify($1, $2)', [`${table}_outbox`, '']);
 }
 
 export async function dropTable(table: string): Promise<void> {

@@ -5,25 +5,18 @@
  * `FOR UPDATE SKIP LOCKED`. It wakes on NOTIFY (a write just committed) and polls as well; sent rows
  * are deleted after the retention. With `ordered`, rows of one order key go out one at a time, in
  * the order they were written (a row waits while an earlier one of its key is pending).
+ *
+ * Pipelined: the next batch is claimed and published while earlier batches wait for their confirms,
+ * up to `inFlight` batches, each in its own transaction (its own connection of the pool); batches
+ * are marked and committed in the order they were claimed (window.ts).
  */
 import { EventEmitter } from 'node:events';
 import type { Queryable, TableName } from '../postgres';
-import { messagingAttributes, newTraceparent, setTrace, spanName, traceOf, type MessageTracer } from '../trace';
+import type { MessageTracer } from '../trace';
+import { batchOutcome, claimSql, markBatch, type BatchOutcome, type Row } from './batch';
+import { RowPublisher, type EventPublisher } from './row-publisher';
+import { BatchWindow } from './window';
 import type { Transactional } from './write';
-
-/** Publishes one event; resolves once the broker confirmed it and did not return it. */
-export interface EventPublisher {
-  publish(exchange: string, routingKey: string, content: Buffer, options: Record<string, unknown>): Promise<void>;
-  /**
-   * Whether an exchange exists (a passive check on a channel of its own). A publish to a missing one
-   * closes the publishing channel with a 404, failing the other rows in flight with it, which would
-   * then go out twice: rows for a missing exchange are held back before anything is published.
-   */
-  exchangeExists?(exchange: string): Promise<boolean>;
-}
-
-/** How long an exchange seen to exist is not checked again. */
-const EXCHANGE_SEEN_MS = 30_000;
 
 export interface RelayOptions {
   db: Transactional & Queryable;
@@ -41,6 +34,8 @@ export interface RelayOptions {
   retentionMs?: number;
   /** Per-key order (`order_key`), at the cost of concurrency. */
   ordered?: boolean;
+  /** Batches claimed and published while earlier ones wait for their confirms; default 3. Each holds a connection of the pool. */
+  inFlight?: number;
   /** How long one publish may wait for its confirm before it counts as failed; default 30 s. */
   publishTimeoutMs?: number;
   /** A span per publish (OpenTelemetry, when the process records them), a child of the row's trace context. */
@@ -72,26 +67,12 @@ export interface RelayEvents {
   recovered: [];
 }
 
-interface Row {
-  seq: string;
-  id: string;
-  exchange: string;
-  routing_key: string;
-  payload: Buffer;
-  headers: Record<string, unknown> | null;
-  properties: Record<string, unknown> | null;
-  attempts: number;
-}
-
-/** The pause before attempt `attempts + 1`, after `attempts` failures. Pure. */
-export function backoffMs(attempts: number, initialMs: number, maxMs: number): number {
-  return Math.min(maxMs, initialMs * 2 ** Math.max(0, attempts - 1));
-}
-
 export class OutboxRelay extends EventEmitter<RelayEvents> {
   readonly stats: RelayStats = { sent: 0, retried: 0, failed: 0 };
   private running = false;
   private again = false;
+  /** Set while the drain waits for its batches in flight: a wake goes on claiming at once. */
+  private woken: (() => void) | undefined;
   private stopped = true;
   private paused = false;
   private pollTimer: NodeJS.Timeout | undefined;
@@ -99,18 +80,13 @@ export class OutboxRelay extends EventEmitter<RelayEvents> {
   private erring = false;
   private readonly t: string;
   private readonly claimSql: string;
-  /** Exchanges seen to exist, and when. */
-  private readonly exchangesSeen = new Map<string, number>();
+  private readonly rows: RowPublisher;
 
   constructor(private readonly options: RelayOptions) {
     super();
     this.t = options.table.sql;
-    const order = options.ordered
-      ? ` AND NOT EXISTS (SELECT 1 FROM ${this.t} e WHERE e.order_key = o.order_key AND e.status = 'pending' AND e.seq < o.seq)`
-      : '';
-    this.claimSql = `SELECT seq, id, exchange, routing_key, payload, headers, properties, attempts FROM ${this.t} o
-       WHERE status = 'pending' AND next_attempt_at <= now()${order}
-       ORDER BY seq LIMIT $1 FOR UPDATE SKIP LOCKED`;
+    this.claimSql = claimSql(this.t, options.ordered === true);
+    this.rows = new RowPublisher(options.publisher, options.publishTimeoutMs ?? 30_000, options.tracer);
   }
 
   /** Starts relaying: at once, then on every wake and poll. */
@@ -141,12 +117,13 @@ export class OutboxRelay extends EventEmitter<RelayEvents> {
     if (this.stopped || this.paused) return;
     if (this.running) {
       this.again = true;
+      this.woken?.();
       return;
     }
     void this.drain();
   }
 
-  /** Stops: no new claim; resolves when the batch in progress is done. */
+  /** Stops: no new claim; resolves when the batches in flight are done. */
   async stop(): Promise<void> {
     this.stopped = true;
     clearTimeout(this.pollTimer);
@@ -181,30 +158,44 @@ export class OutboxRelay extends EventEmitter<RelayEvents> {
     return { pending: Number(row('pending')?.n ?? 0), failed: Number(row('failed')?.n ?? 0), oldestPendingMs: oldest === null || oldest === undefined ? null : Math.max(0, Number(oldest)) };
   }
 
+  /**
+   * Claims batches while there are rows, up to `inFlight` of them waiting for their confirms at a
+   * time; once a claim comes back short, waits for the batches in flight or a wake, whichever first.
+   * Resolves when every batch it started is done. A failed claim or mark ends it (the poll tries again).
+   */
   private async drain(): Promise<void> {
     this.running = true;
     clearTimeout(this.pollTimer);
     const batchSize = this.options.batchSize ?? 100;
+    const window = new BatchWindow(this.options.inFlight ?? 3);
+    const failed: { error?: unknown } = {};
     try {
       for (;;) {
+        await window.room();
+        if (this.stopped || this.paused || failed.error !== undefined) break;
         this.again = false;
-        if (this.stopped || this.paused) break;
-        const claimed = await this.cycle(batchSize);
-        if (this.erring) {
-          this.erring = false;
-          this.emit('recovered');
-        }
-        if (claimed < batchSize && !this.again) break;
+        const claimed = await this.startBatch(batchSize, window, failed);
+        if (claimed >= batchSize || this.again) continue;
+        await Promise.race([
+          window.idle(),
+          new Promise<void>((resolve) => {
+            this.woken = resolve;
+          }),
+        ]);
+        this.woken = undefined;
+        if (!this.again) break;
       }
     } catch (err) {
-      if (!this.erring) {
-        this.erring = true;
-        this.emit('error', `outbox relay on ${this.t}: ${(err as Error).message}`);
-      }
-    } finally {
-      this.running = false;
+      failed.error ??= err;
     }
-    this.schedulePoll();
+    await window.idle();
+    this.running = false;
+    if (failed.error !== undefined && !this.erring) {
+      this.erring = true;
+      this.emit('error', `outbox relay on ${this.t}: ${(failed.error as Error).message}`);
+    }
+    if (failed.error === undefined && this.again && !this.stopped && !this.paused) this.wake();
+    else this.schedulePoll();
   }
 
   private schedulePoll(): void {
@@ -214,103 +205,60 @@ export class OutboxRelay extends EventEmitter<RelayEvents> {
     this.pollTimer.unref?.();
   }
 
-  /** One batch: claimed, published, marked, in one transaction. How many rows it claimed. */
-  private async cycle(batchSize: number): Promise<number> {
+  /**
+   * One batch, in a transaction of its own: claimed (the returned promise resolves then, with how many
+   * rows) and handed to the publisher, then — in the background, in the window — its confirms
+   * awaited, its rows marked, and, on its turn, committed.
+   */
+  private startBatch(batchSize: number, window: BatchWindow, failed: { error?: unknown }): Promise<number> {
     const { maxAttempts = 10, backoff = { initialMs: 1000, maxMs: 300_000 } } = this.options;
-    const done = await this.options.db.transaction(async (client) => {
-      const claimed = await client.query<Row>(this.claimSql, [batchSize]);
-      if (claimed.rows.length === 0) return { claimed: 0, sent: 0, failures: [] };
-      const missing = await this.missingExchanges(claimed.rows);
-      const outcomes = await Promise.all(
-        claimed.rows.map((row) => (missing.has(row.exchange) ? Promise.resolve(`exchange '${row.exchange}' does not exist (404 NOT_FOUND): not published`) : this.publish(row))),
-      );
-      const sent = claimed.rows.filter((_row, i) => outcomes[i] === undefined);
-      if (sent.length > 0) {
-        await client.query(`UPDATE ${this.t} SET status = 'sent', sent_at = now(), attempts = attempts + 1, last_error = NULL WHERE seq = ANY($1::bigint[])`, [sent.map((r) => r.seq)]);
-      }
-      const failures: Array<{ row: Row; error: string; final: boolean }> = [];
-      claimed.rows.forEach((row, i) => {
-        const error = outcomes[i];
-        if (error !== undefined) failures.push({ row, error, final: row.attempts + 1 >= maxAttempts });
-      });
-      if (failures.length > 0) {
-        await client.query(
-          `UPDATE ${this.t} t SET attempts = t.attempts + 1, last_error = f.error,
-                  status = CASE WHEN f.final THEN 'failed' ELSE 'pending' END,
-                  next_attempt_at = now() + f.delay * interval '1 millisecond'
-             FROM unnest($1::bigint[], $2::text[], $3::boolean[], $4::bigint[]) AS f(seq, error, final, delay)
-            WHERE t.seq = f.seq`,
-          [
-            failures.map((f) => f.row.seq),
-            failures.map((f) => f.error),
-            failures.map((f) => f.final),
-            failures.map((f) => backoffMs(f.row.attempts + 1, backoff.initialMs, backoff.maxMs)),
-          ],
-        );
-      }
-      return { claimed: claimed.rows.length, sent: sent.length, failures };
+    const slot = window.slot();
+    let handed!: (claimed: number) => void;
+    let refused!: (err: unknown) => void;
+    const claimed = new Promise<number>((resolve, reject) => {
+      handed = resolve;
+      refused = reject;
     });
-    // Counted and told once the transaction has committed, so that a look at the table sees it.
-    this.stats.sent += done.sent;
-    if (done.sent > 0) this.emit('sent', done.sent);
-    for (const f of done.failures) {
+    this.options.db
+      .transaction(async (client): Promise<BatchOutcome | undefined> => {
+        const rows = (await client.query<Row>(this.claimSql, [batchSize])).rows;
+        if (rows.length === 0) {
+          handed(0);
+          return undefined;
+        }
+        // Handed over before the publishes go out: the next claim's round trip overlaps them.
+        handed(rows.length);
+        const outcome = batchOutcome(rows, await Promise.all(await this.rows.publishAll(rows)), maxAttempts, backoff);
+        await markBatch(client, this.t, outcome);
+        // Committed (its marks seen) only after every batch claimed before it: sent in claim order.
+        await slot.turn();
+        return outcome;
+      })
+      .then((outcome) => this.told(outcome))
+      .catch((err: unknown) => {
+        failed.error ??= err;
+        refused(err);
+      })
+      .finally(() => slot.close());
+    return claimed;
+  }
+
+  /** Counted and told once the batch has committed (undefined: it claimed nothing), so that a look at the table sees it. */
+  private told(outcome: BatchOutcome | undefined): void {
+    if (this.erring) {
+      this.erring = false;
+      this.emit('recovered');
+    }
+    if (outcome === undefined) return;
+    const { sent, failures } = outcome;
+    this.stats.sent += sent.length;
+    if (sent.length > 0) this.emit('sent', sent.length);
+    for (const f of failures) {
       if (f.final) this.stats.failed += 1;
       else this.stats.retried += 1;
       this.emit('failure', { id: f.row.id, error: f.error, final: f.final, attempts: f.row.attempts + 1 });
     }
-    return done.claimed;
-  }
-
-  /** The batch's exchanges that do not exist (checked at most every 30 s while they do). */
-  private async missingExchanges(rows: readonly Row[]): Promise<Set<string>> {
-    const missing = new Set<string>();
-    const check = this.options.publisher.exchangeExists?.bind(this.options.publisher);
-    if (!check) return missing;
-    const now = Date.now();
-    const names = [...new Set(rows.map((r) => r.exchange))].filter((name) => name !== '' && (this.exchangesSeen.get(name) ?? 0) + EXCHANGE_SEEN_MS < now);
-    await Promise.all(
-      names.map(async (name) => {
-        if (await check(name)) this.exchangesSeen.set(name, now);
-        else missing.add(name);
-      }),
-    );
-    return missing;
-  }
-
-  /**
-   * Publishes a row; undefined when confirmed, else why not. It carries the trace context of its row
-   * (a new trace for a row written without one), or its relay span's when spans are recorded.
-   */
-  private async publish(row: Row): Promise<string | undefined> {
-    const headers = Object.assign({}, row.headers);
-    const trace = traceOf(headers) ?? { traceparent: newTraceparent() };
-    const { tracer } = this.options;
-    const span = tracer?.start(spanName('relay', row.exchange), 'producer', messagingAttributes('relay', row.exchange, row.routing_key, { properties: { messageId: row.id, correlationId: row.properties?.correlationId }, content: row.payload }), trace);
-    setTrace(headers, span?.trace ?? trace);
-    const options = { ...(row.properties ?? {}), headers, messageId: row.id, mandatory: true };
-    const failed = await this.publishRow(row, options);
-    if (span !== undefined) {
-      if (failed !== undefined) span.fail(failed);
-      span.end();
-    }
-    return failed;
-  }
-
-  private async publishRow(row: Row, options: Record<string, unknown>): Promise<string | undefined> {
-    let timer: NodeJS.Timeout | undefined;
-    const timeoutMs = this.options.publishTimeoutMs ?? 30_000;
-    try {
-      await Promise.race([
-        this.options.publisher.publish(row.exchange, row.routing_key, row.payload, options),
-        new Promise((_resolve, reject) => {
-          timer = setTimeout(() => reject(new Error(`no confirm within ${timeoutMs / 1000} s`)), timeoutMs);
-        }),
-      ]);
-      return undefined;
-    } catch (err) {
-      return (err as Error).message || String(err);
-    } finally {
-      clearTimeout(timer);
-    }
+    // Ordered: a key's next row can be claimed now that this one is marked.
+    if (this.options.ordered === true && sent.length > 0) this.wake();
   }
 }

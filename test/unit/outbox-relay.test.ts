@@ -1,0 +1,192 @@
+/**
+ * The relay's pure parts, case by case: the window of batches in flight (room, turn in claim order,
+ * idle), what a batch's outcomes make of its rows, the claim statement; and the pipeline itself on a
+ * fake database and publisher: the next batch claimed and published while the first one's confirms
+ * are outstanding, and the batches' marks committed in the order they were claimed even when the
+ * later one is confirmed first.
+ */
+import assert from 'node:assert/strict';
+import { backoffMs, batchOutcome, BatchWindow, claimSql, OutboxRelay, RowPublisher, type Row } from '../../src/lib/outbox';
+import { parseTableName, type TableName } from '../../src/lib/postgres';
+
+const tick = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
+function row(seq: number, attempts = 0): Row {
+  return { seq: String(seq), id: `e-${seq}`, exchange: 'x', routing_key: 'k', payload: Buffer.from('{}'), headers: null, properties: null, attempts };
+}
+
+describe('outbox relay: the window of batches in flight', () => {
+  it('has room until `limit` batches are open, and again when one closes', async () => {
+    const window = new BatchWindow(2);
+    const a = window.slot();
+    window.slot();
+    assert.equal(window.inFlight, 2);
+    let room = false;
+    void window.room().then(() => {
+      room = true;
+    });
+    await tick();
+    assert.equal(room, false, 'no room with 2 of 2 in flight');
+    a.close();
+    await tick();
+    assert.equal(room, true);
+    assert.equal(window.inFlight, 1);
+  });
+
+  it("gives a batch its turn only once every batch opened before it has closed, whatever order they close in", async () => {
+    const window = new BatchWindow(3);
+    const [a, b, c] = [window.slot(), window.slot(), window.slot()];
+    const turns: string[] = [];
+    void a.turn().then(() => turns.push('a'));
+    void b.turn().then(() => turns.push('b'));
+    void c.turn().then(() => turns.push('c'));
+    await tick();
+    assert.deepEqual(turns, ['a'], 'the first batch has its turn at once');
+    b.close(); // the second one is done first (it claimed nothing, or failed): the others still wait for the first
+    await tick();
+    assert.deepEqual(turns, ['a']);
+    a.close();
+    await tick();
+    assert.deepEqual(turns, ['a', 'b', 'c']);
+  });
+
+  it('is idle when every batch closed; closing twice counts once', async () => {
+    const window = new BatchWindow(2);
+    await window.idle();
+    const a = window.slot();
+    let idle = false;
+    void window.idle().then(() => {
+      idle = true;
+    });
+    a.close();
+    a.close();
+    await tick();
+    assert.equal(idle, true);
+    assert.equal(window.inFlight, 0);
+  });
+
+  it('refuses a window that is not a whole number ≥ 1', () => {
+    assert.throws(() => new BatchWindow(0), /whole number ≥ 1, not 0/);
+    assert.throws(() => new BatchWindow(1.5), /not 1.5/);
+  });
+});
+
+describe('outbox relay: a batch\'s outcome', () => {
+  it('sorts confirmed rows from failed ones, with the attempt, the backoff and whether it was the last', () => {
+    const outcome = batchOutcome([row(1), row(2, 2), row(3, 9)], [undefined, 'returned', 'nack'], 10, { initialMs: 1000, maxMs: 5000 });
+    assert.deepEqual(outcome.sent.map((r) => r.seq), ['1']);
+    assert.deepEqual(
+      outcome.failures.map((f) => [f.row.seq, f.error, f.final, f.delayMs]),
+      [
+        ['2', 'returned', false, 4000],
+        ['3', 'nack', true, 5000],
+      ],
+    );
+  });
+
+  it('doubles the backoff from the first pause up to the cap', () => {
+    assert.deepEqual([1, 2, 3, 4, 10].map((n) => backoffMs(n, 1000, 5000)), [1000, 2000, 4000, 5000, 5000]);
+  });
+
+  it('claims with SKIP LOCKED; ordered, leaves a row while an earlier one of its key is pending (or locked by a batch in flight)', () => {
+    assert.match(claimSql('"t"', false), /FOR UPDATE SKIP LOCKED/);
+    assert.doesNotMatch(claimSql('"t"', false), /order_key/);
+    assert.match(claimSql('"t"', true), /NOT EXISTS \(SELECT 1 FROM "t" e WHERE e.order_key = o.order_key AND e.status = 'pending' AND e.seq < o.seq\)/);
+  });
+});
+
+describe('outbox relay: publishing a batch', () => {
+  it('gives each row its outcome: confirmed, refused with the reason, or no confirm within the timeout (one for the batch)', async () => {
+    const answers: Record<string, () => Promise<void>> = {
+      'e-1': () => Promise.resolve(),
+      'e-2': () => Promise.reject(new Error('message was returned unroutable')),
+      'e-3': () => new Promise<void>(() => undefined),
+      'e-4': () => {
+        throw new Error('cannot encode');
+      },
+    };
+    const publisher = { publish: (_x: string, _k: string, _c: Buffer, options: Record<string, unknown>) => answers[String(options.messageId)]!() };
+    const outcomes = await Promise.all(await new RowPublisher(publisher, 10, undefined).publishAll([row(1), row(2), row(3), row(4)]));
+    assert.deepEqual(outcomes, [undefined, 'message was returned unroutable', 'no confirm within 0.01 s', 'cannot encode']);
+  });
+});
+
+describe('outbox relay: the pipeline (fake database and publisher)', () => {
+  interface Confirm {
+    id: string;
+    resolve: () => void;
+  }
+
+  /**
+   * A table of `count` pending rows; a claim takes the next ones not claimed; a transaction's marks
+   * are logged when it commits (`sent 1,2`): what another connection sees, in the order it sees it.
+   */
+  function fakes(count: number): { relay: OutboxRelay; log: string[]; confirms: Confirm[] } {
+    const log: string[] = [];
+    const confirms: Confirm[] = [];
+    let next = 1;
+    const connection = (marked: string[]) => ({
+      query: async (sql: string, params?: unknown[]): Promise<any> => {
+        await tick();
+        if (sql.startsWith('SELECT seq')) {
+          const limit = Number(params?.[0]);
+          const rows = [];
+          while (rows.length < limit && next <= count) rows.push(row(next++));
+          log.push(`claim ${rows.map((r) => r.seq).join(',')}`);
+          return { rows, rowCount: rows.length };
+        }
+        if (sql.includes("status = 'sent'")) marked.push(...(params?.[0] as string[]));
+        return { rows: [], rowCount: 0 };
+      },
+    });
+    const db = {
+      query: connection([]).query,
+      transaction: async <T>(work: (c: ReturnType<typeof connection>) => Promise<T>): Promise<T> => {
+        const marked: string[] = [];
+        const result = await work(connection(marked));
+        await tick();
+        if (marked.length > 0) log.push(`sent ${marked.join(',')}`);
+        return result;
+      },
+    };
+    const table = parseTableName('outbox') as TableName;
+    const publisher = {
+      publish: (_exchange: string, _key: string, _content: Buffer, options: Record<string, unknown>): Promise<void> =>
+        new Promise<void>((resolve) => {
+          confirms.push({ id: String(options.messageId), resolve });
+          log.push(`publish ${String(options.messageId)}`);
+        }),
+    };
+    const relay = new OutboxRelay({ db: db as never, table, publisher, batchSize: 2, inFlight: 2, pollMs: 60_000, retentionMs: 0 });
+    return { relay, log, confirms };
+  }
+
+  it('claims and publishes the next batch while the first one waits for its confirms, no more than the window', async () => {
+    const { relay, log, confirms } = fakes(6);
+    relay.start();
+    for (let i = 0; i < 20; i++) await tick();
+    assert.deepEqual(log, ['claim 1,2', 'publish e-1', 'publish e-2', 'claim 3,4', 'publish e-3', 'publish e-4'], 'two batches in flight, none confirmed, the third not claimed');
+    for (const c of confirms.splice(0)) c.resolve();
+    for (let i = 0; i < 20; i++) await tick();
+    for (const c of confirms.splice(0)) c.resolve();
+    await relay.stop();
+    assert.deepEqual(log.filter((l) => l.startsWith('sent')), ['sent 1,2', 'sent 3,4', 'sent 5,6']);
+    assert.equal(relay.stats.sent, 6);
+  });
+
+  it("commits the batches' marks in the order they were claimed when the later one is confirmed first", async () => {
+    const { relay, log, confirms } = fakes(4);
+    const sent: number[] = [];
+    relay.on('sent', (n) => sent.push(n));
+    relay.start();
+    for (let i = 0; i < 20; i++) await tick();
+    assert.equal(confirms.length, 4);
+    for (const c of confirms.slice(2)) c.resolve(); // the second batch's confirms
+    for (let i = 0; i < 20; i++) await tick();
+    assert.deepEqual(log.filter((l) => l.startsWith('sent')), [], 'the second batch commits only after the first');
+    for (const c of confirms.slice(0, 2)) c.resolve();
+    await relay.stop();
+    assert.deepEqual(log.filter((l) => l.startsWith('sent')), ['sent 1,2', 'sent 3,4']);
+    assert.deepEqual(sent, [2, 2]);
+  });
+});
