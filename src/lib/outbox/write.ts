@@ -1,6 +1,6 @@
 /**
- * Writing to the outbox: the flow's statements and the event row in one transaction, and a NOTIFY
- * (delivered on commit) that wakes the relays. A failing statement rolls everything back and is named.
+ * Writing to the outbox: the flow's statements and the event row in one transaction, then a NOTIFY
+ * that wakes the relays. A failing statement rolls everything back and is named.
  */
 import type { Queryable, TableName } from '../postgres';
 import { outboxChannel } from './schema';
@@ -27,8 +27,8 @@ export interface StatementResult {
   rows: unknown[];
 }
 
-/** What runs the transaction: the database (narrow: one transaction at a time). */
-export interface Transactional {
+/** What runs the transaction (narrow: one transaction at a time) and the NOTIFY after it: the database. */
+export interface Transactional extends Queryable {
   transaction<T>(work: (client: Queryable) => Promise<T>): Promise<T>;
 }
 
@@ -74,7 +74,7 @@ export async function writeOutbox(
   /** More work in the same transaction (e.g. recording a deduplication key as processed). */
   also?: (client: Queryable) => Promise<void>,
 ): Promise<StatementResult[]> {
-  return db.transaction(async (client) => {
+  const written = await db.transaction(async (client) => {
     const results: StatementResult[] = [];
     for (const [i, statement] of statements.entries()) {
       try {
@@ -96,9 +96,14 @@ export async function writeOutbox(
         const why = e.code === '23505' ? `an event with id '${event.id}' is already in the outbox` : (e.message ?? String(err));
         throw new StatementError(statements.length, 'INSERT INTO outbox', e.code, `the event could not be written to ${table.sql}: ${why}; nothing was written`);
       }
-      await client.query('SELECT pg_notify($1, $2)', [outboxChannel(table), event.id]);
     }
     if (also) await also(client);
     return results;
   });
+  // The NOTIFY after the commit, not in the transaction: PostgreSQL commits notifying transactions one
+  // at a time (a lock held through the commit's disk write), which held 10 writers to about 400 writes
+  // a second on the benchmark machine, against about 1 800 with the NOTIFY after. The event is
+  // committed either way: a NOTIFY that fails only leaves it to the relays' next poll.
+  if (event) await db.query('SELECT pg_notify($1, $2)', [outboxChannel(table), event.id]).catch(() => undefined);
+  return written;
 }
