@@ -104,6 +104,8 @@ export class PostgresDedupeStore implements DedupeStore {
   async exchange(calls: StoreExchange): Promise<ClaimResult[]> {
     const { unique, at } = distinctKeys(calls.claim);
     const done = distinctKeys(calls.complete).unique;
+    // Each key once: an upsert may not touch a row twice.
+    const gone = distinctKeys(calls.release).unique;
     const params = [
       unique.map((k) => k.scope),
       unique.map((k) => k.key),
@@ -112,8 +114,8 @@ export class PostgresDedupeStore implements DedupeStore {
       done.map((k) => k.scope),
       done.map((k) => k.key),
       Math.max(1, Math.round(calls.retentionMs)),
-      calls.release.map((k) => k.scope),
-      calls.release.map((k) => k.key),
+      gone.map((k) => k.scope),
+      gone.map((k) => k.key),
     ];
     const result = await this.run(() => this.db.query<ClaimRow>(this.statements.exchange, params));
     return claimResults(result.rows, at);
@@ -133,7 +135,8 @@ export class PostgresDedupeStore implements DedupeStore {
   }
 
   async release(keys: readonly DedupeKey[], owner: string): Promise<void> {
-    await this.run(() => this.db.query(this.statements.release, [keys.map((k) => k.scope), keys.map((k) => k.key), owner]));
+    const { unique } = distinctKeys(keys);
+    await this.run(() => this.db.query(this.statements.release, [unique.map((k) => k.scope), unique.map((k) => k.key), owner]));
   }
 
   /** Deletes up to `limit` expired rows; how many went. */
@@ -189,7 +192,7 @@ function claimResults(rows: readonly ClaimRow[], at: readonly number[]): ClaimRe
 }
 
 type Named = { name: string; text: string };
-interface DedupeStatements {
+export interface DedupeStatements {
   claim: Named;
   exchange: Named;
   complete: Named;
@@ -206,8 +209,14 @@ function named(text: string): Named {
  * the owner's own claim is taken; the answer per input row, in order. The exchange adds completes
  * ($5 scopes, $6 keys, $7 retention ms) and releases ($8 scopes, $9 keys) before them: every part of
  * one statement sees the table as it was before it, which is why no key may be in two lists.
+ * Rows are found by the primary key one input row at a time (`LATERAL … LIMIT 1`), never by a join
+ * the planner may choose to run as a scan: a pooled connection keeps its plan, and one made while the
+ * table was new and empty would scan the whole table on every call later (measured: 15 keys a call
+ * took 1.5 ms at the start and 4.8 ms after 20 000 keys). So a release is an upsert too: it ends
+ * the owner's claim (expired now: free to claim, swept later) through the primary key; a key without
+ * a row gets an expired claim, which is the same as none.
  */
-function dedupeStatements(t: string): DedupeStatements {
+export function dedupeStatements(t: string): DedupeStatements {
   const claims = `input AS (
            SELECT * FROM unnest($1::text[], $2::text[]) WITH ORDINALITY AS i(scope, key, ord)
          ), taken AS (
@@ -221,15 +230,17 @@ function dedupeStatements(t: string): DedupeStatements {
                 (extract(epoch FROM cur.expires_at) * 1000)::bigint AS until
            FROM input i
            LEFT JOIN taken ON taken.scope = i.scope AND taken.key = i.key
-           LEFT JOIN ${t} cur ON cur.scope = i.scope AND cur.key = i.key
+           LEFT JOIN LATERAL (SELECT c.state, c.owner, c.expires_at FROM ${t} c WHERE c.scope = i.scope AND c.key = i.key LIMIT 1) cur ON true
           ORDER BY i.ord`;
   const complete = (scopes: string, keys: string, retention: string): string =>
     `INSERT INTO ${t} (scope, key, state, owner, expires_at)
        SELECT scope, key, 'done', NULL, now() + ${retention} * interval '1 millisecond' FROM unnest(${scopes}::text[], ${keys}::text[]) AS i(scope, key)
        ON CONFLICT (scope, key) DO UPDATE SET state = 'done', owner = NULL, expires_at = EXCLUDED.expires_at`;
   const release = (scopes: string, keys: string, owner: string): string =>
-    `DELETE FROM ${t} t USING unnest(${scopes}::text[], ${keys}::text[]) AS i(scope, key)
-          WHERE t.scope = i.scope AND t.key = i.key AND t.state = 'claimed' AND t.owner = ${owner}`;
+    `INSERT INTO ${t} AS t (scope, key, state, owner, expires_at)
+       SELECT scope, key, 'claimed', ${owner}, 'epoch' FROM unnest(${scopes}::text[], ${keys}::text[]) AS i(scope, key)
+       ON CONFLICT (scope, key) DO UPDATE SET expires_at = 'epoch'
+        WHERE t.state = 'claimed' AND t.owner = EXCLUDED.owner`;
   return {
     claim: named(`WITH ${claims}`),
     exchange: named(`WITH done AS (${complete('$5', '$6', '$7')}), gone AS (${release('$8', '$9', '$3')}), ${claims}`),
