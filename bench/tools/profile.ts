@@ -4,6 +4,7 @@
  *
  *   npm run build && node --expose-gc --import tsx bench/tools/profile.ts consume [count] [prefetch] [size]
  *   node --expose-gc --import tsx bench/tools/profile.ts raw | work | later | batched | session | consume | park | publish | retry | nodered
+ *   node --expose-gc --import tsx bench/tools/profile.ts outbox | outbox-raw [count]   (the relay from the NOTIFY on rows written before, or raw amqplib publishing them)
  *   node --expose-gc --import tsx bench/tools/profile.ts nodered-alone | retry-nodered | publish-nodered   (Node-RED alone, lib/nodered-alone.ts)
  *   node --import tsx bench/tools/profile.ts --summarize some.cpuprofile [count]   (a profile from node --cpu-prof)
  *
@@ -20,7 +21,9 @@ import { Session } from 'node:inspector';
 import path from 'node:path';
 import { AMQP_URL, NameBook, connect, fullGc, installProbe, makeBody, preload, purge, waitForCount, type RunResult, runTool } from '../lib/common';
 import { RUNTIME_DESCRIPTION, packageNodes } from '../lib/nodered';
+import * as P from '../lib/outbox-pipeline';
 import * as S from '../lib/scenarios';
+import { dropTable, prepareOutbox } from '../lib/store-scenarios';
 import { formatHeapSummary, formatSummary, summarize, summarizeHeap, type CpuProfile, type HeapProfile } from './cpuprofile';
 
 const [what = 'consume', countArg, prefetchArg, sizeArg] = process.argv.slice(2);
@@ -77,6 +80,12 @@ async function main(): Promise<void> {
     const publishQueue = async (): Promise<void> => {
       await admin.assertQueue(queue, { durable: true });
     };
+    const table = `bench_prof_outbox_${process.pid}`;
+    const outboxTable = async (): Promise<void> => {
+      await publishQueue();
+      await purge(model, queue);
+      await prepareOutbox(table);
+    };
     const cases: Record<string, [() => Promise<void>, () => Promise<RunResult>]> = {
       raw: [prepared, () => S.rawConsume(ctx, { queue: topo.mainQueue, count, prefetch })],
       work: [prepared, () => S.rawConsume(ctx, { queue: topo.mainQueue, count, prefetch, work: 'msg' })],
@@ -91,6 +100,8 @@ async function main(): Promise<void> {
       'retry-nodered': [prepared, () => S.retryThroughput(ctx, 'nodered', { topo, count, prefetch })],
       park: [prepared, () => S.pkgPark(ctx, { topo, count, prefetch })],
       publish: [publishQueue, () => S.pkgPublish(ctx, { queue, count, window: prefetch, payload: ctx.body1k })],
+      outbox: [outboxTable, () => P.pkgRelayFromNotify(ctx, { table, queue, count, body })],
+      'outbox-raw': [outboxTable, () => P.rawPublishEvents({ model, queue, count, body, batch: 100 })],
       'publish-nodered': [publishQueue, () => S.nodeRedAlonePublish(ctx, { queue, count, window: prefetch, payload: ctx.body1k })],
       nodered: [
         () => Promise.resolve(),
@@ -138,6 +149,7 @@ async function main(): Promise<void> {
     process.stdout.write(`${formatSummary(summarize(profile), count)}\n`);
   } finally {
     session.disconnect();
+    if (what.startsWith('outbox')) await dropTable(`bench_prof_outbox_${process.pid}`).catch(() => undefined);
     await names.cleanup();
     await model.close().catch(() => undefined);
   }

@@ -106,8 +106,44 @@ describe('outbox relay: publishing a batch', () => {
       },
     };
     const publisher = { publish: (_x: string, _k: string, _c: Buffer, options: Record<string, unknown>) => answers[String(options.messageId)]!() };
-    const outcomes = await Promise.all(await new RowPublisher(publisher, 10, undefined).publishAll([row(1), row(2), row(3), row(4)]));
+    const outcomes = await new RowPublisher(publisher, 10, undefined).publishAll([row(1), row(2), row(3), row(4)]);
     assert.deepEqual(outcomes, [undefined, 'message was returned unroutable', 'no confirm within 0.01 s', 'cannot encode']);
+  });
+  it('ends the span of each row once with its outcome, a confirm after the timeout changing nothing', async () => {
+    let late: (() => void) | undefined;
+    const answers: Record<string, () => Promise<void>> = {
+      'e-1': () => Promise.resolve(),
+      'e-2': () => Promise.reject(new Error('nacked')),
+      'e-3': () =>
+        new Promise<void>((resolve) => {
+          late = resolve;
+        }),
+    };
+    const ended: string[] = [];
+    const tracer = {
+      start: (_name: string, _kind: string, attributes: Record<string, unknown>) => {
+        const id = String(attributes['messaging.message.id']);
+        let failure = '';
+        return {
+          trace: { traceparent: '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01' },
+          set: () => undefined,
+          fail: (error: unknown) => {
+            failure = ` failed: ${String(error)}`;
+          },
+          end: () => ended.push(`${id}${failure}`),
+        };
+      },
+    };
+    const publisher = { publish: (_x: string, _k: string, _c: Buffer, options: Record<string, unknown>) => answers[String(options.messageId)]!() };
+    const outcomes = await new RowPublisher(publisher, 10, tracer).publishAll([row(1), row(2), row(3)]);
+    late?.();
+    await tick();
+    assert.deepEqual(outcomes, [undefined, 'nacked', 'no confirm within 0.01 s']);
+    assert.deepEqual(ended, ['e-1', 'e-2 failed: nacked', 'e-3 failed: no confirm within 0.01 s']);
+  });
+
+  it('resolves at once for an empty batch', async () => {
+    assert.deepEqual(await new RowPublisher({ publish: () => Promise.resolve() }, 10, undefined).publishAll([]), []);
   });
 });
 

@@ -228,7 +228,7 @@ export class OutboxRelay extends EventEmitter<RelayEvents> {
         }
         // Handed over before the publishes go out: the next claim's round trip overlaps them.
         handed(rows.length);
-        const outcome = batchOutcome(rows, await Promise.all(await this.rows.publishAll(rows)), maxAttempts, backoff);
+        const outcome = batchOutcome(rows, await this.rows.publishAll(rows), maxAttempts, backoff);
         await markBatch(client, this.t, outcome);
         // Committed (its marks seen) only after every batch claimed before it: sent in claim order.
         await slot.turn();

@@ -4,7 +4,7 @@
  * the batch bounded by a confirm timeout. Rows for an exchange that does not exist are held back before
  * anything is published (a publish to it would close the channel under the other rows in flight).
  */
-import { messagingAttributes, newTraceparent, setTrace, spanName, traceOf, type MessageTracer } from '../trace';
+import { messagingAttributes, newTraceparent, setTrace, spanName, traceOf, type MessageSpan, type MessageTracer } from '../trace';
 import type { Row } from './batch';
 
 /** Publishes one event; resolves once the broker confirmed it and did not return it. */
@@ -32,19 +32,44 @@ export class RowPublisher {
   ) {}
 
   /**
-   * Hands every row of a batch to the publisher (once the exchanges are known to exist) and resolves
-   * with each row's outcome to come: undefined when confirmed, else why not. Never rejects.
+   * Hands every row of a batch to the publisher (once the exchanges are known to exist) and resolves,
+   * once every row has its outcome, with each row's: undefined when confirmed, else why not. Never
+   * rejects. One confirm timeout and one promise for the batch: no promise, race or async frame per
+   * row (they cost CPU per event).
    */
-  async publishAll(rows: readonly Row[]): Promise<Array<Promise<string | undefined>>> {
+  async publishAll(rows: readonly Row[]): Promise<Array<string | undefined>> {
     const missing = await this.missingExchanges(rows);
-    // One confirm timeout for the batch, not a timer per row.
-    let timer: NodeJS.Timeout | undefined;
-    const deadline = new Promise<string>((resolve) => {
-      timer = setTimeout(() => resolve(`no confirm within ${this.timeoutMs / 1000} s`), this.timeoutMs);
+    const n = rows.length;
+    const outcomes = new Array<string | undefined>(n).fill(undefined);
+    if (n === 0) return outcomes;
+    const settled = new Uint8Array(n);
+    const spans: Array<MessageSpan | undefined> | undefined = this.tracer === undefined ? undefined : new Array<MessageSpan | undefined>(n);
+    return new Promise((resolve) => {
+      let left = n;
+      const settle = (i: number, error: string | undefined): void => {
+        if (settled[i] === 1) return;
+        settled[i] = 1;
+        outcomes[i] = error;
+        const span = spans?.[i];
+        if (span !== undefined) {
+          if (error !== undefined) span.fail(error);
+          span.end();
+        }
+        left -= 1;
+        if (left === 0) {
+          clearTimeout(timer);
+          resolve(outcomes);
+        }
+      };
+      const timer = setTimeout(() => {
+        const late = `no confirm within ${this.timeoutMs / 1000} s`;
+        for (let i = 0; i < n; i++) settle(i, late);
+      }, this.timeoutMs);
+      rows.forEach((row, i) => {
+        if (missing.has(row.exchange)) settle(i, `exchange '${row.exchange}' does not exist (404 NOT_FOUND): not published`);
+        else this.publish(row, i, settle, spans);
+      });
     });
-    const outcomes = rows.map((row) => (missing.has(row.exchange) ? Promise.resolve(`exchange '${row.exchange}' does not exist (404 NOT_FOUND): not published`) : this.publish(row, deadline)));
-    void Promise.all(outcomes).then(() => clearTimeout(timer));
-    return outcomes;
   }
 
   /** The batch's exchanges that do not exist (checked at most every 30 s while they do). */
@@ -63,27 +88,30 @@ export class RowPublisher {
     return missing;
   }
 
-  private async publish(row: Row, deadline: Promise<string>): Promise<string | undefined> {
+  /** Publishes one row; its outcome goes to `settle` (the span, when recorded, into `spans`). */
+  private publish(row: Row, i: number, settle: (i: number, error: string | undefined) => void, spans: Array<MessageSpan | undefined> | undefined): void {
     const headers = Object.assign({}, row.headers);
     const trace = traceOf(headers) ?? { traceparent: newTraceparent() };
     const span = this.tracer?.start(spanName('relay', row.exchange), 'producer', messagingAttributes('relay', row.exchange, row.routing_key, { properties: { messageId: row.id, correlationId: row.properties?.correlationId }, content: row.payload }), trace);
+    if (spans !== undefined) spans[i] = span;
     setTrace(headers, span?.trace ?? trace);
     const options = { ...(row.properties ?? {}), headers, messageId: row.id, mandatory: true };
     let sent: Promise<void>;
     try {
       sent = this.publisher.publish(row.exchange, row.routing_key, row.payload, options);
     } catch (err) {
-      sent = Promise.reject(err instanceof Error ? err : new Error(String(err)));
+      settle(i, errorText(err));
+      return;
     }
-    const confirmed = sent.then(
-      () => undefined,
-      (err: unknown) => (err as Error).message || String(err),
+    sent.then(
+      () => settle(i, undefined),
+      (err: unknown) => settle(i, errorText(err)),
     );
-    const failed = await Promise.race([confirmed, deadline]);
-    if (span !== undefined) {
-      if (failed !== undefined) span.fail(failed);
-      span.end();
-    }
-    return failed;
   }
+}
+
+/** Why a publish failed, as a row's `last_error` says it. */
+function errorText(err: unknown): string {
+  const message = (err as { message?: unknown } | null | undefined)?.message;
+  return typeof message === 'string' && message !== '' ? message : String(err);
 }
