@@ -3,52 +3,13 @@
  * the same answers as the three calls made one after the other.
  */
 import assert from 'node:assert/strict';
-import { randomBytes } from 'node:crypto';
-import { MemoryDedupeStore, PostgresDedupeStore, RedisDedupeStore, type DedupeKey, type DedupeStore } from '../../src/lib/dedupe';
-import { parseTableName, PostgresDatabase } from '../../src/lib/postgres';
-import { DATABASE_URL, REDIS_URL } from '../helpers/private-stores';
+import type { DedupeKey, DedupeStore } from '../../src/lib/dedupe';
+import { sharedStoreSubjects } from '../helpers/dedupe-subjects';
 
 const k = (key: string): DedupeKey => ({ scope: 'orders', key });
 
-const subjects: Array<{ name: string; open(): Promise<{ store: DedupeStore; cleanup(): Promise<void> }> }> = [
-  { name: 'memory', open: () => Promise.resolve({ store: new MemoryDedupeStore(), cleanup: () => Promise.resolve() }) },
-  {
-    name: 'redis',
-    open: async () => {
-      const prefix = `test-exchange-${randomBytes(4).toString('hex')}:`;
-      const store = new RedisDedupeStore({ url: REDIS_URL, prefix });
-      await store.prepare();
-      return {
-        store,
-        cleanup: async () => {
-          const { Redis } = await import('ioredis');
-          const r = new Redis(REDIS_URL);
-          const keys = await r.keys(`${prefix}*`);
-          if (keys.length > 0) await r.del(...keys);
-          r.disconnect();
-          await store.close();
-        },
-      };
-    },
-  },
-  {
-    name: 'postgres',
-    open: async () => {
-      const db = new PostgresDatabase({ connectionString: DATABASE_URL });
-      const name = `test_exchange_${randomBytes(4).toString('hex')}`;
-      const store = new PostgresDedupeStore(db, { table: parseTableName(name) as never, mode: 'declare', sweepMs: 0 });
-      await store.prepare();
-      return {
-        store,
-        cleanup: async () => {
-          await store.close();
-          await db.query(`DROP TABLE IF EXISTS ${name}`);
-          await db.close();
-        },
-      };
-    },
-  },
-];
+const shared = sharedStoreSubjects('exchange');
+const subjects = [shared.memory, shared.redis, shared.postgres];
 
 for (const subject of subjects) {
   describe(`deduplication store exchange: ${subject.name} (real service)`, () => {

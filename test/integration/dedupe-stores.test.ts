@@ -5,10 +5,11 @@
  */
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { DedupeGate, DedupeStoreError, MemoryDedupeStore, PostgresDedupeStore, RedisDedupeStore, type DedupeKey, type DedupeStore } from '../../src/lib/dedupe';
+import { DedupeGate, DedupeStoreError, PostgresDedupeStore, RedisDedupeStore, type DedupeKey, type DedupeStore } from '../../src/lib/dedupe';
 import { parseTableName, PostgresDatabase } from '../../src/lib/postgres';
-import { canStartPrivatePostgres, canStartPrivateRedis, DATABASE_URL, NO_PRIVATE_POSTGRES, NO_PRIVATE_REDIS, REDIS_URL, startPrivatePostgres, startPrivateRedis } from '../helpers/private-stores';
+import { canStartPrivatePostgres, canStartPrivateRedis, DATABASE_URL, NO_PRIVATE_POSTGRES, NO_PRIVATE_REDIS, startPrivatePostgres, startPrivateRedis } from '../helpers/private-stores';
 import { skipBecause } from '../helpers/skips';
+import { sharedStoreSubjects } from '../helpers/dedupe-subjects';
 import { waitFor } from '../helpers/broker';
 import { ask, canCreateCluster, NO_REDIS_CLI, startPrivateCluster, startPrivateSentinel } from '../helpers/private-redis-topologies';
 import { freePorts } from '../helpers/private-node';
@@ -49,53 +50,13 @@ function table(): string {
   return `test_dedupe_${randomBytes(4).toString('hex')}`;
 }
 
+const shared = sharedStoreSubjects('dedupe');
 const subjects: Subject[] = [
-  {
-    name: 'memory',
-    open: () => {
-      const store = new MemoryDedupeStore();
-      return Promise.resolve({ store, cleanup: () => store.close() });
-    },
-  },
-  {
-    name: 'redis',
-    open: async () => {
-      const prefix = `test-dedupe-${randomBytes(4).toString('hex')}:`;
-      const store = new RedisDedupeStore({ url: REDIS_URL, prefix });
-      await store.prepare();
-      return {
-        store,
-        cleanup: async () => {
-          // Removes what the test wrote (keys under its own prefix).
-          const { Redis } = await import('ioredis');
-          const r = new Redis(REDIS_URL);
-          const keys = await r.keys(`${prefix}*`);
-          if (keys.length > 0) await r.del(...keys);
-          r.disconnect();
-          await store.close();
-        },
-      };
-    },
-  },
+  shared.memory,
+  shared.redis,
   privateRedisSubject('redis cluster (3 masters, 3 replicas)', startPrivateCluster, true),
   privateRedisSubject('redis sentinel (master, replica, sentinel)', startPrivateSentinel),
-  {
-    name: 'postgres',
-    open: async () => {
-      const db = new PostgresDatabase({ connectionString: DATABASE_URL });
-      const name = table();
-      const store = new PostgresDedupeStore(db, { table: parseTableName(name) as never, mode: 'declare', sweepMs: 0 });
-      await store.prepare();
-      return {
-        store,
-        cleanup: async () => {
-          await store.close();
-          await db.query(`DROP TABLE IF EXISTS ${name}`);
-          await db.close();
-        },
-      };
-    },
-  },
+  shared.postgres,
 ];
 
 const k = (key: string, scope = 'orders'): DedupeKey => ({ scope, key });
