@@ -7,6 +7,18 @@ import { MemoryDedupeStore, PostgresDedupeStore, RedisDedupeStore, type DedupeSt
 import { parseTableName, PostgresDatabase } from '../../src/lib/postgres';
 import { DATABASE_URL, REDIS_URL } from './private-stores';
 
+/** Removes what a test wrote to a Redis: the keys under its own prefix. */
+export async function removeRedisKeys(url: string, prefix: string): Promise<void> {
+  const { Redis } = await import('ioredis');
+  const r = new Redis(url);
+  try {
+    const keys = await r.keys(`${prefix}*`);
+    if (keys.length > 0) await r.del(...keys);
+  } finally {
+    r.disconnect();
+  }
+}
+
 export interface OpenedStore {
   store: DedupeStore;
   cleanup(): Promise<void>;
@@ -36,12 +48,7 @@ export function sharedStoreSubjects(label: string): { memory: StoreSubject; redi
         return {
           store,
           cleanup: async () => {
-            // Removes what the test wrote (keys under its own prefix).
-            const { Redis } = await import('ioredis');
-            const r = new Redis(REDIS_URL);
-            const keys = await r.keys(`${prefix}*`);
-            if (keys.length > 0) await r.del(...keys);
-            r.disconnect();
+            await removeRedisKeys(REDIS_URL, prefix);
             await store.close();
           },
         };

@@ -12,6 +12,7 @@ import { brokerNode, configNode, consumerNode, tab, uniqueNames, type Names } fr
 import { helper, lastStatus, loadFlow } from '../helpers/node-red';
 import { canStartPrivateRedis, DATABASE_URL, NO_PRIVATE_REDIS, REDIS_URL, startPrivateRedis, type PrivateServer } from '../helpers/private-stores';
 import { skipBecause } from '../helpers/skips';
+import { removeRedisKeys } from '../helpers/dedupe-subjects';
 import { PostgresDatabase } from '../../src/lib/postgres';
 
 type Msg = Record<string, any>;
@@ -51,6 +52,7 @@ describe('idempotent consumer in the Node-RED runtime (real broker and stores)',
     const db = new PostgresDatabase({ connectionString: DATABASE_URL });
     await db.query(`DROP TABLE IF EXISTS test_dedupe_${tag}`).catch(() => undefined);
     await db.close();
+    await removeRedisKeys(REDIS_URL, `test-flow-${tag}:`);
   });
 
   /** consumer (dedupe) → function: first attempt of a payload with `fail` retried, the rest acked (or held when `hold`). */
