@@ -9,8 +9,7 @@
 import { EventEmitter } from 'node:events';
 import type { ConsumeMessage } from 'amqplib';
 import type { ErrorKind } from '../classify';
-import { decodePayload, toAmqpInfo, type DecodeMode, type DeliveredMessage, type FailureDetails, type RetryInfo } from '../message';
-import type { QueueCounters } from '../observe';
+import { decodePayload, toAmqpInfo, type DeliveredMessage, type FailureDetails, type RetryInfo } from '../message';
 import {
   decide,
   onArrival,
@@ -20,57 +19,18 @@ import {
   type AckTarget,
   type CopyDecision,
   type Decision,
-  type DecisionPolicy,
-  type InvalidBodyPolicy,
-  type OrderedHold,
   type SettleAction,
   type SettleOutcome,
-  type Settler,
   type TrackedDelivery,
 } from '../settle';
-import { TRACEPARENT_HEADER, type MessageTracer } from '../trace';
-import { Admission, type DeliveryDedupe } from './admission';
+import { TRACEPARENT_HEADER } from '../trace';
+import { Admission } from './admission';
+import { requeueAfterPause } from './copy-failure';
 import { carryTrace, endSpans, failSpans, startProcess, startSettle } from './delivery-spans';
 import { notSettleable, type DeliveryRegistry } from './registry';
 import { SettleDeadlines } from './settle-deadlines';
 import { SettleOutcomes } from './settle-outcomes';
-import type { Settled } from './types';
-
-export interface DeliveriesOptions {
-  /** Names the retry configuration on `msg.amqp.config`. */
-  configId: string;
-  mainQueue: string;
-  policy: DecisionPolicy;
-  settler: Settler;
-  /** Ordered mode's hold (a retry keeps the message at the head and runs it again). */
-  hold?: OrderedHold;
-  /** A delivery nobody settles within this time is retried; 0 disables the timer. */
-  settleTimeoutMs: number;
-  decode: DecodeMode;
-  invalidBody: InvalidBodyPolicy;
-  /** Pause before a delivery whose copy (park, retry tier) failed goes back to the queue. */
-  requeuePauseMs: number;
-  /** Where settles are counted (Prometheus metrics). */
-  metrics?: QueueCounters;
-  /** Deduplication: each delivery with a key passes the gate before the flow sees it. */
-  dedupe?: DeliveryDedupe;
-  /** Spans of each delivery (OpenTelemetry, when the process records them): none without. */
-  tracer?: MessageTracer;
-}
-
-
-export interface DeliveryEvents {
-  /** A delivery for the flow. */
-  message: [DeliveredMessage];
-  /** A body that did not decode, with `invalidBody: 'error'`: the delivery waits to be settled. */
-  invalid: [DeliveredMessage, string];
-  /** The counters or what is in flight changed: read `counters` / `inFlight` (not computed per event). */
-  changed: [];
-  /** A delivery was settled; built only when someone listens (the hot path stays cheap). */
-  settled: [Settled];
-  warning: [string];
-  error: [string];
-}
+import type { DeliveriesOptions, DeliveryEvents } from './types';
 
 export class Deliveries extends EventEmitter<DeliveryEvents> {
   private copies = 0;
@@ -201,17 +161,7 @@ export class Deliveries extends EventEmitter<DeliveryEvents> {
     this.deadlines.clear();
     const ended = this.registry.endAll(how);
     if (this.options.tracer !== undefined) for (const entry of ended) if (entry.spans !== undefined) failSpans(entry.spans, `not settled: ${how}`);
-    const dedupe = this.options.dedupe;
-    if (dedupe) {
-      for (const entry of ended) {
-        if (entry.dedupeKey === undefined) continue;
-        if (flowGone) dedupe.gate.release(entry.dedupeKey);
-        else this.deadlines.orphaned(entry.id, entry.dedupeKey, entry.deadline);
-      }
-      // The consumer stops: the keys of earlier lost channels' deliveries go out with the gate's last writes.
-      if (flowGone) for (const orphan of this.deadlines.orphans.expire(Infinity)) dedupe.gate.release(orphan.key);
-      else this.deadlines.watchOrphans();
-    }
+    if (this.options.dedupe) this.deadlines.keysOfEnded(ended, flowGone);
     return ended.length;
   }
 
@@ -339,7 +289,7 @@ export class Deliveries extends EventEmitter<DeliveryEvents> {
       this.copies -= 1;
       this.emit('changed'); // nothing was counted: a waiting drain looks again
       if (err instanceof SettleError) throw this.unsettled(entry, err); // stale: the channel is gone, the broker has it
-      throw this.unsettled(entry, this.copyFailed(entry, decision, err));
+      throw this.unsettled(entry, requeueAfterPause(entry, decision, err, this.registry, this.options));
     }
     this.copies -= 1;
     if (decision.kind === 'park') this.options.hold?.release();
@@ -350,25 +300,6 @@ export class Deliveries extends EventEmitter<DeliveryEvents> {
   private unsettled(entry: TrackedDelivery, err: SettleError): SettleError {
     if (entry.spans !== undefined) failSpans(entry.spans, err);
     return err;
-  }
-
-  private copyFailed(entry: TrackedDelivery, decision: CopyDecision, err: unknown): SettleError {
-    const { mainQueue, requeuePauseMs } = this.options;
-    const what = decision.kind === 'park' ? 'park' : 'send to retry';
-    this.registry.end(entry.id, `${decision.kind === 'park' ? 'parking' : 'sending it to retry'} failed, so it goes back to '${mainQueue}' after a pause`, true);
-    const timer = setTimeout(() => {
-      if (entry.acks.closed) return; // the broker has it again already
-      try {
-        entry.acks.nack(entry.message, true);
-      } catch {
-        // Channel gone meanwhile: the broker requeues it by itself.
-      }
-    }, requeuePauseMs);
-    timer.unref?.();
-    return new SettleError(
-      `could not ${what} message ${entry.id} in '${decision.queue}': ${err instanceof Error ? err.message : String(err)}; it goes back to '${mainQueue}' after a pause`,
-      'broker',
-    );
   }
 
   /** Counts a settle that is done (its spans end), records its metrics and reports it. */

@@ -58,6 +58,21 @@ export class SettleDeadlines {
     this.orphans.add(id, key, deadline);
   }
 
+  /**
+   * The keys of deliveries whose channel is gone (`ended`): released when nothing will settle them any
+   * more (`flowGone`: the consumer stopped, and the keys of earlier lost channels' deliveries go with
+   * them), else remembered until their settle deadline (a late ack still records its key).
+   */
+  keysOfEnded(ended: readonly TrackedDelivery[], flowGone: boolean): void {
+    for (const entry of ended) {
+      if (entry.dedupeKey === undefined) continue;
+      if (flowGone) this.hooks.release(entry.dedupeKey);
+      else this.orphaned(entry.id, entry.dedupeKey, entry.deadline);
+    }
+    if (flowGone) for (const orphan of this.orphans.expire(Infinity)) this.hooks.release(orphan.key);
+    else this.watchOrphans();
+  }
+
   /** Waits for the earliest orphan's deadline (after {@link clear}). */
   watchOrphans(): void {
     if (this.timer === undefined && this.orphans.next !== Infinity) this.arm(this.orphans.next);

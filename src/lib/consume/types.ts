@@ -5,7 +5,8 @@ import type { CircuitChange, CircuitSettings } from '../degrade';
 import type { DedupeKeyResult, DedupeStore, StoreDownPolicy } from '../dedupe';
 import type { DecodeMode, DeliveredMessage } from '../message';
 import type { QueueCounters } from '../observe';
-import type { CopyPublisher, InvalidBodyPolicy, SettleOutcome } from '../settle';
+import type { CopyPublisher, DecisionPolicy, InvalidBodyPolicy, OrderedHold, SettleOutcome, Settler } from '../settle';
+import type { DeliveryDedupe } from './admission';
 import type { DepthWatch } from './depths';
 import type { MessageTracer } from '../trace';
 import type { ChannelRunner, DefinitionReader, ObjectCheck, RetryTopologyConfig } from '../topology';
@@ -144,6 +145,43 @@ export interface ConsumerSessionEvents {
   parking: [];
   /** The kill switch changed state. */
   circuit: [CircuitChange];
+  warning: [string];
+  error: [string];
+}
+
+/** What a consumer's `Deliveries` works with. */
+export interface DeliveriesOptions {
+  /** Names the retry configuration on `msg.amqp.config`. */
+  configId: string;
+  mainQueue: string;
+  policy: DecisionPolicy;
+  settler: Settler;
+  /** Ordered mode's hold (a retry keeps the message at the head and runs it again). */
+  hold?: OrderedHold;
+  /** A delivery nobody settles within this time is retried; 0 disables the timer. */
+  settleTimeoutMs: number;
+  decode: DecodeMode;
+  invalidBody: InvalidBodyPolicy;
+  /** Pause before a delivery whose copy (park, retry tier) failed goes back to the queue. */
+  requeuePauseMs: number;
+  /** Where settles are counted (Prometheus metrics). */
+  metrics?: QueueCounters;
+  /** Deduplication: each delivery with a key passes the gate before the flow sees it. */
+  dedupe?: DeliveryDedupe;
+  /** Spans of each delivery (OpenTelemetry, when the process records them): none without. */
+  tracer?: MessageTracer;
+}
+
+
+export interface DeliveryEvents {
+  /** A delivery for the flow. */
+  message: [DeliveredMessage];
+  /** A body that did not decode, with `invalidBody: 'error'`: the delivery waits to be settled. */
+  invalid: [DeliveredMessage, string];
+  /** The counters or what is in flight changed: read `counters` / `inFlight` (not computed per event). */
+  changed: [];
+  /** A delivery was settled; built only when someone listens (the hot path stays cheap). */
+  settled: [Settled];
   warning: [string];
   error: [string];
 }
