@@ -57,18 +57,22 @@ local mine = 'c:' .. ARGV[1]
 for i, k in ipairs(KEYS) do out[i] = claim(k, mine, ARGV[2]) end
 return out`;
 
-const RELEASE = `
-local mine = 'c:' .. ARGV[1]
-for _, k in ipairs(KEYS) do
+/** One key's release: deleted only while it is still this owner's claim (`mine`). */
+const RELEASE_ONE = `
+local function release(k, mine)
   if redis.call('GET', k) == mine then redis.call('DEL', k) end
-end
+end`;
+
+const RELEASE = `${RELEASE_ONE}
+local mine = 'c:' .. ARGV[1]
+for _, k in ipairs(KEYS) do release(k, mine) end
 return 0`;
 
 /**
  * Completes, releases and claims in one call (KEYS: the completes, the releases, the claims; ARGV:
  * how many completes, how many releases, owner, lease ms, retention ms), in that order.
  */
-const EXCHANGE = `${CLAIM_ONE}
+const EXCHANGE = `${CLAIM_ONE}${RELEASE_ONE}
 local done, gone = tonumber(ARGV[1]), tonumber(ARGV[2])
 local mine = 'c:' .. ARGV[3]
 local out = {}
@@ -76,7 +80,7 @@ for i, k in ipairs(KEYS) do
   if i <= done then
     redis.call('SET', k, 'd', 'PX', ARGV[5])
   elseif i <= done + gone then
-    if redis.call('GET', k) == mine then redis.call('DEL', k) end
+    release(k, mine)
   else
     out[#out + 1] = claim(k, mine, ARGV[4])
   end

@@ -101,18 +101,19 @@ export class StoreBatch<C extends { key: string }> {
   /** One call (or one per kind) for what waits; resolves when it answered. */
   async flush(): Promise<void> {
     const completes = this.completes;
-    const plan = planExchange(this.claims, completes.map((c) => c.key), this.releases, this.writesInFlight);
+    const completed = completes.map((c) => c.key);
+    const plan = planExchange(this.claims, completed, this.releases, this.writesInFlight);
     this.claims = plan.deferred;
     this.completes = [];
     this.releases = [];
     const { claims, releases } = plan;
     if (claims.length === 0 && completes.length === 0 && releases.length === 0) return;
-    const written = [...completes.map((c) => c.key), ...releases];
+    const written = [...completed, ...releases];
     for (const key of written) this.writesInFlight.set(key, (this.writesInFlight.get(key) ?? 0) + 1);
     this.inFlight += 1;
     try {
       const exchange = this.store.exchange?.bind(this.store);
-      if (exchange) await this.exchange(exchange, claims, completes, releases);
+      if (exchange) await this.exchange(exchange, claims, completes, completed, releases);
       else await this.separately(claims, completes, releases);
     } finally {
       this.inFlight -= 1;
@@ -126,12 +127,12 @@ export class StoreBatch<C extends { key: string }> {
   }
 
   /** One round trip: the completes, the releases, then the claims. */
-  private async exchange(exchange: NonNullable<DedupeStore['exchange']>, claims: C[], completes: Complete[], releases: string[]): Promise<void> {
+  private async exchange(exchange: NonNullable<DedupeStore['exchange']>, claims: C[], completes: Complete[], completed: readonly string[], releases: string[]): Promise<void> {
     const { terms, handlers } = this;
     let results: ClaimResult[];
     try {
       results = await exchange({
-        complete: this.keys(completes.map((c) => c.key)),
+        complete: this.keys(completed),
         retentionMs: terms.retentionMs,
         release: this.keys(releases),
         claim: this.keys(claims.map((c) => c.key)),

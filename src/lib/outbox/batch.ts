@@ -3,6 +3,7 @@
  * the publishes' outcomes make of each row (sent; or an attempt more, a backoff, `failed` after the
  * last attempt).
  */
+import { cappedDelay } from '../connection';
 import type { Queryable } from '../postgres';
 
 export interface Row {
@@ -30,9 +31,9 @@ export interface BatchOutcome {
   failures: RowFailure[];
 }
 
-/** The pause before attempt `attempts + 1`, after `attempts` failures. Pure. */
+/** The pause before attempt `attempts + 1`, after `attempts` failures: the reconnect's backoff without jitter, doubling. Pure. */
 export function backoffMs(attempts: number, initialMs: number, maxMs: number): number {
-  return Math.min(maxMs, initialMs * 2 ** Math.max(0, attempts - 1));
+  return cappedDelay(attempts, { initialMs, maxMs, factor: 2 });
 }
 
 /**
