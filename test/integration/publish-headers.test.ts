@@ -29,7 +29,7 @@ describe('headers of a burst of publishes through one publisher (real broker)', 
   it('each message carries exactly its own headers, across the carrier starting over', async () => {
     const publisher = new ConfirmPublisher(channel);
     const COUNT = 1200;
-    /** Shared names, names of one message only (more than the carrier lends before starting over), nested tables, no headers. */
+    /** Shared names, names of one message only (more than the carrier holds before starting over), nested tables, no headers. */
     const headersOf = (i: number): Record<string, unknown> | undefined =>
       i % 10 === 9
         ? undefined

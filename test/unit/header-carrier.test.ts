@@ -44,14 +44,18 @@ describe('HeaderCarrier', () => {
     assert.equal(carrier.lend({ b: 2 }).b, 2);
   });
 
-  it('starts over with a new object once more than 1024 names were lent through it', () => {
+  it('keeps one object for the same names however often they are lent, and starts over once more than 64 distinct names went through it', () => {
     const carrier = new HeaderCarrier();
-    const first = carrier.lend({ n0: 0 });
+    const first = carrier.lend({ traceparent: 't', n0: 0 });
     carrier.release(first);
-    for (let i = 1; i <= 1024; i += 1) carrier.release(carrier.lend({ [`n${i}`]: i }));
-    const after = carrier.lend({ n1025: 1025 });
+    for (let i = 0; i < 5000; i += 1) carrier.release(carrier.lend({ traceparent: `t${i}`, n0: i }));
+    assert.equal(carrier.lend({ traceparent: 'again' }), first);
+    carrier.release(first);
+    // 2 names so far; 63 more make 65.
+    for (let i = 1; i <= 63; i += 1) carrier.release(carrier.lend({ [`n${i}`]: i }));
+    const after = carrier.lend({ n64: 64 });
     assert.notEqual(after, first);
-    assert.deepEqual(encoded(after), { n1025: 1025 });
+    assert.deepEqual(encoded(after), { n64: 64 });
   });
 });
 

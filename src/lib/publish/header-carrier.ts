@@ -10,12 +10,16 @@
  * headers cost what a publish without them costs, give or take half a microsecond.
  */
 
-/** Header names lent before the carrier starts over with a new object (names a flow makes up per message would grow it): one new prototype per this many names costs nothing measurable. */
-const MAX_LENT_NAMES = 1024;
+/**
+ * Distinct header names a carrier holds before it starts over with a new object. amqplib walks every
+ * name the carrier holds on each publish (skipping the `undefined` ones), so names a flow makes up
+ * per message must not pile up; one new object per this many new names costs nothing measurable.
+ */
+const MAX_NAMES = 64;
 
 export class HeaderCarrier {
   private carrier: Record<string, unknown> = {};
-  private lentNames = 0;
+  private names = 0;
 
   /**
    * The object to pass as `options.headers` for one synchronous publish call: the given headers'
@@ -27,8 +31,9 @@ export class HeaderCarrier {
     const carrier = this.carrier;
     // for…in, as amqplib's encoder walks headers: plain objects' own names.
     for (const name in headers) {
+      // `in`: a name the carrier holds already (an inherited one like `toString` counts as held: only the bound is at stake).
+      if (!(name in carrier)) this.names += 1;
       carrier[name] = headers[name];
-      this.lentNames += 1;
     }
     return carrier;
   }
@@ -36,9 +41,9 @@ export class HeaderCarrier {
   /** Empties the carrier after the publish call that borrowed it (`lent` is what {@link lend} returned). */
   release(lent: Record<string, unknown>): void {
     if (lent !== this.carrier) return;
-    if (this.lentNames > MAX_LENT_NAMES) {
+    if (this.names > MAX_NAMES) {
       this.carrier = {};
-      this.lentNames = 0;
+      this.names = 0;
       return;
     }
     for (const name in lent) lent[name] = undefined;
