@@ -4,6 +4,7 @@
  *
  *   npm run build && node --expose-gc --import tsx bench/tools/profile.ts consume [count] [prefetch] [size]
  *   node --expose-gc --import tsx bench/tools/profile.ts raw | work | later | batched | session | consume | park | publish | retry | nodered
+ *   node --expose-gc --import tsx bench/tools/profile.ts dedupe-none | dedupe-memory | dedupe-redis | dedupe-postgres [count]   (consume with deduplication, every id new)
  *   node --expose-gc --import tsx bench/tools/profile.ts outbox | outbox-raw [count]   (the relay from the NOTIFY on rows written before, or raw amqplib publishing them)
  *   node --expose-gc --import tsx bench/tools/profile.ts nodered-alone | retry-nodered | publish-nodered   (Node-RED alone, lib/nodered-alone.ts)
  *   node --import tsx bench/tools/profile.ts --summarize some.cpuprofile [count]   (a profile from node --cpu-prof)
@@ -19,11 +20,11 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector';
 import path from 'node:path';
-import { AMQP_URL, NameBook, connect, fullGc, installProbe, makeBody, preload, purge, waitForCount, type RunResult, runTool } from '../lib/common';
+import { AMQP_URL, NameBook, connect, fullGc, installProbe, makeBody, messageProperties, preload, purge, waitForCount, type RunResult, runTool } from '../lib/common';
 import { RUNTIME_DESCRIPTION, packageNodes } from '../lib/nodered';
 import * as P from '../lib/outbox-pipeline';
 import * as S from '../lib/scenarios';
-import { dropTable, prepareOutbox } from '../lib/store-scenarios';
+import { dedupeConsume, dropTable, prepareOutbox } from '../lib/store-scenarios';
 import { formatHeapSummary, formatSummary, summarize, summarizeHeap, type CpuProfile, type HeapProfile } from './cpuprofile';
 
 const [what = 'consume', countArg, prefetchArg, sizeArg] = process.argv.slice(2);
@@ -76,6 +77,14 @@ async function main(): Promise<void> {
       await preload(model, topo.mainQueue, count, body);
       await waitForCount(model, topo.mainQueue, count);
     };
+    // Every run its own message ids, as the bench's dedupe section: a key seen before would be a duplicate.
+    const preparedIds = async (): Promise<void> => {
+      const run = Math.random().toString(36).slice(2, 8);
+      await S.declareTopology(ctx, topo);
+      await purge(model, topo.mainQueue);
+      await preload(model, topo.mainQueue, count, body, (i) => ({ ...messageProperties(i), messageId: `${run}-${i}` }));
+      await waitForCount(model, topo.mainQueue, count);
+    };
     const queue = names.queue('publish');
     const publishQueue = async (): Promise<void> => {
       await admin.assertQueue(queue, { durable: true });
@@ -98,6 +107,10 @@ async function main(): Promise<void> {
       'retry-batched': [prepared, () => S.retryThroughput(ctx, 'raw-batched', { topo, count, prefetch })],
       'nodered-alone': [prepared, () => S.nodeRedAloneConsume(ctx, { queue: topo.mainQueue, count, prefetch })],
       'retry-nodered': [prepared, () => S.retryThroughput(ctx, 'nodered', { topo, count, prefetch })],
+      'dedupe-none': [preparedIds, () => dedupeConsume(ctx, { topo, count, prefetch, kind: 'none' })],
+      'dedupe-memory': [preparedIds, () => dedupeConsume(ctx, { topo, count, prefetch, kind: 'memory' })],
+      'dedupe-redis': [preparedIds, () => dedupeConsume(ctx, { topo, count, prefetch, kind: 'redis' })],
+      'dedupe-postgres': [preparedIds, () => dedupeConsume(ctx, { topo, count, prefetch, kind: 'postgres' })],
       park: [prepared, () => S.pkgPark(ctx, { topo, count, prefetch })],
       publish: [publishQueue, () => S.pkgPublish(ctx, { queue, count, window: prefetch, payload: ctx.body1k })],
       outbox: [outboxTable, () => P.pkgRelayFromNotify(ctx, { table, queue, count, body })],
