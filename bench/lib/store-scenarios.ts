@@ -49,7 +49,8 @@ export async function dedupeConsume(ctx: Ctx, { topo, count, prefetch, kind }: {
   }
 }
 
-async function cleanStore(kind: StoreKind, tag: string): Promise<void> {
+/** Removes a run's store: its table, or its Redis keys (`bench-<tag>:`). */
+export async function cleanStore(kind: StoreKind, tag: string): Promise<void> {
   if (kind === 'postgres') await withDb((c) => c.query(`DROP TABLE IF EXISTS bench_dedupe_${tag}`));
   if (kind === 'redis') {
     const { Redis } = await import('ioredis');

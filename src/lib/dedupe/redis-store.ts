@@ -103,6 +103,9 @@ export class RedisDedupeStore implements DedupeStore {
   private readonly timeoutMs: number;
   /** The connection's last error: a failed command says it rather than "stream not writeable". */
   private lastError: Error | undefined;
+  /** The scope of the last key made, and its prefix part (see keyOf). */
+  private lastScope: string | undefined;
+  private scopePart = '';
   /** What the server keeps on disk, read once. */
   private persistenceRead: Promise<void> | undefined;
 
@@ -205,8 +208,13 @@ export class RedisDedupeStore implements DedupeStore {
 
   /** The Redis key of a record. In a cluster the scope is the hash tag (`%` for an empty one: `{}` tags nothing). */
   keyOf(k: DedupeKey): string {
-    const scope = encodeURIComponent(k.scope);
-    return this.tagged ? `${this.prefix}{${scope || '%'}}:${k.key}` : `${this.prefix}${scope}:${k.key}`;
+    if (k.scope !== this.lastScope) {
+      // A gate keeps one scope: its part of the key is worked out once, not per key.
+      const scope = encodeURIComponent(k.scope);
+      this.lastScope = k.scope;
+      this.scopePart = this.tagged ? `${this.prefix}{${scope || '%'}}:` : `${this.prefix}${scope}:`;
+    }
+    return this.scopePart + k.key;
   }
 
   private async readPersistence(): Promise<void> {
