@@ -48,7 +48,7 @@ import { RUNTIME_DESCRIPTION, packageNodes, versions, type Msg } from './lib/nod
 import { BATCHED_PEER_KEY, PEERS_DIR, preparePeers, stopPeerProcesses } from './lib/peers';
 import * as S from './lib/scenarios';
 import * as D from './lib/store-scenarios';
-import { rawDedupeRedis } from './lib/dedupe-raw';
+import { rawDedupe } from './lib/dedupe-raw';
 import * as P from './lib/outbox-pipeline';
 import { runScale, scaleJson, scaleTable, type ScaleResult } from './lib/scale-scenarios';
 import { parkingGroupRun, type ParkingGroupRun } from './lib/parking-group';
@@ -546,6 +546,8 @@ function summaryJson(): Record<string, number | null> {
     dedupePgRatio: r2(find('dedupe', `postgres vs none, 1 KB, prefetch ${PREFETCH}`)?.ratio),
     dedupeRedisBestRatio: r2(find('dedupe', `redis vs none, 1 KB, prefetch ${PREFETCH}`)?.batchedRatio),
     dedupeRedisCeilingRatio: r2(ceiling(find('dedupe', `redis vs none, 1 KB, prefetch ${PREFETCH}`))),
+    dedupePgBestRatio: r2(find('dedupe', `postgres vs none, 1 KB, prefetch ${PREFETCH}`)?.batchedRatio),
+    dedupePgCeilingRatio: r2(ceiling(find('dedupe', `postgres vs none, 1 KB, prefetch ${PREFETCH}`))),
     outboxRelayRatio: r2(rows.find((r) => r.group === 'outbox relay')?.ratio),
     outboxRelayMsgPerSec: round(rows.find((r) => r.group === 'outbox relay')?.pkg.msgPerSec),
     outboxWriteRatio: r2(rows.find((r) => r.group === 'outbox write')?.ratio),
@@ -820,8 +822,8 @@ async function main(): Promise<number> {
           const run = Math.random().toString(36).slice(2, 8);
           return loadQueue(topo.mainQueue, 1024, count, (i) => ({ ...messageProperties(i), messageId: `${run}-${i}` }))();
         };
-        // Redis also against the best hand-written idempotent consumer (raw amqplib + ioredis, the same protocol): the ceiling.
-        const best = kind === 'redis' ? () => rawDedupeRedis({ queue: topo.mainQueue, count, prefetch: PREFETCH }) : undefined;
+        // Redis and PostgreSQL also against the best hand-written idempotent consumer (raw amqplib + ioredis / pg, the same protocol): the ceiling.
+        const best = kind === 'memory' ? undefined : () => rawDedupe({ kind, queue: topo.mainQueue, count, prefetch: PREFETCH });
         await pair(
           'dedupe',
           `${kind} vs none, 1 KB, prefetch ${PREFETCH}`,

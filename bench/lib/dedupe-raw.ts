@@ -1,20 +1,34 @@
 /**
- * The best hand-written idempotent consumer on Redis, for the dedupe section: raw amqplib and ioredis
- * doing what the package's gate does, with nothing else — the claims of one event-loop turn and the
- * completes of the turns before go out as one script call (up to 4 in flight, as the package), a
- * claimed delivery gets the same msg as the package's (sameWorkMsg) and one setImmediate hop as a
- * flow, its key is completed, and it is acked (batched per turn, multiple) once the complete answered.
- * Plain bench code: what the protocol itself costs on this machine, the package's ceiling.
+ * The best hand-written idempotent consumer, on Redis or PostgreSQL, for the dedupe section: raw
+ * amqplib with ioredis or pg doing what the package's gate does, with nothing else — the claims of one
+ * event-loop turn and the completes of the turns before go out as one call (a script, or one
+ * statement; up to 4 in flight, as the package), a claimed delivery gets the same msg as the
+ * package's (sameWorkMsg) and one setImmediate hop as a flow, its key is completed, and it is acked
+ * (batched per turn, multiple) once the complete answered. Every key in the bench is new: a key not
+ * claimed is acked as a duplicate. Plain bench code: what the protocol itself costs on this machine,
+ * the package's ceiling.
  */
 import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
+import pg from 'pg';
 import type { ConsumeMessage } from 'amqplib';
 import { armProbe, connect, probeCounts, probeResult, withTimeout, type RunResult } from './common';
 import { batchedAcker, sameWorkMsg } from './raw-consumer.cjs';
 import { timeoutFor } from './scenarios';
-import { cleanStore, REDIS_URL } from './store-scenarios';
+import { cleanStore, DATABASE_URL, REDIS_URL } from './store-scenarios';
 
-const EXCHANGE = `
+const LEASE_MS = 20_000;
+const RETENTION_MS = 3_600_000;
+
+/** One call: records `completes` as done, claims `claims`; says which claims are this consumer's. */
+type Exchange = (completes: string[], claims: string[]) => Promise<boolean[]>;
+
+interface RawStore {
+  exchange: Exchange;
+  close(): Promise<void>;
+}
+
+const REDIS_EXCHANGE = `
 local done = tonumber(ARGV[1])
 local mine = 'c:' .. ARGV[2]
 local out = {}
@@ -23,25 +37,75 @@ for i, k in ipairs(KEYS) do
     redis.call('SET', k, 'd', 'PX', ARGV[4])
   else
     local v = redis.call('GET', k)
-    if not v then redis.call('SET', k, mine, 'PX', ARGV[3]) out[#out + 1] = 'c'
-    elseif v == 'd' then out[#out + 1] = 'd'
-    else out[#out + 1] = 'h' end
+    if not v then redis.call('SET', k, mine, 'PX', ARGV[3]) out[#out + 1] = 1
+    elseif v == mine then redis.call('PEXPIRE', k, ARGV[3]) out[#out + 1] = 1
+    else out[#out + 1] = 0 end
   end
 end
 return out`;
 
-interface Exchanging {
-  dedupeRawExchange(...args: Array<string | number>): Promise<string[]>;
+function redisStore(tag: string): RawStore {
+  const redis = new Redis(REDIS_URL, { maxRetriesPerRequest: 0 });
+  redis.defineCommand('dedupeRawExchange', { lua: REDIS_EXCHANGE });
+  const scripts = redis as unknown as { dedupeRawExchange(...args: Array<string | number>): Promise<number[]> };
+  const prefix = `bench-${tag}:`;
+  return {
+    exchange: async (completes, claims) => {
+      const keys = [...completes, ...claims].map((k) => prefix + k);
+      const answers = await scripts.dedupeRawExchange(keys.length, ...keys, completes.length, 'raw', LEASE_MS, RETENTION_MS);
+      return answers.map((a) => a === 1);
+    },
+    close: async () => {
+      redis.disconnect();
+      await cleanStore('redis', tag);
+    },
+  };
 }
 
-/** Consume + ack `count` messages (every messageId new) of `queue`; its keys are removed afterwards. */
-export async function rawDedupeRedis({ queue, count, prefetch }: { queue: string; count: number; prefetch: number }): Promise<RunResult> {
+/**
+ * PostgreSQL: the package's table shape (one row per key, a lease or a retention as its expiry, the
+ * expiry indexed), one statement per call — the completes upserted, the claims inserted or taken over
+ * when their lease ended, the keys this consumer got returned — on a pool of 4 (one per call in flight).
+ */
+async function postgresStore(tag: string): Promise<RawStore> {
+  const table = `bench_dedupe_${tag}`;
+  const pool = new pg.Pool({ connectionString: DATABASE_URL, max: 4 });
+  await pool.query(`CREATE TABLE ${table} (key text PRIMARY KEY, state text NOT NULL, owner text, expires_at timestamptz NOT NULL)`);
+  await pool.query(`CREATE INDEX ON ${table} (expires_at)`);
+  const statement = {
+    name: `bench_raw_exchange_${tag}`,
+    text: `WITH done AS (
+             INSERT INTO ${table} (key, state, owner, expires_at) SELECT k, 'done', NULL, now() + $2 * interval '1 millisecond' FROM unnest($1::text[]) k
+             ON CONFLICT (key) DO UPDATE SET state = 'done', owner = NULL, expires_at = EXCLUDED.expires_at)
+           INSERT INTO ${table} AS t (key, state, owner, expires_at) SELECT k, 'claimed', 'raw', now() + $4 * interval '1 millisecond' FROM unnest($3::text[]) k
+           ON CONFLICT (key) DO UPDATE SET owner = EXCLUDED.owner, expires_at = EXCLUDED.expires_at
+            WHERE t.state = 'claimed' AND (t.expires_at <= now() OR t.owner = EXCLUDED.owner)
+           RETURNING key`,
+  };
+  return {
+    exchange: async (completes, claims) => {
+      const result = await pool.query<{ key: string }>({ ...statement, values: [completes, RETENTION_MS, claims, LEASE_MS] });
+      const mine = new Set(result.rows.map((r) => r.key));
+      return claims.map((k) => mine.has(k));
+    },
+    close: async () => {
+      await pool.query(`DROP TABLE IF EXISTS ${table}`).catch(() => undefined);
+      await pool.end();
+    },
+  };
+}
+
+interface Call {
+  completing: ConsumeMessage[];
+  claiming: ConsumeMessage[];
+  mine: boolean[] | undefined;
+}
+
+/** Consume + ack `count` messages (every messageId new) of `queue`, deduplicating in `kind`; its keys or table are removed afterwards. */
+export async function rawDedupe({ kind, queue, count, prefetch }: { kind: 'redis' | 'postgres'; queue: string; count: number; prefetch: number }): Promise<RunResult> {
   const tag = randomBytes(4).toString('hex');
-  const prefix = `bench-${tag}:`;
-  const redis = new Redis(REDIS_URL, { maxRetriesPerRequest: 0 });
-  redis.defineCommand('dedupeRawExchange', { lua: EXCHANGE });
-  const scripts = redis as unknown as Exchanging;
-  const model = await connect('bench raw dedupe consumer');
+  const store = kind === 'redis' ? redisStore(tag) : await postgresStore(tag);
+  const model = await connect(`bench raw dedupe consumer (${kind})`);
   try {
     const ch = await model.createChannel();
     ch.on('error', () => undefined);
@@ -50,11 +114,13 @@ export async function rawDedupeRedis({ queue, count, prefetch }: { queue: string
     let claims: ConsumeMessage[] = [];
     let completes: ConsumeMessage[] = [];
     let inFlight = 0;
+    const calls: Call[] = [];
     let scheduled = false;
     let fail: (err: Error) => void = () => undefined;
     const failed = new Promise<never>((_, reject) => {
       fail = reject;
     });
+    const keyOf = (m: ConsumeMessage): string => String(m.properties.messageId);
     const flush = (): void => {
       scheduled = false;
       if (inFlight >= 4 || (claims.length === 0 && completes.length === 0)) return;
@@ -62,19 +128,15 @@ export async function rawDedupeRedis({ queue, count, prefetch }: { queue: string
       const completing = completes;
       claims = [];
       completes = [];
-      const keys = [...completing, ...claiming].map((m) => `${prefix}${String(m.properties.messageId)}`);
       inFlight += 1;
-      scripts.dedupeRawExchange(keys.length, ...keys, completing.length, 'raw', 20_000, 3_600_000).then(
-        (answers) => {
+      // Answers are taken in call order (calls on a pool may answer out of order): acks stay ascending.
+      const call: Call = { completing, claiming, mine: undefined };
+      calls.push(call);
+      store.exchange(completing.map(keyOf), claiming.map(keyOf)).then(
+        (mine) => {
           inFlight -= 1;
-          for (const m of completing) acker.ack(m);
-          claiming.forEach((m, i) => {
-            if (answers[i] !== 'c') return acker.ack(m);
-            const msg = sameWorkMsg(m, queue, `raw:${m.fields.deliveryTag}`);
-            setImmediate(() => {
-              if (msg.payload !== undefined) complete(m);
-            });
-          });
+          call.mine = mine;
+          while (calls[0]?.mine) answered(calls.shift() as Call);
           schedule();
         },
         (err: unknown) => {
@@ -82,6 +144,16 @@ export async function rawDedupeRedis({ queue, count, prefetch }: { queue: string
           fail(err instanceof Error ? err : new Error(String(err)));
         },
       );
+    };
+    const answered = ({ completing, claiming, mine }: Call): void => {
+      for (const m of completing) acker.ack(m);
+      claiming.forEach((m, i) => {
+        if (!mine?.[i]) return acker.ack(m);
+        const msg = sameWorkMsg(m, queue, `raw:${m.fields.deliveryTag}`);
+        setImmediate(() => {
+          if (msg.payload !== undefined) complete(m);
+        });
+      });
     };
     const schedule = (): void => {
       if (scheduled) return;
@@ -103,11 +175,10 @@ export async function rawDedupeRedis({ queue, count, prefetch }: { queue: string
       },
       { noAck: false },
     );
-    await withTimeout(Promise.race([done, failed]), timeoutFor(count), `raw dedupe consumer: ${count} acks (got ${probeCounts().acks})`);
+    await withTimeout(Promise.race([done, failed]), timeoutFor(count), `raw dedupe consumer (${kind}): ${count} acks (got ${probeCounts().acks})`);
     return probeResult();
   } finally {
     await model.close().catch(() => undefined);
-    redis.disconnect();
-    await cleanStore('redis', tag);
+    await store.close();
   }
 }

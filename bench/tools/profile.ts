@@ -4,7 +4,7 @@
  *
  *   npm run build && node --expose-gc --import tsx bench/tools/profile.ts consume [count] [prefetch] [size]
  *   node --expose-gc --import tsx bench/tools/profile.ts raw | work | later | batched | session | consume | park | publish | retry | nodered
- *   node --expose-gc --import tsx bench/tools/profile.ts dedupe-none | dedupe-memory | dedupe-redis | dedupe-postgres | dedupe-redis-raw [count]   (consume with deduplication, every id new; -raw: the hand-written best, lib/dedupe-raw.ts)
+ *   node --expose-gc --import tsx bench/tools/profile.ts dedupe-none | dedupe-memory | dedupe-redis | dedupe-postgres | dedupe-redis-raw | dedupe-postgres-raw [count]   (consume with deduplication, every id new; -raw: the hand-written best, lib/dedupe-raw.ts)
  *   node --expose-gc --import tsx bench/tools/profile.ts outbox | outbox-raw [count]   (the relay from the NOTIFY on rows written before, or raw amqplib publishing them)
  *   node --expose-gc --import tsx bench/tools/profile.ts nodered-alone | retry-nodered | publish-nodered   (Node-RED alone, lib/nodered-alone.ts)
  *   node --import tsx bench/tools/profile.ts --summarize some.cpuprofile [count]   (a profile from node --cpu-prof)
@@ -25,7 +25,7 @@ import { RUNTIME_DESCRIPTION, packageNodes } from '../lib/nodered';
 import * as P from '../lib/outbox-pipeline';
 import * as S from '../lib/scenarios';
 import { dedupeConsume, dropTable, prepareOutbox } from '../lib/store-scenarios';
-import { rawDedupeRedis } from '../lib/dedupe-raw';
+import { rawDedupe } from '../lib/dedupe-raw';
 import { formatHeapSummary, formatSummary, summarize, summarizeHeap, type CpuProfile, type HeapProfile } from './cpuprofile';
 
 const [what = 'consume', countArg, prefetchArg, sizeArg] = process.argv.slice(2);
@@ -111,7 +111,8 @@ async function main(): Promise<void> {
       'dedupe-none': [preparedIds, () => dedupeConsume(ctx, { topo, count, prefetch, kind: 'none' })],
       'dedupe-memory': [preparedIds, () => dedupeConsume(ctx, { topo, count, prefetch, kind: 'memory' })],
       'dedupe-redis': [preparedIds, () => dedupeConsume(ctx, { topo, count, prefetch, kind: 'redis' })],
-      'dedupe-redis-raw': [preparedIds, () => rawDedupeRedis({ queue: topo.mainQueue, count, prefetch })],
+      'dedupe-redis-raw': [preparedIds, () => rawDedupe({ kind: 'redis', queue: topo.mainQueue, count, prefetch })],
+      'dedupe-postgres-raw': [preparedIds, () => rawDedupe({ kind: 'postgres', queue: topo.mainQueue, count, prefetch })],
       'dedupe-postgres': [preparedIds, () => dedupeConsume(ctx, { topo, count, prefetch, kind: 'postgres' })],
       park: [prepared, () => S.pkgPark(ctx, { topo, count, prefetch })],
       publish: [publishQueue, () => S.pkgPublish(ctx, { queue, count, window: prefetch, payload: ctx.body1k })],
