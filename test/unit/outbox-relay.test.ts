@@ -6,8 +6,8 @@
  * later one is confirmed first.
  */
 import assert from 'node:assert/strict';
-import { backoffMs, batchOutcome, BatchWindow, claimSql, OutboxRelay, RowPublisher, type Row } from '../../src/lib/outbox';
-import { parseTableName, type TableName } from '../../src/lib/postgres';
+import { backoffMs, batchOutcome, BatchWindow, CLAIM_BEGIN, claimSql, OUTBOX_INDEXES, OutboxRelay, outboxTableDdl, RowPublisher, type Row } from '../../src/lib/outbox';
+import { parseTableName, samePredicate, type TableName } from '../../src/lib/postgres';
 
 const tick = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
@@ -92,6 +92,36 @@ describe('outbox relay: a batch\'s outcome', () => {
     assert.match(claimSql('"t"', false), /FOR UPDATE SKIP LOCKED/);
     assert.doesNotMatch(claimSql('"t"', false), /order_key/);
     assert.match(claimSql('"t"', true), /NOT EXISTS \(SELECT 1 FROM "t" e WHERE e.order_key = o.order_key AND e.status = 'pending' AND e.seq < o.seq\)/);
+  });
+
+  it('claims the oldest due pending rows, at most the batch, in one statement that reads each row once', () => {
+    const sql = claimSql('"t"', false).replace(/\s+/g, ' ');
+    assert.equal(sql, `SELECT seq, id, exchange, routing_key, payload, headers, properties, attempts FROM "t" o WHERE status = 'pending' AND next_attempt_at <= now() ORDER BY seq LIMIT $1 FOR UPDATE SKIP LOCKED`);
+  });
+
+  it('opens the claiming transaction with sorting off, in the BEGIN\'s round trip (the claim walks the pending rows\' index on seq)', () => {
+    assert.equal(CLAIM_BEGIN, 'BEGIN; SET LOCAL enable_sort = off');
+  });
+
+  it('declares, and expects, the index the claim walks: (seq) for pending rows only', () => {
+    const table = parseTableName('outbox') as TableName;
+    assert.ok(outboxTableDdl(table).includes(`CREATE INDEX IF NOT EXISTS "outbox_claim" ON "outbox" (seq) WHERE status = 'pending'`));
+    assert.deepEqual(
+      OUTBOX_INDEXES.filter((i) => i.where !== undefined).map((i) => [i.columns, i.where]),
+      [[['seq'], "status = 'pending'"]],
+    );
+  });
+});
+
+describe('table check: a partial index\'s predicate', () => {
+  it('is the one written whatever the parentheses, casts to text and spaces PostgreSQL prints', () => {
+    assert.equal(samePredicate("(status = 'pending'::text)", "status = 'pending'"), true);
+    assert.equal(samePredicate("status='pending'", "status = 'pending'"), true);
+  });
+
+  it('is not another predicate, nor none (a full index on the same columns)', () => {
+    assert.equal(samePredicate("(status = 'sent'::text)", "status = 'pending'"), false);
+    assert.equal(samePredicate(null, "status = 'pending'"), false);
   });
 });
 

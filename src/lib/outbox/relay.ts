@@ -13,7 +13,7 @@
 import { EventEmitter } from 'node:events';
 import type { Queryable, TableName } from '../postgres';
 import type { MessageTracer } from '../trace';
-import { batchOutcome, claimSql, markBatch, type BatchOutcome, type Row } from './batch';
+import { batchOutcome, CLAIM_BEGIN, claimSql, markBatch, type BatchOutcome, type Row } from './batch';
 import { RowPublisher, type EventPublisher } from './row-publisher';
 import { BatchWindow } from './window';
 import type { Transactional } from './write';
@@ -233,7 +233,7 @@ export class OutboxRelay extends EventEmitter<RelayEvents> {
         // Committed (its marks seen) only after every batch claimed before it: sent in claim order.
         await slot.turn();
         return outcome;
-      })
+      }, CLAIM_BEGIN)
       .then((outcome) => this.told(outcome))
       .catch((err: unknown) => {
         failed.error ??= err;

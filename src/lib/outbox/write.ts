@@ -29,7 +29,8 @@ export interface StatementResult {
 
 /** What runs the transaction (narrow: one transaction at a time) and the NOTIFY after it: the database. */
 export interface Transactional extends Queryable {
-  transaction<T>(work: (client: Queryable) => Promise<T>): Promise<T>;
+  /** `begin`: what opens the transaction (default `BEGIN`), e.g. `BEGIN; SET LOCAL …` in one round trip. */
+  transaction<T>(work: (client: Queryable) => Promise<T>, begin?: string): Promise<T>;
 }
 
 /** A statement that failed, named by its place and text; everything was rolled back. */

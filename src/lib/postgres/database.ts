@@ -57,8 +57,12 @@ export class PostgresDatabase extends EventEmitter<DatabaseEvents> implements Qu
     }
   }
 
-  /** Runs `work` in one transaction on one connection: committed when it resolves, rolled back when it throws. */
-  async transaction<T>(work: (client: Queryable) => Promise<T>): Promise<T> {
+  /**
+   * Runs `work` in one transaction on one connection: committed when it resolves, rolled back when it
+   * throws. `begin` opens it (default `BEGIN`): a simple query, so it may go on with statements of the
+   * transaction's own that take no parameters (`BEGIN; SET LOCAL …`) in the same round trip.
+   */
+  async transaction<T>(work: (client: Queryable) => Promise<T>, begin = 'BEGIN'): Promise<T> {
     let client: pg.PoolClient;
     try {
       client = await this.pool.connect();
@@ -75,7 +79,7 @@ export class PostgresDatabase extends EventEmitter<DatabaseEvents> implements Qu
     };
     client.on('error', lost);
     try {
-      await client.query('BEGIN');
+      await client.query(begin);
       const result = await work(client);
       await client.query('COMMIT');
       this.answered();

@@ -6,5 +6,5 @@
 export { PostgresDatabase, type DatabaseEvents, type DatabaseState, type Queryable, type Statement } from './database';
 export { postgresErrorText, postgresProblem, type PostgresProblem } from './errors';
 export { derivedName, parseTableName, quoteIdent, type TableName } from './identifiers';
-export { checkTable, declareOrCheckTable, type ExpectedColumn, type ExpectedIndex } from './schema-check';
+export { checkTable, declareOrCheckTable, samePredicate, type ExpectedColumn, type ExpectedIndex } from './schema-check';
 export { describeDatabase, parseConnectionString, poolConfig, type PostgresSettings } from './settings';
