@@ -80,17 +80,20 @@ export function batchOutcome(rows: readonly Row[], outcomes: ReadonlyArray<strin
   return result;
 }
 
+const WHOLE_NUMBER = /^\d+$/;
+
 /**
  * The statement that marks a batch's confirmed rows sent, for the COMMIT's round trip (a simple query:
  * the `seq`s inlined, each checked to be one); undefined when none was confirmed. Pure.
  */
 export function markSentSql(table: string, sent: readonly Row[]): string | undefined {
   if (sent.length === 0) return undefined;
-  const seqs = sent.map((r) => {
-    if (!/^\d+$/.test(r.seq)) throw new Error(`outbox row seq ${JSON.stringify(r.seq)} is not a whole number`);
-    return r.seq;
-  });
-  return `UPDATE ${table} SET status = 'sent', sent_at = now(), attempts = attempts + 1, last_error = NULL WHERE seq = ANY('{${seqs.join(',')}}'::bigint[])`;
+  let seqs = '';
+  for (const { seq } of sent) {
+    if (!WHOLE_NUMBER.test(seq)) throw new Error(`outbox row seq ${JSON.stringify(seq)} is not a whole number`);
+    seqs += seqs === '' ? seq : `,${seq}`;
+  }
+  return `UPDATE ${table} SET status = 'sent', sent_at = now(), attempts = attempts + 1, last_error = NULL WHERE seq = ANY('{${seqs}}'::bigint[])`;
 }
 
 /** Marks a batch's failed rows (another attempt after the backoff, or `failed`) on the claiming transaction's connection. */
