@@ -98,7 +98,7 @@ export async function prepareOutbox(table: string): Promise<void> {
   await withDb(async (c) => {
     await c.query(`DROP TABLE IF EXISTS ${table}`);
     await c.query(OUTBOX_DDL(table));
-    await c.query(`CREATE INDEX ON ${table} (next_attempt_at) WHERE status = 'pending'`);
+    await c.query(`CREATE INDEX ON ${table} (seq) WHERE status = 'pending'`);
     await c.query(`CREATE INDEX ON ${table} (order_key, seq) WHERE status = 'pending'`);
     await c.query(`CREATE INDEX ON ${table} (sent_at) WHERE status = 'sent'`);
   });

@@ -91,9 +91,11 @@ async function main(): Promise<void> {
       await admin.assertQueue(queue, { durable: true });
     };
     const table = `bench_prof_outbox_${process.pid}`;
+    // As the bench's outbox section: a queue that is not durable (the events are persistent, not written to disk by a transient queue).
+    const eventQueue = names.queue('outbox-events');
     const outboxTable = async (): Promise<void> => {
-      await publishQueue();
-      await purge(model, queue);
+      await admin.assertQueue(eventQueue, { durable: false });
+      await purge(model, eventQueue);
       await prepareOutbox(table);
     };
     const cases: Record<string, [() => Promise<void>, () => Promise<RunResult>]> = {
@@ -116,8 +118,8 @@ async function main(): Promise<void> {
       'dedupe-postgres': [preparedIds, () => dedupeConsume(ctx, { topo, count, prefetch, kind: 'postgres' })],
       park: [prepared, () => S.pkgPark(ctx, { topo, count, prefetch })],
       publish: [publishQueue, () => S.pkgPublish(ctx, { queue, count, window: prefetch, payload: ctx.body1k })],
-      outbox: [outboxTable, () => P.pkgRelayFromNotify(ctx, { table, queue, count, body })],
-      'outbox-raw': [outboxTable, () => P.rawPublishEvents({ model, queue, count, body, batch: 100 })],
+      outbox: [outboxTable, () => P.pkgRelayFromNotify(ctx, { table, queue: eventQueue, count, body })],
+      'outbox-raw': [outboxTable, () => P.rawPublishEvents({ model, queue: eventQueue, count, body, batch: 100 })],
       'publish-nodered': [publishQueue, () => S.nodeRedAlonePublish(ctx, { queue, count, window: prefetch, payload: ctx.body1k })],
       nodered: [
         () => Promise.resolve(),

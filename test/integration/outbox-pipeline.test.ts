@@ -11,8 +11,8 @@ import amqp, { type ChannelModel, type ConfirmChannel } from 'amqplib';
 import { AMQP_URL, Broker, waitFor } from '../helpers/broker';
 import { helper } from '../helpers/node-red';
 import { DATABASE_URL } from '../helpers/private-stores';
-import { OutboxRelay, outboxTableDdl, type EventPublisher } from '../../src/lib/outbox';
-import { parseTableName, PostgresDatabase, type TableName } from '../../src/lib/postgres';
+import { OUTBOX_COLUMNS, OUTBOX_INDEXES, OutboxRelay, outboxTableDdl, type EventPublisher } from '../../src/lib/outbox';
+import { checkTable, parseTableName, PostgresDatabase, type TableName } from '../../src/lib/postgres';
 import { ConfirmPublisher } from '../../src/lib/publish';
 
 describe('pipelined outbox relay (real PostgreSQL and broker)', function () {
@@ -63,6 +63,14 @@ describe('pipelined outbox relay (real PostgreSQL and broker)', function () {
     const rows = (await db.query<{ status: string; n: number }>(`SELECT status, count(*)::int AS n FROM ${table.sql} GROUP BY status`)).rows;
     return Object.fromEntries(rows.map((r) => [r.status, r.n]));
   }
+
+  it("checks the index the claim walks: (seq) for pending rows, which the primary key on (seq) is not", async () => {
+    assert.deepEqual(await checkTable(db, table, OUTBOX_COLUMNS, OUTBOX_INDEXES), [], 'as declared');
+    await db.query(`DROP INDEX "${table.table}_claim"`);
+    assert.deepEqual(await checkTable(db, table, OUTBOX_COLUMNS, OUTBOX_INDEXES), [`table ${table.sql} has no index on (seq) WHERE status = 'pending' (the claim walks it)`]);
+    await db.query(`CREATE INDEX "${table.table}_claim" ON ${table.sql} (seq) WHERE status = 'sent'`);
+    assert.equal((await checkTable(db, table, OUTBOX_COLUMNS, OUTBOX_INDEXES)).length, 1, 'another predicate is not it');
+  });
 
   it('with several batches in flight, keeps per-key order (a key\'s next row waits for its previous confirm) and marks every row sent once', async () => {
     const count = 300;

@@ -6,8 +6,8 @@
  * later one is confirmed first.
  */
 import assert from 'node:assert/strict';
-import { backoffMs, batchOutcome, BatchWindow, claimSql, OutboxRelay, RowPublisher, type Row } from '../../src/lib/outbox';
-import { parseTableName, type TableName } from '../../src/lib/postgres';
+import { backoffMs, batchOutcome, BatchWindow, claimOpening, claimSql, markSentSql, OUTBOX_INDEXES, OutboxRelay, outboxTableDdl, RowPublisher, type Row } from '../../src/lib/outbox';
+import { parseTableName, samePredicate, type TableName } from '../../src/lib/postgres';
 
 const tick = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
@@ -89,9 +89,51 @@ describe('outbox relay: a batch\'s outcome', () => {
   });
 
   it('claims with SKIP LOCKED; ordered, leaves a row while an earlier one of its key is pending (or locked by a batch in flight)', () => {
-    assert.match(claimSql('"t"', false), /FOR UPDATE SKIP LOCKED/);
-    assert.doesNotMatch(claimSql('"t"', false), /order_key/);
-    assert.match(claimSql('"t"', true), /NOT EXISTS \(SELECT 1 FROM "t" e WHERE e.order_key = o.order_key AND e.status = 'pending' AND e.seq < o.seq\)/);
+    assert.match(claimSql('"t"', false, 100), /FOR UPDATE SKIP LOCKED/);
+    assert.doesNotMatch(claimSql('"t"', false, 100), /order_key/);
+    assert.match(claimSql('"t"', true, 100), /NOT EXISTS \(SELECT 1 FROM "t" e WHERE e.order_key = o.order_key AND e.status = 'pending' AND e.seq < o.seq\)/);
+  });
+
+  it('claims the oldest due pending rows, at most the batch, in one statement that reads each row once', () => {
+    const sql = claimSql('"t"', false, 100).replace(/\s+/g, ' ');
+    assert.equal(sql, `SELECT seq, id, exchange, routing_key, payload, headers, properties, attempts FROM "t" o WHERE status = 'pending' AND next_attempt_at <= now() ORDER BY seq LIMIT 100 FOR UPDATE SKIP LOCKED`);
+  });
+
+  it('refuses a batch size that is not a whole number ≥ 1 (it is inlined in the statement)', () => {
+    assert.throws(() => claimSql('"t"', false, 0), /not 0/);
+    assert.throws(() => claimSql('"t"', false, 1.5), /not 1.5/);
+    assert.throws(() => claimSql('"t"', false, Number.NaN), /not NaN/);
+  });
+
+  it('claims in the BEGIN\'s round trip, sorting off for the transaction (the claim walks the pending rows\' index on seq)', () => {
+    assert.equal(claimOpening('"t"', false, 7), `BEGIN; SET LOCAL enable_sort = off; ${claimSql('"t"', false, 7)}`);
+  });
+
+  it('marks the confirmed rows sent in the COMMIT\'s round trip, their seqs inlined once checked; nothing to mark: no statement', () => {
+    assert.equal(markSentSql('"t"', [row(3), row(12)]), `UPDATE "t" SET status = 'sent', sent_at = now(), attempts = attempts + 1, last_error = NULL WHERE seq = ANY('{3,12}'::bigint[])`);
+    assert.equal(markSentSql('"t"', []), undefined);
+    assert.throws(() => markSentSql('"t"', [{ ...row(1), seq: "1}'); DROP TABLE t; --" }]), /is not a whole number/);
+  });
+
+  it('declares, and expects, the index the claim walks: (seq) for pending rows only', () => {
+    const table = parseTableName('outbox') as TableName;
+    assert.ok(outboxTableDdl(table).includes(`CREATE INDEX IF NOT EXISTS "outbox_claim" ON "outbox" (seq) WHERE status = 'pending'`));
+    assert.deepEqual(
+      OUTBOX_INDEXES.filter((i) => i.where !== undefined).map((i) => [i.columns, i.where]),
+      [[['seq'], "status = 'pending'"]],
+    );
+  });
+});
+
+describe('table check: a partial index\'s predicate', () => {
+  it('is the one written whatever the parentheses, casts to text and spaces PostgreSQL prints', () => {
+    assert.equal(samePredicate("(status = 'pending'::text)", "status = 'pending'"), true);
+    assert.equal(samePredicate("status='pending'", "status = 'pending'"), true);
+  });
+
+  it('is not another predicate, nor none (a full index on the same columns)', () => {
+    assert.equal(samePredicate("(status = 'sent'::text)", "status = 'pending'"), false);
+    assert.equal(samePredicate(null, "status = 'pending'"), false);
   });
 });
 
@@ -161,27 +203,30 @@ describe('outbox relay: the pipeline (fake database and publisher)', () => {
     const log: string[] = [];
     const confirms: Confirm[] = [];
     let next = 1;
-    const connection = (marked: string[]) => ({
-      query: async (sql: string, params?: unknown[]): Promise<any> => {
+    const connection = () => ({
+      query: async (sql: string): Promise<any> => {
         await tick();
-        if (sql.startsWith('SELECT seq')) {
-          const limit = Number(params?.[0]);
+        const claim = /SELECT seq.* LIMIT (\d+)/s.exec(sql);
+        if (claim) {
+          const limit = Number(claim[1]);
           const rows = [];
           while (rows.length < limit && next <= count) rows.push(row(next++));
           log.push(`claim ${rows.map((r) => r.seq).join(',')}`);
           return { rows, rowCount: rows.length };
         }
-        if (sql.includes("status = 'sent'")) marked.push(...(params?.[0] as string[]));
         return { rows: [], rowCount: 0 };
       },
     });
     const db = {
-      query: connection([]).query,
-      transaction: async <T>(work: (c: ReturnType<typeof connection>) => Promise<T>): Promise<T> => {
-        const marked: string[] = [];
-        const result = await work(connection(marked));
+      query: connection().query,
+      transaction: async <T>(work: (c: ReturnType<typeof connection>, opened: { rows: Row[] }) => Promise<T>, options: { begin?: string; end?: (result: T) => string | undefined } = {}): Promise<T> => {
+        const c = connection();
+        const opened = (await c.query(options.begin ?? 'BEGIN')) as { rows: Row[] };
+        const result = await work(c, opened);
+        const ending = options.end?.(result);
         await tick();
-        if (marked.length > 0) log.push(`sent ${marked.join(',')}`);
+        const marked = ending === undefined ? null : /ANY\('\{([\d,]*)\}'/.exec(ending);
+        if (marked) log.push(`sent ${marked[1]}`);
         return result;
       },
     };

@@ -13,7 +13,7 @@
 import { EventEmitter } from 'node:events';
 import type { Queryable, TableName } from '../postgres';
 import type { MessageTracer } from '../trace';
-import { batchOutcome, claimSql, markBatch, type BatchOutcome, type Row } from './batch';
+import { batchOutcome, claimOpening, markFailures, markSentSql, type BatchOutcome, type Row } from './batch';
 import { RowPublisher, type EventPublisher } from './row-publisher';
 import { BatchWindow } from './window';
 import type { Transactional } from './write';
@@ -79,13 +79,14 @@ export class OutboxRelay extends EventEmitter<RelayEvents> {
   private sweepTimer: NodeJS.Timeout | undefined;
   private erring = false;
   private readonly t: string;
-  private readonly claimSql: string;
+  /** BEGIN and the claim, one round trip. */
+  private readonly opening: string;
   private readonly rows: RowPublisher;
 
   constructor(private readonly options: RelayOptions) {
     super();
     this.t = options.table.sql;
-    this.claimSql = claimSql(this.t, options.ordered === true);
+    this.opening = claimOpening(this.t, options.ordered === true, options.batchSize ?? 100);
     this.rows = new RowPublisher(options.publisher, options.publishTimeoutMs ?? 30_000, options.tracer);
   }
 
@@ -174,7 +175,7 @@ export class OutboxRelay extends EventEmitter<RelayEvents> {
         await window.room();
         if (this.stopped || this.paused || failed.error !== undefined) break;
         this.again = false;
-        const claimed = await this.startBatch(batchSize, window, failed);
+        const claimed = await this.startBatch(window, failed);
         if (claimed >= batchSize || this.again) continue;
         await Promise.race([
           window.idle(),
@@ -208,9 +209,10 @@ export class OutboxRelay extends EventEmitter<RelayEvents> {
   /**
    * One batch, in a transaction of its own: claimed (the returned promise resolves then, with how many
    * rows) and handed to the publisher, then — in the background, in the window — its confirms
-   * awaited, its rows marked, and, on its turn, committed.
+   * awaited, its failed rows marked, and, on its turn, its sent rows marked and committed. Three
+   * round trips when every row is confirmed: BEGIN with the claim, the confirms, the mark with the COMMIT.
    */
-  private startBatch(batchSize: number, window: BatchWindow, failed: { error?: unknown }): Promise<number> {
+  private startBatch(window: BatchWindow, failed: { error?: unknown }): Promise<number> {
     const { maxAttempts = 10, backoff = { initialMs: 1000, maxMs: 300_000 } } = this.options;
     const slot = window.slot();
     let handed!: (claimed: number) => void;
@@ -220,20 +222,24 @@ export class OutboxRelay extends EventEmitter<RelayEvents> {
       refused = reject;
     });
     this.options.db
-      .transaction(async (client): Promise<BatchOutcome | undefined> => {
-        const rows = (await client.query<Row>(this.claimSql, [batchSize])).rows;
-        if (rows.length === 0) {
-          handed(0);
-          return undefined;
-        }
-        // Handed over before the publishes go out: the next claim's round trip overlaps them.
-        handed(rows.length);
-        const outcome = batchOutcome(rows, await this.rows.publishAll(rows), maxAttempts, backoff);
-        await markBatch(client, this.t, outcome);
-        // Committed (its marks seen) only after every batch claimed before it: sent in claim order.
-        await slot.turn();
-        return outcome;
-      })
+      .transaction(
+        async (client, opened): Promise<BatchOutcome | undefined> => {
+          const rows = opened.rows as Row[];
+          if (rows.length === 0) {
+            handed(0);
+            return undefined;
+          }
+          // Handed over before the publishes go out: the next claim's round trip overlaps them.
+          handed(rows.length);
+          const outcome = batchOutcome(rows, await this.rows.publishAll(rows), maxAttempts, backoff);
+          await markFailures(client, this.t, outcome.failures);
+          // Committed (its marks seen) only after every batch claimed before it: sent in claim order.
+          await slot.turn();
+          return outcome;
+        },
+        // The claim in the BEGIN's round trip, the sent rows' mark in the COMMIT's.
+        { begin: this.opening, end: (outcome) => (outcome === undefined ? undefined : markSentSql(this.t, outcome.sent)) },
+      )
       .then((outcome) => this.told(outcome))
       .catch((err: unknown) => {
         failed.error ??= err;

@@ -40,7 +40,7 @@ export const OUTBOX_COLUMNS: ExpectedColumn[] = [
 export const OUTBOX_INDEXES: ExpectedIndex[] = [
   { columns: ['seq'], unique: true, describe: 'primary key (seq)' },
   { columns: ['id'], unique: true, describe: 'unique index on (id)' },
-  { columns: ['next_attempt_at'], describe: 'index on (next_attempt_at) for pending rows' },
+  { columns: ['seq'], where: "status = 'pending'", describe: "index on (seq) WHERE status = 'pending' (the claim walks it)" },
   { columns: ['order_key', 'seq'], describe: 'index on (order_key, seq) for pending rows' },
   { columns: ['sent_at'], describe: 'index on (sent_at) for sent rows' },
 ];
@@ -64,7 +64,7 @@ export function outboxTableDdl(table: TableName): string[] {
   created_at timestamptz NOT NULL DEFAULT now(),
   sent_at timestamptz
 )`,
-    `CREATE INDEX IF NOT EXISTS "${derivedName(table, 'pending')}" ON ${table.sql} (next_attempt_at) WHERE status = 'pending'`,
+    `CREATE INDEX IF NOT EXISTS "${derivedName(table, 'claim')}" ON ${table.sql} (seq) WHERE status = 'pending'`,
     `CREATE INDEX IF NOT EXISTS "${derivedName(table, 'order')}" ON ${table.sql} (order_key, seq) WHERE status = 'pending'`,
     `CREATE INDEX IF NOT EXISTS "${derivedName(table, 'sent')}" ON ${table.sql} (sent_at) WHERE status = 'sent'`,
   ];

@@ -2,7 +2,7 @@
  * Writing to the outbox: the flow's statements and the event row in one transaction, then a NOTIFY
  * that wakes the relays. A failing statement rolls everything back and is named.
  */
-import type { Queryable, TableName } from '../postgres';
+import type { Queryable, QueryResult, TableName, TransactionOptions } from '../postgres';
 import { outboxChannel } from './schema';
 
 export interface OutboxStatement {
@@ -29,7 +29,8 @@ export interface StatementResult {
 
 /** What runs the transaction (narrow: one transaction at a time) and the NOTIFY after it: the database. */
 export interface Transactional extends Queryable {
-  transaction<T>(work: (client: Queryable) => Promise<T>): Promise<T>;
+  /** `options`: statements in the BEGIN's and the COMMIT's round trips (PostgresDatabase.transaction). */
+  transaction<T>(work: (client: Queryable, opened: QueryResult) => Promise<T>, options?: TransactionOptions<T>): Promise<T>;
 }
 
 /** A statement that failed, named by its place and text; everything was rolled back. */

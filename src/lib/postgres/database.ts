@@ -14,9 +14,28 @@ import { describeDatabase, poolConfig, type PostgresSettings } from './settings'
  */
 export type Statement = string | { name: string; text: string };
 
+export type QueryResult = pg.QueryResult;
+
 /** What runs a query: the pool, or one client inside a transaction. */
 export interface Queryable {
   query<R extends pg.QueryResultRow = pg.QueryResultRow>(sql: Statement, params?: unknown[]): Promise<pg.QueryResult<R>>;
+}
+
+/**
+ * Statements without parameters that go in the round trips of a transaction's BEGIN and COMMIT (one
+ * simple query each, with its statements in order; an error in one skips the rest and the
+ * transaction is rolled back).
+ */
+export interface TransactionOptions<T> {
+  /** Opens the transaction: `BEGIN` (the default) and what follows it; the last statement's result is `work`'s `opened`. */
+  begin?: string;
+  /** Given what `work` resolved with, statements run before the COMMIT (undefined: none). */
+  end?: (result: T) => string | undefined;
+}
+
+/** A simple query of several statements answers with one result each: the last one. */
+function lastResult(answer: pg.QueryResult | pg.QueryResult[]): pg.QueryResult {
+  return Array.isArray(answer) ? (answer[answer.length - 1] as pg.QueryResult) : answer;
 }
 
 export type DatabaseState = { phase: 'connecting' } | { phase: 'up' } | { phase: 'down'; problem: PostgresProblem; detail: string } | { phase: 'closed' };
@@ -57,8 +76,11 @@ export class PostgresDatabase extends EventEmitter<DatabaseEvents> implements Qu
     }
   }
 
-  /** Runs `work` in one transaction on one connection: committed when it resolves, rolled back when it throws. */
-  async transaction<T>(work: (client: Queryable) => Promise<T>): Promise<T> {
+  /**
+   * Runs `work` in one transaction on one connection: committed when it resolves, rolled back when it
+   * throws. See TransactionOptions for statements that ride on the BEGIN's and the COMMIT's round trips.
+   */
+  async transaction<T>(work: (client: Queryable, opened: pg.QueryResult) => Promise<T>, options: TransactionOptions<T> = {}): Promise<T> {
     let client: pg.PoolClient;
     try {
       client = await this.pool.connect();
@@ -75,9 +97,10 @@ export class PostgresDatabase extends EventEmitter<DatabaseEvents> implements Qu
     };
     client.on('error', lost);
     try {
-      await client.query('BEGIN');
-      const result = await work(client);
-      await client.query('COMMIT');
+      const opened = lastResult(await client.query(options.begin ?? 'BEGIN'));
+      const result = await work(client, opened);
+      const ending = options.end?.(result);
+      await client.query(ending === undefined ? 'COMMIT' : `${ending}; COMMIT`);
       this.answered();
       return result;
     } catch (err) {

@@ -15,6 +15,8 @@ export interface ExpectedIndex {
   /** Columns the index covers, in order; `unique` when it must be a unique index or the primary key. */
   columns: string[];
   unique?: boolean;
+  /** A partial index's predicate, as written (`status = 'pending'`): an index of the same columns without it, or with another, is not it. */
+  where?: string;
   /** Names the index for the report: `primary key (scope, key)`. */
   describe: string;
 }
@@ -35,22 +37,35 @@ export async function checkTable(db: Queryable, table: TableName, columns: Expec
     if (type === undefined) problems.push(`table ${table.sql} has no column ${column.name} (${column.type})`);
     else if (type !== column.type) problems.push(`column ${table.sql}.${column.name} is ${type}, not ${column.type}`);
   }
-  const idx = await db.query<{ columns: string[]; unique: boolean }>(
-    `SELECT array_agg(a.attname::text ORDER BY k.n) AS columns, i.indisunique AS unique
+  const idx = await db.query<{ columns: string[]; unique: boolean; predicate: string | null }>(
+    `SELECT ARRAY(SELECT a.attname::text
+                     FROM unnest(i.indkey::int2[]) WITH ORDINALITY AS k(attnum, n)
+                     JOIN pg_attribute a ON a.attrelid = c.oid AND a.attnum = k.attnum
+                    ORDER BY k.n) AS columns,
+            i.indisunique AS unique, pg_get_expr(i.indpred, i.indrelid) AS predicate
        FROM pg_index i
        JOIN pg_class c ON c.oid = i.indrelid
        JOIN pg_namespace ns ON ns.oid = c.relnamespace
-       CROSS JOIN LATERAL unnest(i.indkey::int2[]) WITH ORDINALITY AS k(attnum, n)
-       JOIN pg_attribute a ON a.attrelid = c.oid AND a.attnum = k.attnum
-      WHERE c.relname = $1 AND ns.nspname = COALESCE($2, current_schema())
-      GROUP BY i.indexrelid, i.indisunique`,
+      WHERE c.relname = $1 AND ns.nspname = COALESCE($2, current_schema())`,
     [table.table, schema],
   );
   for (const index of indexes) {
-    const ok = idx.rows.some((r) => sameStart(r.columns, index.columns) && (!index.unique || (r.unique && r.columns.length === index.columns.length)));
+    const ok = idx.rows.some(
+      (r) => sameStart(r.columns, index.columns) && (!index.unique || (r.unique && r.columns.length === index.columns.length)) && (index.where === undefined || samePredicate(r.predicate, index.where)),
+    );
     if (!ok) problems.push(`table ${table.sql} has no ${index.describe}`);
   }
   return problems;
+}
+
+/**
+ * Whether an index's predicate, as PostgreSQL prints it (`(status = 'pending'::text)`), is the one
+ * written (`status = 'pending'`): compared without parentheses, casts to text and spaces. Pure.
+ */
+export function samePredicate(printed: string | null, written: string): boolean {
+  if (printed === null) return false;
+  const plain = (s: string): string => s.replace(/::text\b/g, '').replace(/[()\s]/g, '');
+  return plain(printed) === plain(written);
 }
 
 function sameStart(have: string[], want: string[]): boolean {
