@@ -20,6 +20,7 @@
  * - trace      W3C trace context on headers, OpenTelemetry spans when a process records them
  * - rules      property rules shared with the editor
  * - amqp       AMQP values and closing channels
+ * - backoff    capped exponential delays (reconnect, kill switch restart, outbox retries, re-checks)
  */
 export * as health from './health';
 export * as consume from './consume';
@@ -38,3 +39,4 @@ export * as observe from './observe';
 export * as trace from './trace';
 export * as rules from './rules';
 export * as amqp from './amqp';
+export * as backoff from './backoff';

@@ -12,7 +12,7 @@ const SRC = path.resolve(__dirname, '../../src');
 const LIB = path.join(SRC, 'lib');
 
 /** The floors, top to bottom (see src/lib/index.ts). */
-export const FLOORS = ['health', 'consume', 'degrade', 'dedupe', 'outbox', 'settle', 'classify', 'parking', 'topology', 'connection', 'publish', 'postgres', 'message', 'observe', 'trace', 'rules', 'amqp'];
+export const FLOORS = ['health', 'consume', 'degrade', 'dedupe', 'outbox', 'settle', 'classify', 'parking', 'topology', 'connection', 'publish', 'postgres', 'message', 'observe', 'trace', 'rules', 'amqp', 'backoff'];
 
 /** Modules bundled for the browser (they import single pure files, not indexes that pull in Node.js APIs). */
 const BROWSER_SIDE = [path.join(SRC, 'editor'), path.join(SRC, 'nodes/shared/properties.ts'), path.join(SRC, 'nodes/shared/topology-definition.ts'), path.join(SRC, 'nodes/shared/node-red.ts')];

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { backoffDelay, cappedDelay } from '../../src/lib/connection/backoff';
+import { backoffDelay, cappedDelay } from '../../src/lib/backoff';
 import { describeConnectionError } from '../../src/lib/connection/errors';
 import { isUnresolvedEnv, redactUrl, resolveConnectTargets, resolveEnvFields, type BrokerSettings } from '../../src/lib/connection/settings';
 import { ManagementApi } from '../../src/lib/topology/management-api';

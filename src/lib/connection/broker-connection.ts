@@ -8,7 +8,7 @@
 import { EventEmitter } from 'node:events';
 import * as amqp from 'amqplib';
 import type { Channel, ChannelModel } from 'amqplib';
-import { backoffDelay, type BackoffOptions } from './backoff';
+import { backoffDelay, type BackoffOptions } from '../backoff';
 import { closeChannel } from '../amqp';
 import { Waiters } from './waiters';
 import { type Publisher, type PublisherOptions, Publishers, type PublishLimits } from '../publish';

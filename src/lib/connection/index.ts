@@ -4,6 +4,5 @@
  * the publishers it owns.
  */
 export { BrokerConnection, type BrokerConnectionEvents, type BrokerConnectionOptions, type ConnectionPhase, type ConnectionState } from './broker-connection';
-export { backoffDelay, cappedDelay, type BackoffOptions } from './backoff';
 export { describeConnectionError } from './errors';
 export { ENV_FIELDS, isUnresolvedEnv, redactUrl, resolveConnectTargets, resolveEnvFields, type BrokerSettings, type ConnectTarget } from './settings';

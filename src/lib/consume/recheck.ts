@@ -4,7 +4,7 @@
  * broker heals the node, without a storm. One per session, which owns it and says whether a setup is
  * wanted at all (not stopped, no channel yet, connected).
  */
-import { backoffDelay } from '../connection';
+import { backoffDelay } from '../backoff';
 
 const RECHECK_BACKOFF = { initialMs: 2000, maxMs: 60_000, factor: 2, jitter: 0.1 };
 

@@ -16,7 +16,8 @@
 import { EventEmitter } from 'node:events';
 import type { Channel, ConsumeMessage } from 'amqplib';
 import { copyPublishOptions, NOT_BEFORE_HEADER } from '../message';
-import { backoffDelay, type BrokerConnection } from '../connection';
+import { backoffDelay } from '../backoff';
+import type { BrokerConnection } from '../connection';
 import { closeChannel } from '../amqp';
 import type { Publisher } from '../publish';
 import { movedByPackage, retryQueueNames, type RetryTopologyConfig } from '../topology';

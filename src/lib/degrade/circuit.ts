@@ -6,7 +6,7 @@
  * each trip in a row, capped) the owner calls `probe()`, and `probes` successes in a row close it; a
  * failure while probing opens it again. The owner does the stopping, probing and full consuming.
  */
-import { cappedDelay } from '../connection';
+import { cappedDelay } from '../backoff';
 
 export type CircuitState = 'closed' | 'open' | 'probing';
 

@@ -3,7 +3,7 @@
  * the publishes' outcomes make of each row (sent; or an attempt more, a backoff, `failed` after the
  * last attempt).
  */
-import { cappedDelay } from '../connection';
+import { cappedDelay } from '../backoff';
 import type { Queryable } from '../postgres';
 
 export interface Row {
