@@ -96,17 +96,33 @@ describe('Recheck', () => {
   });
 
   it('a re-check is dropped by a setup that starts meanwhile, and by stop', async () => {
-    let dues = 0;
+    // Timers by hand: which are armed, which were cleared.
+    const armed = new Set<number>();
+    let next = 0;
+    const timers = {
+      set: (_due: () => void, ms: number): number => {
+        assert.equal(ms, 0);
+        next += 1;
+        armed.add(next);
+        return next;
+      },
+      clear: (timer: unknown): void => {
+        armed.delete(timer as number);
+      },
+    };
     const recheck = new Recheck(
-      () => (dues += 1),
+      () => assert.fail('no re-check is due'),
       () => 0,
+      timers,
     );
     recheck.schedule();
+    assert.equal(armed.size, 1);
     await recheck.once(() => Promise.resolve());
+    assert.equal(armed.size, 0, 'the setup dropped the re-check');
     recheck.schedule();
+    assert.equal(armed.size, 1);
     recheck.stop();
-    await new Promise((resolve) => setTimeout(resolve, 5));
-    assert.equal(dues, 0);
+    assert.equal(armed.size, 0, 'stop dropped the re-check');
   });
 });
 

@@ -13,22 +13,34 @@ export function recheckDelay(attempt: number, random: () => number = Math.random
   return backoffDelay(attempt, RECHECK_BACKOFF, random);
 }
 
+/** Arms and disarms the re-check's timer; injectable for unit tests. */
+export interface RecheckTimers {
+  set(due: () => void, ms: number): unknown;
+  clear(timer: unknown): void;
+}
+
+const realTimers: RecheckTimers = {
+  set: (due, ms) => setTimeout(due, ms),
+  clear: (timer) => clearTimeout(timer as NodeJS.Timeout | undefined),
+};
+
 export class Recheck {
   private attempt = 0;
-  private timer: NodeJS.Timeout | undefined;
+  private timer: unknown;
   private running = false;
 
   /** `due` asks the owner for a setup when a re-check is due (the owner decides whether one is still wanted). */
   constructor(
     private readonly due: () => void,
     private readonly delay: (attempt: number) => number = recheckDelay,
+    private readonly timers: RecheckTimers = realTimers,
   ) {}
 
   /** Runs `setup` unless one is under way (a reconnect and a due re-check may both ask); a re-check still due is dropped. */
   async once(setup: () => Promise<void>): Promise<void> {
     if (this.running) return;
     this.running = true;
-    clearTimeout(this.timer);
+    this.timers.clear(this.timer);
     try {
       await setup();
     } finally {
@@ -39,8 +51,8 @@ export class Recheck {
   /** The setup failed or the channel was lost: one re-check, after a delay longer than the last. */
   schedule(): void {
     this.attempt += 1;
-    clearTimeout(this.timer);
-    this.timer = setTimeout(this.due, this.delay(this.attempt));
+    this.timers.clear(this.timer);
+    this.timer = this.timers.set(this.due, this.delay(this.attempt));
   }
 
   /** Set up: the next failure waits the first delay again. */
@@ -49,6 +61,6 @@ export class Recheck {
   }
 
   stop(): void {
-    clearTimeout(this.timer);
+    this.timers.clear(this.timer);
   }
 }
