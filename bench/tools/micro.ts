@@ -130,7 +130,7 @@ const ConsumerSession = consumerSessionClass();
 const { topologyFromDefinition } = require(path.join(distRoot, 'nodes/shared/retry-config-node.js')) as { topologyFromDefinition: (d: object) => object };
 
 /** `retried`: every delivery carries the x-death of attempt 2; `'path'`: the retry path, each message a first delivery dead-lettered by a retry, then its return (attempt 2) acked. */
-async function run(options: Options, content: Buffer, retried: boolean | 'path' = false): Promise<{ ns: number; statsEvents: number }> {
+async function run(options: Options, content: Buffer, retried: boolean | 'path' = false, roundTrips = false): Promise<{ ns: number; statsEvents: number }> {
   const connection = new FakeConnection();
   const session = new ConsumerSession({
     connection,
@@ -155,12 +155,21 @@ async function run(options: Options, content: Buffer, retried: boolean | 'path' 
   fullGc();
   const t0 = performance.now();
   let sent = 0;
+  const pending: Array<Promise<unknown>> = [];
   while (sent < COUNT) {
     // A burst of deliveries (one socket read), then the flow settles them all.
-    for (let k = 0; k < IN_FLIGHT && sent < COUNT; k += 1, sent += 1) deliver(message(sent, content, retried === 'path' ? sent % 2 === 1 : retried));
+    let burst = 0;
+    for (let k = 0; k < IN_FLIGHT && sent < COUNT; k += 1, sent += 1, burst += 1) deliver(message(sent, content, retried === 'path' ? sent % 2 === 1 : retried));
+    if (roundTrips) {
+      // A store with round trips: the burst reaches the flow a turn or two later; its acks are recorded with the next burst's claims.
+      for (let i = 0; i < 100 && waiting.length < burst; i += 1) await new Promise((resolve) => setImmediate(resolve));
+      pending.push(...waiting.splice(0).map(({ id, action }) => session.deliveries.settle(id, action)));
+      continue;
+    }
     const settles = waiting.splice(0);
     await Promise.all(settles.map(({ id, action }) => session.deliveries.settle(id, action)));
   }
+  await Promise.all(pending);
   // Deduplicated deliveries reach the flow a few microtasks after arrival: settle the last ones too.
   for (let i = 0; i < 100 && connection.channel.highestAcked !== COUNT - 1; i += 1) {
     await new Promise((resolve) => setImmediate(resolve));
@@ -209,7 +218,33 @@ function memoryDedupe(): Record<string, unknown> {
   return { dedupe: { store: new MemoryDedupeStore(), keyOf: messageIdKey, noKey: 'process', storeDown: 'pause', leaseMs: 300_000, retentionMs: 86_400_000 } };
 }
 
-const cases: Array<[string, Options, number, (boolean | 'path')?]> = [
+/**
+ * Deduplication in a store that answers a turn later (setImmediate), the memory store's semantics
+ * behind it: the gate's batched round trips as with Redis, without Redis's own cost.
+ */
+function laterDedupe(): Record<string, unknown> {
+  type Inner = Record<'claim' | 'complete' | 'release' | 'exchange', (...args: unknown[]) => Promise<unknown>>;
+  const { MemoryDedupeStore, messageIdKey } = distLib('dedupe/index') as { MemoryDedupeStore: new () => Inner; messageIdKey: unknown };
+  const inner = new MemoryDedupeStore();
+  const later =
+    (name: keyof Inner) =>
+    (...args: unknown[]): Promise<unknown> =>
+      new Promise((resolve, reject) => setImmediate(() => void inner[name](...args).then(resolve, reject)));
+  const store = {
+    description: 'memory a turn later',
+    maxKeyBytes: 4096,
+    prepare: () => Promise.resolve(),
+    ping: () => Promise.resolve(),
+    claim: later('claim'),
+    complete: later('complete'),
+    release: later('release'),
+    exchange: later('exchange'),
+    close: () => Promise.resolve(),
+  };
+  return { dedupe: { store, keyOf: messageIdKey, noKey: 'process', storeDown: 'pause', leaseMs: 300_000, retentionMs: 86_400_000 } };
+}
+
+const cases: Array<[string, Options, number, (boolean | 'path')?, boolean?]> = [
   ['1 KB JSON, decode auto, settle timeout 60 s (defaults)', {}, 1024],
   ['1 KB JSON, a retried delivery (x-death of attempt 2)', {}, 1024, true],
   ['1 KB JSON, retry path (retry → dead-letter, return acked)', {}, 1024, 'path'],
@@ -217,20 +252,21 @@ const cases: Array<[string, Options, number, (boolean | 'path')?]> = [
   ['1 KB JSON, settle timeout 0 (no timer)', { settleTimeoutMs: 0 }, 1024],
   ["1 KB JSON, decode 'buffer' (no JSON.parse)", { decode: 'buffer' }, 1024],
   ["1 KB, decode 'buffer', deduplicated in a memory store", () => ({ decode: 'buffer', ...memoryDedupe() }), 1024],
+  ["1 KB, decode 'buffer', deduplicated, store answers a turn later", () => ({ decode: 'buffer', ...laterDedupe() }), 1024, false, true],
   ['16 KB JSON, decode auto', {}, 16384],
   ["16 KB JSON, decode 'buffer' (no JSON.parse)", { decode: 'buffer' }, 16384],
 ];
 
 async function main(): Promise<void> {
   process.stdout.write(`# package per-message cost without broker or Node-RED: ${COUNT} deliveries, ${IN_FLIGHT} in flight, ${path.relative(process.cwd(), distRoot) || '.'}\n`);
-  for (const [label, options, size, retried = false] of cases) {
+  for (const [label, options, size, retried = false, roundTrips = false] of cases) {
     if (!label.includes(CASES)) continue;
     const content = Buffer.from(JSON.stringify(makeBody(size)));
-    if (REPS > 1) await run(options, content, retried); // warm-up
+    if (REPS > 1) await run(options, content, retried, roundTrips); // warm-up
     const runs: number[] = [];
     let events = 0;
     for (let r = 0; r < REPS; r += 1) {
-      const result = await run(options, content, retried);
+      const result = await run(options, content, retried, roundTrips);
       runs.push(result.ns);
       events = result.statsEvents;
     }

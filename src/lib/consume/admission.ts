@@ -3,7 +3,7 @@
  * checked (missing, unusable, longer than the store takes) and passed through the gate. Says what
  * becomes of the delivery; it calls nothing back.
  */
-import type { DedupeGate, DedupeKeyResult } from '../dedupe';
+import type { Admission as GateAdmission, DedupeGate, DedupeKeyResult } from '../dedupe';
 import type { DeliveredMessage } from '../message';
 
 export interface DeliveryDedupe {
@@ -31,6 +31,9 @@ export type Arrival =
   /** Let go of: its channel is gone, or the consumer stops (the broker has it again). */
   | { kind: 'gone' };
 
+const GONE: Arrival = Object.freeze({ kind: 'gone' });
+const DUPLICATE: Arrival = Object.freeze({ kind: 'duplicate' });
+
 export class Admission {
   private evaluating = 0;
 
@@ -41,11 +44,19 @@ export class Admission {
     return this.dedupe.gate.waiting + this.evaluating;
   }
 
-  /** What becomes of a delivery; `live()` says whether its channel is still there. */
-  async of(delivered: DeliveredMessage, live: () => boolean): Promise<Arrival> {
+  /**
+   * What becomes of a delivery; `live()` says whether its channel is still there. Answered at once
+   * when its key is found at once and the gate answers at once (a store that answers at once); a
+   * promise otherwise (one, however many turns it waits).
+   */
+  of(delivered: DeliveredMessage, live: () => boolean): Arrival | Promise<Arrival> {
+    const found = this.dedupe.keyOf(delivered);
+    return found instanceof Promise ? this.evaluated(found).then((key) => this.withKey(key, live)) : this.withKey(found, live);
+  }
+
+  private withKey(found: DedupeKeyResult, live: () => boolean): Arrival | Promise<Arrival> {
     const { gate, noKey } = this.dedupe;
-    const found = await this.keyOf(delivered);
-    if (!live() || gate.stopped) return { kind: 'gone' };
+    if (!live() || gate.stopped) return GONE;
     if ('missing' in found) return noKey === 'park' ? { kind: 'park', reason: NO_DEDUPE_KEY } : { kind: 'deliver' };
     const problem = 'problem' in found ? found.problem : this.tooLong(found.key);
     if (problem !== undefined) {
@@ -53,18 +64,30 @@ export class Admission {
       return { kind: 'park', reason: `deduplication key ${problem}`, error: `deduplication key ${problem}; parked` };
     }
     const key = (found as { key: string }).key;
-    const admission = await gate.admit(key);
+    let settled: ((arrival: Arrival) => void) | undefined;
+    let early: Arrival | undefined;
+    const now = gate.admitOr(key, (admission) => {
+      const arrival = this.admitted(key, admission, live);
+      if (settled) settled(arrival);
+      else early = arrival;
+    });
+    if (now !== undefined) return this.admitted(key, now, live);
+    return early ?? new Promise((resolve) => (settled = resolve));
+  }
+
+  /** What the gate's answer means for the delivery (its channel may be gone meanwhile). */
+  private admitted(key: string, admission: GateAdmission, live: () => boolean): Arrival {
+    const { gate } = this.dedupe;
     if (!live() || gate.stopped) {
       if (admission === 'claimed') gate.release(key); // the broker has it again: the claim is not needed
-      return { kind: 'gone' };
+      return GONE;
     }
-    if (admission === 'duplicate') return { kind: 'duplicate' };
+    if (admission === 'duplicate') return DUPLICATE;
     return admission === 'claimed' ? { kind: 'deliver', key } : { kind: 'deliver' };
   }
 
-  private async keyOf(delivered: DeliveredMessage): Promise<DedupeKeyResult> {
-    const found = this.dedupe.keyOf(delivered);
-    if (!(found instanceof Promise)) return found;
+  /** A key from an expression: counted as waiting meanwhile; an expression that failed is a problem. */
+  private async evaluated(found: Promise<DedupeKeyResult>): Promise<DedupeKeyResult> {
     this.evaluating += 1;
     try {
       return await found;

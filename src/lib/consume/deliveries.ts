@@ -9,6 +9,7 @@
 import { EventEmitter } from 'node:events';
 import type { ConsumeMessage } from 'amqplib';
 import type { ErrorKind } from '../classify';
+import type { DedupeGate } from '../dedupe';
 import { decodePayload, toAmqpInfo, type DeliveredMessage, type FailureDetails, type RetryInfo } from '../message';
 import {
   decide,
@@ -24,7 +25,7 @@ import {
   type TrackedDelivery,
 } from '../settle';
 import { TRACEPARENT_HEADER } from '../trace';
-import { Admission } from './admission';
+import { Admission, type Arrival } from './admission';
 import { requeueAfterPause } from './copy-failure';
 import { carryTrace, endSpans, failSpans, startProcess, startSettle } from './delivery-spans';
 import { notSettleable, type DeliveryRegistry } from './registry';
@@ -143,7 +144,10 @@ export class Deliveries extends EventEmitter<DeliveryEvents> {
         return this.finished(entry, decision, reason, kind);
       default:
         // The key is recorded before the ack: at once with a store that answers at once (memory), else after its round trip.
-        if (key !== undefined && decision.kind === 'ack' && this.options.dedupe?.gate.completeNow(key) !== true) return this.ackWhenRecorded(entry, key, action, reason, kind);
+        if (key !== undefined && decision.kind === 'ack') {
+          const gate = this.options.dedupe?.gate;
+          if (gate && !gate.completeNow(key)) return this.ackWhenRecorded(gate, entry, key, action, reason, kind);
+        }
         if (entry.spans !== undefined && entry.acks.closed) throw this.unsettled(entry, staleDelivery(entry, action));
         this.options.settler.execute(entry, decision, action);
         if (decision.kind === 'ack') this.options.hold?.release();
@@ -194,27 +198,39 @@ export class Deliveries extends EventEmitter<DeliveryEvents> {
     const arrival = onArrival(error, options.invalidBody);
     const admission = this.admission;
     if (arrival !== 'deliver' || !admission || dedupeKey !== undefined) return this.hand(entry, delivered, arrival, error ?? '');
-    admission.of(delivered, () => !acks.closed).then(
-      (outcome) => {
-        switch (outcome.kind) {
-          case 'deliver':
-            if (outcome.key !== undefined) {
-              entry.dedupeKey = outcome.key;
-              delivered.amqp.dedupe = { scope: options.mainQueue, key: outcome.key };
-            }
-            return this.hand(entry, delivered, 'deliver', '');
-          case 'duplicate':
-            return this.duplicate(entry);
-          case 'park':
-            if (outcome.error !== undefined) this.emit('error', `message ${id}: ${outcome.error}`);
-            return this.hand(entry, delivered, 'park', outcome.reason);
-          default:
-            return undefined; // let go of: the broker has it again
-        }
-      },
+    let admitted: Arrival | Promise<Arrival>;
+    try {
+      admitted = admission.of(delivered, () => !acks.closed);
+    } catch (err) {
+      this.emit('changed');
+      this.emit('error', `message ${id}: ${(err as Error).message}`);
+      return;
+    }
+    if (!(admitted instanceof Promise)) return this.admitted(entry, delivered, admitted);
+    admitted.then(
+      (outcome) => this.admitted(entry, delivered, outcome),
       (err: unknown) => this.emit('error', `message ${id}: ${(err as Error).message}`),
     );
     this.emit('changed');
+  }
+
+  /** What the gate's answer calls for: to the flow, acked as a duplicate, parked, or let go of. */
+  private admitted(entry: TrackedDelivery, delivered: DeliveredMessage, outcome: Arrival): void {
+    switch (outcome.kind) {
+      case 'deliver':
+        if (outcome.key !== undefined) {
+          entry.dedupeKey = outcome.key;
+          delivered.amqp.dedupe = { scope: this.options.mainQueue, key: outcome.key };
+        }
+        return this.hand(entry, delivered, 'deliver', '');
+      case 'duplicate':
+        return this.duplicate(entry);
+      case 'park':
+        if (outcome.error !== undefined) this.emit('error', `message ${entry.id}: ${outcome.error}`);
+        return this.hand(entry, delivered, 'park', outcome.reason);
+      default:
+        return undefined; // let go of: the broker has it again
+    }
   }
 
   /** Registers a delivery with its settle deadline and does what its arrival calls for. */
@@ -251,20 +267,25 @@ export class Deliveries extends EventEmitter<DeliveryEvents> {
    * An ack of a deduplicated delivery: its key is recorded as processed first, then the ack goes to
    * the broker ("effect done, ack lost" is covered). Waits while the store is down.
    */
-  private async ackWhenRecorded(entry: TrackedDelivery, key: string, action: SettleAction, reason: string, kind: ErrorKind | undefined): Promise<SettleOutcome> {
+  private ackWhenRecorded(gate: DedupeGate, entry: TrackedDelivery, key: string, action: SettleAction, reason: string, kind: ErrorKind | undefined): Promise<SettleOutcome> {
     this.completing += 1;
-    try {
-      await this.options.dedupe?.gate.complete(key);
-    } finally {
-      this.completing -= 1;
-    }
-    try {
-      this.options.settler.execute(entry, { kind: 'ack' }, action);
-    } finally {
-      this.emit('changed');
-    }
-    this.options.hold?.release();
-    return this.finished(entry, { kind: 'ack' }, reason, kind);
+    return new Promise((resolve, reject) => {
+      // Called from inside the gate: whatever the ack comes to goes to the promise, nothing is thrown there.
+      gate.completeThen(key, () => {
+        this.completing -= 1;
+        try {
+          try {
+            this.options.settler.execute(entry, { kind: 'ack' }, action);
+          } finally {
+            this.emit('changed');
+          }
+          this.options.hold?.release();
+          resolve(this.finished(entry, { kind: 'ack' }, reason, kind));
+        } catch (err) {
+          reject(err instanceof Error ? err : new Error(String(err)));
+        }
+      });
+    });
   }
 
   /** A settle of a delivery whose channel was lost with the flow on it: its key is still recorded (an ack) or released (unless its deadline released it). */

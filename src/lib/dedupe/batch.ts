@@ -16,3 +16,23 @@ export function distinctKeys(keys: readonly DedupeKey[]): { unique: DedupeKey[];
   });
   return { unique, at };
 }
+
+/**
+ * The distinct names of a batch (keys already made strings): `at` maps each input to its distinct
+ * name, undefined when they all are distinct (the usual batch: nothing to map back).
+ */
+export function distinctNames(names: readonly string[]): { unique: readonly string[]; at: number[] | undefined } {
+  const seen = new Set(names);
+  if (seen.size === names.length) return { unique: names, at: undefined };
+  const index = new Map<string, number>();
+  const unique: string[] = [];
+  const at = names.map((name) => {
+    let i = index.get(name);
+    if (i === undefined) {
+      i = unique.push(name) - 1;
+      index.set(name, i);
+    }
+    return i;
+  });
+  return { unique, at };
+}

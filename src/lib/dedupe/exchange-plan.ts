@@ -26,10 +26,13 @@ export function planExchange<C extends { key: string }>(
   releases: readonly string[],
   writing: ReadonlySet<string> | ReadonlyMap<string, unknown>,
 ): ExchangePlan<C> {
-  const completed = new Set(completes);
-  const kept = completed.size === 0 ? [...releases] : releases.filter((key) => !completed.has(key));
+  // One set of this call's writes, and only when something is checked against it.
+  const completed = completes.length > 0 && (releases.length > 0 || claims.length > 0) ? new Set(completes) : undefined;
+  const kept = completed === undefined ? [...releases] : releases.filter((key) => !completed.has(key));
   if (claims.length === 0) return { claims: [], deferred: [], releases: kept };
-  const written = new Set([...completed, ...kept]);
+  if (completed === undefined && kept.length === 0 && writing.size === 0) return { claims: [...claims], deferred: [], releases: kept };
+  const written = completed ?? new Set<string>();
+  for (const key of kept) written.add(key);
   const now: C[] = [];
   const deferred: C[] = [];
   for (const claim of claims) (written.has(claim.key) || writing.has(claim.key) ? deferred : now).push(claim);

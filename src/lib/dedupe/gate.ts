@@ -102,26 +102,48 @@ export class DedupeGate extends EventEmitter<DedupeGateEvents> {
 
   /** Whether a delivery with this key may be processed now; resolves when that is known. */
   admit(key: string): Promise<Admission> {
-    if (this.closed) return Promise.resolve('unchecked');
+    return new Promise((resolve) => {
+      const now = this.admitOr(key, resolve);
+      if (now !== undefined) resolve(now);
+    });
+  }
+
+  /**
+   * {@link admit} without a promise: the admission when it is known at once (a store that answers at
+   * once, a gate that admits unchecked); otherwise undefined, and `later` is called with it once it
+   * is known (from inside the gate: it must not throw).
+   */
+  admitOr(key: string, later: (admission: Admission) => void): Admission | undefined {
+    if (this.closed) return 'unchecked';
     const local = this.local.get(key);
     if (local) {
       // This consumer is processing the key now (another copy, or the same message redelivered after a
       // lost channel): wait for it to settle, or for its lease to end (a flow that never settles it).
-      return new Promise((resolve) => {
-        local.waiters.push({ resolve });
-        this.watchLease(local);
-      });
+      local.waiters.push({ resolve: later });
+      this.watchLease(local);
+      return undefined;
     }
-    if (this.downWhy !== undefined && this.options.storeDown === 'process') return Promise.resolve('unchecked');
+    if (this.downWhy !== undefined && this.options.storeDown === 'process') return 'unchecked';
     this.local.set(key, { key, waiters: [], until: Infinity });
+    const claim: Claiming = { key, resolve: later, nextCheck: 0 };
     const { sync } = this;
-    if (sync && this.downWhy === undefined) return new Promise((resolve) => this.claimed({ key, resolve, nextCheck: 0 }, sync.claimOne(this.keyOf(key), this.owner, this.options.leaseMs)));
-    return new Promise((resolve) => this.calls.claim({ key, resolve, nextCheck: 0 }));
+    if (sync && this.downWhy === undefined) return this.answer(claim, sync.claimOne(this.keyOf(key), this.owner, this.options.leaseMs));
+    this.calls.claim(claim);
+    return undefined;
   }
 
   /** The flow acked the delivery of a key: records it as processed; resolves once the store has it (then the ack may go). */
   complete(key: string): Promise<void> {
-    return this.completeNow(key) ? Promise.resolve() : this.calls.complete(key);
+    return this.completeNow(key) ? Promise.resolve() : new Promise((resolve) => this.calls.complete(key, resolve));
+  }
+
+  /**
+   * {@link complete} without a promise: `recorded` is called once the store has the key (at once with
+   * a store that answers at once; later from inside the gate: it must not throw).
+   */
+  completeThen(key: string, recorded: () => void): void {
+    if (this.completeNow(key)) recorded();
+    else this.calls.complete(key, recorded);
   }
 
   /** {@link complete} when the store answers at once (memory): recorded now, and true; false: call {@link complete}. */
@@ -180,32 +202,37 @@ export class DedupeGate extends EventEmitter<DedupeGateEvents> {
   }
 
   private claimed(claim: Claiming, result: ClaimResult | undefined): void {
-    if (this.closed) return claim.resolve('unchecked');
+    const admission = this.answer(claim, result);
+    if (admission !== undefined) claim.resolve(admission);
+  }
+
+  /** What a claim's answer means: the admission, or undefined while it waits (held by another consumer, or asked again). */
+  private answer(claim: Claiming, result: ClaimResult | undefined): Admission | undefined {
+    if (this.closed) return 'unchecked';
     switch (result?.state) {
       case 'claimed': {
         // The lease runs from now: copies waiting here claim anew only if it ends unsettled.
         const local = this.local.get(claim.key);
         if (local) {
           local.until = this.timer.now() + this.options.leaseMs;
-          this.watchLease(local);
+          if (local.waiters.length > 0) this.watchLease(local);
         }
-        claim.resolve('claimed');
-        return;
+        return 'claimed';
       }
       case 'done':
         this.finish(claim.key, 'duplicate');
-        claim.resolve('duplicate');
-        return;
+        return 'duplicate';
       case 'held': {
         // Another consumer processes it: look again soon, and at the latest when its lease ends.
         claim.nextCheck = Math.min(result.until, this.timer.now() + this.recheckMs);
         this.held.add(claim);
         this.rechecks.set(claim, claim.nextCheck);
-        return;
+        return undefined;
       }
       default:
         this.failed(new Error(`the store gave no answer for key '${claim.key}'`));
         this.calls.claim(claim);
+        return undefined;
     }
   }
 

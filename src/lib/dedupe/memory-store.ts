@@ -39,6 +39,9 @@ export class MemoryDedupeStore implements DedupeStore, SyncDedupeStore {
   /** Where the sweep goes on from, and the record it stopped at. */
   private cursor: Iterator<[string, Entry]> | undefined;
   private head: [string, Entry] | undefined;
+  /** The scope of the last record id made, and its part of the id (a gate keeps one scope). */
+  private lastScope: string | undefined;
+  private scopePart = '';
 
   constructor(options: MemoryStoreOptions = {}) {
     this.maxKeys = Math.max(1, options.maxKeys ?? 100_000);
@@ -82,7 +85,7 @@ export class MemoryDedupeStore implements DedupeStore, SyncDedupeStore {
 
   claimOne(k: DedupeKey, owner: string, leaseMs: number): ClaimResult {
     const now = this.now();
-    const id = idOf(k);
+    const id = this.idOf(k);
     const entry = this.entries.get(id);
     if (entry && entry.until > now) {
       if (entry.owner === undefined) return DONE;
@@ -93,12 +96,12 @@ export class MemoryDedupeStore implements DedupeStore, SyncDedupeStore {
   }
 
   completeOne(k: DedupeKey, retentionMs: number): void {
-    const id = idOf(k);
+    const id = this.idOf(k);
     this.put(id, this.entries.has(id), undefined, this.now() + retentionMs);
   }
 
   releaseOne(k: DedupeKey, owner: string): void {
-    const id = idOf(k);
+    const id = this.idOf(k);
     if (this.entries.get(id)?.owner === owner) this.entries.delete(id);
   }
 
@@ -107,6 +110,15 @@ export class MemoryDedupeStore implements DedupeStore, SyncDedupeStore {
     this.cursor = undefined;
     this.head = undefined;
     return Promise.resolve();
+  }
+
+  /** A record's id: the scope's length and the scope, then the key (no two scopes and keys make one id). */
+  private idOf(k: DedupeKey): string {
+    if (k.scope !== this.lastScope) {
+      this.lastScope = k.scope;
+      this.scopePart = `${k.scope.length}:${k.scope}:`;
+    }
+    return this.scopePart + k.key;
   }
 
   /** A record, new or changed (then moved to the end, a new entry: it is the youngest). */
@@ -142,8 +154,4 @@ export class MemoryDedupeStore implements DedupeStore, SyncDedupeStore {
       this.head = undefined;
     }
   }
-}
-
-function idOf(k: DedupeKey): string {
-  return `${k.scope.length}:${k.scope}:${k.key}`;
 }

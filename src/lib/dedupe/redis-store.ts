@@ -10,7 +10,7 @@
  * and tells its owner.
  */
 import type { Redis } from 'ioredis';
-import { distinctKeys } from './batch';
+import { distinctNames } from './batch';
 import { createRedisClient, dataServers, type RedisClient } from './redis-client';
 import { redisStoreError } from './redis-errors';
 import { parsePersistence, redisKeeps, type RedisPersistence } from './redis-persistence';
@@ -164,23 +164,24 @@ export class RedisDedupeStore implements DedupeStore {
   }
 
   async claim(keys: readonly DedupeKey[], owner: string, leaseMs: number): Promise<ClaimResult[]> {
-    const { unique, at } = distinctKeys(keys);
+    const { unique, at } = distinctNames(keys.map((k) => this.keyOf(k)));
     const scripts = this.client as unknown as Scripts;
-    const replies = await this.run(() => scripts.dedupeClaim(unique.length, ...unique.map((k) => this.keyOf(k)), owner, Math.max(1, Math.round(leaseMs))));
-    const results = replies.map(claimResult);
-    return at.map((i) => results[i] as ClaimResult);
+    const replies = await this.run(() => scripts.dedupeClaim(unique.length, ...unique, owner, Math.max(1, Math.round(leaseMs))));
+    return answers(replies, at);
   }
 
   /** One script call: the completes, the releases, then the claims (a round trip instead of three). */
   async exchange(calls: StoreExchange): Promise<ClaimResult[]> {
-    const { unique, at } = distinctKeys(calls.claim);
+    const { unique, at } = distinctNames(calls.claim.map((k) => this.keyOf(k)));
     const scripts = this.client as unknown as Scripts;
-    const keys = [...calls.complete, ...calls.release, ...unique].map((k) => this.keyOf(k));
-    const lease = Math.max(1, Math.round(calls.leaseMs));
-    const retention = Math.max(1, Math.round(calls.retentionMs));
-    const replies = await this.run(() => scripts.dedupeExchange(keys.length, ...keys, calls.complete.length, calls.release.length, calls.owner, lease, retention));
-    const results = replies.map(claimResult);
-    return at.map((i) => results[i] as ClaimResult);
+    // The script's arguments in one array: the number of keys, the keys, then its ARGV.
+    const args: Array<string | number> = [calls.complete.length + calls.release.length + unique.length];
+    for (const k of calls.complete) args.push(this.keyOf(k));
+    for (const k of calls.release) args.push(this.keyOf(k));
+    for (const key of unique) args.push(key);
+    args.push(calls.complete.length, calls.release.length, calls.owner, Math.max(1, Math.round(calls.leaseMs)), Math.max(1, Math.round(calls.retentionMs)));
+    const replies = await this.run(() => scripts.dedupeExchange(...args));
+    return answers(replies, at);
   }
 
   async complete(keys: readonly DedupeKey[], retentionMs: number): Promise<void> {
@@ -235,10 +236,19 @@ export class RedisDedupeStore implements DedupeStore {
   }
 }
 
+const CLAIMED: ClaimResult = Object.freeze({ state: 'claimed' });
+const DONE: ClaimResult = Object.freeze({ state: 'done' });
+
+/** A claim script's answers, one per distinct key, for each key asked (`at`: see distinctNames). */
+function answers(replies: readonly string[], at: readonly number[] | undefined): ClaimResult[] {
+  const results = replies.map(claimResult);
+  return at === undefined ? results : at.map((i) => results[i] as ClaimResult);
+}
+
 /** A claim script's answer for one key. */
 function claimResult(reply: string): ClaimResult {
-  if (reply === 'c') return { state: 'claimed' };
-  if (reply === 'd') return { state: 'done' };
+  if (reply === 'c') return CLAIMED;
+  if (reply === 'd') return DONE;
   const [, ttl, ...rest] = reply.split(':');
   return { state: 'held', owner: rest.join(':'), until: Date.now() + Math.max(0, Number(ttl)) };
 }

@@ -29,14 +29,17 @@ export interface StoreBatchTerms {
   retentionMs: number;
 }
 
-interface Complete {
-  key: string;
-  resolve: () => void;
+/** Completes: their keys, and for each what is called once it is recorded (two arrays: no object per complete). */
+interface Completes {
+  keys: string[];
+  recorded: Array<() => void>;
 }
+
+const noCompletes = (): Completes => ({ keys: [], recorded: [] });
 
 export class StoreBatch<C extends { key: string }> {
   private claims: C[] = [];
-  private completes: Complete[] = [];
+  private completes: Completes = noCompletes();
   private releases: string[] = [];
   private scheduled = false;
   private inFlight = 0;
@@ -56,7 +59,7 @@ export class StoreBatch<C extends { key: string }> {
 
   /** Completes or releases waiting for the next call. */
   get writing(): boolean {
-    return this.completes.length > 0 || this.releases.length > 0;
+    return this.completes.keys.length > 0 || this.releases.length > 0;
   }
 
   claim(claim: C): void {
@@ -64,12 +67,11 @@ export class StoreBatch<C extends { key: string }> {
     this.schedule();
   }
 
-  /** Resolves once the store has the key as processed. */
-  complete(key: string): Promise<void> {
-    return new Promise((resolve) => {
-      this.completes.push({ key, resolve });
-      this.schedule();
-    });
+  /** `recorded` is called once the store has the key as processed (it must not throw). */
+  complete(key: string, recorded: () => void): void {
+    this.completes.keys.push(key);
+    this.completes.recorded.push(recorded);
+    this.schedule();
   }
 
   release(key: string): void {
@@ -84,8 +86,10 @@ export class StoreBatch<C extends { key: string }> {
 
   /** Gives up what waits to be written: completes resolve unwritten, releases are dropped (their claims end with their lease). */
   dropWrites(): void {
-    for (const complete of this.completes.splice(0)) complete.resolve();
+    const { recorded } = this.completes;
+    this.completes = noCompletes();
     this.releases = [];
+    for (const done of recorded) done();
   }
 
   /** A call at the end of this turn, unless the store is down (or enough calls are in flight: one that answers sends it). */
@@ -100,42 +104,49 @@ export class StoreBatch<C extends { key: string }> {
 
   /** One call (or one per kind) for what waits; resolves when it answered. */
   async flush(): Promise<void> {
-    const completes = this.completes;
-    const completed = completes.map((c) => c.key);
+    const { completes } = this;
+    const completed = completes.keys;
     const plan = planExchange(this.claims, completed, this.releases, this.writesInFlight);
     this.claims = plan.deferred;
-    this.completes = [];
+    this.completes = noCompletes();
     this.releases = [];
     const { claims, releases } = plan;
-    if (claims.length === 0 && completes.length === 0 && releases.length === 0) return;
-    const written = [...completed, ...releases];
-    for (const key of written) this.writesInFlight.set(key, (this.writesInFlight.get(key) ?? 0) + 1);
+    if (claims.length === 0 && completed.length === 0 && releases.length === 0) return;
+    this.writes(completed, 1);
+    this.writes(releases, 1);
     this.inFlight += 1;
     try {
       const exchange = this.store.exchange?.bind(this.store);
-      if (exchange) await this.exchange(exchange, claims, completes, completed, releases);
+      if (exchange) await this.exchange(exchange, claims, completes, releases);
       else await this.separately(claims, completes, releases);
     } finally {
       this.inFlight -= 1;
-      for (const key of written) {
-        const n = (this.writesInFlight.get(key) ?? 1) - 1;
-        if (n > 0) this.writesInFlight.set(key, n);
-        else this.writesInFlight.delete(key);
-      }
+      this.writes(completed, -1);
+      this.writes(releases, -1);
       if (this.claims.length > 0 || this.writing) this.schedule();
     }
   }
 
+  /** Counts writes of keys in flight (`by` 1: sent, -1: answered). */
+  private writes(keys: readonly string[], by: 1 | -1): void {
+    const counts = this.writesInFlight;
+    for (const key of keys) {
+      const n = (counts.get(key) ?? 0) + by;
+      if (n > 0) counts.set(key, n);
+      else counts.delete(key);
+    }
+  }
+
   /** One round trip: the completes, the releases, then the claims. */
-  private async exchange(exchange: NonNullable<DedupeStore['exchange']>, claims: C[], completes: Complete[], completed: readonly string[], releases: string[]): Promise<void> {
+  private async exchange(exchange: NonNullable<DedupeStore['exchange']>, claims: C[], completes: Completes, releases: string[]): Promise<void> {
     const { terms, handlers } = this;
     let results: ClaimResult[];
     try {
       results = await exchange({
-        complete: this.keys(completed),
+        complete: this.keys(completes.keys),
         retentionMs: terms.retentionMs,
         release: this.keys(releases),
-        claim: this.keys(claims.map((c) => c.key)),
+        claim: this.claimKeys(claims),
         owner: terms.owner,
         leaseMs: terms.leaseMs,
       });
@@ -145,16 +156,16 @@ export class StoreBatch<C extends { key: string }> {
       return;
     }
     this.recorded(completes);
-    claims.forEach((claim, i) => handlers.claimed(claim, results[i]));
+    for (let i = 0; i < claims.length; i += 1) handlers.claimed(claims[i] as C, results[i]);
   }
 
   /** A store without `exchange`: one call per kind, at once. */
-  private async separately(claims: C[], completes: Complete[], releases: string[]): Promise<void> {
+  private async separately(claims: C[], completes: Completes, releases: string[]): Promise<void> {
     const { store, terms, handlers } = this;
     const calls: Array<Promise<void>> = [];
-    if (completes.length > 0) {
+    if (completes.keys.length > 0) {
       calls.push(
-        store.complete(this.keys(completes.map((c) => c.key)), terms.retentionMs).then(
+        store.complete(this.keys(completes.keys), terms.retentionMs).then(
           () => this.recorded(completes),
           (err: unknown) => {
             this.putBack([], completes, []);
@@ -166,17 +177,17 @@ export class StoreBatch<C extends { key: string }> {
     if (releases.length > 0) {
       calls.push(
         store.release(this.keys(releases), terms.owner).catch((err: unknown) => {
-          this.putBack([], [], releases);
+          this.putBack([], noCompletes(), releases);
           handlers.failed(err);
         }),
       );
     }
     if (claims.length > 0) {
       calls.push(
-        store.claim(this.keys(claims.map((c) => c.key)), terms.owner, terms.leaseMs).then(
+        store.claim(this.claimKeys(claims), terms.owner, terms.leaseMs).then(
           (results) => claims.forEach((claim, i) => handlers.claimed(claim, results[i])),
           (err: unknown) => {
-            this.putBack(claims, [], []);
+            this.putBack(claims, noCompletes(), []);
             handlers.failed(err);
           },
         ),
@@ -185,21 +196,33 @@ export class StoreBatch<C extends { key: string }> {
     await Promise.all(calls);
   }
 
-  private recorded(completes: readonly Complete[]): void {
-    for (const c of completes) {
-      this.handlers.completed(c.key);
-      c.resolve();
+  private recorded(completes: Completes): void {
+    const { keys, recorded } = completes;
+    for (let i = 0; i < keys.length; i += 1) {
+      this.handlers.completed(keys[i] as string);
+      (recorded[i] as () => void)();
     }
   }
 
   /** A call that failed: its work goes first in the next one. */
-  private putBack(claims: C[], completes: Complete[], releases: string[]): void {
+  private putBack(claims: C[], completes: Completes, releases: string[]): void {
     this.claims.unshift(...claims);
-    this.completes.unshift(...completes);
+    this.completes.keys.unshift(...completes.keys);
+    this.completes.recorded.unshift(...completes.recorded);
     this.releases.unshift(...releases);
   }
 
   private keys(names: readonly string[]): DedupeKey[] {
-    return names.map((key) => ({ scope: this.terms.scope, key }));
+    const { scope } = this.terms;
+    const keys = new Array<DedupeKey>(names.length);
+    for (let i = 0; i < names.length; i += 1) keys[i] = { scope, key: names[i] as string };
+    return keys;
+  }
+
+  private claimKeys(claims: readonly C[]): DedupeKey[] {
+    const { scope } = this.terms;
+    const keys = new Array<DedupeKey>(claims.length);
+    for (let i = 0; i < claims.length; i += 1) keys[i] = { scope, key: (claims[i] as C).key };
+    return keys;
   }
 }
