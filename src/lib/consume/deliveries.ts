@@ -10,7 +10,7 @@ import { EventEmitter } from 'node:events';
 import type { ConsumeMessage } from 'amqplib';
 import type { ErrorKind } from '../classify';
 import type { DedupeGate } from '../dedupe';
-import { decodePayload, toAmqpInfo, type DeliveredMessage, type FailureDetails, type RetryInfo } from '../message';
+import type { DeliveredMessage, FailureDetails, RetryInfo } from '../message';
 import {
   decide,
   onArrival,
@@ -24,10 +24,10 @@ import {
   type SettleOutcome,
   type TrackedDelivery,
 } from '../settle';
-import { TRACEPARENT_HEADER } from '../trace';
 import { Admission, type Arrival } from './admission';
 import { requeueAfterPause } from './copy-failure';
-import { carryTrace, endSpans, failSpans, startProcess, startSettle } from './delivery-spans';
+import { deliveredOf } from './delivered';
+import { endSpans, failSpans, startProcess, startSettle } from './delivery-spans';
 import { notSettleable, type DeliveryRegistry } from './registry';
 import { SettleDeadlines } from './settle-deadlines';
 import { SettleOutcomes } from './settle-outcomes';
@@ -181,20 +181,9 @@ export class Deliveries extends EventEmitter<DeliveryEvents> {
   private track(acks: AckTarget, message: ConsumeMessage, retry: RetryInfo, receivedAt: number, dedupeKey?: string): void {
     const { options } = this;
     const id = this.registry.nextId();
-    const decoded = decodePayload(message.content, message.properties.contentType as string | undefined, options.decode);
-    const error = decoded.ok ? undefined : decoded.error;
-    const delivered: DeliveredMessage = {
-      payload: decoded.ok ? decoded.payload : decoded.raw,
-      amqp: toAmqpInfo(id, options.configId, options.mainQueue, message, retry),
-      retry,
-    };
-    const headers = message.properties.headers;
-    if (headers !== undefined && headers[TRACEPARENT_HEADER] !== undefined) carryTrace(delivered, headers);
+    const { delivered, error } = deliveredOf(id, message, retry, options, dedupeKey);
     const entry: TrackedDelivery = { id, acks, message, retry, receivedAt, deadline: Infinity };
-    if (dedupeKey !== undefined) {
-      entry.dedupeKey = dedupeKey;
-      delivered.amqp.dedupe = { scope: options.mainQueue, key: dedupeKey };
-    }
+    if (dedupeKey !== undefined) entry.dedupeKey = dedupeKey;
     const arrival = onArrival(error, options.invalidBody);
     const admission = this.admission;
     if (arrival !== 'deliver' || !admission || dedupeKey !== undefined) return this.hand(entry, delivered, arrival, error ?? '');
