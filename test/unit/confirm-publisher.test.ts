@@ -194,5 +194,30 @@ describe('ConfirmPublisher', () => {
       assert.equal(publisher.sendBatch(2, messages(['a', 'b']), () => undefined), false);
       assert.equal(channel.sent.length, 2);
     });
+
+    it("corks the connection's socket for the batch and uncorks it after amqplib's muxer has had its turn (a setImmediate scheduled from a nextTick)", async () => {
+      const { channel } = make();
+      const events: string[] = [];
+      const socket = { corked: 0, cork: () => ((socket.corked += 1), events.push('cork')), uncork: () => ((socket.corked -= 1), events.push('uncork')) };
+      (channel as unknown as { connection: unknown }).connection = { stream: socket };
+      const corked = new ConfirmPublisher(channel as unknown as ConfirmChannel);
+      // As amqplib's channel buffer does on its first write: 'readable' in a nextTick, the muxer's read in a setImmediate from it.
+      const publish = channel.publish.bind(channel);
+      let scheduled = false;
+      channel.publish = (...args: Parameters<FakeConfirmChannel['publish']>) => {
+        if (!scheduled) {
+          scheduled = true;
+          process.nextTick(() => setImmediate(() => events.push(`muxer writes (corked ${socket.corked})`)));
+        }
+        return publish(...args);
+      };
+      corked.sendBatch(2, messages(['a', 'b']), () => undefined);
+      assert.deepEqual(events, ['cork']);
+      assert.equal(channel.sent.length, 2);
+      await new Promise((resolve) => setImmediate(resolve));
+      await new Promise((resolve) => setImmediate(resolve));
+      assert.deepEqual(events, ['cork', 'muxer writes (corked 1)', 'uncork']);
+      assert.equal(socket.corked, 0);
+    });
   });
 });
