@@ -143,54 +143,77 @@ describe('pipelined outbox relay (real PostgreSQL and broker)', function () {
     }
   });
 
-  it("loses nothing when the relay's connection is lost mid-pipeline: the publishes it failed go out again", async () => {
-    const count = 2000;
-    const batchSize = 20;
-    await insertRows(count, () => null);
-    // A publisher on a connection of its own that is cut (its socket destroyed, as a network failure
-    // does) right after the 250th publish is written, with batches in flight; the next publish opens a new one.
-    let model: ChannelModel | undefined;
-    let current: Promise<ConfirmPublisher> | undefined;
-    const open = async (): Promise<ConfirmPublisher> => {
-      model = await amqp.connect(AMQP_URL);
-      model.on('error', () => undefined);
-      const channel = await model.createConfirmChannel();
-      channel.on('error', () => undefined);
-      return new ConfirmPublisher(channel);
-    };
-    let published = 0;
-    const publisher: EventPublisher = {
-      publish: async (exchange, routingKey, content, options) => {
-        let confirmed = await (current ??= open());
-        if (confirmed.closed) confirmed = await (current = open());
-        const done = confirmed.publish(exchange, routingKey, content, options);
+  for (const path of ['publish', 'publishBatch'] as const) {
+    it(`loses nothing when the relay's connection is lost mid-pipeline: the publishes it failed go out again (${path})`, async () => {
+      const count = 2000;
+      const batchSize = 20;
+      await insertRows(count, () => null);
+      // A publisher on a connection of its own that is cut (its socket destroyed, as a network failure
+      // does) right after the 250th publish is written, with batches in flight; the next publish opens a new one.
+      let model: ChannelModel | undefined;
+      let current: Promise<ConfirmPublisher> | undefined;
+      const open = async (): Promise<ConfirmPublisher> => {
+        model = await amqp.connect(AMQP_URL);
+        model.on('error', () => undefined);
+        const channel = await model.createConfirmChannel();
+        channel.on('error', () => undefined);
+        return new ConfirmPublisher(channel);
+      };
+      let published = 0;
+      const counted = (): void => {
         published += 1;
         if (published === 250) {
           (model?.connection as unknown as { stream: { destroy(err: Error): void } }).stream.destroy(new Error('network cut'));
           current = undefined;
         }
-        await done;
-      },
-    };
-    const relay = new OutboxRelay({ db, table, publisher, batchSize, inFlight: 3, pollMs: 100, retentionMs: 0, backoff: { initialMs: 50, maxMs: 200 } });
-    const failed = new Set<string>();
-    relay.on('failure', (f) => failed.add(f.id));
-    try {
-      relay.start();
-      await waitFor(async () => (await statusCounts()).sent === count, `all ${count} rows sent`);
-    } finally {
-      await relay.stop();
-      await model?.close().catch(() => undefined);
-    }
-    assert.ok(failed.size > 0, 'the cut failed publishes in flight');
-    assert.deepEqual(await statusCounts(), { sent: count }, 'none failed, none left');
-    const retried = (await db.query<{ id: string; attempts: number }>(`SELECT id, attempts FROM ${table.sql} WHERE id = ANY($1::text[])`, [[...failed]])).rows;
-    assert.deepEqual(
-      retried.filter((r) => r.attempts < 2),
-      [],
-      'a row whose publish failed with the connection was published again, not taken as sent',
-    );
-    const ids = await drainQueue();
-    assert.equal(new Set(ids).size, count, `every event on the queue (${ids.length - new Set(ids).size} twice, with the same messageId)`);
-  });
+      };
+      const publisher: EventPublisher = {
+        publish: async (exchange, routingKey, content, options) => {
+          let confirmed = await (current ??= open());
+          if (confirmed.closed) confirmed = await (current = open());
+          const done = confirmed.publish(exchange, routingKey, content, options);
+          counted();
+          await done;
+        },
+      };
+      if (path === 'publishBatch') {
+        // The relay's batch path: the cut comes in the middle of a batch's synchronous run.
+        publisher.publishBatch = (n, message, settle) => {
+          void (async () => {
+            let confirmed = await (current ??= open());
+            if (confirmed.closed) confirmed = await (current = open());
+            // Counted as each is handed over: the cut comes before the 250th is written.
+            confirmed.sendBatch(
+              n,
+              (i) => {
+                counted();
+                return message(i);
+              },
+              settle,
+            );
+          })();
+        };
+      }
+      const relay = new OutboxRelay({ db, table, publisher, batchSize, inFlight: 3, pollMs: 100, retentionMs: 0, backoff: { initialMs: 50, maxMs: 200 } });
+      const failed = new Set<string>();
+      relay.on('failure', (f) => failed.add(f.id));
+      try {
+        relay.start();
+        await waitFor(async () => (await statusCounts()).sent === count, `all ${count} rows sent`);
+      } finally {
+        await relay.stop();
+        await model?.close().catch(() => undefined);
+      }
+      assert.ok(failed.size > 0, 'the cut failed publishes in flight');
+      assert.deepEqual(await statusCounts(), { sent: count }, 'none failed, none left');
+      const retried = (await db.query<{ id: string; attempts: number }>(`SELECT id, attempts FROM ${table.sql} WHERE id = ANY($1::text[])`, [[...failed]])).rows;
+      assert.deepEqual(
+        retried.filter((r) => r.attempts < 2),
+        [],
+        'a row whose publish failed with the connection was published again, not taken as sent',
+      );
+      const ids = await drainQueue();
+      assert.equal(new Set(ids).size, count, `every event on the queue (${ids.length - new Set(ids).size} twice, with the same messageId)`);
+    });
+  }
 });

@@ -226,4 +226,27 @@ describe('transactional outbox in the Node-RED runtime (real PostgreSQL and brok
     const sent = (await db.query(`SELECT count(*)::int AS n, max(attempts) AS most FROM ${outbox} WHERE status = 'sent'`)).rows[0] as { n: number; most: number };
     assert.deepEqual(sent, { n: 5, most: 1 }, 'each good row published on its first attempt');
   });
+
+  it('an unroutable row in a batch fails alone (returned): the other rows of its batch are confirmed and marked sent once', async () => {
+    await load(1, { maxAttempts: '2', batchSize: '20' });
+    await waitFor(async () => (await db.query(`SELECT to_regclass($1) AS t`, [outbox])).rows[0]?.t !== null, 'the outbox table declared');
+    // One transaction, so the relay claims them in one batch, the unroutable row among the others.
+    await db.transaction(async (c) => {
+      for (let i = 0; i < 5; i++) {
+        const key = i === 2 ? 'no.such.binding' : 'order.created';
+        await c.query(`INSERT INTO ${outbox} (id, exchange, routing_key, payload) VALUES ($1, $2, $3, $4)`, [`row-${i}`, exchange, key, Buffer.from(JSON.stringify({ i }))]);
+      }
+      await c.query(`SELECT pg_notify($1, '')`, [`${outbox}_outbox`]);
+    });
+    const events = await consumeAll(4);
+    await waitFor(async () => (await db.query(`SELECT status FROM ${outbox} WHERE id = 'row-2'`)).rows[0]?.status === 'failed', 'the unroutable row failed after its attempts');
+    assert.equal(await (await broker.ch()).get(queue, { noAck: true }), false, 'no row published twice');
+    assert.deepEqual(events.map((e) => e.messageId).sort(), ['row-0', 'row-1', 'row-3', 'row-4']);
+    assert.deepEqual(events.map((e) => e.body.i as number).sort(), [0, 1, 3, 4], 'each with its own payload');
+    const bad = (await db.query(`SELECT attempts, last_error FROM ${outbox} WHERE id = 'row-2'`)).rows[0] as { attempts: number; last_error: string };
+    assert.equal(bad.attempts, 2);
+    assert.match(bad.last_error, /returned unroutable/);
+    const sent = (await db.query(`SELECT count(*)::int AS n, max(attempts) AS most FROM ${outbox} WHERE status = 'sent'`)).rows[0] as { n: number; most: number };
+    assert.deepEqual(sent, { n: 4, most: 1 }, 'each routed row published and marked on its first attempt');
+  });
 });

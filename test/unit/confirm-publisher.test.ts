@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { EventEmitter } from 'node:events';
 import type { ConfirmChannel, Options } from 'amqplib';
-import { ConfirmPublisher, PublishError } from '../../src/lib/publish';
+import { ConfirmPublisher, PublishError, type BatchMessage } from '../../src/lib/publish';
 
 type Callback = (err: unknown) => void;
 
@@ -119,5 +119,105 @@ describe('ConfirmPublisher', () => {
     await waiting;
     channel.sent[0]!.callback(null);
     await confirmed;
+  });
+
+  describe('sendBatch', () => {
+    /** Messages to ex/rk with the given bodies, from one reused object (as the relay hands them). */
+    const messages = (bodies: string[]) => {
+      const into: BatchMessage = { exchange: 'ex', routingKey: 'rk', content: Buffer.alloc(0), options: {} };
+      return (i: number): BatchMessage => {
+        into.content = Buffer.from(bodies[i]!);
+        into.options = { headers: { n: i }, persistent: true };
+        return into;
+      };
+    };
+    const record = () => {
+      const outcomes: Array<string | undefined> = [];
+      let calls = 0;
+      return { outcomes, calls: () => calls, settle: (i: number, err: PublishError | undefined) => ((calls += 1), (outcomes[i] = err === undefined ? 'ok' : err.failure)) };
+    };
+
+    it('publishes every message mandatory in one run; each outcome once, on its own confirm (in any order)', () => {
+      const { channel, publisher } = make();
+      const r = record();
+      assert.equal(publisher.sendBatch(3, messages(['a', 'b', 'c']), r.settle), true);
+      assert.deepEqual(channel.sent.map((s) => [s.content.toString(), s.options.mandatory, s.options.persistent]), [['a', true, true], ['b', true, true], ['c', true, true]]);
+      channel.sent[2]!.callback(null);
+      channel.sent[0]!.callback(null);
+      channel.sent[1]!.callback(new Error('message nacked'));
+      channel.sent[1]!.callback(null); // a second answer for the same message is ignored
+      assert.deepEqual(r.outcomes, ['ok', 'nacked', 'ok']);
+      assert.equal(r.calls(), 3);
+    });
+
+    it('a returned message of the batch fails that message only (the oldest unreturned of the same target and body)', () => {
+      const { channel, publisher } = make();
+      const r = record();
+      publisher.sendBatch(3, messages(['same', 'same', 'other']), r.settle);
+      channel.returnOf(1); // the fake's return carries the body: the first 'same' is the one the broker returned
+      for (const sent of channel.sent) sent.callback(null);
+      assert.deepEqual(r.outcomes, ['unroutable', 'ok', 'ok']);
+    });
+
+    it('returns match across single publishes and batches in publish order; a settled message is not matched again', async () => {
+      const { channel, publisher } = make();
+      const single = publisher.publish('ex', 'rk', Buffer.from('a'));
+      const r = record();
+      publisher.sendBatch(1, messages(['a']), r.settle);
+      channel.sent[0]!.callback(null); // the single one confirmed: the next return of 'a' is the batch's
+      await single;
+      channel.returnOf(1);
+      channel.sent[1]!.callback(null);
+      assert.deepEqual(r.outcomes, ['unroutable']);
+    });
+
+    it('a closed channel fails every message; one amqplib cannot encode fails alone', () => {
+      const { channel, publisher } = make();
+      const r = record();
+      channel.throws = new TypeError('bad header');
+      publisher.sendBatch(2, messages(['a', 'b']), r.settle);
+      assert.deepEqual(r.outcomes, ['unencodable', 'unencodable']);
+      channel.throws = undefined;
+      const closed = record();
+      publisher.sendBatch(2, messages(['a', 'b']), closed.settle);
+      channel.emit('error', Object.assign(new Error('NOT_FOUND'), { code: 404 }));
+      for (const sent of channel.sent) sent.callback(new Error('channel closed'));
+      assert.deepEqual(closed.outcomes, ['channel-closed', 'channel-closed']);
+      const after = record();
+      publisher.sendBatch(1, messages(['c']), after.settle);
+      assert.deepEqual(after.outcomes, ['channel-closed']);
+    });
+
+    it('says when the write buffer is full after the batch', () => {
+      const { channel, publisher } = make();
+      channel.full = true;
+      assert.equal(publisher.sendBatch(2, messages(['a', 'b']), () => undefined), false);
+      assert.equal(channel.sent.length, 2);
+    });
+
+    it("corks the connection's socket for the batch and uncorks it after amqplib's muxer has had its turn (a setImmediate scheduled from a nextTick)", async () => {
+      const { channel } = make();
+      const events: string[] = [];
+      const socket = { corked: 0, cork: () => ((socket.corked += 1), events.push('cork')), uncork: () => ((socket.corked -= 1), events.push('uncork')) };
+      (channel as unknown as { connection: unknown }).connection = { stream: socket };
+      const corked = new ConfirmPublisher(channel as unknown as ConfirmChannel);
+      // As amqplib's channel buffer does on its first write: 'readable' in a nextTick, the muxer's read in a setImmediate from it.
+      const publish = channel.publish.bind(channel);
+      let scheduled = false;
+      channel.publish = (...args: Parameters<FakeConfirmChannel['publish']>) => {
+        if (!scheduled) {
+          scheduled = true;
+          process.nextTick(() => setImmediate(() => events.push(`muxer writes (corked ${socket.corked})`)));
+        }
+        return publish(...args);
+      };
+      corked.sendBatch(2, messages(['a', 'b']), () => undefined);
+      assert.deepEqual(events, ['cork']);
+      assert.equal(channel.sent.length, 2);
+      await new Promise((resolve) => setImmediate(resolve));
+      await new Promise((resolve) => setImmediate(resolve));
+      assert.deepEqual(events, ['cork', 'muxer writes (corked 1)', 'uncork']);
+      assert.equal(socket.corked, 0);
+    });
   });
 });

@@ -6,7 +6,7 @@
  * later one is confirmed first.
  */
 import assert from 'node:assert/strict';
-import { backoffMs, batchOutcome, BatchWindow, claimOpening, claimSql, markSentSql, OUTBOX_INDEXES, OutboxRelay, outboxTableDdl, RowPublisher, type Row } from '../../src/lib/outbox';
+import { backoffMs, batchOutcome, BatchWindow, claimOpening, claimSql, decodeClaimed, markSentSql, OUTBOX_INDEXES, OutboxRelay, outboxTableDdl, RowPublisher, type Row } from '../../src/lib/outbox';
 import { parseTableName, samePredicate, type TableName } from '../../src/lib/postgres';
 
 const tick = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
@@ -84,6 +84,23 @@ describe('outbox relay: a batch\'s outcome', () => {
     );
   });
 
+  it('decodes the claimed payloads from base64 in place, as PostgreSQL encodes them (a line break every 76 characters); a Buffer is left as it is', () => {
+    const body = Buffer.from(Array.from({ length: 300 }, (_, i) => i % 256));
+    // encode(payload, 'base64') breaks its lines every 76 characters.
+    const pgBase64 = body.toString('base64').replace(/.{76}/g, '$&\n');
+    const buffer = Buffer.from('{"a":1}');
+    const claimed = [
+      { ...row(1), payload: pgBase64 },
+      { ...row(2), payload: '' },
+      { ...row(3), payload: buffer },
+    ];
+    const rows = decodeClaimed(claimed);
+    assert.equal(rows, claimed);
+    assert.deepEqual(rows[0]!.payload, body);
+    assert.deepEqual(rows[1]!.payload, Buffer.alloc(0));
+    assert.equal(rows[2]!.payload, buffer);
+  });
+
   it('doubles the backoff from the first pause up to the cap', () => {
     assert.deepEqual([1, 2, 3, 4, 10].map((n) => backoffMs(n, 1000, 5000)), [1000, 2000, 4000, 5000, 5000]);
   });
@@ -96,7 +113,7 @@ describe('outbox relay: a batch\'s outcome', () => {
 
   it('claims the oldest due pending rows, at most the batch, in one statement that reads each row once', () => {
     const sql = claimSql('"t"', false, 100).replace(/\s+/g, ' ');
-    assert.equal(sql, `SELECT seq, id, exchange, routing_key, payload, headers, properties, attempts FROM "t" o WHERE status = 'pending' AND next_attempt_at <= now() ORDER BY seq LIMIT 100 FOR UPDATE SKIP LOCKED`);
+    assert.equal(sql, `SELECT seq, id, exchange, routing_key, encode(payload, 'base64') AS payload, headers, properties, attempts FROM "t" o WHERE status = 'pending' AND next_attempt_at <= now() ORDER BY seq LIMIT 100 FOR UPDATE SKIP LOCKED`);
   });
 
   it('refuses a batch size that is not a whole number ≥ 1 (it is inlined in the statement)', () => {

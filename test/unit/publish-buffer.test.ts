@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import type { BatchMessage, BatchSettle } from '../../src/lib/publish';
 import { PublishBuffer, type PublishRequest, type SendTarget } from '../../src/lib/publish/publish-buffer';
 
 /** A channel that records what it was handed and confirms when told to. */
@@ -8,10 +9,27 @@ class FakeChannel implements SendTarget {
   private readonly confirms: Array<() => void> = [];
   private readonly drains: Array<() => void> = [];
 
-  send(_exchange: string, routingKey: string, content: Buffer): { written: boolean; confirmed: Promise<void> } {
+  /** The headers each single publish was handed. */
+  readonly headers: unknown[] = [];
+
+  send(_exchange: string, routingKey: string, content: Buffer, options: { headers?: unknown } = {}): { written: boolean; confirmed: Promise<void> } {
     this.sent.push(`${routingKey}:${content.toString()}`);
+    this.headers.push(options.headers);
     const confirmed = new Promise<void>((resolve) => this.confirms.push(resolve));
     return { written: !this.full, confirmed };
+  }
+
+  /** Batches handed over whole (each message also recorded in `sent`). */
+  batches = 0;
+
+  sendBatch(n: number, message: (i: number) => BatchMessage, settle: BatchSettle): boolean {
+    this.batches += 1;
+    for (let i = 0; i < n; i++) {
+      const { routingKey, content } = message(i);
+      this.sent.push(`${routingKey}:${content.toString()}`);
+      this.confirms.push(() => settle(i, undefined));
+    }
+    return !this.full;
   }
 
   whenWritable(): Promise<void> {
@@ -172,5 +190,78 @@ describe('publish buffer', () => {
     assert.deepEqual(channel.sent, ['q:2']);
     channel.confirmAll();
     await second;
+  });
+
+  describe('batches', () => {
+    /** Messages a, b, c from one reused object, as the relay hands them. */
+    const batchOf = (bodies: string[], headers: Record<string, unknown> = { h: 1 }) => {
+      const into: BatchMessage = { exchange: '', routingKey: 'q', content: Buffer.alloc(0), options: {} };
+      return (i: number): BatchMessage => {
+        into.content = Buffer.from(bodies[i]!);
+        into.options = { headers, messageId: bodies[i] };
+        return into;
+      };
+    };
+
+    it('hands a batch over whole to an open channel, outcomes per message', async () => {
+      const { channel, buffer, publish } = setup();
+      buffer.setConnected(true);
+      const first = publish('x');
+      await settle();
+      channel.confirmAll();
+      await first;
+      const outcomes: Array<string | undefined> = [];
+      buffer.publishBatch('p', 3, batchOf(['a', 'b', 'c']), (i, err) => (outcomes[i] = err === undefined ? 'ok' : err.message), true);
+      assert.equal(channel.batches, 1);
+      assert.deepEqual(channel.sent, ['q:x', 'q:a', 'q:b', 'q:c']);
+      channel.confirmAll();
+      assert.deepEqual(outcomes, ['ok', 'ok', 'ok']);
+    });
+
+    it('a full write buffer after a batch holds what comes next until the drain', async () => {
+      const { channel, buffer, publish } = setup();
+      buffer.setConnected(true);
+      const first = publish('x');
+      await settle();
+      channel.confirmAll();
+      await first;
+      channel.full = true;
+      buffer.publishBatch('p', 2, batchOf(['a', 'b']), () => undefined, true);
+      const later = publish('c');
+      await settle();
+      assert.deepEqual(channel.sent, ['q:x', 'q:a', 'q:b']);
+      channel.drain();
+      await settle();
+      assert.deepEqual(channel.sent, ['q:x', 'q:a', 'q:b', 'q:c']);
+      channel.confirmAll();
+      await later;
+    });
+
+    it('without an open channel each message waits as a publish, with copies of the reused options and headers', async () => {
+      const { channel, buffer } = setup();
+      const headers = { h: 1 };
+      const outcomes: Array<string | undefined> = [];
+      buffer.publishBatch('p', 2, batchOf(['a', 'b'], headers), (i, err) => (outcomes[i] = err === undefined ? 'ok' : err.message), true);
+      assert.equal(buffer.state.messages, 2);
+      headers.h = 2; // the caller reuses its objects: what waits keeps what it was given
+      buffer.setConnected(true);
+      await settle();
+      assert.equal(channel.batches, 0);
+      assert.deepEqual(channel.sent, ['q:a', 'q:b']);
+      assert.deepEqual(channel.headers, [{ h: 1 }, { h: 1 }]);
+      channel.confirmAll();
+      await settle();
+      assert.deepEqual(outcomes, ['ok', 'ok']);
+    });
+
+    it('past the bound a message of a batch fails at once, the others wait', async () => {
+      const { buffer } = setup({ maxMessages: 1, maxBytes: 1000 });
+      const outcomes: Array<string | undefined> = [];
+      buffer.publishBatch('p', 2, batchOf(['a', 'b']), (i, err) => (outcomes[i] = err === undefined ? 'ok' : err.failure), true);
+      await settle();
+      assert.equal(outcomes[0], undefined);
+      assert.equal(outcomes[1], 'buffer-full');
+      assert.equal(buffer.state.messages, 1);
+    });
   });
 });

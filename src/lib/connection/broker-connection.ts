@@ -30,6 +30,13 @@ export interface ConnectionState {
 
 /** A socket that has not finished the AMQP handshake by then counts as not answering. */
 const CONNECT_TIMEOUT_MS = 10_000;
+/**
+ * What the socket buffers before amqplib's muxer stops moving frames to it (Node's default: 16 KiB).
+ * A batch of publishes (the outbox relay's, ConfirmPublisher.sendBatch) is written with the socket
+ * corked, in one system call instead of one per frame, as long as its frames fit: 100 events of 1 KB
+ * are about 120 KiB. Bounded all the same: past it, publishes wait for the drain as before.
+ */
+const SOCKET_WRITE_HWM = 256 * 1024;
 
 export interface BrokerConnectionOptions {
   /** Brokers to try, in order: one, or the nodes of a cluster (see resolveConnectTargets)... */
@@ -244,11 +251,14 @@ export class BrokerConnection extends EventEmitter<BrokerConnectionEvents> {
     for (const target of round) {
       let model: ChannelModel;
       try {
-        model = await amqp.connect(target.url, {
+        // writableHighWaterMark goes to net.Socket (amqplib passes its socket options on); not in amqplib's types.
+        const socketOptions: Record<string, unknown> = {
+          writableHighWaterMark: SOCKET_WRITE_HWM,
           ...this.options.socketOptions,
           timeout: CONNECT_TIMEOUT_MS,
           clientProperties: { connection_name: this.options.connectionName },
-        });
+        };
+        model = await amqp.connect(target.url, socketOptions);
       } catch (err) {
         const why = describeConnectionError(err as Error, target);
         failures.push(targets.length > 1 ? `${target.address}: ${why}` : why);

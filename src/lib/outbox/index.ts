@@ -2,7 +2,7 @@
  * outbox — the transactional outbox: a flow's statements and its event written in one PostgreSQL
  * transaction, and the relay that publishes pending events with confirms and marks them sent.
  */
-export { backoffMs, batchOutcome, claimOpening, claimSql, markSentSql, type BatchOutcome, type Row, type RowFailure } from './batch';
+export { backoffMs, batchOutcome, claimOpening, claimSql, decodeClaimed, markSentSql, type BatchOutcome, type Row, type RowFailure } from './batch';
 export { OutboxRelay, type RelayCounts, type RelayEvents, type RelayOptions, type RelayStats } from './relay';
 export { RowPublisher, type EventPublisher } from './row-publisher';
 export { OUTBOX_COLUMNS, OUTBOX_INDEXES, outboxChannel, outboxTableDdl, type OutboxStatus } from './schema';

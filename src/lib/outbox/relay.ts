@@ -13,7 +13,7 @@
 import { EventEmitter } from 'node:events';
 import type { Queryable, TableName } from '../postgres';
 import type { MessageTracer } from '../trace';
-import { batchOutcome, claimOpening, markFailures, markSentSql, type BatchOutcome, type Row } from './batch';
+import { batchOutcome, claimOpening, decodeClaimed, markFailures, markSentSql, type BatchOutcome, type Row } from './batch';
 import { RowPublisher, type EventPublisher } from './row-publisher';
 import { BatchWindow } from './window';
 import type { Transactional } from './write';
@@ -224,7 +224,7 @@ export class OutboxRelay extends EventEmitter<RelayEvents> {
     this.options.db
       .transaction(
         async (client, opened): Promise<BatchOutcome | undefined> => {
-          const rows = opened.rows as Row[];
+          const rows = decodeClaimed(opened.rows as Array<Omit<Row, 'payload'> & { payload: Buffer | string }>);
           if (rows.length === 0) {
             handed(0);
             return undefined;

@@ -7,7 +7,7 @@
  */
 import { EventEmitter } from 'node:events';
 import type { Options } from 'amqplib';
-import { PublishError, type ConfirmPublisher } from './confirm-publisher';
+import { PublishError, type BatchMessage, type BatchSettle, type ConfirmPublisher } from './confirm-publisher';
 import { DEFAULT_PUBLISH_LIMITS, type PublishLimits } from './limits';
 
 export { DEFAULT_PUBLISH_LIMITS, type PublishLimits };
@@ -42,7 +42,7 @@ interface Waiting extends PublishRequest {
 }
 
 /** What the buffer needs of a confirm publisher. */
-export type SendTarget = Pick<ConfirmPublisher, 'send' | 'whenWritable'>;
+export type SendTarget = Pick<ConfirmPublisher, 'send' | 'sendBatch' | 'whenWritable'>;
 
 /** The live connection's confirm publishers, as the buffer needs them. */
 export interface PublisherSource {
@@ -104,6 +104,32 @@ export class PublishBuffer extends EventEmitter<{ change: [] }> {
     });
   }
 
+  /**
+   * Publishes `n` messages of one purpose, each one's outcome told to `settle` (see
+   * ConfirmPublisher.sendBatch). When nothing waits and the channel is open, the batch goes to it in
+   * one synchronous run (the run is not cut short when the write buffer fills: a batch is bounded;
+   * what comes after it waits for the drain); otherwise each message waits here as a publish would,
+   * with copies of its options and headers (`message(i)` may reuse its objects).
+   */
+  publishBatch(purpose: string, n: number, message: (i: number) => BatchMessage, settle: BatchSettle, survivesReconnect: boolean): void {
+    if (this.open && this.waiting.length === 0) {
+      const publisher = this.source.ready(purpose);
+      if (publisher) {
+        if (!publisher.sendBatch(n, message, settle)) this.drainOf(publisher);
+        return;
+      }
+    }
+    for (let i = 0; i < n; i++) {
+      const { exchange, routingKey, content, options } = message(i);
+      const headers = options.headers as Record<string, unknown> | undefined | null;
+      const copied = Object.assign({}, options, headers !== null && typeof headers === 'object' ? { headers: Object.assign({}, headers) } : {});
+      this.publish({ purpose, exchange, routingKey, content, options: copied, survivesReconnect }).then(
+        () => settle(i, undefined),
+        (err: unknown) => settle(i, err instanceof PublishError ? err : new PublishError(String((err as Error | undefined)?.message ?? err), 'channel-closed')),
+      );
+    }
+  }
+
   setConnected(connected: boolean): void {
     this.connected = connected;
     if (connected) {
@@ -149,14 +175,17 @@ export class PublishBuffer extends EventEmitter<{ change: [] }> {
 
   private hand(publisher: SendTarget, request: PublishRequest): Promise<void> {
     const { written, confirmed } = publisher.send(request.exchange, request.routingKey, request.content, request.options);
-    if (!written) {
-      this.draining = true;
-      void publisher.whenWritable().then(() => {
-        this.draining = false;
-        void this.pump();
-      });
-    }
+    if (!written) this.drainOf(publisher);
     return confirmed;
+  }
+
+  /** A channel's write buffer is full: nothing more is handed over until it drains. */
+  private drainOf(publisher: SendTarget): void {
+    this.draining = true;
+    void publisher.whenWritable().then(() => {
+      this.draining = false;
+      void this.pump();
+    });
   }
 
   /** Sends what waits, oldest first, while the connection takes it. */

@@ -4,7 +4,7 @@
  * buffer is full or the connection is re-established, publishes wait there, bounded.
  */
 import type { ChannelModel, Options } from 'amqplib';
-import { ConfirmPublisher } from './confirm-publisher';
+import { ConfirmPublisher, PublishError, type BatchMessage, type BatchSettle } from './confirm-publisher';
 import { PublishBuffer, type PublishLimits } from './publish-buffer';
 
 export interface PublisherOptions {
@@ -21,6 +21,8 @@ export interface PublisherOptions {
 export interface Publisher {
   /** Resolves once the broker confirmed the message and did not return it. */
   publish(exchange: string, routingKey: string, content: Buffer, options?: Options.Publish): Promise<void>;
+  /** Publishes `n` messages, each one's outcome told to `settle` as {@link publish} would settle it (see PublishBuffer.publishBatch). */
+  publishBatch(n: number, message: (i: number) => BatchMessage, settle: BatchSettle): void;
 }
 
 export class Publishers {
@@ -53,6 +55,11 @@ export class Publishers {
         const why = this.unusedWhy();
         if (why !== undefined) return Promise.reject(new Error(why));
         return this.buffer.publish({ purpose, exchange, routingKey, content, options: publishOptions, survivesReconnect });
+      },
+      publishBatch: (n, message, settle) => {
+        const why = this.unusedWhy();
+        if (why === undefined) this.buffer.publishBatch(purpose, n, message, settle, survivesReconnect);
+        else for (let i = 0; i < n; i++) settle(i, new PublishError(why, 'channel-closed'));
       },
     };
   }

@@ -39,6 +39,7 @@ export = function register(RED: NodeAPI): void {
     const confirmed = broker.connection.publisher(node.id);
     const publisher = {
       publish: confirmed.publish.bind(confirmed),
+      publishBatch: confirmed.publishBatch.bind(confirmed),
       exchangeExists: (exchange: string): Promise<boolean> =>
         broker.connection.withThrowawayChannel((ch) => ch.checkExchange(exchange)).then(
           () => true,
