@@ -67,6 +67,17 @@ function setup(limits = { maxMessages: 3, maxBytes: 1000 }) {
 /** Lets the buffer's pump (promise callbacks) run. */
 const settle = () => new Promise((resolve) => setImmediate(resolve));
 
+/** A connected buffer whose channel is open: one publish (`body`) sent and confirmed. */
+async function opened(body = 'x') {
+  const subject = setup();
+  subject.buffer.setConnected(true);
+  const first = subject.publish(body);
+  await settle();
+  subject.channel.confirmAll();
+  await first;
+  return subject;
+}
+
 describe('publish buffer', () => {
   it('publishes at once when nothing holds it back, and resolves on the confirm', async () => {
     const { channel, buffer, publish } = setup();
@@ -80,12 +91,7 @@ describe('publish buffer', () => {
   });
 
   it('holds publishes while the broker blocks, fails the one past the bound, then sends each once in order', async () => {
-    const { channel, buffer, publish } = setup();
-    buffer.setConnected(true);
-    const warmUp = publish('warm-up');
-    await settle();
-    channel.confirmAll();
-    await warmUp;
+    const { channel, buffer, publish } = await opened('warm-up');
     buffer.setBlocked('low on memory');
     const held = ['1', '2', '3'].map((body) => publish(body));
     await assert.rejects(publish('4'), (err: Error & { failure?: string }) => {
@@ -204,12 +210,7 @@ describe('publish buffer', () => {
     };
 
     it('hands a batch over whole to an open channel, outcomes per message', async () => {
-      const { channel, buffer, publish } = setup();
-      buffer.setConnected(true);
-      const first = publish('x');
-      await settle();
-      channel.confirmAll();
-      await first;
+      const { channel, buffer } = await opened();
       const outcomes: Array<string | undefined> = [];
       buffer.publishBatch('p', 3, batchOf(['a', 'b', 'c']), (i, err) => (outcomes[i] = err === undefined ? 'ok' : err.message), true);
       assert.equal(channel.batches, 1);
@@ -219,12 +220,7 @@ describe('publish buffer', () => {
     });
 
     it('a full write buffer after a batch holds what comes next until the drain', async () => {
-      const { channel, buffer, publish } = setup();
-      buffer.setConnected(true);
-      const first = publish('x');
-      await settle();
-      channel.confirmAll();
-      await first;
+      const { channel, buffer, publish } = await opened();
       channel.full = true;
       buffer.publishBatch('p', 2, batchOf(['a', 'b']), () => undefined, true);
       const later = publish('c');
