@@ -1,11 +1,11 @@
 /**
- * The best hand-written pipelined outbox relay, for the outbox section's "relay vs publish" pair: raw
+ * A careful hand-written pipelined outbox relay, for the outbox section's "relay vs publish" pair: raw
  * pg and amqplib doing what the package's relay does on the same table, with nothing else — a batch
  * of 100 pending rows claimed in `seq` order (`FOR UPDATE SKIP LOCKED`, walking the partial index on
  * `seq`) in the round trip of its BEGIN, published with `mandatory` and a confirm each, marked sent in
  * the round trip of its COMMIT once every confirm came; up to 3 batches in flight, each a transaction
  * on a connection of its own, committed in the order claimed. Plain bench code: what the protocol
- * itself costs on this machine, the package's ceiling.
+ * itself costs on this machine without the package.
  */
 import pg from 'pg';
 import type { ChannelModel } from 'amqplib';

@@ -4,8 +4,8 @@
  *
  *   npm run build && node --expose-gc --import tsx bench/tools/profile.ts consume [count] [prefetch] [size]
  *   node --expose-gc --import tsx bench/tools/profile.ts raw | work | later | batched | session | consume | park | publish | retry | nodered
- *   node --expose-gc --import tsx bench/tools/profile.ts dedupe-none | dedupe-memory | dedupe-redis | dedupe-postgres | dedupe-redis-raw | dedupe-postgres-raw [count]   (consume with deduplication, every id new; -raw: the hand-written best, lib/dedupe-raw.ts)
- *   node --expose-gc --import tsx bench/tools/profile.ts outbox | outbox-raw | outbox-best [count]   (the relay from the NOTIFY on rows written before, or raw amqplib publishing them, or the hand-written pipelined relay, lib/relay-raw.ts)
+ *   node --expose-gc --import tsx bench/tools/profile.ts dedupe-none | dedupe-memory | dedupe-redis | dedupe-postgres | dedupe-redis-raw | dedupe-postgres-raw [count]   (consume with deduplication, every id new; -raw: a careful hand-written consumer, lib/dedupe-raw.ts)
+ *   node --expose-gc --import tsx bench/tools/profile.ts outbox | outbox-raw | outbox-hand [count]   (the relay from the NOTIFY on rows written before, or raw amqplib publishing them, or the hand-written pipelined relay, lib/relay-raw.ts)
  *   node --expose-gc --import tsx bench/tools/profile.ts nodered-alone | retry-nodered | publish-nodered   (Node-RED alone, lib/nodered-alone.ts)
  *   node --import tsx bench/tools/profile.ts --summarize some.cpuprofile [count]   (a profile from node --cpu-prof)
  *
@@ -120,7 +120,7 @@ async function main(): Promise<void> {
       park: [prepared, () => S.pkgPark(ctx, { topo, count, prefetch })],
       publish: [publishQueue, () => S.pkgPublish(ctx, { queue, count, window: prefetch, payload: ctx.body1k })],
       outbox: [outboxTable, () => P.pkgRelayFromNotify(ctx, { table, queue: eventQueue, count, body })],
-      'outbox-best': [outboxTable, () => rawPipelinedRelay({ model, table, queue: eventQueue, count, body })],
+      'outbox-hand': [outboxTable, () => rawPipelinedRelay({ model, table, queue: eventQueue, count, body })],
       'outbox-raw': [outboxTable, () => P.rawPublishEvents({ model, queue: eventQueue, count, body, batch: 100 })],
       'publish-nodered': [publishQueue, () => S.nodeRedAlonePublish(ctx, { queue, count, window: prefetch, payload: ctx.body1k })],
       nodered: [
