@@ -10,7 +10,7 @@ import type { Row } from './batch';
 
 /** Publishes one event; resolves once the broker confirmed it and did not return it. */
 export interface EventPublisher {
-  publish(exchange: string, routingKey: string, content: Buffer, options: Record<string, unknown>): Promise<void>;
+  publish(exchange: string, routingKey: string, content: Buffer, options: BatchMessage['options']): Promise<void>;
   /**
    * Whether an exchange exists (a passive check on a channel of its own). A publish to a missing one
    * closes the publishing channel with a 404, failing the other rows in flight with it, which would
@@ -92,7 +92,10 @@ export class RowPublisher {
     });
   }
 
-  /** Row `i` as a publish of the batch, on `into` (reused from row to row: the publisher reads it during the call only). */
+  /**
+   * Row `i` as a publish, on `into` (a batch reuses it from row to row: the publisher reads it during
+   * the call only): its headers with the trace context, its span started (into `spans`), its options.
+   */
   private message(row: Row, i: number, into: BatchMessage, spans: Array<MessageSpan | undefined> | undefined): BatchMessage {
     const headers = Object.assign({}, row.headers);
     const trace = traceOf(headers) ?? { traceparent: newTraceparent() };
@@ -122,14 +125,9 @@ export class RowPublisher {
     return missing;
   }
 
-  /** Publishes one row; its outcome goes to `settle` (the span, when recorded, into `spans`). */
+  /** Publishes one row (a publisher without publishBatch); its outcome goes to `settle` (the span, when recorded, into `spans`). */
   private publish(row: Row, i: number, settle: (i: number, error: string | undefined) => void, spans: Array<MessageSpan | undefined> | undefined): void {
-    const headers = Object.assign({}, row.headers);
-    const trace = traceOf(headers) ?? { traceparent: newTraceparent() };
-    const span = this.tracer?.start(spanName('relay', row.exchange), 'producer', messagingAttributes('relay', row.exchange, row.routing_key, { properties: { messageId: row.id, correlationId: row.properties?.correlationId }, content: row.payload }), trace);
-    if (spans !== undefined) spans[i] = span;
-    setTrace(headers, span?.trace ?? trace);
-    const options = { ...(row.properties ?? {}), headers, messageId: row.id, mandatory: true };
+    const { options } = this.message(row, i, { exchange: row.exchange, routingKey: row.routing_key, content: row.payload, options: {} }, spans);
     let sent: Promise<void>;
     try {
       sent = this.publisher.publish(row.exchange, row.routing_key, row.payload, options);
