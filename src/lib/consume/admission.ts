@@ -1,7 +1,7 @@
 /**
  * Deduplication on arrival: a delivery's key is found (its messageId, a msg property, an expression),
  * checked (missing, unusable, longer than the store takes) and passed through the gate. Says what
- * becomes of the delivery; it calls nothing back.
+ * becomes of the delivery (at once, or through the one callback it is given); it settles nothing.
  */
 import type { Admission as GateAdmission, DedupeGate, DedupeKeyResult } from '../dedupe';
 import type { DeliveredMessage } from '../message';
@@ -31,6 +31,9 @@ export type Arrival =
   /** Let go of: its channel is gone, or the consumer stops (the broker has it again). */
   | { kind: 'gone' };
 
+/** A delivery's channel: closed once it is gone (the broker has its deliveries again). */
+type Channel = { readonly closed: boolean };
+
 const GONE: Arrival = Object.freeze({ kind: 'gone' });
 const DUPLICATE: Arrival = Object.freeze({ kind: 'duplicate' });
 
@@ -45,18 +48,24 @@ export class Admission {
   }
 
   /**
-   * What becomes of a delivery; `live()` says whether its channel is still there. Answered at once
-   * when its key is found at once and the gate answers at once (a store that answers at once); a
-   * promise otherwise (one, however many turns it waits).
+   * What becomes of a delivery on `channel` (let go of once it closed): returned when its key is found
+   * at once and the gate answers at once (a store that answers at once); otherwise undefined, and
+   * `later` is called with it once known (once, however many turns it waits; it must not throw). A
+   * callback, not a promise: no promise, closures or microtask per delivery on the hot path.
    */
-  of(delivered: DeliveredMessage, live: () => boolean): Arrival | Promise<Arrival> {
+  of(delivered: DeliveredMessage, channel: Channel, later: (arrival: Arrival) => void): Arrival | undefined {
     const found = this.dedupe.keyOf(delivered);
-    return found instanceof Promise ? this.evaluated(found).then((key) => this.withKey(key, live)) : this.withKey(found, live);
+    if (!(found instanceof Promise)) return this.withKey(found, channel, later);
+    void this.evaluated(found).then((key) => {
+      const now = this.withKey(key, channel, later);
+      if (now !== undefined) later(now);
+    });
+    return undefined;
   }
 
-  private withKey(found: DedupeKeyResult, live: () => boolean): Arrival | Promise<Arrival> {
+  private withKey(found: DedupeKeyResult, channel: Channel, later: (arrival: Arrival) => void): Arrival | undefined {
     const { gate, noKey } = this.dedupe;
-    if (!live() || gate.stopped) return GONE;
+    if (channel.closed || gate.stopped) return GONE;
     if ('missing' in found) return noKey === 'park' ? { kind: 'park', reason: NO_DEDUPE_KEY } : { kind: 'deliver' };
     const problem = 'problem' in found ? found.problem : this.tooLong(found.key);
     if (problem !== undefined) {
@@ -64,21 +73,14 @@ export class Admission {
       return { kind: 'park', reason: `deduplication key ${problem}`, error: `deduplication key ${problem}; parked` };
     }
     const key = (found as { key: string }).key;
-    let settled: ((arrival: Arrival) => void) | undefined;
-    let early: Arrival | undefined;
-    const now = gate.admitOr(key, (admission) => {
-      const arrival = this.admitted(key, admission, live);
-      if (settled) settled(arrival);
-      else early = arrival;
-    });
-    if (now !== undefined) return this.admitted(key, now, live);
-    return early ?? new Promise((resolve) => (settled = resolve));
+    const now = gate.admitOr(key, (admission) => later(this.admitted(key, admission, channel)));
+    return now === undefined ? undefined : this.admitted(key, now, channel);
   }
 
   /** What the gate's answer means for the delivery (its channel may be gone meanwhile). */
-  private admitted(key: string, admission: GateAdmission, live: () => boolean): Arrival {
+  private admitted(key: string, admission: GateAdmission, channel: Channel): Arrival {
     const { gate } = this.dedupe;
-    if (!live() || gate.stopped) {
+    if (channel.closed || gate.stopped) {
       if (admission === 'claimed') gate.release(key); // the broker has it again: the claim is not needed
       return GONE;
     }

@@ -9,7 +9,6 @@
 import { EventEmitter } from 'node:events';
 import type { ConsumeMessage } from 'amqplib';
 import type { ErrorKind } from '../classify';
-import type { DedupeGate } from '../dedupe';
 import type { DeliveredMessage, FailureDetails, RetryInfo } from '../message';
 import {
   decide,
@@ -29,14 +28,15 @@ import { requeueAfterPause } from './copy-failure';
 import { deliveredOf } from './delivered';
 import { endSpans, failSpans, startProcess, startSettle } from './delivery-spans';
 import { notSettleable, type DeliveryRegistry } from './registry';
+import { KeyedSettles } from './keyed-settles';
 import { SettleDeadlines } from './settle-deadlines';
 import { SettleOutcomes } from './settle-outcomes';
 import type { DeliveriesOptions, DeliveryEvents } from './types';
 
 export class Deliveries extends EventEmitter<DeliveryEvents> {
   private copies = 0;
-  /** Acks of deduplicated deliveries waiting for their key to be recorded. */
-  private completing = 0;
+  /** Acks and lost-channel settles of deduplicated deliveries, waiting on the store. */
+  private readonly keyed: KeyedSettles | undefined;
   /** Deduplication on arrival, when the consumer deduplicates. */
   private readonly admission: Admission | undefined;
   /** Once stopping, a held message is not run again (it goes back to the queue with the channel). */
@@ -65,6 +65,11 @@ export class Deliveries extends EventEmitter<DeliveryEvents> {
       warning: (text) => this.emit('warning', text),
       error: (text) => this.emit('error', text),
     });
+    const gate = options.dedupe?.gate;
+    this.keyed = gate && new KeyedSettles(gate, this.deadlines.orphans, {
+      ack: (entry, action, reason, kind) => this.recordedAck(entry, action, reason, kind),
+      duplicate: (entry) => this.finished(entry, { kind: 'duplicate' }, ''),
+    });
   }
 
   /** Deliveries received, acked, retried, parked, and duplicates acked without entering the flow. */
@@ -79,7 +84,7 @@ export class Deliveries extends EventEmitter<DeliveryEvents> {
 
   /** Settles under way: copies (retry tier, parking queue) waiting for their confirm, acks waiting for their key to be recorded. */
   get copying(): number {
-    return this.copies + this.completing;
+    return this.copies + (this.keyed?.completing ?? 0);
   }
 
   /** Deliveries waiting for their deduplication key (held by another copy or consumer, or the store), or for its expression. */
@@ -123,7 +128,7 @@ export class Deliveries extends EventEmitter<DeliveryEvents> {
     const { registry } = this;
     const entry = registry.entry(id);
     if (!entry) {
-      this.settleOrphan(id, action);
+      this.keyed?.orphan(id, action);
       throw notSettleable(registry.ending(id), id, action);
     }
     registry.end(id, PAST_TENSE[action]);
@@ -145,8 +150,8 @@ export class Deliveries extends EventEmitter<DeliveryEvents> {
       default:
         // The key is recorded before the ack: at once with a store that answers at once (memory), else after its round trip.
         if (key !== undefined && decision.kind === 'ack') {
-          const gate = this.options.dedupe?.gate;
-          if (gate && !gate.completeNow(key)) return this.ackWhenRecorded(gate, entry, key, action, reason, kind);
+          const { keyed } = this;
+          if (keyed && !keyed.gate.completeNow(key)) return keyed.ackWhenRecorded(entry, key, action, reason, kind);
         }
         if (entry.spans !== undefined && entry.acks.closed) throw this.unsettled(entry, staleDelivery(entry, action));
         this.options.settler.execute(entry, decision, action);
@@ -187,20 +192,25 @@ export class Deliveries extends EventEmitter<DeliveryEvents> {
     const arrival = onArrival(error, options.invalidBody);
     const admission = this.admission;
     if (arrival !== 'deliver' || !admission || dedupeKey !== undefined) return this.hand(entry, delivered, arrival, error ?? '');
-    let admitted: Arrival | Promise<Arrival>;
+    let now: Arrival | undefined;
     try {
-      admitted = admission.of(delivered, () => !acks.closed);
+      now = admission.of(delivered, acks, (outcome) => this.admittedLater(entry, delivered, outcome));
     } catch (err) {
       this.emit('changed');
       this.emit('error', `message ${id}: ${(err as Error).message}`);
       return;
     }
-    if (!(admitted instanceof Promise)) return this.admitted(entry, delivered, admitted);
-    admitted.then(
-      (outcome) => this.admitted(entry, delivered, outcome),
-      (err: unknown) => this.emit('error', `message ${id}: ${(err as Error).message}`),
-    );
+    if (now !== undefined) return this.admitted(entry, delivered, now);
     this.emit('changed');
+  }
+
+  /** The gate's answer, once known (called from inside the gate: nothing is thrown there). */
+  private admittedLater(entry: TrackedDelivery, delivered: DeliveredMessage, outcome: Arrival): void {
+    try {
+      this.admitted(entry, delivered, outcome);
+    } catch (err) {
+      this.emit('error', `message ${entry.id}: ${err instanceof Error ? err.message : String(err)}`);
+    }
   }
 
   /** What the gate's answer calls for: to the flow, acked as a duplicate, parked, or let go of. */
@@ -213,7 +223,7 @@ export class Deliveries extends EventEmitter<DeliveryEvents> {
         }
         return this.hand(entry, delivered, 'deliver', '');
       case 'duplicate':
-        return this.duplicate(entry);
+        return this.keyed?.duplicate(entry);
       case 'park':
         if (outcome.error !== undefined) this.emit('error', `message ${entry.id}: ${outcome.error}`);
         return this.hand(entry, delivered, 'park', outcome.reason);
@@ -242,48 +252,15 @@ export class Deliveries extends EventEmitter<DeliveryEvents> {
     }
   }
 
-  /** A duplicate of a processed key: acked without entering the flow, counted and reported. */
-  private duplicate(entry: TrackedDelivery): void {
+  /** The ack of a deduplicated delivery once its key is recorded (see KeyedSettles). */
+  private recordedAck(entry: TrackedDelivery, action: SettleAction, reason: string, kind: ErrorKind | undefined): SettleOutcome {
     try {
-      entry.acks.ack(entry.message);
-    } catch {
-      return; // channel gone: redelivered, and found a duplicate again
+      this.options.settler.execute(entry, { kind: 'ack' }, action);
+    } finally {
+      this.emit('changed');
     }
-    this.finished(entry, { kind: 'duplicate' }, '');
-  }
-
-  /**
-   * An ack of a deduplicated delivery: its key is recorded as processed first, then the ack goes to
-   * the broker ("effect done, ack lost" is covered). Waits while the store is down.
-   */
-  private ackWhenRecorded(gate: DedupeGate, entry: TrackedDelivery, key: string, action: SettleAction, reason: string, kind: ErrorKind | undefined): Promise<SettleOutcome> {
-    this.completing += 1;
-    return new Promise((resolve, reject) => {
-      // Called from inside the gate: whatever the ack comes to goes to the promise, nothing is thrown there.
-      gate.completeThen(key, () => {
-        this.completing -= 1;
-        try {
-          try {
-            this.options.settler.execute(entry, { kind: 'ack' }, action);
-          } finally {
-            this.emit('changed');
-          }
-          this.options.hold?.release();
-          resolve(this.finished(entry, { kind: 'ack' }, reason, kind));
-        } catch (err) {
-          reject(err instanceof Error ? err : new Error(String(err)));
-        }
-      });
-    });
-  }
-
-  /** A settle of a delivery whose channel was lost with the flow on it: its key is still recorded (an ack) or released (unless its deadline released it). */
-  private settleOrphan(id: string, action: SettleAction): void {
-    const gate = this.options.dedupe?.gate;
-    const orphan = gate ? this.deadlines.orphans.settle(id, action) : undefined;
-    if (!orphan || !gate) return;
-    if (orphan.then === 'complete') void gate.complete(orphan.key);
-    else gate.release(orphan.key);
+    this.options.hold?.release();
+    return this.finished(entry, { kind: 'ack' }, reason, kind);
   }
 
   /**
