@@ -57,7 +57,14 @@ export class Admission {
     const found = this.dedupe.keyOf(delivered);
     if (!(found instanceof Promise)) return this.withKey(found, channel, later);
     void this.evaluated(found).then((key) => {
-      const now = this.withKey(key, channel, later);
+      let now: Arrival | undefined;
+      try {
+        now = this.withKey(key, channel, later);
+      } catch (err) {
+        // Not expected; parked with the reason rather than left in its prefetch slot (or thrown as an unhandled rejection).
+        const why = `deduplication failed: ${err instanceof Error ? err.message : String(err)}`;
+        now = { kind: 'park', reason: why, error: `${why}; parked` };
+      }
       if (now !== undefined) later(now);
     });
     return undefined;
