@@ -16,7 +16,8 @@ import { DATABASE_URL } from '../helpers/private-stores';
 /** A literal for each parameter of a statement (EXECUTE takes no bound parameters). */
 const args: Record<string, string> = {
   claim: `ARRAY['s']::text[], ARRAY['k']::text[], 'o', 1000`,
-  exchange: `ARRAY['s']::text[], ARRAY['k']::text[], 'o', 1000, ARRAY['s']::text[], ARRAY['d']::text[], 1000, ARRAY['s']::text[], ARRAY['r']::text[]`,
+  exchange: `ARRAY['s']::text[], ARRAY['k']::text[], 'o', 1000, ARRAY['s']::text[], ARRAY['d']::text[], 1000`,
+  exchangeReleasing: `ARRAY['s']::text[], ARRAY['k']::text[], 'o', 1000, ARRAY['s']::text[], ARRAY['d']::text[], 1000, ARRAY['s']::text[], ARRAY['r']::text[]`,
   complete: `ARRAY['s']::text[], ARRAY['k']::text[], 1000`,
   release: `ARRAY['s']::text[], ARRAY['k']::text[], 'o'`,
 };
@@ -81,7 +82,7 @@ describe('deduplication store: PostgreSQL statements settle on one plan (real se
         for (let i = 0; i < 8; i++) await client.query(`EXECUTE generic_${kind}(${literal})`);
         const counts = await client.query<{ generic: string; custom: string }>(
           'SELECT generic_plans AS generic, custom_plans AS custom FROM pg_prepared_statements WHERE name = $1',
-          [`generic_${kind}`],
+          [`generic_${kind}`.toLowerCase()], // PREPARE folds the name to lower case
         );
         assert.deepEqual(counts.rows, [{ generic: '3', custom: '5' }]);
       } finally {
