@@ -13,7 +13,7 @@ import { DedupeGate, MemoryDedupeStore } from '../../src/lib/dedupe';
 import { DeliveryRegistry } from '../../src/lib/consume/registry';
 import type { Settled } from '../../src/lib/consume/types';
 import type { DeliveredMessage } from '../../src/lib/message';
-import { AckBatcher, decisionPolicy, OrderedHold, Settler, SettleError, type CopyPublisher, type TrackedDelivery } from '../../src/lib/settle';
+import { AckBatcher, decisionPolicy, OrderedHold, Settler, SettleError, type CopyPublisher, type SettleOutcome, type TrackedDelivery } from '../../src/lib/settle';
 import type { RetryTopologyConfig } from '../../src/lib/topology';
 import { openTelemetryTracer, type MessageTracer } from '../../src/lib/trace';
 
@@ -131,19 +131,29 @@ describe('deliveries', () => {
     await assert.rejects(deliveries.settle('other:1', 'ack'), (err: SettleError) => err.kind === 'unknown');
   });
 
-  it('settleNow (the settle nodes\' path): an ack or a dead-letter returns its outcome itself, a copy a promise; one that cannot settle throws', async () => {
+  it('settleNow (the settle nodes\' path): an ack or a dead-letter returns its outcome itself, a copy undefined and its outcome through the callback; one that cannot settle throws', async () => {
     const { written, deliveries, track, copies } = setup(0);
     const a = track(1);
     const b = track(2);
     const c = track(3);
-    assert.deepEqual(deliveries.settleNow(a, 'ack'), { done: 'acked', attempt: 1 });
-    assert.deepEqual(deliveries.settleNow(b, 'retry'), { done: 'retried', attempt: 1 }); // a dead-letter retry: no copy
-    const parked = deliveries.settleNow(c, 'park', 'bad');
-    assert.ok(parked instanceof Promise, 'a park waits for its confirmed copy');
-    assert.equal((await parked).done, 'parked');
+    const results: (SettleOutcome | Error)[] = [];
+    const ids: string[] = [];
+    const later = (result: SettleOutcome | Error, id: string): void => {
+      results.push(result);
+      ids.push(id);
+    };
+    assert.deepEqual(deliveries.settleNow(a, 'ack', '', undefined, undefined, later), { done: 'acked', attempt: 1 });
+    assert.deepEqual(deliveries.settleNow(b, 'retry', '', undefined, undefined, later), { done: 'retried', attempt: 1 }); // a dead-letter retry: no copy
+    assert.equal(deliveries.settleNow(c, 'park', 'bad', undefined, undefined, later), undefined, 'a park waits for its confirmed copy');
+    assert.deepEqual(results, [], 'not called before settleNow returns');
+    for (let i = 0; i < 100 && results.length === 0; i += 1) await nextTurn();
+    assert.equal(results.length, 1);
+    const parked: unknown = results[0];
+    assert.equal((parked as SettleOutcome).done, 'parked');
+    assert.deepEqual(ids, [c]);
     assert.deepEqual(copies.published.map((p) => p.queue), ['q.parking']);
-    assert.throws(() => deliveries.settleNow(a, 'ack'), (err: SettleError) => err.kind === 'already-settled');
-    assert.throws(() => deliveries.settleNow('node1:99', 'retry'), (err: SettleError) => err.kind === 'unknown');
+    assert.throws(() => deliveries.settleNow(a, 'ack', '', undefined, undefined, later), (err: SettleError) => err.kind === 'already-settled');
+    assert.throws(() => deliveries.settleNow('node1:99', 'retry', '', undefined, undefined, later), (err: SettleError) => err.kind === 'unknown');
     await nextTurn();
     assert.deepEqual(written, ['ack 1+', 'nack 2+', 'ack 3+']);
   });
@@ -182,8 +192,8 @@ describe('deliveries', () => {
     const done = track(2);
     const plain = track(3);
     assert.equal((await deliveries.settle(permanent, 'retry', 'permanent (client error): HTTP 400', undefined, 'permanent')).done, 'parked');
-    assert.deepEqual(deliveries.settleNow(done, 'ack', '', undefined, 'done'), { done: 'acked', attempt: 1 });
-    deliveries.settleNow(plain, 'ack');
+    assert.deepEqual(deliveries.settleNow(done, 'ack', '', undefined, 'done', () => undefined), { done: 'acked', attempt: 1 });
+    await deliveries.settle(plain, 'ack');
     track(4); // left to the settle timeout
     for (let i = 0; i < 100 && deliveries.inFlight > 0; i += 1) await sleep(10);
     assert.deepEqual(

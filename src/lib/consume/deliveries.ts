@@ -20,6 +20,7 @@ import {
   type CopyDecision,
   type Decision,
   type SettleAction,
+  type SettleLater,
   type SettleOutcome,
   type TrackedDelivery,
 } from '../settle';
@@ -104,27 +105,22 @@ export class Deliveries extends EventEmitter<DeliveryEvents> {
     this.track(acks, message, retry, receivedAt);
   }
 
-  /**
-   * The one way a delivery is settled (settle nodes, the settle timeout, an invalid body). Rejects
-   * with {@link SettleError} when it cannot be settled (any more). An ack, a dead-letter or a hold is
-   * done at once; a retry or park by a confirmed copy waits for the confirm. `kind`: what the error
-   * rules made of the failure (a retry-settle in retry mode, the settle timeout), see `decide`.
-   */
+  /** {@link settleNow} as a promise (the settle timeout, an invalid body): rejects with {@link SettleError} when it cannot be settled (any more). */
   settle(id: string, action: SettleAction, reason = '', failure?: FailureDetails, kind?: ErrorKind): Promise<SettleOutcome> {
-    try {
-      return Promise.resolve(this.settleNow(id, action, reason, failure, kind));
-    } catch (err) {
-      return Promise.reject(err instanceof Error ? err : new Error(String(err)));
-    }
+    return new Promise((resolve, reject) => {
+      const now = this.settleNow(id, action, reason, failure, kind, (result) => (result instanceof Error ? reject(result) : resolve(result)));
+      if (now !== undefined) resolve(now);
+    }); // what settleNow throws rejects it
   }
 
   /**
-   * {@link settle} for the hot path: an ack, a dead-letter or a hold returns its outcome at once (no
-   * promise, no microtask before the flow's `done`), and one that cannot settle throws its
-   * {@link SettleError}; a copy (retry tier, park) or the ack of a deduplicated delivery returns a
-   * promise, which rejects when that fails.
+   * The one way a delivery is settled (the settle nodes' hot path: no promise). An ack, a dead-letter
+   * or a hold returns its outcome at once; a copy (retry tier, park), or the ack of a deduplicated
+   * delivery waiting for its key to be recorded, returns undefined and `later` gets its outcome or
+   * error once known (never before this returns). One that cannot settle throws its {@link SettleError}.
+   * `kind`: what the error rules made of the failure (a retry-settle in retry mode, the settle timeout), see `decide`.
    */
-  settleNow(id: string, action: SettleAction, reason = '', failure?: FailureDetails, kind?: ErrorKind): SettleOutcome | Promise<SettleOutcome> {
+  settleNow(id: string, action: SettleAction, reason: string, failure: FailureDetails | undefined, kind: ErrorKind | undefined, later: SettleLater): SettleOutcome | undefined {
     const { registry } = this;
     const entry = registry.entry(id);
     if (!entry) {
@@ -140,7 +136,11 @@ export class Deliveries extends EventEmitter<DeliveryEvents> {
     switch (decision.kind) {
       case 'republish':
       case 'park':
-        return this.settleByCopy(entry, decision, action, reason, kind);
+        void this.settleByCopy(entry, decision, action, reason, kind).then(
+          (outcome) => later(outcome, id),
+          (err: unknown) => later(err instanceof Error ? err : new Error(String(err)), id),
+        );
+        return undefined;
       case 'hold':
         if (entry.acks.closed) throw this.unsettled(entry, staleDelivery(entry, action));
         this.options.hold?.hold(entry, decision.reason, (attempt) => {
@@ -151,7 +151,7 @@ export class Deliveries extends EventEmitter<DeliveryEvents> {
         // The key is recorded before the ack: at once with a store that answers at once (memory), else after its round trip.
         if (key !== undefined && decision.kind === 'ack') {
           const { keyed } = this;
-          if (keyed && !keyed.gate.completeNow(key)) return keyed.ackWhenRecorded(entry, key, action, reason, kind);
+          if (keyed && !keyed.gate.completeNow(key)) return keyed.ackWhenRecorded(entry, key, action, reason, kind, later);
         }
         if (entry.spans !== undefined && entry.acks.closed) throw this.unsettled(entry, staleDelivery(entry, action));
         this.options.settler.execute(entry, decision, action);

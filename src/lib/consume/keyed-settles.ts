@@ -7,7 +7,7 @@
  */
 import type { ErrorKind } from '../classify';
 import type { DedupeGate } from '../dedupe';
-import type { SettleAction, SettleOutcome, TrackedDelivery } from '../settle';
+import type { SettleAction, SettleLater, SettleOutcome, TrackedDelivery } from '../settle';
 import type { Orphans } from './orphans';
 
 export interface KeyedSettleHooks {
@@ -27,20 +27,24 @@ export class KeyedSettles {
     private readonly hooks: KeyedSettleHooks,
   ) {}
 
-  /** Records the delivery's key, then acks it; the promise has the ack's outcome, or rejects with what it threw. */
-  ackWhenRecorded(entry: TrackedDelivery, key: string, action: SettleAction, reason: string, kind: ErrorKind | undefined): Promise<SettleOutcome> {
+  /**
+   * Records the delivery's key, then acks it: `later` gets the ack's outcome, or what it threw. Called
+   * from inside the gate once the store has the key (never before this returns: the caller found the
+   * store does not answer at once). No promise per ack.
+   */
+  ackWhenRecorded(entry: TrackedDelivery, key: string, action: SettleAction, reason: string, kind: ErrorKind | undefined, later: SettleLater): undefined {
     this.completing += 1;
-    return new Promise((resolve, reject) => {
-      // Called from inside the gate: whatever the ack comes to goes to the promise, nothing is thrown there.
-      this.gate.completeThen(key, () => {
-        this.completing -= 1;
-        try {
-          resolve(this.hooks.ack(entry, action, reason, kind));
-        } catch (err) {
-          reject(err instanceof Error ? err : new Error(String(err)));
-        }
-      });
+    this.gate.completeThen(key, () => {
+      this.completing -= 1;
+      let result: SettleOutcome | Error;
+      try {
+        result = this.hooks.ack(entry, action, reason, kind);
+      } catch (err) {
+        result = err instanceof Error ? err : new Error(String(err));
+      }
+      later(result, entry.id); // nothing is thrown into the gate
     });
+    return undefined; // the outcome comes through `later`
   }
 
   /** A duplicate of a processed key: acked without entering the flow, counted and reported. */

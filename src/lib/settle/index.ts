@@ -5,4 +5,4 @@
 export { decide, decisionPolicy, onArrival, MALFORMED_X_DEATH, type CopyDecision, type Decidable, type Decision, type DecisionPolicy, type InvalidBodyPolicy } from './decide';
 export { AckBatcher, Settler, type AckChannel, type CopyPublisher, type ImmediateDecision, type Scheduler } from './settler';
 export { OrderedHold, type OrderedHoldEvents } from './ordered-hold';
-export { PAST_TENSE, SettleError, staleDelivery, type AckTarget, type DeliverySpans, type SettleAction, type SettleFailureKind, type SettleOutcome, type TrackedDelivery } from './settlement';
+export { PAST_TENSE, SettleError, staleDelivery, type AckTarget, type DeliverySpans, type SettleAction, type SettleFailureKind, type SettleLater, type SettleOutcome, type TrackedDelivery } from './settlement';

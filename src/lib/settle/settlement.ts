@@ -51,6 +51,13 @@ export interface SettleOutcome {
   parkedTo?: string;
 }
 
+/**
+ * Where a settle that is not done at once ends up: its outcome, or the error it failed with, and the
+ * delivery's id (called once; it must not throw). A callback rather than a promise: none per settle on
+ * the hot path; the id lets one callback serve every settle (no closure per settle either).
+ */
+export type SettleLater = (result: SettleOutcome | Error, deliveryId: string) => void;
+
 export type SettleFailureKind = 'already-settled' | 'stale' | 'unknown' | 'broker';
 
 export class SettleError extends Error {

@@ -8,7 +8,7 @@ import type { ErrorClassifier, ErrorKind } from '../../lib/classify';
 import type { ConsumerSession } from '../../lib/consume';
 import type { FailureDetails } from '../../lib/message';
 import type { OutcomeEvent } from '../../lib/observe';
-import { SettleError, type SettleAction, type SettleOutcome } from '../../lib/settle';
+import { SettleError, type SettleAction, type SettleLater, type SettleOutcome } from '../../lib/settle';
 
 export interface ConsumerSessionsEvents {
   /** A parked message of the configuration was replayed to its main queue. */
@@ -60,14 +60,15 @@ export class ConsumerSessions extends EventEmitter<ConsumerSessionsEvents> {
   }
 
   /**
-   * Settles the delivery an id names: an ack (or a dead-letter) at once, a copy (retry tier, park) by
-   * a promise (see `Deliveries.settleNow`). Throws {@link SettleError} when no session here gave it out,
-   * or when it cannot be settled (any more). `kind`: what the error rules made of the failure.
+   * Settles the delivery an id names: an ack (or a dead-letter) returns its outcome at once; a copy
+   * (retry tier, park), or an ack waiting for its key to be recorded, returns undefined and `later` gets
+   * its outcome or error (see `Deliveries.settleNow`). Throws {@link SettleError} when no session here
+   * gave it out, or when it cannot be settled (any more). `kind`: what the error rules made of the failure.
    */
-  settle(deliveryId: string, action: SettleAction, reason: string, failure?: FailureDetails, kind?: ErrorKind): SettleOutcome | Promise<SettleOutcome> {
+  settle(deliveryId: string, action: SettleAction, reason: string, failure: FailureDetails | undefined, kind: ErrorKind | undefined, later: SettleLater): SettleOutcome | undefined {
     const session = this.issuer(deliveryId);
     if (!session) throw consumerGone(deliveryId);
-    return session.deliveries.settleNow(deliveryId, action, reason, failure, kind);
+    return session.deliveries.settleNow(deliveryId, action, reason, failure, kind, later);
   }
 
   /** Tells every consumer of the configuration that a parked message was replayed. */

@@ -97,18 +97,33 @@ export function settleNode(RED: NodeAPI, node: Node, def: NodeDef, action: Settl
     done();
   };
 
+  /** The settles not done at once (a copy, an ack waiting for its key to be recorded), by delivery id: one callback for all, no closure per settle. */
+  const pending = new Map<string, { msg: NodeMessage; send: SendFunction; done: DoneFunction; why: string; kind?: ErrorKind }>();
+  /** Called from inside the gate or a confirm: nothing is thrown there. */
+  const later = (result: SettleOutcome | Error, deliveryId: string): void => {
+    const p = pending.get(deliveryId);
+    if (!p) return;
+    pending.delete(deliveryId);
+    try {
+      if (result instanceof Error) failed(result, p.done);
+      else settled(result, p.msg, p.send, p.done, p.why, p.kind);
+    } catch (err) {
+      node.error(errorText(err));
+    }
+  };
+
   /** Settles as decided: `how` the action, `why` the reason, `kind` what the error rules made of it. */
   const settle = (sessions: ConsumerSessions, deliveryId: string, msg: NodeMessage, send: SendFunction, done: DoneFunction, how: SettleAction, why: string, kind?: ErrorKind): void => {
-    let outcome: SettleOutcome | Promise<SettleOutcome>;
+    let outcome: SettleOutcome | undefined;
     try {
-      outcome = sessions.settle(deliveryId, how, why, how === 'ack' ? undefined : failureDetails(msg.error), kind);
+      outcome = sessions.settle(deliveryId, how, why, how === 'ack' ? undefined : failureDetails(msg.error), kind, later);
     } catch (err) {
       failed(err, done);
       return;
     }
-    // An ack is done here and now: the flow's done() follows without a promise or an extra turn.
-    if (outcome instanceof Promise) outcome.then((o) => settled(o, msg, send, done, why, kind), (err: unknown) => failed(err, done));
-    else settled(outcome, msg, send, done, why, kind);
+    // An ack is mostly done here and now: the flow's done() follows without a promise or an extra turn.
+    if (outcome !== undefined) settled(outcome, msg, send, done, why, kind);
+    else pending.set(deliveryId, { msg, send, done, why, kind }); // `later` is never called before settle returns
   };
 
   node.on('input', (msg, send, done) => {
