@@ -2,8 +2,9 @@
  * The idempotent consumer's gate: a delivery with a key is admitted to the flow only when its key is
  * claimed for this consumer (with a lease), and is a duplicate when the store says it was processed.
  * A duplicate of a key this consumer is still processing (or another consumer holds) waits: it is
- * looked at again at once when the first settles here, or every `recheckMs` until the other's lease
- * ends (one schedule for all of them, armed for the earliest: `recheck.ts`). The key is completed
+ * looked at again at once when the first settles here (the keys held here and their copies:
+ * `local-keys.ts`), or every `recheckMs` until the other's lease ends (one schedule for all of them,
+ * armed for the earliest: `recheck.ts`). The key is completed
  * (recorded as processed) before the ack goes to the broker, and released on a retry or a park (or
  * when the settle timeout ends its delivery), so the next delivery is processed again.
  *
@@ -17,6 +18,7 @@
 import { EventEmitter } from 'node:events';
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
+import { LocalKeys, type LocalKey, type Waiter } from './local-keys';
 import { StoreProbe } from './probe';
 import { RecheckSchedule, systemTimer, type Timer } from './recheck';
 import { StoreBatch } from './store-batch';
@@ -25,32 +27,20 @@ import type { Admission, DedupeGateEvents, DedupeGateOptions } from './gate-term
 
 export type { Admission, DedupeGateEvents, DedupeGateOptions, DedupeKeyResult, StoreDownPolicy } from './gate-terms';
 
-interface Waiter {
-  resolve: (admission: Admission) => void;
-}
-
-/** A key this consumer holds (claimed, not yet completed or released), and what waits for it here. */
-interface LocalKey {
-  key: string;
-  waiters: Waiter[];
-  /**
-   * When this consumer's claim's lease ends (ms since epoch): a waiter may claim anew then. Infinity
-   * while the claim is asked for (another consumer may hold the key): the lease starts when granted.
-   */
-  until: number;
-}
-
 interface Claiming {
   key: string;
-  resolve: (admission: Admission) => void;
+  resolve: Waiter;
   /** When to ask the store again while another consumer holds the key. */
   nextCheck: number;
 }
 
+const claiming = (key: string, resolve: Waiter): Claiming => ({ key, resolve, nextCheck: 0 });
+
 export class DedupeGate extends EventEmitter<DedupeGateEvents> {
   /** Names this consumer's claims in the store: readable, and new for every consumer start. */
   readonly owner = `${hostname()}/${process.pid}/${randomBytes(4).toString('hex')}`;
-  private readonly local = new Map<string, LocalKey>();
+  /** The keys this consumer holds, and the copies waiting here for them. */
+  private readonly local: LocalKeys;
   /** The store calls of this turn: claims (new, or looked at again), completes, releases. */
   private readonly calls: StoreBatch<Claiming>;
   /** Another consumer holds these keys: asked again at `nextCheck`. */
@@ -74,6 +64,7 @@ export class DedupeGate extends EventEmitter<DedupeGateEvents> {
     this.timer = options.timer ?? systemTimer;
     this.sync = options.store.sync;
     this.rechecks = new RecheckSchedule((items) => this.recheck(items), this.timer);
+    this.local = new LocalKeys(this.rechecks);
     this.probe = new StoreProbe(() => options.store.ping(), () => this.storeUp(), options.probe);
     const { scope, leaseMs, retentionMs } = options;
     this.calls = new StoreBatch(
@@ -81,7 +72,7 @@ export class DedupeGate extends EventEmitter<DedupeGateEvents> {
       { scope, owner: this.owner, leaseMs, retentionMs },
       {
         claimed: (claim, result) => this.claimed(claim, result),
-        completed: (key) => this.finish(key, 'duplicate'),
+        completed: (key) => this.local.finish(key, 'duplicate'),
         failed: (err) => this.failed(err),
         paused: () => this.downWhy !== undefined,
       },
@@ -95,9 +86,7 @@ export class DedupeGate extends EventEmitter<DedupeGateEvents> {
 
   /** Deliveries waiting for a key (held by another delivery or consumer, or for the store to come back). */
   get waiting(): number {
-    let n = this.calls.claiming + this.held.size;
-    for (const local of this.local.values()) n += local.waiters.length;
-    return n;
+    return this.calls.claiming + this.held.size + this.local.waiting;
   }
 
   /** Whether a delivery with this key may be processed now; resolves when that is known. */
@@ -119,16 +108,14 @@ export class DedupeGate extends EventEmitter<DedupeGateEvents> {
     if (local) {
       // This consumer is processing the key now (another copy, or the same message redelivered after a
       // lost channel): wait for it to settle, or for its lease to end (a flow that never settles it).
-      local.waiters.push({ resolve: later });
-      this.watchLease(local);
+      this.local.wait(local, later);
       return undefined;
     }
     if (this.downWhy !== undefined && this.options.storeDown === 'process') return 'unchecked';
-    this.local.set(key, { key, waiters: [], until: Infinity });
-    const claim: Claiming = { key, resolve: later, nextCheck: 0 };
+    this.local.add(key);
     const { sync } = this;
-    if (sync && this.downWhy === undefined) return this.answer(claim, sync.claimOne(this.keyOf(key), this.owner, this.options.leaseMs));
-    this.calls.claim(claim);
+    if (sync && this.downWhy === undefined) return this.answer(key, later, sync.claimOne(this.keyOf(key), this.owner, this.options.leaseMs));
+    this.calls.claim(claiming(key, later));
     return undefined;
   }
 
@@ -150,7 +137,7 @@ export class DedupeGate extends EventEmitter<DedupeGateEvents> {
   completeNow(key: string): boolean {
     if (!this.sync || this.downWhy !== undefined) return false;
     this.sync.completeOne(this.keyOf(key), this.options.retentionMs);
-    this.finish(key, 'duplicate');
+    this.local.finish(key, 'duplicate');
     return true;
   }
 
@@ -160,13 +147,12 @@ export class DedupeGate extends EventEmitter<DedupeGateEvents> {
    */
   release(key: string): void {
     const local = this.local.get(key);
-    const next = this.closed ? undefined : local?.waiters.shift();
-    if (local && next) {
+    const next = local && this.local.handOver(local);
+    if (next) {
       // A copy waits here: it takes over the claim (still this consumer's); its lease starts anew when granted.
-      this.takeOver(local, next);
+      this.calls.claim(claiming(key, next));
       return;
     }
-    if (local) this.rechecks.delete(local);
     this.local.delete(key);
     if (this.sync && this.downWhy === undefined) this.sync.releaseOne(this.keyOf(key), this.owner);
     else this.calls.release(key);
@@ -183,7 +169,7 @@ export class DedupeGate extends EventEmitter<DedupeGateEvents> {
     const waiting = [...this.calls.takeClaims(), ...this.held];
     this.held.clear();
     for (const claim of waiting) this.local.delete(claim.key);
-    for (const local of this.local.values()) for (const waiter of local.waiters.splice(0)) waiter.resolve('unchecked');
+    this.local.letGo();
     for (const claim of waiting) claim.resolve('unchecked');
   }
 
@@ -202,36 +188,36 @@ export class DedupeGate extends EventEmitter<DedupeGateEvents> {
   }
 
   private claimed(claim: Claiming, result: ClaimResult | undefined): void {
-    const admission = this.answer(claim, result);
+    const admission = this.answer(claim.key, claim.resolve, result, claim);
     if (admission !== undefined) claim.resolve(admission);
   }
 
-  /** What a claim's answer means: the admission, or undefined while it waits (held by another consumer, or asked again). */
-  private answer(claim: Claiming, result: ClaimResult | undefined): Admission | undefined {
+  /**
+   * What a claim's answer means: the admission, or undefined while it waits (held by another consumer,
+   * or asked again). `claim`: the one that was sent (a store that answers at once sends none).
+   */
+  private answer(key: string, resolve: Waiter, result: ClaimResult | undefined, claim?: Claiming): Admission | undefined {
     if (this.closed) return 'unchecked';
     switch (result?.state) {
       case 'claimed': {
         // The lease runs from now: copies waiting here claim anew only if it ends unsettled.
-        const local = this.local.get(claim.key);
-        if (local) {
-          local.until = this.timer.now() + this.options.leaseMs;
-          if (local.waiters.length > 0) this.watchLease(local);
-        }
+        this.local.granted(key, this.timer.now() + this.options.leaseMs);
         return 'claimed';
       }
       case 'done':
-        this.finish(claim.key, 'duplicate');
+        this.local.finish(key, 'duplicate');
         return 'duplicate';
       case 'held': {
         // Another consumer processes it: look again soon, and at the latest when its lease ends.
-        claim.nextCheck = Math.min(result.until, this.timer.now() + this.recheckMs);
-        this.held.add(claim);
-        this.rechecks.set(claim, claim.nextCheck);
+        const held = claim ?? claiming(key, resolve);
+        held.nextCheck = Math.min(result.until, this.timer.now() + this.recheckMs);
+        this.held.add(held);
+        this.rechecks.set(held, held.nextCheck);
         return undefined;
       }
       default:
-        this.failed(new Error(`the store gave no answer for key '${claim.key}'`));
-        this.calls.claim(claim);
+        this.failed(new Error(`the store gave no answer for key '${key}'`));
+        this.calls.claim(claim ?? claiming(key, resolve));
         return undefined;
     }
   }
@@ -240,42 +226,19 @@ export class DedupeGate extends EventEmitter<DedupeGateEvents> {
     return { scope: this.options.scope, key };
   }
 
-  /** A key is settled for good here: what waited for it is a duplicate (processed) and is told so. */
-  private finish(key: string, admission: Admission): void {
-    const local = this.local.get(key);
-    if (local) this.rechecks.delete(local);
-    this.local.delete(key);
-    for (const waiter of local?.waiters ?? []) waiter.resolve(admission);
-  }
-
-  /** A local key with copies waiting is looked at when its lease ends (a flow that never settles it). */
-  private watchLease(local: LocalKey): void {
-    if (this.closed) return;
-    if (local.waiters.length > 0 && local.until !== Infinity) this.rechecks.set(local, local.until);
-    else this.rechecks.delete(local);
-  }
-
-  /** A copy waiting here takes over a local key's claim: asked for at once (the store renews this consumer's claim). */
-  private takeOver(local: LocalKey, next: Waiter): void {
-    local.until = Infinity;
-    this.rechecks.delete(local);
-    this.calls.claim({ key: local.key, resolve: next.resolve, nextCheck: 0 });
-  }
-
   /** The schedule's due items: held keys are asked again; a local key whose lease ended unsettled goes to a waiting copy. */
   private recheck(items: Array<Claiming | LocalKey>): void {
     if (this.closed) return;
     const now = this.timer.now();
     for (const item of items) {
-      if (!('waiters' in item)) {
+      if ('nextCheck' in item) {
         if (this.held.delete(item)) this.calls.claim(item);
         continue;
       }
-      if (this.local.get(item.key) !== item) continue;
-      const next = item.until <= now ? item.waiters.shift() : undefined;
-      // Its lease ended and it was never settled here (a flow that dropped the msg): a waiting copy claims anew.
-      if (next) this.takeOver(item, next);
-      else this.watchLease(item);
+      // Its lease ended and it was never settled here (a flow that dropped the msg): a waiting copy claims
+      // anew (the store renews this consumer's claim).
+      const next = this.local.due(item, now);
+      if (next) this.calls.claim(claiming(item.key, next));
     }
   }
 
@@ -292,7 +255,7 @@ export class DedupeGate extends EventEmitter<DedupeGateEvents> {
       this.emit('warning', `${why}: processing WITHOUT deduplication until it answers again (duplicates are possible meanwhile)`);
       for (const claim of this.calls.takeClaims()) {
         // The copies waiting behind it go unchecked too (nothing would look at them again).
-        this.finish(claim.key, 'unchecked');
+        this.local.finish(claim.key, 'unchecked');
         claim.resolve('unchecked');
       }
       this.calls.dropWrites();
