@@ -37,6 +37,12 @@ type Channel = { readonly closed: boolean };
 const GONE: Arrival = Object.freeze({ kind: 'gone' });
 const DUPLICATE: Arrival = Object.freeze({ kind: 'duplicate' });
 
+/** An admission that failed unexpectedly (not a problem of the key): parked with the reason. */
+function failed(err: unknown): Arrival {
+  const why = `deduplication failed: ${err instanceof Error ? err.message : String(err)}`;
+  return { kind: 'park', reason: why, error: `${why}; parked` };
+}
+
 export class Admission {
   private evaluating = 0;
 
@@ -54,20 +60,27 @@ export class Admission {
    * callback, not a promise: no promise, closures or microtask per delivery on the hot path.
    */
   of(delivered: DeliveredMessage, channel: Channel, later: (arrival: Arrival) => void): Arrival | undefined {
-    const found = this.dedupe.keyOf(delivered);
-    if (!(found instanceof Promise)) return this.withKey(found, channel, later);
+    let found: DedupeKeyResult | Promise<DedupeKeyResult>;
+    try {
+      found = this.dedupe.keyOf(delivered);
+    } catch (err) {
+      return failed(err);
+    }
+    if (!(found instanceof Promise)) return this.guarded(found, channel, later);
     void this.evaluated(found).then((key) => {
-      let now: Arrival | undefined;
-      try {
-        now = this.withKey(key, channel, later);
-      } catch (err) {
-        // Not expected; parked with the reason rather than left in its prefetch slot (or thrown as an unhandled rejection).
-        const why = `deduplication failed: ${err instanceof Error ? err.message : String(err)}`;
-        now = { kind: 'park', reason: why, error: `${why}; parked` };
-      }
+      const now = this.guarded(key, channel, later);
       if (now !== undefined) later(now);
     });
     return undefined;
+  }
+
+  /** withKey, with an unexpected error parked with the reason rather than left in its prefetch slot (or thrown as an unhandled rejection). */
+  private guarded(found: DedupeKeyResult, channel: Channel, later: (arrival: Arrival) => void): Arrival | undefined {
+    try {
+      return this.withKey(found, channel, later);
+    } catch (err) {
+      return failed(err);
+    }
   }
 
   private withKey(found: DedupeKeyResult, channel: Channel, later: (arrival: Arrival) => void): Arrival | undefined {

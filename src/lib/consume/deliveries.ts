@@ -192,14 +192,7 @@ export class Deliveries extends EventEmitter<DeliveryEvents> {
     const arrival = onArrival(error, options.invalidBody);
     const admission = this.admission;
     if (arrival !== 'deliver' || !admission || dedupeKey !== undefined) return this.hand(entry, delivered, arrival, error ?? '');
-    let now: Arrival | undefined;
-    try {
-      now = admission.of(delivered, acks, (outcome) => this.admittedLater(entry, delivered, outcome));
-    } catch (err) {
-      this.emit('changed');
-      this.emit('error', `message ${id}: ${(err as Error).message}`);
-      return;
-    }
+    const now = admission.of(delivered, acks, (outcome) => this.admittedLater(entry, delivered, outcome));
     if (now !== undefined) return this.admitted(entry, delivered, now);
     this.emit('changed');
   }

@@ -114,7 +114,16 @@ export class DedupeGate extends EventEmitter<DedupeGateEvents> {
     if (this.downWhy !== undefined && this.options.storeDown === 'process') return 'unchecked';
     this.local.add(key);
     const { sync } = this;
-    if (sync && this.downWhy === undefined) return this.answer(key, later, sync.claimOne(this.keyOf(key), this.owner, this.options.leaseMs));
+    if (sync && this.downWhy === undefined) {
+      let result: ClaimResult;
+      try {
+        result = sync.claimOne(this.keyOf(key), this.owner, this.options.leaseMs);
+      } catch (err) {
+        this.local.delete(key); // not held: a later copy is not left waiting for a claim that never was
+        throw err;
+      }
+      return this.answer(key, later, result);
+    }
     this.calls.claim(claiming(key, later));
     return undefined;
   }
