@@ -2,16 +2,18 @@
  * The deduplication store in a PostgreSQL table, shared by several Node-RED instances, and in the
  * same database as a flow's own writes if the user wants (then the record and the effect can share a
  * transaction). One row per (scope, key): `claimed` by an owner until the lease ends, or `done` until
- * the retention ends. A batch is one statement. Expired rows are deleted in small batches now and then.
+ * the retention ends. A batch is one statement. Expired rows are deleted now and then by a sweep over
+ * the table's pages, range by range, without an index on expires_at: so a complete, which changes
+ * only state, owner and expires_at, is a HOT update (no new index entries).
  *
  *   CREATE TABLE rabbitmq_retry_dedupe (
  *     scope text NOT NULL, key text NOT NULL, state text NOT NULL, owner text,
  *     expires_at timestamptz NOT NULL, PRIMARY KEY (scope, key));
- *   CREATE INDEX rabbitmq_retry_dedupe_expires ON rabbitmq_retry_dedupe (expires_at);
  */
 import { createHash } from 'node:crypto';
-import { declareOrCheckTable, derivedName, postgresErrorText, postgresProblem, type ExpectedColumn, type ExpectedIndex, type Queryable, type TableName } from '../postgres';
+import { declareOrCheckTable, postgresErrorText, postgresProblem, type ExpectedColumn, type ExpectedIndex, type Queryable, type TableName } from '../postgres';
 import { distinctKeys } from './batch';
+import { pageTid, sweepPlan } from './sweep-ranges';
 import { DedupeStoreError, type ClaimResult, type DedupeKey, type DedupeStore, type StoreExchange } from './store';
 
 /** The database as the store needs it: statements, and its name. */
@@ -22,7 +24,7 @@ export interface DedupeDatabase extends Queryable {
 
 export interface PostgresStoreOptions {
   table: TableName;
-  /** `declare` creates the table and index when missing; `check` only checks them. */
+  /** `declare` creates the table when missing; `check` only checks it. */
   mode: 'declare' | 'check';
   /** How often expired rows are deleted; default 60 s (0: never). */
   sweepMs?: number;
@@ -36,10 +38,16 @@ export const DEDUPE_COLUMNS: ExpectedColumn[] = [
   { name: 'expires_at', type: 'timestamp with time zone' },
 ];
 
-export const DEDUPE_INDEXES: ExpectedIndex[] = [
-  { columns: ['scope', 'key'], unique: true, describe: 'primary key (scope, key)' },
-  { columns: ['expires_at'], describe: 'index on (expires_at)' },
-];
+/** Only the primary key: an index on (expires_at), which tables made by earlier versions have, is not needed (and may be dropped). */
+export const DEDUPE_INDEXES: ExpectedIndex[] = [{ columns: ['scope', 'key'], unique: true, describe: 'primary key (scope, key)' }];
+
+/** Pages a sweep statement covers (a TID range scan), and at most how many pages one sweep covers. */
+export interface SweepOptions {
+  rangePages?: number;
+  maxPages?: number;
+}
+const SWEEP_RANGE_PAGES = 512;
+const SWEEP_MAX_PAGES = 65_536;
 
 /** The statements that create the table (declare mode; also shown in the docs). */
 export function dedupeTableDdl(table: TableName): string[] {
@@ -52,7 +60,6 @@ export function dedupeTableDdl(table: TableName): string[] {
   expires_at timestamptz NOT NULL,
   PRIMARY KEY (scope, key)
 )`,
-    `CREATE INDEX IF NOT EXISTS "${derivedName(table, 'expires')}" ON ${table.sql} (expires_at)`,
   ];
 }
 
@@ -62,9 +69,12 @@ export class PostgresDedupeStore implements DedupeStore {
   readonly maxKeyBytes = 1024;
   private prepared: Promise<void> | undefined;
   private sweepTimer: NodeJS.Timeout | undefined;
+  /** The page the next sweep starts at. */
+  private sweepCursor = 0;
   private readonly t: string;
   /** The store's statements, prepared (named) for its table. */
   private readonly statements: DedupeStatements;
+  private readonly sweepStatement: string;
 
   constructor(
     private readonly db: DedupeDatabase,
@@ -73,6 +83,7 @@ export class PostgresDedupeStore implements DedupeStore {
     this.description = `postgres ${db.description} table ${options.table.sql}`;
     this.t = options.table.sql;
     this.statements = dedupeStatements(this.t);
+    this.sweepStatement = dedupeSweepStatement(this.t);
   }
 
   /** Whether the store's table is in this database (the same pool): a write there may complete keys in its own transaction. */
@@ -147,10 +158,27 @@ export class PostgresDedupeStore implements DedupeStore {
     await this.run(() => this.db.query(this.statements.release, [unique.map((k) => k.scope), unique.map((k) => k.key), owner]));
   }
 
-  /** Deletes up to `limit` expired rows; how many went. */
-  async sweep(limit = 1000): Promise<number> {
-    const result = await this.db.query(`DELETE FROM ${this.t} WHERE ctid IN (SELECT ctid FROM ${this.t} WHERE expires_at < now() LIMIT $1)`, [limit]);
-    return result.rowCount ?? 0;
+  /**
+   * Deletes expired rows, a range of pages a statement, from where the last sweep stopped until the
+   * table has been covered once or `maxPages` are spent; how many went. Before PostgreSQL 14 a range
+   * is a scan of the whole table, so there one statement covers it all.
+   */
+  async sweep({ rangePages = SWEEP_RANGE_PAGES, maxPages = SWEEP_MAX_PAGES }: SweepOptions = {}): Promise<number> {
+    const size = await this.db.query<{ pages: string; ranged: boolean }>(
+      `SELECT pg_relation_size($1::regclass) / current_setting('block_size')::int AS pages, current_setting('server_version_num')::int >= 140000 AS ranged`,
+      [this.t],
+    );
+    const pages = Number(size.rows[0]?.pages ?? 0);
+    const ranged = size.rows[0]?.ranged !== false;
+    const plan = ranged ? sweepPlan(this.sweepCursor, pages, rangePages, maxPages) : sweepPlan(0, pages, pages, pages);
+    let deleted = 0;
+    for (const range of plan.ranges) {
+      const result = await this.db.query(this.sweepStatement, [pageTid(range.from), pageTid(range.to)]);
+      deleted += result.rowCount ?? 0;
+      // After each range: a sweep that fails half-way goes on from there next time.
+      this.sweepCursor = range.to >= pages ? 0 : range.to;
+    }
+    return deleted;
   }
 
   close(): Promise<void> {
@@ -199,6 +227,11 @@ function claimResults(rows: readonly ClaimRow[], count: number, at: readonly num
       row.state === 'done' ? { state: 'done' } : { state: 'held', owner: row.owner ?? 'another consumer', until: row.until === null ? Date.now() + 1000 : Number(row.until) };
   }
   return at.map((i) => results[i] as ClaimResult);
+}
+
+/** Deletes the expired rows on pages [$1, $2) given as tuple ids: a TID range scan, no index needed. */
+export function dedupeSweepStatement(t: string): string {
+  return `DELETE FROM ${t} WHERE ctid >= $1::tid AND ctid < $2::tid AND expires_at < now()`;
 }
 
 type Named = { name: string; text: string };

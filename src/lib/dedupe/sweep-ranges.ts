@@ -1,0 +1,42 @@
+/**
+ * Where the PostgreSQL store's sweep looks for expired rows: the table in ranges of pages (a TID
+ * range scan on PostgreSQL 14+), so no index on expires_at is needed and a complete, which changes
+ * only expires_at, state and owner, can be a HOT update. Pure.
+ */
+
+/** Pages [from, to) of the table. */
+export interface PageRange {
+  from: number;
+  to: number;
+}
+
+export interface SweepPlan {
+  ranges: PageRange[];
+  /** The page the next sweep starts at. */
+  next: number;
+}
+
+/**
+ * One sweep's ranges: from `cursor`, `step` pages each, until the table (`pages` long) has been
+ * covered once or `budget` pages are spent, wrapping to page 0 at the table's end.
+ */
+export function sweepPlan(cursor: number, pages: number, step: number, budget: number): SweepPlan {
+  const total = Math.max(0, Math.floor(pages));
+  if (total === 0) return { ranges: [], next: 0 };
+  const size = Math.max(1, Math.floor(step));
+  let at = cursor >= 0 && cursor < total ? Math.floor(cursor) : 0;
+  let left = Math.min(total, Math.max(1, Math.floor(budget)));
+  const ranges: PageRange[] = [];
+  while (left > 0) {
+    const to = Math.min(at + Math.min(size, left), total);
+    ranges.push({ from: at, to });
+    left -= to - at;
+    at = to === total ? 0 : to;
+  }
+  return { ranges, next: at };
+}
+
+/** A page number as the first tuple id on it (`'(12,0)'`), for `ctid >= … AND ctid < …`. */
+export function pageTid(page: number): string {
+  return `(${page},0)`;
+}
