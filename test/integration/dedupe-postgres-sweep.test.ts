@@ -6,7 +6,8 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
-import { dedupeSweepStatement, dedupeTableDdl, PostgresDedupeStore } from '../../src/lib/dedupe/postgres-store';
+import { dedupeTableDdl, PostgresDedupeStore } from '../../src/lib/dedupe/postgres-store';
+import { dedupeSweepStatement } from '../../src/lib/dedupe/sweep-ranges';
 import { parseTableName, PostgresDatabase, type TableName } from '../../src/lib/postgres';
 import { DATABASE_URL } from '../helpers/private-stores';
 

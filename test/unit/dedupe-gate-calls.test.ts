@@ -101,6 +101,27 @@ describe('dedupe gate: store calls', () => {
     await g.close();
   });
 
+  it("a store's own maxInFlight is the limit (PostgreSQL: 2)", async () => {
+    class TwoAtOnce extends SlowExchangeStore {
+      readonly maxInFlight = 2;
+    }
+    const store = new TwoAtOnce();
+    const g = gateOn(store);
+    const admitted: Array<Promise<string>> = [];
+    for (let turn = 0; turn < 5; turn += 1) {
+      admitted.push(g.admit(`k${turn}`));
+      await nextTurn();
+    }
+    assert.equal(store.inFlight, 2, 'no more than the store asks for');
+    store.answer();
+    await nextTurn();
+    await nextTurn();
+    assert.equal(store.calls.at(-1), 'done[] gone[] claim[k2,k3,k4]', 'the waiting turns in one call');
+    await settle(store);
+    assert.deepEqual(await Promise.all(admitted), admitted.map(() => 'claimed'));
+    await g.close();
+  });
+
   it('a claim never passes a write of its key: a released key claimed again waits for the release to answer', async () => {
     const store = new SlowExchangeStore();
     const g = gateOn(store);

@@ -13,7 +13,7 @@
 import { createHash } from 'node:crypto';
 import { declareOrCheckTable, postgresErrorText, postgresProblem, type ExpectedColumn, type ExpectedIndex, type Queryable, type TableName } from '../postgres';
 import { distinctKeys } from './batch';
-import { pageTid, sweepPlan } from './sweep-ranges';
+import { dedupeSweepStatement, pageTid, sweepPlan } from './sweep-ranges';
 import { DedupeStoreError, type ClaimResult, type DedupeKey, type DedupeStore, type StoreExchange } from './store';
 
 /** The database as the store needs it: statements, and its name. */
@@ -67,6 +67,12 @@ export class PostgresDedupeStore implements DedupeStore {
   readonly description: string;
   /** btree rows up to ~2.7 kB; keys stay well below. */
   readonly maxKeyBytes = 1024;
+  /**
+   * Two calls in flight, not four: a call costs a commit whatever it carries, so fewer, bigger calls
+   * cost less (bench dedupe-postgres, 5 alternating rounds: 1.00–1.14× as fast as 4, ~12 % less Node
+   * CPU per message; 1 was faster still locally, but waits a round trip a turn on a remote database).
+   */
+  readonly maxInFlight = 2;
   private prepared: Promise<void> | undefined;
   private sweepTimer: NodeJS.Timeout | undefined;
   /** The page the next sweep starts at. */
@@ -227,11 +233,6 @@ function claimResults(rows: readonly ClaimRow[], count: number, at: readonly num
       row.state === 'done' ? { state: 'done' } : { state: 'held', owner: row.owner ?? 'another consumer', until: row.until === null ? Date.now() + 1000 : Number(row.until) };
   }
   return at.map((i) => results[i] as ClaimResult);
-}
-
-/** Deletes the expired rows on pages [$1, $2) given as tuple ids: a TID range scan, no index needed. */
-export function dedupeSweepStatement(t: string): string {
-  return `DELETE FROM ${t} WHERE ctid >= $1::tid AND ctid < $2::tid AND expires_at < now()`;
 }
 
 type Named = { name: string; text: string };

@@ -1,8 +1,9 @@
 /**
  * The gate's store calls, batched: the claims, completes and releases of one event-loop turn go out
  * together — as one round trip when the store has `exchange` (the completes of one turn carried with
- * the claims of the next), as one call per kind otherwise. Up to {@link MAX_IN_FLIGHT} calls are in
- * flight at once; what comes meanwhile waits and goes as one bigger call when one answers. A claim
+ * the claims of the next), as one call per kind otherwise. Up to {@link MAX_IN_FLIGHT} calls (or the
+ * store's own `maxInFlight`) are in flight at once; what comes meanwhile waits and goes as one bigger
+ * call when one answers. A claim
  * never passes a write of its key (`exchange-plan.ts`). A call that fails keeps its keys for the next
  * flush and says so; while the store is down nothing goes out.
  */
@@ -98,7 +99,7 @@ export class StoreBatch<C extends { key: string }> {
     this.scheduled = true;
     setImmediate(() => {
       this.scheduled = false;
-      if (this.inFlight < MAX_IN_FLIGHT) void this.flush();
+      if (this.inFlight < (this.store.maxInFlight ?? MAX_IN_FLIGHT)) void this.flush();
     });
   }
 

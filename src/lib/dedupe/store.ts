@@ -55,6 +55,8 @@ export interface DedupeStore {
   exchange?(calls: StoreExchange): Promise<ClaimResult[]>;
   /** Calls answered at once, without a round trip (the memory store): the gate answers a delivery in the same turn. */
   readonly sync?: SyncDedupeStore;
+  /** Calls in flight at once, when the store wants fewer or more than the gate's default (`MAX_IN_FLIGHT`). */
+  readonly maxInFlight?: number;
 }
 
 /** One round trip's worth of store calls: keys to complete, to release and to claim. */

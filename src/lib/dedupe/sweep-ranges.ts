@@ -40,3 +40,8 @@ export function sweepPlan(cursor: number, pages: number, step: number, budget: n
 export function pageTid(page: number): string {
   return `(${page},0)`;
 }
+
+/** Deletes the expired rows on pages [$1, $2) given as tuple ids: a TID range scan, no index needed. */
+export function dedupeSweepStatement(t: string): string {
+  return `DELETE FROM ${t} WHERE ctid >= $1::tid AND ctid < $2::tid AND expires_at < now()`;
+}
