@@ -2,8 +2,8 @@
  * A careful hand-written idempotent consumer, on Redis or PostgreSQL, for the dedupe section: raw
  * amqplib with ioredis or pg doing what the package's gate does, with nothing else — the claims of one
  * event-loop turn and the completes of the turns before go out as one call (a script, or one
- * statement; up to 4 in flight, as the package), a claimed delivery gets the same msg as the
- * package's (sameWorkMsg) and one setImmediate hop as a flow, its key is completed, and it is acked
+ * statement; up to 4 in flight with Redis and 2 with PostgreSQL, as the package), a claimed delivery
+ * gets the same msg as the package's (sameWorkMsg) and one setImmediate hop as a flow, its key is completed, and it is acked
  * (batched per turn, multiple) once the complete answered. Every key in the bench is new: a key not
  * claimed is acked as a duplicate. Plain bench code: what the protocol itself costs on this machine
  * without the package.
@@ -65,7 +65,7 @@ function redisStore(tag: string): RawStore {
 /**
  * PostgreSQL: the package's table shape (one row per key, a lease or a retention as its expiry, the
  * expiry not indexed, so a complete can be a HOT update), one statement per call — the completes upserted, the claims inserted or taken over
- * when their lease ended, the keys this consumer got returned — on a pool of 4 (one per call in flight).
+ * when their lease ended, the keys this consumer got returned — on a pool of 4 (2 calls in flight, as the package).
  */
 async function postgresStore(tag: string): Promise<RawStore> {
   const table = `bench_dedupe_${tag}`;
@@ -113,6 +113,7 @@ export async function rawDedupe({ kind, queue, count, prefetch }: { kind: 'redis
     let claims: ConsumeMessage[] = [];
     let completes: ConsumeMessage[] = [];
     let inFlight = 0;
+    const maxInFlight = kind === 'postgres' ? 2 : 4; // as the package's stores
     const calls: Call[] = [];
     let scheduled = false;
     let fail: (err: Error) => void = () => undefined;
@@ -122,7 +123,7 @@ export async function rawDedupe({ kind, queue, count, prefetch }: { kind: 'redis
     const keyOf = (m: ConsumeMessage): string => String(m.properties.messageId);
     const flush = (): void => {
       scheduled = false;
-      if (inFlight >= 4 || (claims.length === 0 && completes.length === 0)) return;
+      if (inFlight >= maxInFlight || (claims.length === 0 && completes.length === 0)) return;
       const claiming = claims;
       const completing = completes;
       claims = [];
