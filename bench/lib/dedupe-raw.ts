@@ -3,8 +3,8 @@
  * amqplib with ioredis or pg doing what the package's gate does, with nothing else — the claims of one
  * event-loop turn and the completes of the turns before go out as one call (a script, or one
  * statement; up to 4 in flight with Redis and 2 with PostgreSQL, as the package), a claimed delivery
- * gets the same msg as the package's (sameWorkMsg) and one setImmediate hop as a flow, its key is completed, and it is acked
- * (batched per turn, multiple) once the complete answered. Every key in the bench is new: a key not
+ * gets the same msg as the package's (sameWorkMsg) and one setImmediate hop as a flow, its key is
+ * completed, and it is acked (batched per turn, multiple) once the complete answered. Every key in the bench is new: a key not
  * claimed is acked as a duplicate. Plain bench code: what the protocol itself costs on this machine
  * without the package.
  */
