@@ -3,9 +3,8 @@
  * together — as one round trip when the store has `exchange` (the completes of one turn carried with
  * the claims of the next), as one call per kind otherwise. Up to {@link MAX_IN_FLIGHT} calls (or the
  * store's own `maxInFlight`) are in flight at once; what comes meanwhile waits and goes as one bigger
- * call when one answers. A claim
- * never passes a write of its key (`exchange-plan.ts`). A call that fails keeps its keys for the next
- * flush and says so; while the store is down nothing goes out.
+ * call when one answers. A claim never passes a write of its key (`exchange-plan.ts`). A call that
+ * fails keeps its keys for the next flush and says so; while the store is down nothing goes out.
  */
 import { planExchange } from './exchange-plan';
 import type { ClaimResult, DedupeKey, DedupeStore } from './store';
