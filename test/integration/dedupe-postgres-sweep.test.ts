@@ -1,7 +1,7 @@
 /**
  * The PostgreSQL store's sweep walks the table's pages range by range (no index on expires_at, so a
  * complete can be a HOT update): it deletes expired rows and keeps live ones, goes on where it
- * stopped and wraps to the first page; check mode takes a table with or without an expires_at index.
+ * stopped and wraps to the first page, one sweep at a time; check mode takes a table with or without an expires_at index.
  */
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
@@ -88,6 +88,22 @@ describe('deduplication store: PostgreSQL sweep by page ranges (real service)', 
     assert.equal(third, again.middle);
     assert.deepEqual(await counts(), { low: 0, middle: 0, high: 0, live: again.live });
     assert.equal(await store.sweep({ rangePages: 8 }), 0, 'nothing left to sweep');
+    await store.close();
+  });
+
+  it('a sweep called while one runs joins it: the rows are walked once, both callers get its count', async () => {
+    const store = new PostgresDedupeStore(db, { table, mode: 'declare', sweepMs: 0 });
+    await store.prepare();
+    await client.query(
+      `INSERT INTO ${table.sql} (scope, key, state, owner, expires_at)
+       SELECT 's', 'j-' || g, 'done', NULL, now() - interval '1 hour' FROM generate_series(1, 3000) g`,
+    );
+    const now = await counts();
+    const expired = now.low + now.middle + now.high;
+    assert.ok(expired >= 3000, `expired rows to sweep (${expired})`);
+    const [a, b] = await Promise.all([store.sweep({ rangePages: 4 }), store.sweep({ rangePages: 4 })]);
+    assert.deepEqual([a, b], [expired, expired]);
+    assert.equal(await store.sweep({ rangePages: 4 }), 0, 'a sweep after it runs on its own');
     await store.close();
   });
 

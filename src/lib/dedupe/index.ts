@@ -6,10 +6,11 @@
 export { DedupeGate, type Admission, type DedupeGateEvents, type DedupeGateOptions, type DedupeKeyResult, type StoreDownPolicy } from './gate';
 export { keyFromValue, messageIdKey } from './keys';
 export { MemoryDedupeStore, type MemoryStoreOptions } from './memory-store';
-export { DEDUPE_COLUMNS, DEDUPE_INDEXES, dedupeTableDdl, PostgresDedupeStore, type DedupeDatabase, type PostgresStoreOptions, type SweepOptions } from './postgres-store';
+export { DEDUPE_COLUMNS, DEDUPE_INDEXES, dedupeTableDdl, PostgresDedupeStore, type DedupeDatabase, type PostgresStoreOptions } from './postgres-store';
 export { RecheckSchedule, systemTimer, type Timer } from './recheck';
 export { redisStoreError, unreachableWhy } from './redis-errors';
 export { parsePersistence, redisKeeps, type RedisKeeps, type RedisPersistence } from './redis-persistence';
 export { RedisDedupeStore, type RedisStoreSettings } from './redis-store';
 export { describeRedis, parseRedisUrl, redisPrefixProblem, redisUrlProblem, type RedisAddress, type RedisTarget } from './redis-url';
 export { DedupeStoreError, type ClaimResult, type DedupeKey, type DedupeStore, type DedupeStoreProblem, type StoreExchange, type SyncDedupeStore } from './store';
+export { TableSweep, type SweepOptions } from './table-sweep';

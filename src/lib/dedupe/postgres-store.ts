@@ -13,8 +13,8 @@
 import { createHash } from 'node:crypto';
 import { declareOrCheckTable, postgresErrorText, postgresProblem, type ExpectedColumn, type ExpectedIndex, type Queryable, type TableName } from '../postgres';
 import { distinctKeys } from './batch';
-import { dedupeSweepStatement, pageTid, sweepPlan } from './sweep-ranges';
 import { DedupeStoreError, type ClaimResult, type DedupeKey, type DedupeStore, type StoreExchange } from './store';
+import { TableSweep, type SweepOptions } from './table-sweep';
 
 /** The database as the store needs it: statements, and its name. */
 export interface DedupeDatabase extends Queryable {
@@ -40,14 +40,6 @@ export const DEDUPE_COLUMNS: ExpectedColumn[] = [
 
 /** Only the primary key: an index on (expires_at), which tables made by earlier versions have, is not needed (and may be dropped). */
 export const DEDUPE_INDEXES: ExpectedIndex[] = [{ columns: ['scope', 'key'], unique: true, describe: 'primary key (scope, key)' }];
-
-/** Pages a sweep statement covers (a TID range scan), and at most how many pages one sweep covers. */
-export interface SweepOptions {
-  rangePages?: number;
-  maxPages?: number;
-}
-const SWEEP_RANGE_PAGES = 512;
-const SWEEP_MAX_PAGES = 65_536;
 
 /** The statements that create the table (declare mode; also shown in the docs). */
 export function dedupeTableDdl(table: TableName): string[] {
@@ -75,12 +67,10 @@ export class PostgresDedupeStore implements DedupeStore {
   readonly maxInFlight = 2;
   private prepared: Promise<void> | undefined;
   private sweepTimer: NodeJS.Timeout | undefined;
-  /** The page the next sweep starts at. */
-  private sweepCursor = 0;
+  private readonly sweeper: TableSweep;
   private readonly t: string;
   /** The store's statements, prepared (named) for its table. */
   private readonly statements: DedupeStatements;
-  private readonly sweepStatement: string;
 
   constructor(
     private readonly db: DedupeDatabase,
@@ -89,7 +79,7 @@ export class PostgresDedupeStore implements DedupeStore {
     this.description = `postgres ${db.description} table ${options.table.sql}`;
     this.t = options.table.sql;
     this.statements = dedupeStatements(this.t);
-    this.sweepStatement = dedupeSweepStatement(this.t);
+    this.sweeper = new TableSweep(db, this.t);
   }
 
   /** Whether the store's table is in this database (the same pool): a write there may complete keys in its own transaction. */
@@ -164,27 +154,9 @@ export class PostgresDedupeStore implements DedupeStore {
     await this.run(() => this.db.query(this.statements.release, [unique.map((k) => k.scope), unique.map((k) => k.key), owner]));
   }
 
-  /**
-   * Deletes expired rows, a range of pages a statement, from where the last sweep stopped until the
-   * table has been covered once or `maxPages` are spent; how many went. Before PostgreSQL 14 a range
-   * is a scan of the whole table, so there one statement covers it all.
-   */
-  async sweep({ rangePages = SWEEP_RANGE_PAGES, maxPages = SWEEP_MAX_PAGES }: SweepOptions = {}): Promise<number> {
-    const size = await this.db.query<{ pages: string; ranged: boolean }>(
-      `SELECT pg_relation_size($1::regclass) / current_setting('block_size')::int AS pages, current_setting('server_version_num')::int >= 140000 AS ranged`,
-      [this.t],
-    );
-    const pages = Number(size.rows[0]?.pages ?? 0);
-    const ranged = size.rows[0]?.ranged !== false;
-    const plan = ranged ? sweepPlan(this.sweepCursor, pages, rangePages, maxPages) : sweepPlan(0, pages, pages, pages);
-    let deleted = 0;
-    for (const range of plan.ranges) {
-      const result = await this.db.query(this.sweepStatement, [pageTid(range.from), pageTid(range.to)]);
-      deleted += result.rowCount ?? 0;
-      // After each range: a sweep that fails half-way goes on from there next time.
-      this.sweepCursor = range.to >= pages ? 0 : range.to;
-    }
-    return deleted;
+  /** Deletes expired rows, range by range from where the last sweep stopped (see TableSweep); how many went. */
+  sweep(options: SweepOptions = {}): Promise<number> {
+    return this.sweeper.run(options);
   }
 
   close(): Promise<void> {

@@ -4,36 +4,33 @@
  * only expires_at, state and owner, can be a HOT update. Pure.
  */
 
-/** Pages [from, to) of the table. */
+/** Pages [from, to) of the table, and the page the next sweep starts at if this range is the last one done. */
 export interface PageRange {
   from: number;
   to: number;
-}
-
-export interface SweepPlan {
-  ranges: PageRange[];
-  /** The page the next sweep starts at. */
   next: number;
 }
 
 /**
  * One sweep's ranges: from `cursor`, `step` pages each, until the table (`pages` long) has been
- * covered once or `budget` pages are spent, wrapping to page 0 at the table's end.
+ * covered once or `budget` pages are spent, wrapping to page 0 at the table's end. Each range says
+ * where the next sweep starts once it is done, so a sweep that stops half-way goes on from there.
  */
-export function sweepPlan(cursor: number, pages: number, step: number, budget: number): SweepPlan {
+export function sweepPlan(cursor: number, pages: number, step: number, budget: number): PageRange[] {
   const total = Math.max(0, Math.floor(pages));
-  if (total === 0) return { ranges: [], next: 0 };
+  if (total === 0) return [];
   const size = Math.max(1, Math.floor(step));
   let at = cursor >= 0 && cursor < total ? Math.floor(cursor) : 0;
   let left = Math.min(total, Math.max(1, Math.floor(budget)));
   const ranges: PageRange[] = [];
   while (left > 0) {
     const to = Math.min(at + Math.min(size, left), total);
-    ranges.push({ from: at, to });
+    const next = to === total ? 0 : to;
+    ranges.push({ from: at, to, next });
     left -= to - at;
-    at = to === total ? 0 : to;
+    at = next;
   }
-  return { ranges, next: at };
+  return ranges;
 }
 
 /** A page number as the first tuple id on it (`'(12,0)'`), for `ctid >= … AND ctid < …`. */
