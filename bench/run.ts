@@ -559,6 +559,7 @@ function summaryJson(): Record<string, number | null> {
     outboxRelayVsPublishRatio: r2(rows.find((r) => r.group === 'relay vs publish')?.ratio),
     outboxRelayVsHandWrittenRatio: r2(rows.find((r) => r.group === 'relay vs publish')?.batchedRatio),
     outboxHandWrittenVsPublishRatio: r2(handWritten(rows.find((r) => r.group === 'relay vs publish'))),
+    outboxRelayNotKeepingVsPublishRatio: r2(rows.find((r) => r.group === 'relay vs publish, sent rows not kept')?.ratio),
     outboxLatencyP99At1000Ms: round(extra.outboxLatencyAtRate?.p99, 2),
     // (In smoke mode of PLAN.parkingGroup messages, not 100 000.)
     parkingGroup100kS: round(extra.parkingGroup?.seconds, 2),
@@ -876,6 +877,15 @@ async function main(): Promise<number> {
           undefined,
           // A careful hand-written pipelined relay on the same table.
           () => rawPipelinedRelay({ model, table, queue, count, body: event }),
+        );
+        // The same with "keep sent rows" 0: a confirmed row deleted instead of marked sent.
+        await pair(
+          'relay vs publish, sent rows not kept',
+          '1 KB, confirms per 100',
+          count,
+          prep,
+          () => P.rawPublishEvents({ model, queue, count, body: event, batch: 100 }),
+          () => P.pkgRelayFromNotify(ctx, { table, queue, count, body: event, retentionDays: '0' }),
         );
         const writes = PLAN.outboxWrite;
         const payload = JSON.parse(body(1024).toString()) as unknown;

@@ -42,8 +42,16 @@ export async function rawPublishEvents({ model, queue, count, body, batch }: { m
  * a row is still pending (the last batches' marks): polling the table all along ran a query on the
  * relay's database every 10 ms, charged to the relay's side.
  */
-export async function pkgRelayFromNotify(ctx: Ctx, { table, queue, count, body }: { table: string; queue: string; count: number; body: Buffer }): Promise<RunResult> {
-  await loadFlow([tab(), benchBroker(ctx), { id: 'db', type: 'retry-postgres', url: DATABASE_URL }, { id: 'relay', type: 'outbox-relay', z: 'flow', broker: 'broker', postgres: 'db', table, mode: 'check', batchSize: '100', pollSeconds: '30', wires: [[]] }]);
+export async function pkgRelayFromNotify(
+  ctx: Ctx,
+  { table, queue, count, body, retentionDays = '7' }: { table: string; queue: string; count: number; body: Buffer; retentionDays?: string },
+): Promise<RunResult> {
+  await loadFlow([
+    tab(),
+    benchBroker(ctx),
+    { id: 'db', type: 'retry-postgres', url: DATABASE_URL },
+    { id: 'relay', type: 'outbox-relay', z: 'flow', broker: 'broker', postgres: 'db', table, mode: 'check', batchSize: '100', pollSeconds: '30', retentionDays, wires: [[]] },
+  ]);
   const ch = await ctx.model.createChannel();
   try {
     await sleep(500); // connected, listening, idle

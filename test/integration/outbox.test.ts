@@ -105,6 +105,16 @@ describe('transactional outbox in the Node-RED runtime (real PostgreSQL and brok
     await waitFor(async () => (await db.query(`SELECT status FROM ${outbox} WHERE id = $1`, [id])).rows[0]?.status === 'sent', 'the row marked sent');
   });
 
+  it('with "keep sent rows" 0, a confirmed row is deleted in the transaction that confirmed it: its event published once, no sent row kept', async () => {
+    const { written } = await load(1, { retentionDays: '0' });
+    for (let i = 0; i < 30; i++) helper.getNode('write').receive(order(`d-${i}`, i + 1));
+    await waitFor(() => written.length === 30, 'all written');
+    const ids = written.map((m) => m.outbox.id as string);
+    const events = await consumeAll(30);
+    assert.deepEqual(new Set(events.map((e) => e.messageId)), new Set(ids));
+    await waitFor(async () => Number((await db.query(`SELECT count(*) AS n FROM ${outbox} WHERE id = ANY($1::text[])`, [ids])).rows[0]?.n) === 0, 'the rows deleted');
+  });
+
   it('carries the msg\'s trace context through the row to the event; with an OpenTelemetry SDK, as a relay span of that trace', async () => {
     const spans = new InMemorySpanExporter();
     trace.setGlobalTracerProvider(new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(spans)] }));

@@ -129,6 +129,8 @@ describe('outbox relay: a batch\'s outcome', () => {
   it('marks the confirmed rows sent in the COMMIT\'s round trip, their seqs inlined once checked; nothing to mark: no statement', () => {
     assert.equal(markSentSql('"t"', [row(3), row(12)]), `UPDATE "t" SET status = 'sent', sent_at = now(), attempts = attempts + 1, last_error = NULL WHERE seq = ANY('{3,12}'::bigint[])`);
     assert.equal(markSentSql('"t"', []), undefined);
+    assert.equal(markSentSql('"t"', [row(3), row(12)], false), `DELETE FROM "t" WHERE seq = ANY('{3,12}'::bigint[])`, 'sent rows not kept: deleted');
+    assert.equal(markSentSql('"t"', [], false), undefined);
     assert.throws(() => markSentSql('"t"', [{ ...row(1), seq: "1}'); DROP TABLE t; --" }]), /is not a whole number/);
   });
 
@@ -255,7 +257,7 @@ describe('outbox relay: the pipeline (fake database and publisher)', () => {
           log.push(`publish ${String(options.messageId)}`);
         }),
     };
-    const relay = new OutboxRelay({ db: db as never, table, publisher, batchSize: 2, inFlight: 2, pollMs: 60_000, retentionMs: 0 });
+    const relay = new OutboxRelay({ db: db as never, table, publisher, batchSize: 2, inFlight: 2, pollMs: 60_000, retentionMs: 86_400_000 });
     return { relay, log, confirms };
   }
 

@@ -3,7 +3,7 @@
  * transaction that claimed them, and retries failed ones with a capped backoff until they are
  * `failed` (the outbox's parking). Several relays share one table: a batch is claimed with
  * `FOR UPDATE SKIP LOCKED`. It wakes on NOTIFY (a write just committed) and polls as well; sent rows
- * are deleted after the retention. With `ordered`, rows of one order key go out one at a time, in
+ * are deleted after the retention (with a retention of 0, in the transaction that confirmed them). With `ordered`, rows of one order key go out one at a time, in
  * the order they were written (a row waits while an earlier one of its key is pending).
  *
  * Pipelined: the next batch is claimed and published while earlier batches wait for their confirms,
@@ -30,7 +30,7 @@ export interface RelayOptions {
   maxAttempts?: number;
   /** Pause after the first failure, doubling up to the cap; defaults 1 s and 5 min. */
   backoff?: { initialMs: number; maxMs: number };
-  /** How long sent rows are kept; default 7 days (0: kept). */
+  /** How long sent rows are kept; default 7 days (0: none kept, a confirmed row is deleted instead of marked sent). */
   retentionMs?: number;
   /** Per-key order (`order_key`), at the cost of concurrency. */
   ordered?: boolean;
@@ -41,6 +41,9 @@ export interface RelayOptions {
   /** A span per publish (OpenTelemetry, when the process records them), a child of the row's trace context. */
   tracer?: MessageTracer;
 }
+
+/** Sent rows are kept a week by default. */
+const RETENTION_MS = 7 * 86_400_000;
 
 export interface RelayStats {
   sent: number;
@@ -82,23 +85,25 @@ export class OutboxRelay extends EventEmitter<RelayEvents> {
   /** BEGIN and the claim, one round trip. */
   private readonly opening: string;
   private readonly rows: RowPublisher;
+  /** Whether a confirmed row is kept (marked sent) or deleted at once (a retention of 0). */
+  private readonly keepSent: boolean;
 
   constructor(private readonly options: RelayOptions) {
     super();
     this.t = options.table.sql;
     this.opening = claimOpening(this.t, options.ordered === true, options.batchSize ?? 100);
     this.rows = new RowPublisher(options.publisher, options.publishTimeoutMs ?? 30_000, options.tracer);
+    this.keepSent = (options.retentionMs ?? RETENTION_MS) > 0;
   }
 
   /** Starts relaying: at once, then on every wake and poll. */
   start(): void {
     if (!this.stopped) return;
     this.stopped = false;
-    const retention = this.options.retentionMs ?? 7 * 86_400_000;
-    if (retention > 0) {
-      this.sweepTimer = setInterval(() => void this.sweep(retention).catch(() => undefined), 60_000);
-      this.sweepTimer.unref?.();
-    }
+    // With a retention of 0 too: sent rows kept under an earlier setting go then.
+    const retention = Math.max(0, this.options.retentionMs ?? RETENTION_MS);
+    this.sweepTimer = setInterval(() => void this.sweep(retention).catch(() => undefined), 60_000);
+    this.sweepTimer.unref?.();
     this.wake();
   }
 
@@ -238,7 +243,7 @@ export class OutboxRelay extends EventEmitter<RelayEvents> {
           return outcome;
         },
         // The claim in the BEGIN's round trip, the sent rows' mark in the COMMIT's.
-        { begin: this.opening, end: (outcome) => (outcome === undefined ? undefined : markSentSql(this.t, outcome.sent)) },
+        { begin: this.opening, end: (outcome) => (outcome === undefined ? undefined : markSentSql(this.t, outcome.sent, this.keepSent)) },
       )
       .then((outcome) => this.told(outcome))
       .catch((err: unknown) => {
