@@ -44,11 +44,12 @@ for i, k in ipairs(KEYS) do
 end
 return out`;
 
-function redisStore(tag: string): RawStore {
+/** Keys shaped as the package's (`<prefix><scope>:<key>`, the queue as the scope): the same bytes for Redis to hash and store. */
+function redisStore(tag: string, queue: string): RawStore {
   const redis = new Redis(REDIS_URL, { maxRetriesPerRequest: 0 });
   redis.defineCommand('dedupeRawExchange', { lua: REDIS_EXCHANGE });
   const scripts = redis as unknown as { dedupeRawExchange(...args: Array<string | number>): Promise<number[]> };
-  const prefix = `bench-${tag}:`;
+  const prefix = `bench-${tag}:${encodeURIComponent(queue)}:`;
   return {
     exchange: async (completes, claims) => {
       const keys = [...completes, ...claims].map((k) => prefix + k);
@@ -103,7 +104,7 @@ interface Call {
 /** Consume + ack `count` messages (every messageId new) of `queue`, deduplicating in `kind`; its keys or table are removed afterwards. */
 export async function rawDedupe({ kind, queue, count, prefetch }: { kind: 'redis' | 'postgres'; queue: string; count: number; prefetch: number }): Promise<RunResult> {
   const tag = randomBytes(4).toString('hex');
-  const store = kind === 'redis' ? redisStore(tag) : await postgresStore(tag);
+  const store = kind === 'redis' ? redisStore(tag, queue) : await postgresStore(tag);
   const model = await connect(`bench raw dedupe consumer (${kind})`);
   try {
     const ch = await model.createChannel();
