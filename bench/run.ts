@@ -559,7 +559,7 @@ function summaryJson(): Record<string, number | null> {
     outboxRelayVsPublishRatio: r2(rows.find((r) => r.group === 'relay vs publish')?.ratio),
     outboxRelayVsHandWrittenRatio: r2(rows.find((r) => r.group === 'relay vs publish')?.batchedRatio),
     outboxHandWrittenVsPublishRatio: r2(handWritten(rows.find((r) => r.group === 'relay vs publish'))),
-    outboxRelayNotKeepingVsPublishRatio: r2(rows.find((r) => r.group === 'relay vs publish, sent rows not kept')?.ratio),
+    outboxRelayDeletingVsPublishRatio: r2(rows.find((r) => r.group === 'relay vs publish, deleting sent rows')?.ratio),
     outboxLatencyP99At1000Ms: round(extra.outboxLatencyAtRate?.p99, 2),
     // (In smoke mode of PLAN.parkingGroup messages, not 100 000.)
     parkingGroup100kS: round(extra.parkingGroup?.seconds, 2),
@@ -878,14 +878,14 @@ async function main(): Promise<number> {
           // A careful hand-written pipelined relay on the same table.
           () => rawPipelinedRelay({ model, table, queue, count, body: event }),
         );
-        // The same with "keep sent rows" 0: a confirmed row deleted instead of marked sent.
+        // The same with deleteSent: a confirmed row deleted instead of marked sent.
         await pair(
-          'relay vs publish, sent rows not kept',
+          'relay vs publish, deleting sent rows',
           '1 KB, confirms per 100',
           count,
           prep,
           () => P.rawPublishEvents({ model, queue, count, body: event, batch: 100 }),
-          () => P.pkgRelayFromNotify(ctx, { table, queue, count, body: event, retentionDays: '0' }),
+          () => P.pkgRelayFromNotify(ctx, { table, queue, count, body: event, deleteSent: true }),
         );
         const writes = PLAN.outboxWrite;
         const payload = JSON.parse(body(1024).toString()) as unknown;

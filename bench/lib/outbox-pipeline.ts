@@ -44,13 +44,13 @@ export async function rawPublishEvents({ model, queue, count, body, batch }: { m
  */
 export async function pkgRelayFromNotify(
   ctx: Ctx,
-  { table, queue, count, body, retentionDays = '7' }: { table: string; queue: string; count: number; body: Buffer; retentionDays?: string },
+  { table, queue, count, body, deleteSent = false }: { table: string; queue: string; count: number; body: Buffer; deleteSent?: boolean },
 ): Promise<RunResult> {
   await loadFlow([
     tab(),
     benchBroker(ctx),
     { id: 'db', type: 'retry-postgres', url: DATABASE_URL },
-    { id: 'relay', type: 'outbox-relay', z: 'flow', broker: 'broker', postgres: 'db', table, mode: 'check', batchSize: '100', pollSeconds: '30', retentionDays, wires: [[]] },
+    { id: 'relay', type: 'outbox-relay', z: 'flow', broker: 'broker', postgres: 'db', table, mode: 'check', batchSize: '100', pollSeconds: '30', deleteSent, wires: [[]] },
   ]);
   const ch = await ctx.model.createChannel();
   try {

@@ -120,7 +120,7 @@ async function main(): Promise<void> {
       park: [prepared, () => S.pkgPark(ctx, { topo, count, prefetch })],
       publish: [publishQueue, () => S.pkgPublish(ctx, { queue, count, window: prefetch, payload: ctx.body1k })],
       outbox: [outboxTable, () => P.pkgRelayFromNotify(ctx, { table, queue: eventQueue, count, body })],
-      'outbox-delete': [outboxTable, () => P.pkgRelayFromNotify(ctx, { table, queue: eventQueue, count, body, retentionDays: '0' })],
+      'outbox-delete': [outboxTable, () => P.pkgRelayFromNotify(ctx, { table, queue: eventQueue, count, body, deleteSent: true })],
       'outbox-hand': [outboxTable, () => rawPipelinedRelay({ model, table, queue: eventQueue, count, body })],
       'outbox-raw': [outboxTable, () => P.rawPublishEvents({ model, queue: eventQueue, count, body, batch: 100 })],
       'publish-nodered': [publishQueue, () => S.nodeRedAlonePublish(ctx, { queue, count, window: prefetch, payload: ctx.body1k })],

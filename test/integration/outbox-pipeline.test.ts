@@ -120,7 +120,7 @@ describe('pipelined outbox relay (real PostgreSQL and broker)', function () {
         if (key !== null) lastConfirmedOfKey.set(key, i);
       },
     };
-    const relay = new OutboxRelay({ db, table, publisher, batchSize, inFlight: 3, ordered: true, pollMs: 100, retentionMs: 86_400_000 });
+    const relay = new OutboxRelay({ db, table, publisher, batchSize, inFlight: 3, ordered: true, pollMs: 100, retentionMs: 0 });
     try {
       relay.start();
       await waitFor(async () => (await statusCounts()).sent === count, `${count} rows sent`);
@@ -194,7 +194,7 @@ describe('pipelined outbox relay (real PostgreSQL and broker)', function () {
           })();
         };
       }
-      const relay = new OutboxRelay({ db, table, publisher, batchSize, inFlight: 3, pollMs: 100, retentionMs: 86_400_000, backoff: { initialMs: 50, maxMs: 200 } });
+      const relay = new OutboxRelay({ db, table, publisher, batchSize, inFlight: 3, pollMs: 100, retentionMs: 0, backoff: { initialMs: 50, maxMs: 200 } });
       const failed = new Set<string>();
       relay.on('failure', (f) => failed.add(f.id));
       try {

@@ -105,8 +105,8 @@ describe('transactional outbox in the Node-RED runtime (real PostgreSQL and brok
     await waitFor(async () => (await db.query(`SELECT status FROM ${outbox} WHERE id = $1`, [id])).rows[0]?.status === 'sent', 'the row marked sent');
   });
 
-  it('with "keep sent rows" 0, a confirmed row is deleted in the transaction that confirmed it: its event published once, no sent row kept', async () => {
-    const { written } = await load(1, { retentionDays: '0' });
+  it('with "delete a row once it is sent", a confirmed row is deleted in the transaction that confirmed it: its event published once, no sent row kept', async () => {
+    const { written } = await load(1, { deleteSent: true });
     for (let i = 0; i < 30; i++) helper.getNode('write').receive(order(`d-${i}`, i + 1));
     await waitFor(() => written.length === 30, 'all written');
     const ids = written.map((m) => m.outbox.id as string);

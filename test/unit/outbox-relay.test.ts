@@ -257,7 +257,7 @@ describe('outbox relay: the pipeline (fake database and publisher)', () => {
           log.push(`publish ${String(options.messageId)}`);
         }),
     };
-    const relay = new OutboxRelay({ db: db as never, table, publisher, batchSize: 2, inFlight: 2, pollMs: 60_000, retentionMs: 86_400_000 });
+    const relay = new OutboxRelay({ db: db as never, table, publisher, batchSize: 2, inFlight: 2, pollMs: 60_000, retentionMs: 0 });
     return { relay, log, confirms };
   }
 

@@ -56,6 +56,7 @@ export function outboxRelay(t: Translate): NodeDefinition {
       backoffSeconds: numberProperty('outbox-relay', 'backoffSeconds', t('label.backoffSeconds')),
       backoffMaxSeconds: numberProperty('outbox-relay', 'backoffMaxSeconds', t('label.backoffMaxSeconds')),
       retentionDays: numberProperty('outbox-relay', 'retentionDays', t('label.retentionDays')),
+      deleteSent: { value: false },
       ordered: { value: false },
     },
     inputs: 1,

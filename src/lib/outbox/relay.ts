@@ -3,7 +3,7 @@
  * transaction that claimed them, and retries failed ones with a capped backoff until they are
  * `failed` (the outbox's parking). Several relays share one table: a batch is claimed with
  * `FOR UPDATE SKIP LOCKED`. It wakes on NOTIFY (a write just committed) and polls as well; sent rows
- * are deleted after the retention (with a retention of 0, in the transaction that confirmed them). With `ordered`, rows of one order key go out one at a time, in
+ * are deleted after the retention, or at once (`deleteSent`: in the transaction that confirmed them). With `ordered`, rows of one order key go out one at a time, in
  * the order they were written (a row waits while an earlier one of its key is pending).
  *
  * Pipelined: the next batch is claimed and published while earlier batches wait for their confirms,
@@ -30,8 +30,10 @@ export interface RelayOptions {
   maxAttempts?: number;
   /** Pause after the first failure, doubling up to the cap; defaults 1 s and 5 min. */
   backoff?: { initialMs: number; maxMs: number };
-  /** How long sent rows are kept; default 7 days (0: none kept, a confirmed row is deleted instead of marked sent). */
+  /** How long sent rows are kept; default 7 days (0: kept). */
   retentionMs?: number;
+  /** A confirmed row is deleted (in the transaction that claimed it) instead of marked sent; default false. */
+  deleteSent?: boolean;
   /** Per-key order (`order_key`), at the cost of concurrency. */
   ordered?: boolean;
   /** Batches claimed and published while earlier ones wait for their confirms; default 3. Each holds a connection of the pool. */
@@ -85,7 +87,7 @@ export class OutboxRelay extends EventEmitter<RelayEvents> {
   /** BEGIN and the claim, one round trip. */
   private readonly opening: string;
   private readonly rows: RowPublisher;
-  /** Whether a confirmed row is kept (marked sent) or deleted at once (a retention of 0). */
+  /** Whether a confirmed row is kept (marked sent) or deleted at once (`deleteSent`). */
   private readonly keepSent: boolean;
 
   constructor(private readonly options: RelayOptions) {
@@ -93,17 +95,18 @@ export class OutboxRelay extends EventEmitter<RelayEvents> {
     this.t = options.table.sql;
     this.opening = claimOpening(this.t, options.ordered === true, options.batchSize ?? 100);
     this.rows = new RowPublisher(options.publisher, options.publishTimeoutMs ?? 30_000, options.tracer);
-    this.keepSent = (options.retentionMs ?? RETENTION_MS) > 0;
+    this.keepSent = options.deleteSent !== true;
   }
 
   /** Starts relaying: at once, then on every wake and poll. */
   start(): void {
     if (!this.stopped) return;
     this.stopped = false;
-    // With a retention of 0 too: sent rows kept under an earlier setting go then.
-    const retention = Math.max(0, this.options.retentionMs ?? RETENTION_MS);
-    this.sweepTimer = setInterval(() => void this.sweep(retention).catch(() => undefined), 60_000);
-    this.sweepTimer.unref?.();
+    const retention = this.options.retentionMs ?? RETENTION_MS;
+    if (retention > 0) {
+      this.sweepTimer = setInterval(() => void this.sweep(retention).catch(() => undefined), 60_000);
+      this.sweepTimer.unref?.();
+    }
     this.wake();
   }
 

@@ -60,6 +60,7 @@ export = function register(RED: NodeAPI): void {
       backoff: { initialMs: n.backoffSeconds * 1000, maxMs: n.backoffMaxSeconds * 1000 },
       retentionMs: n.retentionDays * 86_400_000,
       ordered: def.ordered === true,
+      deleteSent: def.deleteSent === true,
       tracer: openTelemetryTracer(),
     });
     let rows: RelayCounts | undefined;
