@@ -3,8 +3,9 @@
  * transaction that claimed them, and retries failed ones with a capped backoff until they are
  * `failed` (the outbox's parking). Several relays share one table: a batch is claimed with
  * `FOR UPDATE SKIP LOCKED`. It wakes on NOTIFY (a write just committed) and polls as well; sent rows
- * are deleted after the retention, or at once (`deleteSent`: in the transaction that confirmed them). With `ordered`, rows of one order key go out one at a time, in
- * the order they were written (a row waits while an earlier one of its key is pending).
+ * are deleted after the retention, or at once (`deleteSent`: in the transaction that confirmed
+ * them). With `ordered`, rows of one order key go out one at a time, in the order they were written
+ * (a row waits while an earlier one of its key is pending).
  *
  * Pipelined: the next batch is claimed and published while earlier batches wait for their confirms,
  * up to `inFlight` batches, each in its own transaction (its own connection of the pool); batches
