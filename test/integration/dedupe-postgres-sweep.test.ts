@@ -1,7 +1,8 @@
 /**
  * The PostgreSQL store's sweep walks the table's pages range by range (no index on expires_at, so a
  * complete can be a HOT update): it deletes expired rows and keeps live ones, goes on where it
- * stopped and wraps to the first page, one sweep at a time; check mode takes a table with or without an expires_at index.
+ * stopped and wraps to the first page, one sweep at a time; check mode takes a table with or without
+ * an expires_at index.
  */
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';

@@ -13,4 +13,4 @@ export { parsePersistence, redisKeeps, type RedisKeeps, type RedisPersistence } 
 export { RedisDedupeStore, type RedisStoreSettings } from './redis-store';
 export { describeRedis, parseRedisUrl, redisPrefixProblem, redisUrlProblem, type RedisAddress, type RedisTarget } from './redis-url';
 export { DedupeStoreError, type ClaimResult, type DedupeKey, type DedupeStore, type DedupeStoreProblem, type StoreExchange, type SyncDedupeStore } from './store';
-export { TableSweep, type SweepOptions } from './table-sweep';
+export { type SweepOptions } from './table-sweep';

@@ -92,7 +92,7 @@ const WHOLE_NUMBER = /^\d+$/;
 
 /**
  * The statement that marks a batch's confirmed rows sent — or deletes them, when sent rows are not
- * kept (`keep` false: no new row version, no index entries; the relay median 1.19× as fast) — for
+ * kept (`keep` false: no new row version, no index entries; median 1.19× in A/B pairs) — for
  * the COMMIT's round trip (a simple query: the `seq`s inlined, each checked to be one); undefined
  * when none was confirmed. Pure.
  */

@@ -45,9 +45,6 @@ export interface RelayOptions {
   tracer?: MessageTracer;
 }
 
-/** Sent rows are kept a week by default. */
-const RETENTION_MS = 7 * 86_400_000;
-
 export interface RelayStats {
   sent: number;
   retried: number;
@@ -88,22 +85,19 @@ export class OutboxRelay extends EventEmitter<RelayEvents> {
   /** BEGIN and the claim, one round trip. */
   private readonly opening: string;
   private readonly rows: RowPublisher;
-  /** Whether a confirmed row is kept (marked sent) or deleted at once (`deleteSent`). */
-  private readonly keepSent: boolean;
 
   constructor(private readonly options: RelayOptions) {
     super();
     this.t = options.table.sql;
     this.opening = claimOpening(this.t, options.ordered === true, options.batchSize ?? 100);
     this.rows = new RowPublisher(options.publisher, options.publishTimeoutMs ?? 30_000, options.tracer);
-    this.keepSent = options.deleteSent !== true;
   }
 
   /** Starts relaying: at once, then on every wake and poll. */
   start(): void {
     if (!this.stopped) return;
     this.stopped = false;
-    const retention = this.options.retentionMs ?? RETENTION_MS;
+    const retention = this.options.retentionMs ?? 7 * 86_400_000;
     if (retention > 0) {
       this.sweepTimer = setInterval(() => void this.sweep(retention).catch(() => undefined), 60_000);
       this.sweepTimer.unref?.();
@@ -247,7 +241,7 @@ export class OutboxRelay extends EventEmitter<RelayEvents> {
           return outcome;
         },
         // The claim in the BEGIN's round trip, the sent rows' mark in the COMMIT's.
-        { begin: this.opening, end: (outcome) => (outcome === undefined ? undefined : markSentSql(this.t, outcome.sent, this.keepSent)) },
+        { begin: this.opening, end: (outcome) => (outcome === undefined ? undefined : markSentSql(this.t, outcome.sent, this.options.deleteSent !== true)) },
       )
       .then((outcome) => this.told(outcome))
       .catch((err: unknown) => {
