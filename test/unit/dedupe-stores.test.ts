@@ -51,6 +51,34 @@ describe('memory deduplication store', () => {
     assert.deepEqual(await store.claim([k('x')], 'A', 10), [{ state: 'claimed' }]);
   });
 
+  it('a key done again is the youngest: the bound drops an older one first, and the later retention counts', () => {
+    let now = 0;
+    const store = new MemoryDedupeStore({ maxKeys: 2, now: () => now });
+    store.completeOne(k('x'), 1000);
+    store.completeOne(k('y'), 1000);
+    now = 900;
+    store.completeOne(k('x'), 1000); // a copy completed after all: x is kept until 1 900
+    store.completeOne(k('z'), 1000); // over the bound: y, now the oldest, goes
+    // Two records, x and z both done: y was the one dropped.
+    assert.equal(store.size, 2);
+    assert.equal(store.claimOne(k('z'), 'A', 10).state, 'done');
+    now = 1500;
+    assert.equal(store.claimOne(k('x'), 'A', 10).state, 'done', 'x kept until its later retention ends');
+    now = 1901;
+    assert.equal(store.claimOne(k('x'), 'A', 10).state, 'claimed');
+  });
+
+  it('a claim whose lease ended unsettled is swept as records are written, and is free meanwhile', () => {
+    let now = 0;
+    const store = new MemoryDedupeStore({ now: () => now });
+    store.claimOne(k('stuck'), 'A', 100);
+    now = 101;
+    assert.equal(store.claimOne(k('stuck'), 'B', 100).state, 'claimed', 'an ended lease is free');
+    now = 202;
+    for (let i = 0; i < 256; i += 1) store.completeOne(k(`m-${i}`), 1e6);
+    assert.equal(store.size, 256, "B's ended claim swept, the done keys kept");
+  });
+
   it('a key with a colon is not confused with another scope', async () => {
     const store = new MemoryDedupeStore();
     await store.complete([k('b:c', 'a')], 1000);

@@ -2,14 +2,22 @@
  * The deduplication store of one Node-RED process: nothing to set up. Bounded by age (a done key is
  * forgotten after the retention, a claim after its lease) and by count (the oldest done records go
  * first when there are more than `maxKeys`; live claims are never dropped).
+ *
+ * Claims and done keys are kept apart: the claims (as many as messages in flight) in a small map, the
+ * done keys in a large one, each only a number, when it is forgotten (ms from the store's start: a
+ * small integer, no object per record, for the first 12 days of a store). A message's done key is
+ * added once, and nothing in the large map is moved or left as garbage. Keeping every processed key
+ * for the retention as an object, moved to the end when completed, was most of what deduplicating in
+ * memory cost, in its garbage collection (measured in the bench's consumer: 34–46 µs of CPU a
+ * message that way, 28–32 µs this way, 24–34 µs without deduplication).
  */
 import { distinctKeys } from './batch';
 import type { ClaimResult, DedupeKey, DedupeStore, StoreExchange, SyncDedupeStore } from './store';
 
-interface Entry {
-  /** undefined once done. */
-  owner: string | undefined;
-  /** ms since epoch: the lease's or the retention's end. */
+/** A live claim (or one whose lease ended, not yet swept). */
+interface Claim {
+  owner: string;
+  /** ms since epoch: the lease's end. */
   until: number;
 }
 
@@ -29,16 +37,20 @@ export class MemoryDedupeStore implements DedupeStore, SyncDedupeStore {
   readonly description = 'memory';
   /** Every call is answered at once: the gate needs no round trip (nor a turn) for it. */
   readonly sync: SyncDedupeStore = this;
-  readonly maxKeyBytes = 4096;
-  /** Insertion order is age order: a record that changes is moved to the end. */
-  private readonly entries = new Map<string, Entry>();
   private readonly maxKeys: number;
+  readonly maxKeyBytes = 4096;
+  /** Live claims by record id. */
+  private readonly claims = new Map<string, Claim>();
+  /** Done keys by record id: when each is forgotten (ms from {@link epoch}). Insertion order is age order. */
+  private readonly done = new Map<string, number>();
+  /** The clock's time at the start: done records count from it (small integers). */
+  private readonly epoch: number;
   private readonly now: () => number;
   /** Records written: expired ones are swept every {@link SWEEP_EVERY}+1 writes. */
   private writes = 0;
-  /** Where the sweep goes on from, and the record it stopped at. */
-  private cursor: Iterator<[string, Entry]> | undefined;
-  private head: [string, Entry] | undefined;
+  /** Where the sweep of done keys goes on from, and the record it stopped at. */
+  private cursor: Iterator<[string, number]> | undefined;
+  private head: [string, number] | undefined;
   /** The scope of the last record id made, and its part of the id (a gate keeps one scope). */
   private lastScope: string | undefined;
   private scopePart = '';
@@ -46,11 +58,12 @@ export class MemoryDedupeStore implements DedupeStore, SyncDedupeStore {
   constructor(options: MemoryStoreOptions = {}) {
     this.maxKeys = Math.max(1, options.maxKeys ?? 100_000);
     this.now = options.now ?? Date.now;
+    this.epoch = this.now();
   }
 
   /** Records held now (claims and done keys, some possibly expired but not yet swept). */
   get size(): number {
-    return this.entries.size;
+    return this.claims.size + this.done.size;
   }
 
   prepare(): Promise<void> {
@@ -86,27 +99,41 @@ export class MemoryDedupeStore implements DedupeStore, SyncDedupeStore {
   claimOne(k: DedupeKey, owner: string, leaseMs: number): ClaimResult {
     const now = this.now();
     const id = this.idOf(k);
-    const entry = this.entries.get(id);
-    if (entry && entry.until > now) {
-      if (entry.owner === undefined) return DONE;
-      if (entry.owner !== owner) return { state: 'held', owner: entry.owner, until: entry.until };
+    const forgotten = this.done.get(id);
+    if (forgotten !== undefined) {
+      if (forgotten > now - this.epoch) return DONE;
+      this.done.delete(id);
     }
-    this.put(id, entry !== undefined, owner, now + leaseMs);
+    const claim = this.claims.get(id);
+    if (claim && claim.until > now && claim.owner !== owner) return { state: 'held', owner: claim.owner, until: claim.until };
+    if (claim) {
+      claim.owner = owner;
+      claim.until = now + leaseMs;
+      return CLAIMED;
+    }
+    this.claims.set(id, { owner, until: now + leaseMs });
+    this.wrote(now);
     return CLAIMED;
   }
 
   completeOne(k: DedupeKey, retentionMs: number): void {
+    const now = this.now();
     const id = this.idOf(k);
-    this.put(id, this.entries.has(id), undefined, this.now() + retentionMs);
+    this.claims.delete(id);
+    // A key done again (a copy completed after all) is written anew: the youngest, at the end.
+    if (this.done.has(id)) this.done.delete(id);
+    this.done.set(id, now - this.epoch + retentionMs);
+    this.wrote(now);
   }
 
   releaseOne(k: DedupeKey, owner: string): void {
     const id = this.idOf(k);
-    if (this.entries.get(id)?.owner === owner) this.entries.delete(id);
+    if (this.claims.get(id)?.owner === owner) this.claims.delete(id);
   }
 
   close(): Promise<void> {
-    this.entries.clear();
+    this.claims.clear();
+    this.done.clear();
     this.cursor = undefined;
     this.head = undefined;
     return Promise.resolve();
@@ -121,36 +148,42 @@ export class MemoryDedupeStore implements DedupeStore, SyncDedupeStore {
     return this.scopePart + k.key;
   }
 
-  /** A record, new or changed (then moved to the end, a new entry: it is the youngest). */
-  private put(id: string, had: boolean, owner: string | undefined, until: number): void {
-    if (had) this.entries.delete(id);
-    this.entries.set(id, { owner, until });
+  /** A record was added: over the bound, or now and then, the store is swept (an expired record is never answered from). */
+  private wrote(now: number): void {
     this.writes += 1;
-    // Over the bound at once; expired records now and then (an expired one is never answered from).
-    if (this.entries.size > this.maxKeys || (this.writes & SWEEP_EVERY) === 0) this.bound(this.now());
+    if (this.size > this.maxKeys || (this.writes & SWEEP_EVERY) === 0) {
+      this.sweepClaims(now);
+      this.bound(now - this.epoch);
+    }
+  }
+
+  /** Claims whose lease ended (a flow that never settled them and no copy came): few, all looked at. */
+  private sweepClaims(now: number): void {
+    for (const [id, claim] of this.claims) if (claim.until <= now) this.claims.delete(id);
   }
 
   /**
-   * Forgets expired records, oldest first, and then the oldest done ones while over the bound. One
+   * Forgets expired done keys, oldest first, and then the oldest done ones while over the bound. One
    * iterator goes on from where it stopped (a Map iterator survives changes): starting one from the
    * front each time would step again over every record deleted there, a cost that grows with the map.
+   * `at`: now, in ms from the store's start.
    */
-  private bound(now: number): void {
+  private bound(at: number): void {
     for (;;) {
       if (!this.head) {
-        const next = (this.cursor ??= this.entries.entries()).next();
+        const next = (this.cursor ??= this.done.entries()).next();
         if (next.done === true) {
           this.cursor = undefined; // at the end: the next sweep starts from the front again
           return;
         }
         this.head = next.value;
       }
-      const [id, entry] = this.head;
-      if (this.entries.get(id) === entry) {
-        if (this.entries.size <= this.maxKeys && entry.until > now) return;
-        if (entry.until <= now || entry.owner === undefined) this.entries.delete(id);
+      const [id, forgotten] = this.head;
+      // Still this record (a key done again is a new entry at the end; one forgotten and claimed again is gone).
+      if (this.done.get(id) === forgotten) {
+        if (this.size <= this.maxKeys && forgotten > at) return;
+        this.done.delete(id);
       }
-      // Gone or moved (a changed record is a new entry at the end), deleted, or a live claim kept: the next one.
       this.head = undefined;
     }
   }
