@@ -148,13 +148,16 @@ export class MemoryDedupeStore implements DedupeStore, SyncDedupeStore {
     return this.scopePart + k.key;
   }
 
-  /** A record was added: over the bound, or now and then, the store is swept (an expired record is never answered from). */
+  /**
+   * A record was added: now and then the store is swept (an expired record is never answered from),
+   * and over the bound the oldest done keys go at once. Claims are looked at only now and then: the
+   * bound never drops one, and a store full to its bound writes over it on every message.
+   */
   private wrote(now: number): void {
     this.writes += 1;
-    if (this.size > this.maxKeys || (this.writes & SWEEP_EVERY) === 0) {
-      this.sweepClaims(now);
-      this.bound(now - this.epoch);
-    }
+    const sweepTime = (this.writes & SWEEP_EVERY) === 0;
+    if (sweepTime) this.sweepClaims(now);
+    if (sweepTime || this.size > this.maxKeys) this.bound(now - this.epoch);
   }
 
   /** Claims whose lease ended (a flow that never settled them and no copy came): few, all looked at. */
