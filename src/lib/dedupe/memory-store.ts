@@ -121,7 +121,7 @@ export class MemoryDedupeStore implements DedupeStore, SyncDedupeStore {
     const id = this.idOf(k);
     this.claims.delete(id);
     // A key done again (a copy completed after all) is written anew: the youngest, at the end.
-    if (this.done.has(id)) this.done.delete(id);
+    this.done.delete(id);
     this.done.set(id, now - this.epoch + retentionMs);
     this.wrote(now);
   }
