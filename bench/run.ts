@@ -488,6 +488,12 @@ function summaryJson(): Record<string, number | null> {
   const retry = find('retry path', '1 KB, prefetch 100, 1 retry');
   const park = find('park path', '1 KB, prefetch 100');
   const pub = find('publish+confirm', `1 KB, ${WINDOW} in flight`);
+  const dedupe = (store: string): Row | undefined => find('dedupe', `${store} vs none, 1 KB, prefetch ${PREFETCH}`);
+  const dMem = dedupe('memory');
+  const dRedis = dedupe('redis');
+  const dPg = dedupe('postgres');
+  const group = (name: string): Row | undefined => rows.find((r) => r.group === name);
+  const relay = group('relay vs publish');
   const pick = (label: string): Single | undefined => analysis.find((a) => a.label.startsWith(label));
   const m = extra.memory;
   const l = extra.lag;
@@ -551,28 +557,28 @@ function summaryJson(): Record<string, number | null> {
     rawRssGrowthMb: extra.rawMemory ? round((extra.rawMemory.end.rss - extra.rawMemory.before.rss) / MB, 1) : null,
     rawYoungGenGrowthMb: extra.rawMemory ? youngGrowth(extra.rawMemory) : null,
     nodeRedOnlyRssGrowthMb: extra.nodeRedMemory ? round((extra.nodeRedMemory.end.rss - extra.nodeRedMemory.before.rss) / MB, 1) : null,
-    dedupeMemoryRatio: r2(find('dedupe', `memory vs none, 1 KB, prefetch ${PREFETCH}`)?.ratio),
-    dedupeRedisRatio: r2(find('dedupe', `redis vs none, 1 KB, prefetch ${PREFETCH}`)?.ratio),
-    dedupePgRatio: r2(find('dedupe', `postgres vs none, 1 KB, prefetch ${PREFETCH}`)?.ratio),
+    dedupeMemoryRatio: r2(dMem?.ratio),
+    dedupeRedisRatio: r2(dRedis?.ratio),
+    dedupePgRatio: r2(dPg?.ratio),
     // The same pairs as the median of each repetition's own ratio (runs back to back).
-    dedupeMemoryPairRatio: r2(find('dedupe', `memory vs none, 1 KB, prefetch ${PREFETCH}`)?.pairRatio),
-    dedupeRedisPairRatio: r2(find('dedupe', `redis vs none, 1 KB, prefetch ${PREFETCH}`)?.pairRatio),
-    dedupePgPairRatio: r2(find('dedupe', `postgres vs none, 1 KB, prefetch ${PREFETCH}`)?.pairRatio),
-    dedupeRedisVsHandWrittenRatio: r2(find('dedupe', `redis vs none, 1 KB, prefetch ${PREFETCH}`)?.batchedRatio),
-    dedupeRedisHandWrittenRatio: r2(handWritten(find('dedupe', `redis vs none, 1 KB, prefetch ${PREFETCH}`))),
-    dedupePgVsHandWrittenRatio: r2(find('dedupe', `postgres vs none, 1 KB, prefetch ${PREFETCH}`)?.batchedRatio),
-    dedupePgHandWrittenRatio: r2(handWritten(find('dedupe', `postgres vs none, 1 KB, prefetch ${PREFETCH}`))),
-    outboxRelayRatio: r2(rows.find((r) => r.group === 'outbox relay')?.ratio),
-    outboxRelayMsgPerSec: round(rows.find((r) => r.group === 'outbox relay')?.pkg.msgPerSec),
-    outboxWriteRatio: r2(rows.find((r) => r.group === 'outbox write')?.ratio),
+    dedupeMemoryPairRatio: r2(dMem?.pairRatio),
+    dedupeRedisPairRatio: r2(dRedis?.pairRatio),
+    dedupePgPairRatio: r2(dPg?.pairRatio),
+    dedupeRedisVsHandWrittenRatio: r2(dRedis?.batchedRatio),
+    dedupeRedisHandWrittenRatio: r2(handWritten(dRedis)),
+    dedupePgVsHandWrittenRatio: r2(dPg?.batchedRatio),
+    dedupePgHandWrittenRatio: r2(handWritten(dPg)),
+    outboxRelayRatio: r2(group('outbox relay')?.ratio),
+    outboxRelayMsgPerSec: round(group('outbox relay')?.pkg.msgPerSec),
+    outboxWriteRatio: r2(group('outbox write')?.ratio),
     outboxLatencyP50Ms: round(extra.outboxLatency?.p50, 2),
     outboxLatencyP99Ms: round(extra.outboxLatency?.p99, 2),
     // The relay against raw amqplib publishing the same events with confirms (per 100), and commit → consumer p99 at 1 000 events/s from 10 writers.
-    outboxRelayVsPublishRatio: r2(rows.find((r) => r.group === 'relay vs publish')?.ratio),
-    outboxRelayVsPublishPairRatio: r2(rows.find((r) => r.group === 'relay vs publish')?.pairRatio),
-    outboxRelayVsHandWrittenRatio: r2(rows.find((r) => r.group === 'relay vs publish')?.batchedRatio),
-    outboxHandWrittenVsPublishRatio: r2(handWritten(rows.find((r) => r.group === 'relay vs publish'))),
-    outboxRelayDeletingVsPublishRatio: r2(rows.find((r) => r.group === 'relay vs publish, deleting sent rows')?.ratio),
+    outboxRelayVsPublishRatio: r2(relay?.ratio),
+    outboxRelayVsPublishPairRatio: r2(relay?.pairRatio),
+    outboxRelayVsHandWrittenRatio: r2(relay?.batchedRatio),
+    outboxHandWrittenVsPublishRatio: r2(handWritten(relay)),
+    outboxRelayDeletingVsPublishRatio: r2(group('relay vs publish, deleting sent rows')?.ratio),
     outboxLatencyP99At1000Ms: round(extra.outboxLatencyAtRate?.p99, 2),
     // (In smoke mode of PLAN.parkingGroup messages, not 100 000.)
     parkingGroup100kS: round(extra.parkingGroup?.seconds, 2),
