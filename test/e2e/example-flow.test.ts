@@ -16,7 +16,7 @@ import type { GetMessage } from 'amqplib';
 import { AMQP_URL, Broker, MANAGEMENT_URL, uniqueName, waitFor } from '../helpers/broker';
 import { PostgresDatabase } from '../../src/lib/postgres';
 import { DATABASE_URL } from '../helpers/private-stores';
-import { NodeRedProcess, packPackage, PACKAGE, repoPackage, userDirWith } from '../helpers/node-red-process';
+import { freePort, NodeRedProcess, packPackage, PACKAGE, repoPackage, userDirWith } from '../helpers/node-red-process';
 import { NODE_RED_RUNTIMES, type NodeRedRuntime } from './node-red-runtimes';
 
 const NODE_TYPES = Object.keys(repoPackage['node-red'].nodes).sort();
@@ -503,6 +503,25 @@ function exampleFlowOn(runtime: NodeRedRuntime, packedTarball: () => string): vo
     assert.equal(await count(`${queue}.retry`), 0);
     const errors = output().split('\n').filter((line) => line.includes('[error]'));
     assert.deepEqual(errors, [], `Node-RED logged errors${log()}`);
+
+    // Node-RED on another port than the example calls: nothing answers there (a port free a moment ago). Each refused call is
+    // settled once (retried, ECONNREFUSED is transient), and the flow says once where it called.
+    const closed = await freePort();
+    tab.env = [{ name: 'PORT', value: String(closed), type: 'str' }];
+    await inject('endpoint answers 200');
+    await red!.deploy(flow);
+    await waitFor(async () => (await consumerCount(queue)) === 1, `a consumer on ${queue} again${log()}`, 60_000);
+    const retriedBefore = of('retried').length;
+    await inject('publish 10 jobs');
+    await until(() => of('retried').length >= retriedBefore + 5, 'refused calls retried');
+    const lines = output().split('\n');
+    const hints = lines.filter((line) => line.includes(`nothing answers at http://127.0.0.1:${closed}/outage-endpoint`));
+    assert.equal(hints.length, 1, `the flow says once that nothing answers${log()}`);
+    assert.deepEqual(
+      lines.filter((line) => line.includes('was already settled')),
+      [],
+      `a refused call was settled twice (the http request node's error went to its output and to the catch node)${log()}`,
+    );
   });
 
   it("compares queue arguments through RABBITMQ_MANAGEMENT_URL: the example's consumer in check mode is not 'args unchecked'", async function () {
