@@ -26,7 +26,7 @@ describe('retry flow in the Node-RED runtime (real broker)', function () {
   });
 
   /** Loads a flow: consumer → function(code) with outputs [ack, retry, park] → end nodes; captures what the consumer sends. */
-  async function loadDecisionFlow(code: string, options: { consumer?: Record<string, unknown>; config?: Record<string, unknown> } = {}): Promise<Msg[]> {
+  async function loadDecisionFlow(code: string, options: { consumer?: Record<string, unknown>; config?: Record<string, unknown>; more?: Array<Record<string, unknown>> } = {}): Promise<Msg[]> {
     const flow = [
       tab(),
       brokerNode(),
@@ -38,6 +38,7 @@ describe('retry flow in the Node-RED runtime (real broker)', function () {
       { id: 'retry', type: 'retry-settle', z: 'flow', action: 'retry', wires: [] },
       { id: 'park', type: 'park-publisher', z: 'flow', reason: '', wires: [['parked']] },
       { id: 'parked', type: 'helper', z: 'flow' },
+      ...(options.more ?? []),
     ];
     await loadFlow(flow);
     const seen: Msg[] = [];
@@ -99,6 +100,35 @@ describe('retry flow in the Node-RED runtime (real broker)', function () {
     await waitFor(async () => (await broker.messageCount(names.mainQueue)) === 0, 'the original to be acked');
     // Monitoring: the consumer's status turns yellow while the parking queue holds messages.
     await waitFor(() => statuses.some((st) => st.fill === 'yellow' && /^1 in parking · /.test(String(st.text))), 'the parking depth on the status');
+  });
+
+  it('a replay empties the parking queue: the consumer looks again soon, not at its next watch (an hour here)', async () => {
+    // Parks the first message it sees, acks the rest (the same message, replayed).
+    const parkFirst = `if (!context.get('parked')) { context.set('parked', true); msg.error = 'first time'; return [null, null, msg]; } return [msg, null, null];`;
+    const replay = { id: 'replay', type: 'park-replay', z: 'flow', config: 'config', max: '10', wires: [[]] };
+    await loadDecisionFlow(parkFirst, { consumer: { parkingWatch: '3600' }, more: [replay] });
+    await broker.publish(names.mainExchange, names.routingKey, { amount: 1 });
+    await waitFor(() => /^1 in parking · /.test(String(lastStatus('consumer')?.text)), 'the parked message on the status');
+    // The look that follows a park has seen it (the metrics give the depth at the last look).
+    const lookedAtParking = async (): Promise<number | undefined> => {
+      const text = (await helper.request().get('/rabbitmq-retry/metrics')).text;
+      const line = text.split('\n').find((l) => l.startsWith('rabbitmq_retry_parking_messages{') && l.includes(`"${names.mainQueue}"`));
+      return line === undefined ? undefined : Number(line.slice(line.lastIndexOf(' ') + 1));
+    };
+    await waitFor(async () => (await lookedAtParking()) === 1, 'a look at the parking queue after the park');
+    helper.getNode('replay').receive({});
+    await waitFor(() => /^✓1 ↻0 ⚑1 · /.test(String(lastStatus('consumer')?.text)), `the parking queue empty on the status (last ${JSON.stringify(lastStatus('consumer'))})`);
+    assert.equal(await lookedAtParking(), 0);
+    assert.equal(await broker.messageCount(names.parkingQueue), 0);
+  });
+
+  it('a consumer that starts while messages wait in parking says so soon, not at its first watch tick (an hour here)', async () => {
+    await loadDecisionFlow(decide);
+    await broker.publish(names.mainExchange, names.routingKey, { amount: -1 });
+    await waitFor(async () => (await broker.messageCount(names.parkingQueue)) === 1, 'the message parked');
+    await helper.unload();
+    await loadDecisionFlow(decide, { consumer: { parkingWatch: '3600' } });
+    await waitFor(() => /^1 in parking · ✓0 /.test(String(lastStatus('consumer')?.text)), `the waiting message on the new consumer's status (last ${JSON.stringify(lastStatus('consumer'))})`);
   });
 
   it('never acks before the parked copy is confirmed: with the parking queue gone the original stays', async () => {

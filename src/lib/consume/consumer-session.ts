@@ -13,7 +13,7 @@ import { EventEmitter } from 'node:events';
 import type { Channel } from 'amqplib';
 import { closeChannel } from '../amqp';
 import { DedupeStoreError, type DedupeGate } from '../dedupe';
-import { messages, type QueueDepths } from '../observe';
+import { messages } from '../observe';
 import { OrderedHold, type AckBatcher } from '../settle';
 import { planTopology, TopologyError, type TopologyPlan } from '../topology';
 import { Breaker, type CircuitView } from './breaker';
@@ -32,7 +32,8 @@ export class ConsumerSession extends EventEmitter<ConsumerSessionEvents> {
   readonly deliveries: Deliveries;
   private readonly plan: TopologyPlan;
   private readonly hold: OrderedHold | undefined;
-  private readonly queues: ConsumerDepths;
+  /** Depths of the main, retry and parking queues: at the last look (every `parkingWatchMs`, soon after a park or a replay), or now. */
+  readonly queues: ConsumerDepths;
   private readonly drain: Drain;
   private readonly own = new ConsumerChannel();
   private readonly recheck = new Recheck(() => void this.setup());
@@ -98,16 +99,6 @@ export class ConsumerSession extends EventEmitter<ConsumerSessionEvents> {
 
   get stats(): SessionStats {
     return sessionStats(this.deliveries, this.queues.parking, this.argumentsUnchecked, this.intake.held);
-  }
-
-  /** Depths of the main, retry and parking queues at the last look (every `parkingWatchMs`, and soon after a park). */
-  get depths(): QueueDepths | undefined {
-    return this.queues.depths;
-  }
-
-  /** Looks at the queues' depths now. */
-  lookAtQueues(): Promise<QueueDepths | undefined> {
-    return this.queues.look();
   }
 
   start(): void {
@@ -248,6 +239,7 @@ export class ConsumerSession extends EventEmitter<ConsumerSessionEvents> {
       if (this.stopped) return await this.own.close(); // stopped while this setup was under way: stop() could not see the channel yet
       this.recheck.succeeded();
       this.lastReported = '';
+      this.queues.lookSoon();
       this.setState(this.pauses.state(this.gate?.down));
     } catch (err) {
       if (this.stopped) return;

@@ -15,6 +15,7 @@ export class ConsumerDepths extends EventEmitter<{ changed: [] }> {
   private last: QueueDepths | undefined;
   private parkedSinceLook = 0;
   private stopWatching: (() => void) | undefined;
+  private watching = false;
   private readonly names: string[];
   /** The consumer's parks counted so far (see `parkedSoFar`). */
   private parkedSeen = 0;
@@ -43,6 +44,7 @@ export class ConsumerDepths extends EventEmitter<{ changed: [] }> {
 
   /** Looks every `everyMs` (0: never) while `active()`. */
   start(everyMs: number, active: () => boolean): void {
+    this.watching = everyMs > 0;
     this.stopWatching = this.watch.watch(this.names, everyMs, active, (found) => this.looked(found));
   }
 
@@ -62,6 +64,14 @@ export class ConsumerDepths extends EventEmitter<{ changed: [] }> {
     this.parkedSinceLook += count;
     this.emit('changed');
     this.watch.soon(this.names);
+  }
+
+  /**
+   * A look within about a second, when watching: the consumer (re)started consuming (its first tick may
+   * be most of an interval away), or someone else moved messages in or out of its queues (a replay).
+   */
+  lookSoon(): void {
+    if (this.watching) this.watch.soon(this.names);
   }
 
   /** Looks now. */

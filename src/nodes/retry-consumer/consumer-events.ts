@@ -71,7 +71,7 @@ export function startEvents(session: ConsumerSession, sessions: ConsumerSessions
   if (statsEveryMs > 0) {
     let last = { at: Date.now(), delivered: session.stats.delivered };
     const report = (): void => {
-      void session.lookAtQueues().then((depths) => {
+      void session.queues.look().then((depths) => {
         const stats = session.stats;
         const now = Date.now();
         const payload: StatsPayload = {

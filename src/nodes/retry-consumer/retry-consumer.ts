@@ -181,7 +181,7 @@ export = function register(RED: NodeAPI): void {
       queue: mainQueue,
       parkingQueue,
       inFlight: () => deliveries.inFlight,
-      depths: () => session.depths,
+      depths: () => session.queues.depths,
       ...(def.circuit === true ? { consumer: node.id, circuit: () => session.circuit?.state } : {}),
     });
     const stopEvents = events ? startEvents(session, config.consumers, mainQueue, values.statsEvery * 1000, (msg) => node.send([null, msg])) : undefined;

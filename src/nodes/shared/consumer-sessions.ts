@@ -71,8 +71,9 @@ export class ConsumerSessions extends EventEmitter<ConsumerSessionsEvents> {
     return session.deliveries.settleNow(deliveryId, action, reason, failure, kind, later);
   }
 
-  /** Tells every consumer of the configuration that a parked message was replayed. */
+  /** Tells every consumer of the configuration that a parked message was replayed; each looks at its queues soon (a burst shares a look). */
   replayed(event: OutcomeEvent): void {
+    for (const { session } of this.members) session.queues.lookSoon();
     this.emit('replayed', event);
   }
 }
