@@ -57,7 +57,8 @@ function phaseStatus(state: ConnectionState, t: Translate, key: (key: string) =>
     case 'connecting':
       return { fill: 'yellow', shape: 'ring', text: key('retry-broker.status.connecting') };
     case 'waiting': {
-      const seconds = Math.ceil((state.retryInMs ?? 0) / 1000);
+      // Rounded: a wait of 1.01 s reads 1 s, not 2; never 0 s.
+      const seconds = Math.max(1, Math.round((state.retryInMs ?? 0) / 1000));
       return { fill: 'red', shape: 'ring', text: t('retry-broker.status.waiting', { error: state.error ?? t('retry-broker.status.disconnected'), seconds }) };
     }
     default:
