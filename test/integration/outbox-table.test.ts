@@ -77,8 +77,8 @@ describe('outbox table problems (real PostgreSQL)', function () {
       assert.equal(problem.length, 1);
       assert.match(problem[0]!, /no column order_key \(text\); .*no column last_error \(text\)/);
       await db.query(`ALTER TABLE ${table.sql} ADD COLUMN order_key text, ADD COLUMN last_error text`);
-      await waitFor(() => lastStatus('relay')?.fill === 'green', 'the relay relaying', 60_000);
-      await waitFor(() => lastStatus('write')?.fill === 'green', 'the write usable', 60_000);
+      await waitFor(() => lastStatus('relay')?.fill === 'green', 'the relay relaying', 40_000);
+      await waitFor(() => lastStatus('write')?.fill === 'green', 'the write usable', 40_000);
       assert.ok(logLines().some((l) => l === `outbox table ${table.table} is usable now`), 'said so');
       assert.equal(errorsOf('relay').length, 1, 'the problem logged once, not once per try');
       assert.equal(errorsOf('write').length, 1, 'the problem logged once, not once per try');
