@@ -191,6 +191,7 @@ describe('health probes in the Node-RED runtime (real broker, PostgreSQL, Redis)
       );
       const [relay] = report.relays;
       assert.equal(relay?.name, 'orders relay');
+      assert.equal(relay?.table, table, 'its table as people read it, not quoted for SQL');
       assert.equal(relay?.status, 'waiting');
       assert.equal(relay?.failed, 0);
       assert.equal(typeof relay?.oldestPendingSeconds, 'number');

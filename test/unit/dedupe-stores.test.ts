@@ -199,9 +199,9 @@ describe('PostgreSQL settings', () => {
     assert.equal(postgresProblem({ code: '23505', message: 'duplicate key' }), 'other');
     assert.equal(postgresProblem(new Error('Connection terminated unexpectedly')), 'unreachable');
   });
-  it('takes table names of plain identifiers only, quoted', () => {
-    assert.deepEqual(parseTableName('app.outbox'), { schema: 'app', table: 'outbox', sql: '"app"."outbox"' });
-    assert.deepEqual(parseTableName('outbox'), { schema: undefined, table: 'outbox', sql: '"outbox"' });
+  it('takes table names of plain identifiers only, quoted for SQL and plain for people', () => {
+    assert.deepEqual(parseTableName('app.outbox'), { schema: 'app', table: 'outbox', sql: '"app"."outbox"', display: 'app.outbox' });
+    assert.deepEqual(parseTableName('outbox'), { schema: undefined, table: 'outbox', sql: '"outbox"', display: 'outbox' });
     assert.ok('problem' in parseTableName('outbox; DROP TABLE x'));
     assert.ok('problem' in parseTableName('a.b.c'));
   });

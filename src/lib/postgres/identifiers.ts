@@ -7,6 +7,8 @@ export interface TableName {
   table: string;
   /** Quoted for SQL: `"app"."outbox"`. */
   sql: string;
+  /** As a person reads it (status, log, health report): `app.outbox`, `outbox`. */
+  display: string;
 }
 
 /** A table name, optionally schema-qualified, of plain identifiers; or why it is not one. */
@@ -18,7 +20,7 @@ export function parseTableName(text: string): TableName | { problem: string } {
   const [first, second] = parts as [string, string | undefined];
   const schema = second === undefined ? undefined : first;
   const table = second ?? first;
-  return { schema, table, sql: schema ? `${quoteIdent(schema)}.${quoteIdent(table)}` : quoteIdent(table) };
+  return { schema, table, sql: schema ? `${quoteIdent(schema)}.${quoteIdent(table)}` : quoteIdent(table), display: schema ? `${schema}.${table}` : table };
 }
 
 export function quoteIdent(name: string): string {

@@ -15,8 +15,12 @@ import type { Node, NodeAPI, NodeDef, NodeMessage, NodeStatus } from '../shared/
 import { outboxTarget, type RelayLook, type RelayNode } from '../shared/outbox-node';
 import { NUMBER_FIELDS } from '../shared/properties';
 import { StatusUpdates } from '../shared/status';
+import { TableWatch } from '../shared/table-watch';
 
 const COUNTS_MS = 5000;
+/** While its table is not usable the relay tries again every poll interval, at least 1 s and at most 10 s apart. */
+const TABLE_RETRY_MIN_MS = 1000;
+const TABLE_RETRY_MAX_MS = 10_000;
 
 export = function register(RED: NodeAPI): void {
   function OutboxRelayNode(this: RelayNode, def: NodeDef): void {
@@ -30,7 +34,7 @@ export = function register(RED: NodeAPI): void {
     if (!broker) problems.push('select a RabbitMQ broker (a retry-broker configuration)');
     if (problems.length > 0 || !broker || 'problems' in target) {
       const problem = `not usable: ${problems.join('; ')}`;
-      node.relayHealth = () => ({ table: 'problems' in target ? '' : target.table.sql, problem, brokerConnected: broker?.connection.state.phase === 'connected' });
+      node.relayHealth = () => ({ table: 'problems' in target ? '' : target.table.display, problem, brokerConnected: broker?.connection.state.phase === 'connected' });
       node.error(`outbox relay ${problem}`);
       node.status({ fill: 'red', shape: 'ring', text: statusKey('outbox-relay.status.invalid') });
       return;
@@ -68,11 +72,21 @@ export = function register(RED: NodeAPI): void {
     let look: RelayLook | undefined;
     let brokerStatus: NodeStatus | undefined;
     let dbStatus: NodeStatus = target.pg.databaseStatus();
-    let problem: string | undefined;
+    const watch = new TableWatch(target, Math.min(TABLE_RETRY_MAX_MS, Math.max(TABLE_RETRY_MIN_MS, n.pollSeconds * 1000)), {
+      error: (text) => node.error(text),
+      log: (text) => node.log(text),
+      usable: () => {
+        relay.start();
+        lookAtRows();
+        status.now();
+      },
+      changed: () => status.now(),
+    });
     const status = new StatusUpdates(
       () => {
         // The most urgent first: what stops relaying, then rows given up on, then the counts.
-        if (problem) return { fill: 'red', shape: 'ring', text: statusKey('outbox-relay.status.table') };
+        // A database that cannot be reached or refuses the login is its own status, not the table's.
+        if (watch.problem) return watch.problem.kind === 'table' ? { fill: 'red', shape: 'ring', text: statusKey('outbox-relay.status.table') } : dbStatus;
         if (dbStatus.fill === 'red') return dbStatus;
         if (broker.connection.state.phase !== 'connected') return brokerStatus ?? { fill: 'yellow', shape: 'ring', text: statusKey('outbox-relay.status.waiting') };
         const failed = rows?.failed ?? 0;
@@ -108,6 +122,8 @@ export = function register(RED: NodeAPI): void {
       id: `${node.id}/db`,
       status: (s: NodeStatus) => {
         dbStatus = s;
+        // The database answers again: try the table now rather than at the next retry.
+        if (s.fill === 'green' && watch.problem?.kind === 'database') watch.start();
         status.now();
       },
     };
@@ -140,7 +156,7 @@ export = function register(RED: NodeAPI): void {
       status.now();
     });
     relay.on('recovered', () => {
-      node.log(`outbox relay on ${target.table.sql} works again`);
+      node.log(`outbox relay on ${target.table.display} works again`);
       status.now();
     });
     const listener = target.database.listen(
@@ -148,22 +164,10 @@ export = function register(RED: NodeAPI): void {
       () => relay.wake(),
       () => relay.wake(),
     );
-    node.relayHealth = () => ({ table: target.table.sql, problem, brokerConnected: broker.connection.state.phase === 'connected', look });
+    node.relayHealth = () => ({ table: target.table.display, problem: watch.problem?.text, brokerConnected: broker.connection.state.phase === 'connected', look });
     const removeGauges = metrics.addOutbox({ id: node.id, table: target.table.sql, stats: () => relay.stats, rows: () => rows });
 
-    target.prepare().then(
-      () => {
-        problem = undefined;
-        relay.start();
-        lookAtRows();
-        status.now();
-      },
-      (err: unknown) => {
-        problem = (err as Error).message;
-        node.error(problem);
-        status.now();
-      },
-    );
+    watch.start();
 
     // msg.topic "failed": the failed rows (msg.payload.limit, default 100); "retry": sends failed rows again (msg.payload: an id, ids, or nothing for all).
     node.on('input', (msg: NodeMessage, send, done) => {
@@ -209,6 +213,7 @@ export = function register(RED: NodeAPI): void {
 
     node.on('close', (_removed, done) => {
       clearInterval(countsTimer);
+      watch.stop();
       status.stop();
       removeGauges();
       broker.connection.off('state', followBroker);

@@ -16,6 +16,10 @@ import { stringProp, type Node, type NodeAPI, type NodeDef, type NodeMessage, ty
 import { outboxTarget } from '../shared/outbox-node';
 import { publishOptions } from '../shared/publish-options';
 import { StatusUpdates } from '../shared/status';
+import { TableWatch } from '../shared/table-watch';
+
+/** While its table is not usable the write tries again every 10 s (and at each msg). */
+const TABLE_RETRY_MS = 10_000;
 
 export = function register(RED: NodeAPI): void {
   function OutboxWrite(this: Node, def: NodeDef): void {
@@ -49,39 +53,32 @@ export = function register(RED: NodeAPI): void {
     let dbStatus: NodeStatus = target.pg.databaseStatus();
     const status = new StatusUpdates(
       () => {
-        if (dbStatus.fill === 'red' || tableProblem) return tableProblem ? { fill: 'red', shape: 'ring', text: statusKey('outbox-write.status.table') } : dbStatus;
+        // A database that cannot be reached or refuses the login is its own status, not the table's.
+        if (watch.problem?.kind === 'table') return { fill: 'red', shape: 'ring', text: statusKey('outbox-write.status.table') };
+        if (watch.problem || dbStatus.fill === 'red') return dbStatus;
         if (lastError) return { fill: 'red', shape: 'dot', text: t('outbox-write.status.failed', { count: written }) };
         return { fill: 'green', shape: 'dot', text: t('outbox-write.status.written', { count: written }) };
       },
       (shown) => node.status(shown),
       500,
     );
-    let tableProblem: string | undefined;
+    const watch = new TableWatch(target, TABLE_RETRY_MS, {
+      error: (text) => node.error(text),
+      log: (text) => node.log(text),
+      usable: () => status.now(),
+      changed: () => status.now(),
+    });
     const user = {
       id: node.id,
       status: (s: NodeStatus) => {
         dbStatus = s;
+        // The database answers again: try the table now rather than at the next retry.
+        if (s.fill === 'green' && watch.problem?.kind === 'database') watch.start();
         status.now();
       },
     };
     target.pg.register(user);
-    const prepare = (): Promise<void> =>
-      target.prepare().then(
-        () => {
-          if (tableProblem) {
-            tableProblem = undefined;
-            status.now();
-          }
-        },
-        (err: unknown) => {
-          const text = (err as Error).message;
-          if (text !== tableProblem) node.error(text);
-          tableProblem = text;
-          status.now();
-          throw err;
-        },
-      );
-    prepare().catch(() => undefined);
+    watch.start();
 
     node.on('input', (msg: NodeMessage, send, done) => {
       let statements: OutboxStatement[];
@@ -104,7 +101,8 @@ export = function register(RED: NodeAPI): void {
         store instanceof PostgresDedupeStore && claimed && typeof claimed.scope === 'string' && typeof claimed.key === 'string'
           ? (client: Queryable) => store.completeWithin(client, [{ scope: claimed.scope as string, key: claimed.key as string }], retentionMs)
           : undefined;
-      prepare()
+      watch
+        .check()
         .then(() => writeOutbox(target.database, target.table, statements, event, also))
         .then(
           (results) => {
@@ -141,6 +139,7 @@ export = function register(RED: NodeAPI): void {
     }
 
     node.on('close', (_removed, done) => {
+      watch.stop();
       status.stop();
       target.pg.deregister(user);
       done();

@@ -1,6 +1,9 @@
-/** What both outbox nodes share: their database (a retry-postgres node) and their table, declared or checked once per deploy. */
+/**
+ * What both outbox nodes share: their database (a retry-postgres node) and their table, declared or
+ * checked at start and again every so often while it is not usable (TableWatch).
+ */
 import { OUTBOX_COLUMNS, OUTBOX_INDEXES, outboxTableDdl } from '../../lib/outbox';
-import { declareOrCheckTable, parseTableName, type PostgresDatabase, type TableName } from '../../lib/postgres';
+import { declareOrCheckTable, parseTableName, postgresProblem, type PostgresDatabase, type TableName } from '../../lib/postgres';
 import type { RelayInput } from '../../lib/health';
 import { stringProp, type Node, type NodeAPI, type NodeDef } from './node-red';
 import { findPostgres, type RetryPostgresNode } from './postgres-node';
@@ -19,8 +22,28 @@ export interface OutboxTarget {
   pg: RetryPostgresNode;
   database: PostgresDatabase;
   table: TableName;
-  /** Resolves when the table is there as expected (created in declare mode); rejects naming what differs. Tries again after a failure. */
+  /** Resolves when the table is there as expected (created in declare mode); rejects with a TablePrepareError. Tries again after a failure. */
   prepare(): Promise<void>;
+}
+
+/**
+ * Why the table could not be prepared: `table` when it is not as expected (or a statement on it
+ * failed), `database` when the database cannot be reached or refuses the login — then the database's
+ * status says it, not the table.
+ */
+export class TablePrepareError extends Error {
+  constructor(
+    message: string,
+    readonly kind: 'table' | 'database',
+    options?: ErrorOptions,
+  ) {
+    super(message, options);
+  }
+}
+
+/** A prepare failure's kind; an error that is not a TablePrepareError is a table problem. */
+export function prepareFailureKind(err: unknown): 'table' | 'database' {
+  return err instanceof TablePrepareError ? err.kind : 'table';
 }
 
 /** The node's database and table, or the problems that stop it. */
@@ -37,10 +60,12 @@ export function outboxTarget(RED: NodeAPI, def: NodeDef): OutboxTarget | { probl
   const prepare = (): Promise<void> => {
     prepared ??= declareOrCheckTable(database, table, mode === 'check' ? 'check' : 'declare', outboxTableDdl(table), OUTBOX_COLUMNS, OUTBOX_INDEXES).then(
       (problems) => {
-        if (problems.length > 0) throw new Error(`outbox table: ${problems.join('; ')}`);
+        if (problems.length > 0) throw new TablePrepareError(`outbox table: ${problems.join('; ')}`, 'table');
       },
       (err: unknown) => {
-        throw new Error(`outbox table ${table.sql}: ${(err as Error).message}`, { cause: err });
+        const problem = postgresProblem(err);
+        const kind = problem === 'auth' || problem === 'unreachable' ? 'database' : 'table';
+        throw new TablePrepareError(`outbox table ${table.sql}: ${(err as Error).message}`, kind, { cause: err });
       },
     );
     return prepared.catch((err: unknown) => {
