@@ -186,7 +186,7 @@ export class ConsumerSession extends EventEmitter<ConsumerSessionEvents> {
 
   private storeUp(): void {
     this.lastReported = '';
-    this.emit('warning', `deduplication store ${this.options.dedupe?.store.description ?? ''} answers again`);
+    this.emit('info', `deduplication store ${this.options.dedupe?.store.description ?? ''} answers again`);
     if (this.pauses.has('store')) void this.resumeFrom('store');
     else this.emit('state', this.current);
   }

@@ -145,6 +145,8 @@ export interface ConsumerSessionEvents {
   parking: [];
   /** The kill switch changed state. */
   circuit: [CircuitChange];
+  /** Good news worth a log line (a store that answers again). */
+  info: [string];
   warning: [string];
   error: [string];
 }
