@@ -75,6 +75,13 @@ describe('topology plan', () => {
     assert.ok(problems.some((p) => p.includes('retry exchange must differ')));
     assert.ok(problems.some((p) => p.includes('x-dead-letter-exchange is set by the retry topology')));
   });
+
+  it('says only that the main queue name is empty when it is (the retry and parking names derive from it)', () => {
+    assert.deepEqual(validateTopologyConfig({ ...seed, mainQueue: '', retryQueue: '', parkingQueue: '' }), ['main queue name is empty']);
+    // A parking queue named by hand is still checked, and an empty one with a main queue is still said.
+    assert.match(validateTopologyConfig({ ...seed, mainQueue: '', retryQueue: '', parkingQueue: 'amq.p' }).join('; '), /parking queue 'amq\.p'/);
+    assert.deepEqual(validateTopologyConfig({ ...seed, parkingQueue: '' }), ['parking queue name is empty']);
+  });
 });
 
 describe('quorum retry tiers and the retry mover', () => {
