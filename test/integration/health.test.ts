@@ -156,6 +156,34 @@ describe('health probes in the Node-RED runtime (real broker, PostgreSQL, Redis)
     assert.ok(answer.problems.some((p) => p.startsWith("consumer 'deduplicated': deduplication store down")), JSON.stringify(answer.problems));
   });
 
+  it("says a missing dedupe table (check mode) is a table problem, on the consumer's status and in the report, not a store down", async () => {
+    const table = `test_health_nosuch_${randomBytes(4).toString('hex')}`;
+    const db = new PostgresDatabase({ connectionString: DATABASE_URL });
+    try {
+      const probe = await load([
+        brokerNode(),
+        configNode(names),
+        { id: 'db', type: 'retry-postgres', name: 'app db', url: DATABASE_URL },
+        { id: 'store', type: 'retry-dedupe', name: 'keys', kind: 'postgres', postgres: 'db', table, mode: 'check' },
+        consumerNode([[]], { name: 'deduplicated', dedupe: 'store' }),
+      ]);
+      await waitFor(async () => (await probe()).report.consumers[0]?.state === 'store-down', 'the consumer stopped by its table');
+      const status = lastStatus('consumer');
+      assert.equal(status?.fill, 'red');
+      assert.match(status?.text ?? '', /^dedup table not usable: postgres .* table "test_health_nosuch_/);
+      const { report: answer, statusCode } = await probe();
+      assert.equal(statusCode, 503);
+      const [entry] = answer.stores;
+      assert.notEqual(entry?.status, 'up', JSON.stringify(entry));
+      assert.match(entry?.reason ?? '', new RegExp(`table "${table}" does not exist \\(declare mode creates it\\)`));
+      assert.match(answer.consumers[0]?.reason ?? '', new RegExp(`^deduplication table not usable: .*table "${table}" does not exist`));
+      assert.ok(!answer.problems.some((p) => p.includes('deduplication store down')), JSON.stringify(answer.problems));
+    } finally {
+      await db.query(`DROP TABLE IF EXISTS ${table}`);
+      await db.close();
+    }
+  });
+
   describe('outbox', () => {
     let db: PostgresDatabase;
     let table: string;

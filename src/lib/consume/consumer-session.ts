@@ -57,7 +57,7 @@ export class ConsumerSession extends EventEmitter<ConsumerSessionEvents> {
     this.hold = ordered ? new OrderedHold(ordered.pauseMs) : undefined;
     this.hold?.on('blocked', (detail) => this.setState({ phase: 'blocked', detail }));
     this.hold?.on('released', () => {
-      if (!this.stopped && this.own.channel) this.setState(this.pauses.state(this.gate?.down));
+      if (!this.stopped && this.own.channel) this.setState(this.pauses.state(this.gate?.down, this.gate?.downProblem));
     });
     this.gate = dedupeGate(options);
     this.gate?.on('down', (why) => this.storeDown(why));
@@ -161,7 +161,7 @@ export class ConsumerSession extends EventEmitter<ConsumerSessionEvents> {
   private async pauseFor(reason: PauseReason): Promise<void> {
     if (this.stopped || !this.pauses.add(reason)) return;
     this.intake.requeue(); // not processed yet: back to the queue
-    if (this.own.channel) this.setState(this.pauses.state(this.gate?.down));
+    if (this.own.channel) this.setState(this.pauses.state(this.gate?.down, this.gate?.downProblem));
     await this.applyPause();
   }
 
@@ -169,7 +169,7 @@ export class ConsumerSession extends EventEmitter<ConsumerSessionEvents> {
     if (!this.pauses.remove(reason) || this.stopped) return;
     const { channel, acks } = this.own;
     if (this.pauses.any) {
-      if (channel) this.setState(this.pauses.state(this.gate?.down));
+      if (channel) this.setState(this.pauses.state(this.gate?.down, this.gate?.downProblem));
       return;
     }
     if (!channel || !acks) return this.setup();
@@ -248,7 +248,7 @@ export class ConsumerSession extends EventEmitter<ConsumerSessionEvents> {
       if (this.stopped) return await this.own.close(); // stopped while this setup was under way: stop() could not see the channel yet
       this.recheck.succeeded();
       this.lastReported = '';
-      this.setState(this.pauses.state(this.gate?.down));
+      this.setState(this.pauses.state(this.gate?.down, this.gate?.downProblem));
     } catch (err) {
       if (this.stopped) return;
       if (!connection.connection) {
@@ -260,7 +260,8 @@ export class ConsumerSession extends EventEmitter<ConsumerSessionEvents> {
       const text = setupFailure(err, topology.mainQueue);
       await this.own.close();
       if (err instanceof TopologyError) this.setState({ phase: 'topology-error', detail: text, objects: err.objects });
-      else this.setState({ phase: err instanceof DedupeStoreError ? 'store-down' : 'channel-lost', detail: text });
+      else if (err instanceof DedupeStoreError) this.setState({ phase: 'store-down', detail: text, storeProblem: err.problem });
+      else this.setState({ phase: 'channel-lost', detail: text });
       this.report(text);
       this.scheduleSetup();
     }

@@ -31,12 +31,12 @@ export function diffArguments(broker: QueueArguments, config: QueueArguments): A
 }
 
 /** Arguments whose value names an exchange: there `''` is the default exchange. */
-const EXCHANGE_VALUED = new Set(['x-dead-letter-exchange', 'alternate-exchange']);
+const EXCHANGE_VALUED: readonly string[] = ['x-dead-letter-exchange', 'alternate-exchange'];
 
 function show(value: unknown, argument: string): string {
   if (value === undefined) return 'none';
   if (typeof value === 'number') return String(value);
-  if (value === '' && EXCHANGE_VALUED.has(argument)) return "the default exchange ('')";
+  if (value === '' && EXCHANGE_VALUED.includes(argument)) return "the default exchange ('')";
   return `'${typeof value === 'string' ? value : JSON.stringify(value)}'`;
 }
 
