@@ -33,10 +33,15 @@ export function diffArguments(broker: QueueArguments, config: QueueArguments): A
 /** Arguments whose value names an exchange: there `''` is the default exchange. */
 const EXCHANGE_VALUED: readonly string[] = ['x-dead-letter-exchange', 'alternate-exchange'];
 
+/** Whether `value` of `argument` is the default exchange (`''` where an exchange is named): said in words, not as `''`. */
+export function isDefaultExchange(argument: string, value: unknown): boolean {
+  return value === '' && EXCHANGE_VALUED.includes(argument);
+}
+
 function show(value: unknown, argument: string): string {
   if (value === undefined) return 'none';
   if (typeof value === 'number') return String(value);
-  if (value === '' && EXCHANGE_VALUED.includes(argument)) return "the default exchange ('')";
+  if (isDefaultExchange(argument, value)) return "the default exchange ('')";
   return `'${typeof value === 'string' ? value : JSON.stringify(value)}'`;
 }
 
