@@ -12,7 +12,8 @@ import { helper, lastStatus, loadFlow } from '../helpers/node-red';
 import { freePort } from '../helpers/node-red-process';
 import { DATABASE_URL } from '../helpers/private-stores';
 import type { HealthReport } from '../../src/lib/health';
-import { PostgresDatabase } from '../../src/lib/postgres';
+import { dedupeTableDdl } from '../../src/lib/dedupe';
+import { parseTableName, PostgresDatabase, type TableName } from '../../src/lib/postgres';
 
 type Msg = Record<string, any>;
 
@@ -156,7 +157,7 @@ describe('health probes in the Node-RED runtime (real broker, PostgreSQL, Redis)
     assert.ok(answer.problems.some((p) => p.startsWith("consumer 'deduplicated': deduplication store down")), JSON.stringify(answer.problems));
   });
 
-  it("says a missing dedupe table (check mode) is a table problem, on the consumer's status and in the report, not a store down", async () => {
+  it("says a missing dedupe table (check mode) is a table problem, on the consumer's status and in the report, not a store down; it starts by itself once the table exists", async () => {
     const table = `test_health_nosuch_${randomBytes(4).toString('hex')}`;
     const db = new PostgresDatabase({ connectionString: DATABASE_URL });
     try {
@@ -178,6 +179,10 @@ describe('health probes in the Node-RED runtime (real broker, PostgreSQL, Redis)
       assert.match(entry?.reason ?? '', new RegExp(`table "${table}" does not exist \\(declare mode creates it\\)`));
       assert.match(answer.consumers[0]?.reason ?? '', new RegExp(`^deduplication table not usable: .*table "${table}" does not exist`));
       assert.ok(!answer.problems.some((p) => p.includes('deduplication store down')), JSON.stringify(answer.problems));
+      // Once the table exists the store is up at the next look, and the consumer starts by itself (its setup is checked again with backoff).
+      for (const statement of dedupeTableDdl(parseTableName(table) as TableName)) await db.query(statement);
+      assert.equal((await probe()).report.stores[0]?.status, 'up');
+      await waitFor(async () => (await probe()).report.consumers[0]?.state === 'consuming', 'the consumer consuming once the table exists', 60_000);
     } finally {
       await db.query(`DROP TABLE IF EXISTS ${table}`);
       await db.close();
