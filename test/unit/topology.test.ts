@@ -320,5 +320,10 @@ describe('single active consumer (ordered mode)', () => {
         " an existing queue cannot be changed: move its messages elsewhere, delete 'main-queue' and redeploy, or use retry mode)",
     );
     assert.match(describeDifference('queue', 'main-queue', { argument: 'x-single-active-consumer', broker: undefined, config: true }), /delete 'main-queue' and redeploy/);
+    const both = describeDifferences('queue', 'main-queue', [
+      { argument: 'x-message-ttl', broker: 1, config: 2 },
+      { argument: 'x-single-active-consumer', broker: undefined, config: true },
+    ]);
+    assert.match(both, /or use retry mode\)$/);
   });
 });

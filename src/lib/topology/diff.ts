@@ -81,7 +81,9 @@ function differenceText(diff: ArgumentDifference): string {
  * `queue 'q': x-message-ttl is 3000 on the broker, config says 5000; x-max-length is none …, config says 10 (…)`.
  */
 export function describeDifferences(kind: 'queue' | 'exchange', name: string, diffs: readonly ArgumentDifference[]): string {
-  const hint = diffs.map((d) => argumentHint(kind, name, d.argument)).find((h) => h !== '') ?? '';
+  // Ordered mode's own advice when its argument is among them, else the general one.
+  const first = diffs.find((d) => d.argument === SINGLE_ACTIVE_CONSUMER) ?? diffs[0];
+  const hint = first ? argumentHint(kind, name, first.argument) : '';
   return `${kind} '${name}': ${diffs.map(differenceText).join('; ')}${hint}`;
 }
 
