@@ -386,7 +386,7 @@ describe('editor in a real browser (chromium + playwright-core, packed package, 
     assert.equal(await state('queue', names.parking), 'ok');
     const diff = await table.locator(`tr[data-object="queue:${names.main}"] .retry-config-check-diff`).allTextContents();
     assert.ok(
-      diff.some((d) => d.includes('x-dead-letter-exchange') && d.includes("expected ''") && d.includes("'somewhere-else'")),
+      diff.some((d) => d.includes('x-dead-letter-exchange') && d.includes("expected the default exchange ('')") && d.includes("'somewhere-else'")),
       `no expected-vs-actual line for x-dead-letter-exchange: ${JSON.stringify(diff)}`,
     );
     await page.locator('#retry-config-check-result').scrollIntoViewIfNeeded();

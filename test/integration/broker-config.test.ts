@@ -189,7 +189,7 @@ describe('broker configuration problems in the Node-RED runtime (real broker)', 
       const amqp = new URL(AMQP_URL);
       await load({ managementUrl: withUserInfo(decodeURIComponent(amqp.username) || 'guest', decodeURIComponent(amqp.password) || 'guest') }, {}, { mode: 'check', retryDelay: '9000' });
       await waitFor(() => errorsOf('consumer').length > 0, 'the mismatch error');
-      assert.equal(errorsOf('consumer')[0], `queue '${names.retryQueue}': x-message-ttl is 500 on the broker, config says 9000`);
+      assert.equal(errorsOf('consumer')[0], `queue '${names.retryQueue}': x-message-ttl is 500 on the broker, config says 9000 (a queue's arguments cannot be changed: move its messages elsewhere, delete '${names.retryQueue}' and redeploy, or use another queue name; see "Mismatches" in the topology guide)`);
     });
 
     it('reports wrong ones as refused, without showing them', async () => {

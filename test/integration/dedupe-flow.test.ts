@@ -188,6 +188,12 @@ describe('idempotent consumer in the Node-RED runtime (real broker and stores)',
       await waitFor(() => processed.length === 6, 'all messages processed once Redis is back', 60_000);
       assert.deepEqual(new Set(processed.map((m) => m.amqp.properties.messageId)).size, 6, 'each message processed once');
       await waitFor(async () => (await broker.messageCount(names.mainQueue)) === 0, 'nothing left');
+      // The recovery is good news: logged at info level (40), not as a warning (30).
+      const recovered = helper
+        .log()
+        .args.map(([entry]: [{ id?: string; level?: number; msg?: unknown }]) => entry)
+        .filter((entry: { id?: string; msg?: unknown }) => entry.id === 'consumer' && String(entry.msg).includes('answers again'));
+      assert.deepEqual(recovered.map((entry: { level?: number }) => entry.level), [40]);
     } finally {
       await helper.unload();
       await server.remove();

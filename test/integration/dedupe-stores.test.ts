@@ -259,6 +259,8 @@ describe('deduplication store failures (private servers)', function () {
     try {
       const check = new PostgresDedupeStore(db, { table: parseTableName(name) as never, mode: 'check', sweepMs: 0 });
       await assert.rejects(check.prepare(), (err: unknown) => err instanceof DedupeStoreError && err.problem === 'schema' && err.message.includes(`table "${name}" does not exist`));
+      // The database answers, the table is not usable: a ping (the health report's, the gate's probe) says the table, not up.
+      await assert.rejects(check.ping(), (err: unknown) => err instanceof DedupeStoreError && err.problem === 'schema' && err.message.includes(`table "${name}" does not exist`));
       await db.query(`CREATE TABLE ${name} (scope text NOT NULL, key text NOT NULL, state text NOT NULL, expires_at timestamptz NOT NULL)`);
       await assert.rejects(check.prepare(), (err: unknown) => {
         assert.ok(err instanceof DedupeStoreError);
@@ -270,6 +272,7 @@ describe('deduplication store failures (private servers)', function () {
       await db.query(`DROP TABLE ${name}`);
       const declare = new PostgresDedupeStore(db, { table: parseTableName(name) as never, mode: 'declare', sweepMs: 0 });
       await declare.prepare();
+      await check.ping(); // the table is there now: the ping's check finds it right
       await check.prepare();
       const swept = await declare.claim([k('s-1')], 'A', 1).then(() => sleep(50)).then(() => declare.sweep());
       assert.equal(swept, 1, 'expired rows are swept');

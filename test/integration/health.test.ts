@@ -12,7 +12,8 @@ import { helper, lastStatus, loadFlow } from '../helpers/node-red';
 import { freePort } from '../helpers/node-red-process';
 import { DATABASE_URL } from '../helpers/private-stores';
 import type { HealthReport } from '../../src/lib/health';
-import { PostgresDatabase } from '../../src/lib/postgres';
+import { dedupeTableDdl } from '../../src/lib/dedupe';
+import { parseTableName, PostgresDatabase, type TableName } from '../../src/lib/postgres';
 
 type Msg = Record<string, any>;
 
@@ -154,6 +155,38 @@ describe('health probes in the Node-RED runtime (real broker, PostgreSQL, Redis)
     assert.equal(answer.stores[0]?.status, 'down');
     assert.ok(answer.problems.some((p) => p.startsWith("deduplication store 'keys': ")), JSON.stringify(answer.problems));
     assert.ok(answer.problems.some((p) => p.startsWith("consumer 'deduplicated': deduplication store down")), JSON.stringify(answer.problems));
+  });
+
+  it("says a missing dedupe table (check mode) is a table problem, on the consumer's status and in the report, not a store down; it starts by itself once the table exists", async () => {
+    const table = `test_health_nosuch_${randomBytes(4).toString('hex')}`;
+    const db = new PostgresDatabase({ connectionString: DATABASE_URL });
+    try {
+      const probe = await load([
+        brokerNode(),
+        configNode(names),
+        { id: 'db', type: 'retry-postgres', name: 'app db', url: DATABASE_URL },
+        { id: 'store', type: 'retry-dedupe', name: 'keys', kind: 'postgres', postgres: 'db', table, mode: 'check' },
+        consumerNode([[]], { name: 'deduplicated', dedupe: 'store' }),
+      ]);
+      await waitFor(async () => (await probe()).report.consumers[0]?.state === 'store-down', 'the consumer stopped by its table');
+      const status = lastStatus('consumer');
+      assert.equal(status?.fill, 'red');
+      assert.match(status?.text ?? '', /^dedup table not usable: postgres .* table "test_health_nosuch_/);
+      const { report: answer, statusCode } = await probe();
+      assert.equal(statusCode, 503);
+      const [entry] = answer.stores;
+      assert.notEqual(entry?.status, 'up', JSON.stringify(entry));
+      assert.match(entry?.reason ?? '', new RegExp(`table "${table}" does not exist \\(declare mode creates it\\)`));
+      assert.match(answer.consumers[0]?.reason ?? '', new RegExp(`^deduplication table not usable: .*table "${table}" does not exist`));
+      assert.ok(!answer.problems.some((p) => p.includes('deduplication store down')), JSON.stringify(answer.problems));
+      // Once the table exists the store is up at the next look, and the consumer starts by itself (its setup is checked again with backoff).
+      for (const statement of dedupeTableDdl(parseTableName(table) as TableName)) await db.query(statement);
+      assert.equal((await probe()).report.stores[0]?.status, 'up');
+      await waitFor(async () => (await probe()).report.consumers[0]?.state === 'consuming', 'the consumer consuming once the table exists', 60_000);
+    } finally {
+      await db.query(`DROP TABLE IF EXISTS ${table}`);
+      await db.close();
+    }
   });
 
   describe('outbox', () => {

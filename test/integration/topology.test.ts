@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { MGMT_ELSEWHERE, skipBecause } from '../helpers/skips';
 import { resolveConnectTargets } from '../../src/lib/connection';
-import { checkTopology, defaultManagementUrl, ManagementApi, planTopology, type ChannelRunner } from '../../src/lib/topology';
+import { checkTopology, defaultManagementUrl, FIRST_DIFFERENCE_ONLY, ManagementApi, planTopology, type ChannelRunner } from '../../src/lib/topology';
 import { topologyFromDefinition } from '../../src/nodes/shared/topology-definition';
 import { AMQP_URL, Broker, management, MANAGEMENT_URL, uniqueName, vhostPath, waitFor } from '../helpers/broker';
 import { brokerNode, configNode, consumerNode, declareSeedTopology, tab, uniqueNames, type Names } from '../helpers/flows';
@@ -58,6 +58,10 @@ describe('retry topology on the real broker', function () {
       { id: 'retry', type: 'retry-settle', z: 'flow', action: 'retry', wires: [] },
     ];
   }
+
+  /** How a queue's argument mismatch ends: the way out. */
+  const wayOut = (queue: string): string =>
+    ` (a queue's arguments cannot be changed: move its messages elsewhere, delete '${queue}' and redeploy, or use another queue name; see "Mismatches" in the topology guide)`;
 
   function capture(id: string, method: 'error' | 'warn' | 'status'): unknown[] {
     const calls: unknown[] = [];
@@ -131,7 +135,10 @@ describe('retry topology on the real broker', function () {
     let disconnects = 0;
     brokerNodeRuntime.connection.on('disconnected', () => (disconnects += 1));
     await waitFor(() => errors.length > 0, 'the mismatch error');
-    assert.equal(errors[0], `queue '${names.mainQueue}': x-dead-letter-exchange is '${names.retryExchange}' on the broker, config says ''`);
+    assert.equal(
+      errors[0],
+      `queue '${names.mainQueue}': x-dead-letter-exchange is '${names.retryExchange}' on the broker, config says the default exchange ('')${wayOut(names.mainQueue)}; ${FIRST_DIFFERENCE_ONLY}`,
+    );
     await waitFor(() => statuses.some((s) => s.fill === 'red' && s.text === errors[0]), 'the red status with the same text');
     // The connection stays up (the 406 closed only a throwaway channel) and the error is reported once.
     await new Promise((r) => setTimeout(r, 2500));
@@ -141,12 +148,26 @@ describe('retry topology on the real broker', function () {
     assert.equal(await consumerCount(), 0);
   });
 
+  it("declare mode with the management API looks the refused queue up and says every argument that differs", async () => {
+    await createSeedWithAmqplib();
+    // Per-queue routing wants x-dead-letter-exchange '' and an x-dead-letter-routing-key: two differences, the 406 names one.
+    await loadFlow(retryFlow({ mode: 'declare', retryExchange: '' }, { managementUrl: MANAGEMENT_URL }));
+    const errors = capture('consumer', 'error');
+    await waitFor(() => errors.length > 0, 'the mismatch error');
+    assert.equal(
+      errors[0],
+      `queue '${names.mainQueue}': x-dead-letter-exchange is '${names.retryExchange}' on the broker, config says the default exchange (''); ` +
+        `x-dead-letter-routing-key is none on the broker, config says '${names.retryQueue}'${wayOut(names.mainQueue)}`,
+    );
+    assert.equal(await consumerCount(), 0);
+  });
+
   it('check mode with the management API names each argument that differs', async () => {
     await createSeedWithAmqplib();
     await loadFlow(retryFlow({ mode: 'check', retryDelay: '9000' }, { managementUrl: MANAGEMENT_URL }));
     const errors = capture('consumer', 'error');
     await waitFor(() => errors.length > 0, 'the mismatch error');
-    assert.equal(errors[0], `queue '${names.retryQueue}': x-message-ttl is 500 on the broker, config says 9000`);
+    assert.equal(errors[0], `queue '${names.retryQueue}': x-message-ttl is 500 on the broker, config says 9000${wayOut(names.retryQueue)}`);
     assert.equal(await consumerCount(), 0);
   });
 
@@ -161,7 +182,7 @@ describe('retry topology on the real broker', function () {
       await loadFlow(flow);
       const errors = capture('consumer', 'error');
       await waitFor(() => errors.length > 0, 'the mismatch error');
-      assert.equal(errors[0], `queue '${names.retryQueue}': x-message-ttl is 500 on the broker, config says 9000`);
+      assert.equal(errors[0], `queue '${names.retryQueue}': x-message-ttl is 500 on the broker, config says 9000${wayOut(names.retryQueue)}`);
       // What the broker logged: the note once, at info level (40), so nothing in the debug sidebar (warn 30, error 20).
       const fromBroker = helper.log().args.map(([entry]) => entry).filter((entry) => entry.id === 'broker' && !String(entry.msg).startsWith('connected to'));
       assert.deepEqual(fromBroker.map((entry) => [entry.level, entry.msg]), [

@@ -37,6 +37,8 @@ describe('Pauses', () => {
     pauses.add('store');
     assert.deepEqual(pauses.state('ECONNREFUSED'), { phase: 'store-down', detail: 'ECONNREFUSED' });
     assert.deepEqual(pauses.state(undefined), { phase: 'store-down', detail: 'deduplication store down' });
+    // What is wrong with the store goes with it: its table (`schema`) is not a store down.
+    assert.deepEqual(pauses.state('no table', 'schema'), { phase: 'store-down', detail: 'no table', storeProblem: 'schema' });
   });
 });
 

@@ -111,6 +111,16 @@ describe('the consumer status with the kill switch and the rate limit', () => {
     assert.equal(statsText({ ...stats, rateLimited: 4 }, t, 10), 'rate-limited · 10/s · ✓3 ↻0 ⚑0 · 2 in flight');
     assert.equal(statsText(stats, t, 10), '✓3 ↻0 ⚑0 · 2 in flight');
   });
+
+  it("a store whose table is missing or wrong: a table problem, not a store down (red)", () => {
+    const store = 'postgres app@db/test table "orders_dedupe"';
+    const down = (storeProblem?: 'schema' | 'unreachable'): string | undefined =>
+      sessionStatus({ phase: 'store-down', detail: 'why', ...(storeProblem ? { storeProblem } : {}) }, stats, t, { ...context, store, circuit: undefined })?.text;
+    assert.equal(down('schema'), `retry-consumer.status.storeTable`);
+    assert.equal(down('unreachable'), 'retry-consumer.status.storeDown');
+    assert.equal(down(), 'retry-consumer.status.storeDown');
+    assert.equal(sessionStatus({ phase: 'store-down', storeProblem: 'schema' }, stats, t, { ...context, store, circuit: undefined })?.fill, 'red');
+  });
 });
 
 describe('the circuit gauge', () => {

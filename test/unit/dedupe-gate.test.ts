@@ -156,6 +156,7 @@ describe('dedupe gate', () => {
     await sleep(20);
     assert.deepEqual(events, ['down: deduplication store test store failed: ECONNREFUSED']);
     assert.equal(g.down, 'deduplication store test store failed: ECONNREFUSED');
+    assert.equal(g.downProblem, 'other');
     assert.equal(admitted, undefined, 'never processed blindly');
     store.down = undefined;
     for (let i = 0; i < 100 && admitted === undefined; i += 1) await sleep(5);
@@ -285,6 +286,20 @@ describe('dedupe gate: waiting copies on the clock (the memory store, a clock of
     const down = new Promise<string>((resolve) => g.once('down', resolve));
     void g.admit('k');
     assert.equal(await down, 'deduplication store test store cannot be reached (connection refused)');
+    assert.equal(g.downProblem, 'unreachable');
+    await g.close();
+  });
+
+  it("says what kind of problem took the store down: its table ('schema') is not the database down", async () => {
+    const store = new TestStore();
+    const failing = Object.assign(store, {
+      claim: (): Promise<ClaimResult[]> => Promise.reject(new DedupeStoreError('deduplication table "t": relation "t" does not exist', 'schema')),
+    });
+    const g = new DedupeGate({ store: failing, scope: 'q', leaseMs: 1000, retentionMs: 1000, storeDown: 'pause', probe: { initialMs: 1000, maxMs: 1000 } });
+    const down = new Promise<string>((resolve) => g.once('down', resolve));
+    void g.admit('k');
+    await down;
+    assert.equal(g.downProblem, 'schema');
     await g.close();
   });
 });

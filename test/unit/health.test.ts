@@ -62,6 +62,14 @@ describe('health report', () => {
     assert.equal(report({ brokers: [broker({ phase: 'invalid', error: 'bad URL', used: false })] }).ready, true);
   });
 
+  it("says a store's table problem as a table problem, not a store down", () => {
+    const detail = 'postgres app@db/test table "nosuch": table "nosuch" does not exist (declare mode creates it)';
+    const r = report({ consumers: [consumer({ phase: 'store-down', detail, storeProblem: 'schema' })] });
+    assert.equal(r.ready, false);
+    assert.equal(r.consumers[0]?.reason, `deduplication table not usable: ${detail}`);
+    assert.equal(report({ consumers: [consumer({ phase: 'store-down', detail: 'ECONNREFUSED', storeProblem: 'unreachable' })] }).consumers[0]?.reason, 'deduplication store down: ECONNREFUSED');
+  });
+
   it('is not ready with a consumer whose topology failed, whose store is down, whose channel was lost, or that did not start', () => {
     for (const [phase, words] of [
       ['topology-error', /topology failed: queue 'orders' differs/],

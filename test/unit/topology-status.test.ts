@@ -34,6 +34,15 @@ describe('topology check status (one line)', () => {
     assert.equal(topologyStatusText([dlx], runtimeIn('ru')), "проверка топологии не прошла: очередь 'retry-queue' x-dead-letter-exchange нет на брокере, 'retry' в конфигурации");
   });
 
+  it("names '' as the default exchange where the argument names an exchange, in every locale", () => {
+    const dlx: ObjectCheck = { kind: 'queue', name: 'main', state: 'differs', differences: [{ argument: 'x-dead-letter-exchange', broker: undefined, config: '' }], problems: [] };
+    assert.equal(topologyStatusText([dlx], runtimeIn('en-US')), "topology check failed: queue 'main' x-dead-letter-exchange none on the broker, the default exchange ('') in the config");
+    assert.match(topologyStatusText([dlx], runtimeIn('ru'), 200) ?? '', /exchange по умолчанию \(''\) в конфигурации/);
+    assert.match(topologyStatusText([dlx], runtimeIn('uk'), 200) ?? '', /exchange за замовчуванням \(''\) у конфігурації/);
+    const mode: ObjectCheck = { ...dlx, differences: [{ argument: 'x-queue-mode', broker: undefined, config: '' }] };
+    assert.match(topologyStatusText([mode], runtimeIn('en-US')) ?? '', /'' in the config/);
+  });
+
   it('says nothing when every object is fine', () => {
     assert.equal(topologyStatusText([object('queue', 'a', 'ok')], english), undefined);
   });

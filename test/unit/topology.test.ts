@@ -11,11 +11,16 @@ import {
   validateTopologyConfig,
   type RetryTopologyConfig,
 } from '../../src/lib/topology/plan';
-import { describeDifference, describePreconditionFailure, diffArguments, parsePreconditionFailure } from '../../src/lib/topology/diff';
+import type { Channel } from 'amqplib';
+import { declareTopology, FIRST_DIFFERENCE_ONLY, type ChannelRunner, type DefinitionReader } from '../../src/lib/topology/apply';
+import { describeDifference, describeDifferences, describePreconditionFailure, diffArguments, parsePreconditionFailure } from '../../src/lib/topology/diff';
 import { parseDelays, parseQueueArguments } from '../../src/lib/topology/parse';
 import { seedTopology } from './fixtures/topology-seed';
 
 const seed: RetryTopologyConfig = { ...seedTopology };
+/** The way out of a queue whose arguments differ, as the sentences end. */
+const wayOut = (queue: string): string =>
+  ` (a queue's arguments cannot be changed: move its messages elsewhere, delete '${queue}' and redeploy, or use another queue name; see "Mismatches" in the topology guide)`;
 
 describe('topology plan', () => {
   it('plans the seed layout', () => {
@@ -74,6 +79,13 @@ describe('topology plan', () => {
     assert.ok(problems.some((p) => p.includes('retry delay')));
     assert.ok(problems.some((p) => p.includes('retry exchange must differ')));
     assert.ok(problems.some((p) => p.includes('x-dead-letter-exchange is set by the retry topology')));
+  });
+
+  it('says only that the main queue name is empty when it is (the retry and parking names derive from it)', () => {
+    assert.deepEqual(validateTopologyConfig({ ...seed, mainQueue: '', retryQueue: '', parkingQueue: '' }), ['main queue name is empty']);
+    // A parking queue named by hand is still checked, and an empty one with a main queue is still said.
+    assert.match(validateTopologyConfig({ ...seed, mainQueue: '', retryQueue: '', parkingQueue: 'amq.p' }).join('; '), /parking queue 'amq\.p'/);
+    assert.deepEqual(validateTopologyConfig({ ...seed, parkingQueue: '' }), ['parking queue name is empty']);
   });
 });
 
@@ -185,8 +197,56 @@ describe('argument diffing', () => {
   it('describes a difference naming the object and the argument', () => {
     assert.equal(
       describeDifference('queue', 'main-queue', { argument: 'x-dead-letter-exchange', broker: 'retry-exchange', config: undefined }),
-      "queue 'main-queue': x-dead-letter-exchange is 'retry-exchange' on the broker, config says none",
+      "queue 'main-queue': x-dead-letter-exchange is 'retry-exchange' on the broker, config says none" + wayOut('main-queue'),
     );
+  });
+
+  it("names '' as the default exchange where the argument names an exchange", () => {
+    assert.equal(
+      describeDifference('queue', 'q', { argument: 'x-dead-letter-exchange', broker: undefined, config: '' }),
+      "queue 'q': x-dead-letter-exchange is none on the broker, config says the default exchange ('')" + wayOut('q'),
+    );
+    assert.match(describeDifference('exchange', 'e', { argument: 'alternate-exchange', broker: '', config: 'ae' }), /is the default exchange \(''\) on the broker/);
+    assert.match(describeDifference('queue', 'q', { argument: 'x-queue-mode', broker: '', config: 'lazy' }), /is '' on the broker/);
+    const failure = parsePreconditionFailure("PRECONDITION_FAILED - inequivalent arg 'x-dead-letter-exchange' for queue 'q' in vhost '/': received '' but current is none")!;
+    assert.match(describePreconditionFailure(failure), /x-dead-letter-exchange is none on the broker, config says the default exchange \(''\)/);
+  });
+
+  it('says every difference of a queue in one sentence, and the way out once', () => {
+    const diffs = diffArguments({ 'x-message-ttl': 3000 }, { 'x-message-ttl': 5000, 'x-max-length': 10 });
+    assert.equal(
+      describeDifferences('queue', 'r', diffs),
+      "queue 'r': x-max-length is none on the broker, config says 10; x-message-ttl is 3000 on the broker, config says 5000" + wayOut('r'),
+    );
+    assert.equal(describeDifferences('exchange', 'e', [{ argument: 'alternate-exchange', broker: undefined, config: 'ae' }]), "exchange 'e': alternate-exchange is none on the broker, config says 'ae'");
+  });
+});
+
+describe('a declare refused (406) for a queue', () => {
+  const plan = planTopology(seed);
+  const ttlRefused = Object.assign(new Error("PRECONDITION_FAILED - inequivalent arg 'x-message-ttl' for queue 'retry-queue' in vhost '/': received the value '3000' of type 'signedint' but current is the value '1000' of type 'signedint'"), { code: 406 });
+  const channel = {
+    assertExchange: () => Promise.resolve(),
+    bindQueue: () => Promise.resolve(),
+    assertQueue: (name: string) => (name === 'retry-queue' ? Promise.reject(ttlRefused) : Promise.resolve()),
+  } as unknown as Channel;
+  const run: ChannelRunner = (work) => work(channel);
+  const refused = (reader?: DefinitionReader): Promise<string> => declareTopology(run, plan, reader).then(() => 'declared', (err: unknown) => (err as Error).message);
+
+  it('with the management API: looks the queue up and says every difference', async () => {
+    const reader: DefinitionReader = { queueArguments: () => Promise.resolve({ 'x-message-ttl': 1000, 'x-dead-letter-exchange': 'elsewhere' }), exchangeType: () => Promise.resolve(undefined) };
+    assert.equal(
+      await refused(reader),
+      "queue 'retry-queue': x-dead-letter-exchange is 'elsewhere' on the broker, config says 'main-exchange'; x-message-ttl is 1000 on the broker, config says 3000" + wayOut('retry-queue'),
+    );
+  });
+
+  it('without it (or when it does not answer): the broker\'s one difference, and that check mode lists them all', async () => {
+    const single = "queue 'retry-queue': x-message-ttl is '1000' on the broker, config says '3000'" + wayOut('retry-queue') + '; ' + FIRST_DIFFERENCE_ONLY;
+    assert.equal(await refused(), single);
+    const down: DefinitionReader = { queueArguments: () => Promise.resolve(undefined), exchangeType: () => Promise.resolve(undefined), unavailable: () => Promise.resolve('management API did not answer') };
+    assert.equal(await refused(down), single);
+    assert.match(FIRST_DIFFERENCE_ONLY, /check mode with the management API URL set on the broker lists them all/);
   });
 });
 
@@ -199,19 +259,19 @@ describe('406 PRECONDITION_FAILED texts', () => {
   it('reads both values', () => {
     const failure = parsePreconditionFailure(received);
     assert.deepEqual(failure, { kind: 'queue', name: 'main-queue', argument: 'x-dead-letter-exchange', received: 'other', current: 'retry-exchange' });
-    assert.equal(describePreconditionFailure(failure), "queue 'main-queue': x-dead-letter-exchange is 'retry-exchange' on the broker, config says 'other'");
+    assert.equal(describePreconditionFailure(failure), "queue 'main-queue': x-dead-letter-exchange is 'retry-exchange' on the broker, config says 'other'" + wayOut('main-queue'));
   });
 
   it('reads "none" and "the value ... of type"', () => {
     const failure = parsePreconditionFailure(none)!;
-    assert.equal(describePreconditionFailure(failure), "queue 'retry-queue': x-message-ttl is '3000' on the broker, config says none");
+    assert.equal(describePreconditionFailure(failure), "queue 'retry-queue': x-message-ttl is '3000' on the broker, config says none" + wayOut('retry-queue'));
     assert.equal(describePreconditionFailure(parsePreconditionFailure(type)!), "exchange 'main-exchange': type is 'direct' on the broker, config says 'fanout'");
   });
 
   it('keeps what survives the broker truncating the text', () => {
     const truncated = none.slice(0, 90);
     assert.deepEqual(parsePreconditionFailure(truncated), { kind: 'queue', name: 'retry-queue', argument: 'x-message-ttl' });
-    assert.equal(describePreconditionFailure(parsePreconditionFailure(truncated)!), "queue 'retry-queue': x-message-ttl is different on the broker, config says something else");
+    assert.equal(describePreconditionFailure(parsePreconditionFailure(truncated)!), "queue 'retry-queue': x-message-ttl is different on the broker, config says something else" + wayOut('retry-queue'));
     assert.equal(parsePreconditionFailure('PRECONDITION_FAILED - inequi'), null);
   });
 });
@@ -260,5 +320,10 @@ describe('single active consumer (ordered mode)', () => {
         " an existing queue cannot be changed: move its messages elsewhere, delete 'main-queue' and redeploy, or use retry mode)",
     );
     assert.match(describeDifference('queue', 'main-queue', { argument: 'x-single-active-consumer', broker: undefined, config: true }), /delete 'main-queue' and redeploy/);
+    const both = describeDifferences('queue', 'main-queue', [
+      { argument: 'x-message-ttl', broker: 1, config: 2 },
+      { argument: 'x-single-active-consumer', broker: undefined, config: true },
+    ]);
+    assert.match(both, /or use retry mode\)$/);
   });
 });

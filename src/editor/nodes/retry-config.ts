@@ -3,7 +3,7 @@
  * definition through topologyProblemsOf, as the runtime refuses it at deploy), and the "check against
  * the broker" table, and the topology exported as a RabbitMQ definitions file.
  */
-import { choices, fillSelect, migrate, numberProperty, showReasons, str, tabs, topologyProblemsOf, validators as v, withVersion, fail, type EditorNode, type Translate, type Validator } from '../index';
+import { choices, fillSelect, isDefaultExchange, migrate, numberProperty, showReasons, str, tabs, topologyProblemsOf, validators as v, withVersion, fail, type EditorNode, type Translate, type Validator } from '../index';
 import type { EditorRED, JQ, JQStatic, NodeDefinition } from '../red';
 import { errorRulesEditor, errorRulesOf, errorRulesValidator } from './error-rules';
 
@@ -43,8 +43,10 @@ function withTopology(own: Validator, topic: RegExp): Validator {
   };
 }
 
-function show(t: (key: string) => string, value: unknown): string {
-  return value === undefined ? t('check.none') : typeof value === 'string' ? `'${value}'` : JSON.stringify(value);
+function show(t: (key: string) => string, value: unknown, argument: string): string {
+  if (value === undefined) return t('check.none');
+  if (isDefaultExchange(argument, value)) return t('check.defaultExchange');
+  return typeof value === 'string' ? `'${value}'` : JSON.stringify(value);
 }
 
 interface CheckAnswer {
@@ -75,7 +77,7 @@ function renderCheck(t: (key: string, args?: Record<string, unknown>) => string,
     for (const d of o.differences) {
       $('<div>')
         .addClass('retry-config-check-diff')
-        .text(t('check.differs', { argument: d.argument, expected: show(t, d.config), actual: show(t, d.broker) }))
+        .text(t('check.differs', { argument: d.argument, expected: show(t, d.config, d.argument), actual: show(t, d.broker, d.argument) }))
         .appendTo(details);
     }
     if (o.state === 'missing' || o.state === 'error') details.text(o.problems.join('; '));

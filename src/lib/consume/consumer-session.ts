@@ -58,7 +58,7 @@ export class ConsumerSession extends EventEmitter<ConsumerSessionEvents> {
     this.hold = ordered ? new OrderedHold(ordered.pauseMs) : undefined;
     this.hold?.on('blocked', (detail) => this.setState({ phase: 'blocked', detail }));
     this.hold?.on('released', () => {
-      if (!this.stopped && this.own.channel) this.setState(this.pauses.state(this.gate?.down));
+      if (!this.stopped && this.own.channel) this.setState(this.pauses.state(this.gate?.down, this.gate?.downProblem));
     });
     this.gate = dedupeGate(options);
     this.gate?.on('down', (why) => this.storeDown(why));
@@ -152,7 +152,7 @@ export class ConsumerSession extends EventEmitter<ConsumerSessionEvents> {
   private async pauseFor(reason: PauseReason): Promise<void> {
     if (this.stopped || !this.pauses.add(reason)) return;
     this.intake.requeue(); // not processed yet: back to the queue
-    if (this.own.channel) this.setState(this.pauses.state(this.gate?.down));
+    if (this.own.channel) this.setState(this.pauses.state(this.gate?.down, this.gate?.downProblem));
     await this.applyPause();
   }
 
@@ -160,7 +160,7 @@ export class ConsumerSession extends EventEmitter<ConsumerSessionEvents> {
     if (!this.pauses.remove(reason) || this.stopped) return;
     const { channel, acks } = this.own;
     if (this.pauses.any) {
-      if (channel) this.setState(this.pauses.state(this.gate?.down));
+      if (channel) this.setState(this.pauses.state(this.gate?.down, this.gate?.downProblem));
       return;
     }
     if (!channel || !acks) return this.setup();
@@ -177,7 +177,7 @@ export class ConsumerSession extends EventEmitter<ConsumerSessionEvents> {
 
   private storeUp(): void {
     this.lastReported = '';
-    this.emit('warning', `deduplication store ${this.options.dedupe?.store.description ?? ''} answers again`);
+    this.emit('info', `deduplication store ${this.options.dedupe?.store.description ?? ''} answers again`);
     if (this.pauses.has('store')) void this.resumeFrom('store');
     else this.emit('state', this.current);
   }
@@ -240,7 +240,7 @@ export class ConsumerSession extends EventEmitter<ConsumerSessionEvents> {
       this.recheck.succeeded();
       this.lastReported = '';
       this.queues.lookSoon();
-      this.setState(this.pauses.state(this.gate?.down));
+      this.setState(this.pauses.state(this.gate?.down, this.gate?.downProblem));
     } catch (err) {
       if (this.stopped) return;
       if (!connection.connection) {
@@ -252,7 +252,8 @@ export class ConsumerSession extends EventEmitter<ConsumerSessionEvents> {
       const text = setupFailure(err, topology.mainQueue);
       await this.own.close();
       if (err instanceof TopologyError) this.setState({ phase: 'topology-error', detail: text, objects: err.objects });
-      else this.setState({ phase: err instanceof DedupeStoreError ? 'store-down' : 'channel-lost', detail: text });
+      else if (err instanceof DedupeStoreError) this.setState({ phase: 'store-down', detail: text, storeProblem: err.problem });
+      else this.setState({ phase: 'channel-lost', detail: text });
       this.report(text);
       this.scheduleSetup();
     }

@@ -4,6 +4,7 @@
  * session, which owns it and does the cancelling and consuming; the reasons add up, and the consumer
  * takes messages again once none is left.
  */
+import type { DedupeStoreProblem } from '../dedupe';
 import type { SessionState } from './types';
 
 export type PauseReason = 'user' | 'store' | 'circuit';
@@ -39,8 +40,8 @@ export class Pauses {
    * The state of a consumer that has its channel: paused for the reason the user can act on first (the
    * store, with why it is down; then by hand; then the kill switch), or consuming.
    */
-  state(storeDown: string | undefined): SessionState {
-    if (this.reasons.has('store')) return { phase: 'store-down', detail: storeDown ?? 'deduplication store down' };
+  state(storeDown: string | undefined, storeProblem?: DedupeStoreProblem): SessionState {
+    if (this.reasons.has('store')) return { phase: 'store-down', detail: storeDown ?? 'deduplication store down', ...(storeProblem ? { storeProblem } : {}) };
     if (this.reasons.has('user')) return PAUSED;
     return this.reasons.has('circuit') ? CIRCUIT_OPEN : { phase: 'consuming' };
   }

@@ -2,7 +2,7 @@
 import type { Channel } from 'amqplib';
 import type { ErrorKind } from '../classify';
 import type { CircuitChange, CircuitSettings } from '../degrade';
-import type { DedupeKeyResult, DedupeStore, StoreDownPolicy } from '../dedupe';
+import type { DedupeKeyResult, DedupeStore, DedupeStoreProblem, StoreDownPolicy } from '../dedupe';
 import type { DecodeMode, DeliveredMessage } from '../message';
 import type { QueueCounters } from '../observe';
 import type { CopyPublisher, DecisionPolicy, InvalidBodyPolicy, OrderedHold, SettleOutcome, Settler } from '../settle';
@@ -65,6 +65,8 @@ export interface SessionState {
   detail?: string;
   /** `topology-error` of a check: what it found per object (detail has every sentence). */
   objects?: readonly ObjectCheck[];
+  /** `store-down`: what is wrong with the store (`schema`: its table is missing or not as expected, the database answers). */
+  storeProblem?: DedupeStoreProblem;
 }
 
 /**
@@ -145,6 +147,8 @@ export interface ConsumerSessionEvents {
   parking: [];
   /** The kill switch changed state. */
   circuit: [CircuitChange];
+  /** Good news worth a log line (a store that answers again). */
+  info: [string];
   warning: [string];
   error: [string];
 }

@@ -22,7 +22,7 @@ import { LocalKeys, type LocalKey, type Waiter } from './local-keys';
 import { StoreProbe } from './probe';
 import { RecheckSchedule, systemTimer, type Timer } from './recheck';
 import { StoreBatch } from './store-batch';
-import { DedupeStoreError, type ClaimResult, type DedupeKey, type SyncDedupeStore } from './store';
+import { DedupeStoreError, type ClaimResult, type DedupeKey, type DedupeStoreProblem, type SyncDedupeStore } from './store';
 import type { Admission, DedupeGateEvents, DedupeGateOptions } from './gate-terms';
 
 export type { Admission, DedupeGateEvents, DedupeGateOptions, DedupeKeyResult, StoreDownPolicy } from './gate-terms';
@@ -49,6 +49,8 @@ export class DedupeGate extends EventEmitter<DedupeGateEvents> {
   private readonly rechecks: RecheckSchedule<Claiming | LocalKey>;
   private readonly probe: StoreProbe;
   private downWhy: string | undefined;
+  /** What kind of problem took the store down (a store's own error says; anything else is `other`). */
+  private downKind: DedupeStoreProblem | undefined;
   /** No more admissions (the consumer stops). */
   private closed = false;
   /** Closed for good: no probing either. */
@@ -82,6 +84,11 @@ export class DedupeGate extends EventEmitter<DedupeGateEvents> {
   /** Why the store is down, while it is. */
   get down(): string | undefined {
     return this.downWhy;
+  }
+
+  /** What is wrong with the store, while it is down (`schema`: its table, not the database). */
+  get downProblem(): DedupeStoreProblem | undefined {
+    return this.downKind;
   }
 
   /** Deliveries waiting for a key (held by another delivery or consumer, or for the store to come back). */
@@ -258,6 +265,7 @@ export class DedupeGate extends EventEmitter<DedupeGateEvents> {
     const why = err instanceof DedupeStoreError && text.startsWith(description) ? `deduplication store ${text}` : `deduplication store ${description} failed: ${text}`;
     if (this.downWhy !== undefined) return;
     this.downWhy = why;
+    this.downKind = err instanceof DedupeStoreError ? err.problem : 'other';
     this.emit('down', why);
     if (this.options.storeDown === 'process') {
       // Processing goes on without deduplication: what waits for a claim is admitted unchecked.
@@ -276,6 +284,7 @@ export class DedupeGate extends EventEmitter<DedupeGateEvents> {
   private storeUp(): void {
     if (this.shut) return;
     this.downWhy = undefined;
+    this.downKind = undefined;
     this.emit('up');
     this.calls.schedule();
   }

@@ -66,6 +66,8 @@ export class PostgresDedupeStore implements DedupeStore {
    */
   readonly maxInFlight = 2;
   private prepared: Promise<void> | undefined;
+  /** The table was found missing or not as expected (the database answered): a ping checks it again. */
+  private tableWrong = false;
   private sweepTimer: NodeJS.Timeout | undefined;
   private readonly sweeper: TableSweep;
   private readonly t: string;
@@ -89,15 +91,25 @@ export class PostgresDedupeStore implements DedupeStore {
 
   /** Creates or checks the table once (again after a failure); the sweep starts once it is there. */
   prepare(): Promise<void> {
-    this.prepared ??= this.declareOrCheck().catch((err: unknown) => {
-      this.prepared = undefined;
-      throw err;
-    });
+    this.prepared ??= this.declareOrCheck().then(
+      () => {
+        this.tableWrong = false;
+      },
+      (err: unknown) => {
+        this.prepared = undefined;
+        throw err;
+      },
+    );
     return this.prepared;
   }
 
+  /**
+   * Whether the database answers; while the table is known to be wrong (missing, other columns), also
+   * the table, checked again (or created, in declare mode): a store whose table cannot be used is not up.
+   */
   async ping(): Promise<void> {
     await this.run(() => this.db.ping());
+    if (this.tableWrong) await this.prepare();
   }
 
   async claim(keys: readonly DedupeKey[], owner: string, leaseMs: number): Promise<ClaimResult[]> {
@@ -168,7 +180,10 @@ export class PostgresDedupeStore implements DedupeStore {
   private async declareOrCheck(): Promise<void> {
     const { table, mode } = this.options;
     const problems = await this.run(() => declareOrCheckTable(this.db, table, mode, dedupeTableDdl(table), DEDUPE_COLUMNS, DEDUPE_INDEXES));
-    if (problems.length > 0) throw new DedupeStoreError(`${this.description}: ${problems.join('; ')}`, 'schema');
+    if (problems.length > 0) {
+      this.tableWrong = true;
+      throw new DedupeStoreError(`${this.description}: ${problems.join('; ')}`, 'schema');
+    }
     const sweepMs = this.options.sweepMs ?? 60_000;
     if (sweepMs > 0 && this.sweepTimer === undefined) {
       this.sweepTimer = setInterval(() => void this.sweep().catch(() => undefined), sweepMs);
@@ -182,6 +197,11 @@ export class PostgresDedupeStore implements DedupeStore {
     } catch (err) {
       if (err instanceof DedupeStoreError) throw err;
       const problem = postgresProblem(err);
+      if (problem === 'schema') {
+        // The table went away (or lost a column) under the store: checked again before it is used.
+        this.tableWrong = true;
+        this.prepared = undefined;
+      }
       throw new DedupeStoreError(`deduplication table ${this.t}: ${postgresErrorText(err, this.db.description)}`, problem);
     }
   }

@@ -34,7 +34,10 @@ export interface DedupeStore {
    * and checks the store answers. Rejects with a {@link DedupeStoreError} naming the problem.
    */
   prepare(): Promise<void>;
-  /** Resolves when the store answers (used to see a store come back); rejects otherwise. */
+  /**
+   * Resolves when the store answers (used to see a store come back, and by the health report); rejects
+   * otherwise. A store whose table was found wrong checks it again here: it is not up until it can be used.
+   */
   ping(): Promise<void>;
   /**
    * Claims each key for `owner` until `leaseMs` from now; one result per key, in order. A done key

@@ -58,6 +58,8 @@ function consumerStatus(consumer: ConsumerInput): { status: PartStatus; reason?:
     case 'checking-topology':
       return { status: 'waiting', reason: 'checking its topology' };
     case 'store-down':
+      // Its table missing or not as expected: the database answers, the table needs someone.
+      if (consumer.storeProblem === 'schema') return { status: 'down', reason: `deduplication table not usable: ${detail ?? 'see the log'}` };
       return { status: 'down', reason: `deduplication store down: ${detail ?? 'not answering'}` };
     case 'topology-error':
       return { status: 'down', reason: `topology failed: ${detail ?? 'see the log'}` };

@@ -4,6 +4,7 @@
  */
 import type { ConnectionPhase } from '../connection';
 import type { SessionPhase } from '../consume';
+import type { DedupeStoreProblem } from '../dedupe';
 import type { CircuitState } from '../degrade';
 
 /**
@@ -44,6 +45,8 @@ export interface ConsumerInput {
   /** `not-started`: its configuration cannot work (detail says why). */
   phase: SessionPhase | 'not-started';
   detail?: string;
+  /** `store-down`: what is wrong with the deduplication store (`schema`: its table). */
+  storeProblem?: DedupeStoreProblem;
   /** The kill switch, when on. */
   circuit?: CircuitState;
 }

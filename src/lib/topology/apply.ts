@@ -6,7 +6,7 @@
 import type { Channel } from 'amqplib';
 import type { QueueArguments } from './arguments';
 import type { PlannedQueue, TopologyMode, TopologyPlan } from './plan';
-import { describeDifference, describePreconditionFailure, diffArguments, parsePreconditionFailure, type ArgumentDifference } from './diff';
+import { describeDifference, describeDifferences, describePreconditionFailure, diffArguments, parsePreconditionFailure, type ArgumentDifference } from './diff';
 
 /** AMQP reply codes this module branches on. */
 export const AMQP_CODE = { ACCESS_REFUSED: 403, NOT_FOUND: 404, RESOURCE_LOCKED: 405, PRECONDITION_FAILED: 406 } as const;
@@ -70,17 +70,35 @@ function explain(err: unknown, kind: 'queue' | 'exchange', name: string, mode: T
   return `${kind} '${name}': ${text}`;
 }
 
-/** Declares every exchange, queue (durable, with its arguments) and binding of the plan. */
-export async function declareTopology(run: ChannelRunner, plan: TopologyPlan): Promise<TopologyResult> {
+/** Added to a declare's 406 on a queue when every difference cannot be looked up. */
+export const FIRST_DIFFERENCE_ONLY = 'the broker names the first difference only: check mode with the management API URL set on the broker lists them all';
+
+/**
+ * A queue's declare was refused (406): the broker's text names one difference. With a definition
+ * reader (the management API) every difference of the queue is looked up and said; without one (or
+ * when it does not answer) the broker's one, and that check mode lists them all.
+ */
+async function refusedQueue(err: unknown, queue: PlannedQueue, reader: DefinitionReader | undefined): Promise<string> {
+  const single = explain(err, 'queue', queue.name, 'declare', 'declare');
+  const onBroker = reader && (await reader.unavailable?.()) === undefined ? await reader.queueArguments(queue.name).catch(() => undefined) : undefined;
+  const differences = onBroker === undefined ? [] : diffArguments(onBroker, queue.arguments);
+  return differences.length > 0 ? describeDifferences('queue', queue.name, differences) : `${single}; ${FIRST_DIFFERENCE_ONLY}`;
+}
+
+/**
+ * Declares every exchange, queue (durable, with its arguments) and binding of the plan. `reader`
+ * (optional, the management API): a queue refused for its arguments is looked up, and every difference said.
+ */
+export async function declareTopology(run: ChannelRunner, plan: TopologyPlan, reader?: DefinitionReader): Promise<TopologyResult> {
   await run(async (channel) => {
-    let step: { kind: 'queue' | 'exchange'; name: string; action: string } = { kind: 'exchange', name: '', action: 'declare' };
+    let step: { kind: 'queue' | 'exchange'; name: string; action: string; queue?: PlannedQueue } = { kind: 'exchange', name: '', action: 'declare' };
     try {
       for (const ex of plan.exchanges) {
         step = { kind: 'exchange', name: ex.name, action: 'declare' };
         await channel.assertExchange(ex.name, ex.type, ex.arguments ? { durable: true, arguments: ex.arguments } : { durable: true });
       }
       for (const q of plan.queues) {
-        step = { kind: 'queue', name: q.name, action: 'declare' };
+        step = { kind: 'queue', name: q.name, action: 'declare', queue: q };
         await channel.assertQueue(q.name, { durable: true, arguments: q.arguments });
       }
       for (const b of plan.bindings) {
@@ -88,7 +106,9 @@ export async function declareTopology(run: ChannelRunner, plan: TopologyPlan): P
         await channel.bindQueue(b.queue, b.exchange, b.routingKey);
       }
     } catch (err) {
-      throw new TopologyError([explain(err, step.kind, step.name, 'declare', step.action)], replyCode(err));
+      const code = replyCode(err);
+      if (code === AMQP_CODE.PRECONDITION_FAILED && step.queue) throw new TopologyError([await refusedQueue(err, step.queue, reader)], code);
+      throw new TopologyError([explain(err, step.kind, step.name, 'declare', step.action)], code);
     }
   });
   return { warnings: [] };
@@ -168,7 +188,8 @@ export async function inspectTopology(run: ChannelRunner, plan: TopologyPlan, op
     await look(check, (ch) => ch.checkQueue(q.name), async () => {
       const onBroker = reader ? await reader.queueArguments(q.name) : undefined;
       const differences = onBroker === undefined ? [] : diffArguments(onBroker, q.arguments);
-      for (const diff of differences) check.problems.push(describeDifference('queue', q.name, diff));
+      // One sentence per queue: the way out (its arguments cannot be changed) is said once.
+      if (differences.length > 0) check.problems.push(describeDifferences('queue', q.name, differences));
       return differences;
     });
   }
@@ -189,7 +210,7 @@ export async function checkTopology(run: ChannelRunner, plan: TopologyPlan, read
 }
 
 export async function applyTopology(run: ChannelRunner, plan: TopologyPlan, mode: TopologyMode, reader?: DefinitionReader): Promise<TopologyResult> {
-  return mode === 'declare' ? declareTopology(run, plan) : checkTopology(run, plan, reader);
+  return mode === 'declare' ? declareTopology(run, plan, reader) : checkTopology(run, plan, reader);
 }
 
 /**

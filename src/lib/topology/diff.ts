@@ -30,24 +30,61 @@ export function diffArguments(broker: QueueArguments, config: QueueArguments): A
   return out;
 }
 
-function show(value: unknown): string {
+/** Arguments whose value names an exchange: there `''` is the default exchange. */
+const EXCHANGE_VALUED: readonly string[] = ['x-dead-letter-exchange', 'alternate-exchange'];
+
+/** Whether `value` of `argument` is the default exchange (`''` where an exchange is named): said in words, not as `''`. */
+export function isDefaultExchange(argument: string, value: unknown): boolean {
+  return value === '' && EXCHANGE_VALUED.includes(argument);
+}
+
+function show(value: unknown, argument: string): string {
   if (value === undefined) return 'none';
   if (typeof value === 'number') return String(value);
+  if (isDefaultExchange(argument, value)) return "the default exchange ('')";
   return `'${typeof value === 'string' ? value : JSON.stringify(value)}'`;
 }
 
-/** What to do about a difference in an argument an existing queue cannot change. */
-function argumentHint(kind: 'queue' | 'exchange', name: string, argument: string): string {
-  if (kind !== 'queue' || argument !== SINGLE_ACTIVE_CONSUMER) return '';
-  return (
-    ` (ordered mode declares the main queue with ${SINGLE_ACTIVE_CONSUMER}: true, so that one consumer of all Node-RED instances gets messages;` +
-    ` an existing queue cannot be changed: move its messages elsewhere, delete '${name}' and redeploy, or use retry mode)`
-  );
+/** A value as a 406's text gave it (`none`, the value, or undefined when cut off). */
+function shownFromText(value: string | undefined, argument: string, missing: string): string {
+  if (value === undefined) return missing;
+  return value === 'none' ? 'none' : show(value, argument);
 }
 
-/** `queue 'main-queue': x-dead-letter-exchange is 'retry-exchange' on the broker, config says none` */
+/**
+ * What to do about a difference: an existing queue's arguments cannot be changed (docs/topology.md,
+ * Mismatches, says how to get out). Exchanges: none (their type or arguments are said plainly).
+ */
+function argumentHint(kind: 'queue' | 'exchange', name: string, argument: string): string {
+  if (kind !== 'queue') return '';
+  if (argument === SINGLE_ACTIVE_CONSUMER) {
+    return (
+      ` (ordered mode declares the main queue with ${SINGLE_ACTIVE_CONSUMER}: true, so that one consumer of all Node-RED instances gets messages;` +
+      ` an existing queue cannot be changed: move its messages elsewhere, delete '${name}' and redeploy, or use retry mode)`
+    );
+  }
+  return ` (a queue's arguments cannot be changed: move its messages elsewhere, delete '${name}' and redeploy, or use another queue name; see "Mismatches" in the topology guide)`;
+}
+
+/** `queue 'main-queue': x-dead-letter-exchange is 'retry-exchange' on the broker, config says none (…how to get out)` */
 export function describeDifference(kind: 'queue' | 'exchange', name: string, diff: ArgumentDifference): string {
-  return `${kind} '${name}': ${diff.argument} is ${show(diff.broker)} on the broker, config says ${show(diff.config)}${argumentHint(kind, name, diff.argument)}`;
+  return `${kind} '${name}': ${differenceText(diff)}${argumentHint(kind, name, diff.argument)}`;
+}
+
+/** `x-message-ttl is 3000 on the broker, config says 5000` */
+function differenceText(diff: ArgumentDifference): string {
+  return `${diff.argument} is ${show(diff.broker, diff.argument)} on the broker, config says ${show(diff.config, diff.argument)}`;
+}
+
+/**
+ * Every difference of one queue in one sentence, the way out said once:
+ * `queue 'q': x-message-ttl is 3000 on the broker, config says 5000; x-max-length is none …, config says 10 (…)`.
+ */
+export function describeDifferences(kind: 'queue' | 'exchange', name: string, diffs: readonly ArgumentDifference[]): string {
+  // Ordered mode's own advice when its argument is among them, else the general one.
+  const first = diffs.find((d) => d.argument === SINGLE_ACTIVE_CONSUMER) ?? diffs[0];
+  const hint = first ? argumentHint(kind, name, first.argument) : '';
+  return `${kind} '${name}': ${diffs.map(differenceText).join('; ')}${hint}`;
 }
 
 export interface PreconditionFailure {
@@ -86,7 +123,7 @@ export function parsePreconditionFailure(text: string): PreconditionFailure | nu
 
 /** A sentence about a 406 on declare, with the arguments when the broker's text still has them. */
 export function describePreconditionFailure(failure: PreconditionFailure): string {
-  const onBroker = failure.current === undefined ? 'different' : failure.current === 'none' ? 'none' : `'${failure.current}'`;
-  const inConfig = failure.received === undefined ? 'something else' : failure.received === 'none' ? 'none' : `'${failure.received}'`;
+  const onBroker = shownFromText(failure.current, failure.argument, 'different');
+  const inConfig = shownFromText(failure.received, failure.argument, 'something else');
   return `${failure.kind} '${failure.name}': ${failure.argument} is ${onBroker} on the broker, config says ${inConfig}${argumentHint(failure.kind, failure.name, failure.argument)}`;
 }

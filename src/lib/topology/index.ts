@@ -28,10 +28,11 @@ export {
   type TopologyPlan,
 } from './plan';
 export { definitionsFileName, topologyDefinitions, type DefinitionsBinding, type DefinitionsExchange, type DefinitionsQueue, type RabbitDefinitions } from './definitions';
-export { describeDifference, diffArguments, describePreconditionFailure, parsePreconditionFailure, type ArgumentDifference, type PreconditionFailure } from './diff';
+export { describeDifference, describeDifferences, diffArguments, isDefaultExchange, describePreconditionFailure, parsePreconditionFailure, type ArgumentDifference, type PreconditionFailure } from './diff';
 export { parseDelays, parseQueueArguments, queueNamesOf } from './parse';
 export {
   AMQP_CODE,
+  FIRST_DIFFERENCE_ONLY,
   TopologyError,
   applyTopology,
   checkTopology,

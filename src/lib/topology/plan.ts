@@ -190,9 +190,13 @@ export function validateTopologyConfig(config: RetryTopologyConfig): string[] {
     ...retryQueueNames(config).map((name): [string, string] => ['retry queue', name]),
     ['parking queue', config.parkingQueue],
   ];
+  // Without a main queue name the retry and parking names (derived from it) are empty too: that one sentence says it all.
+  const noMain = config.mainQueue === '';
   for (const [label, name] of names) {
     const problem = name ? nameProblem(name) : null;
-    if (!name) problems.push(`${label} name is empty`);
+    if (!name) {
+      if (!noMain || label === 'main queue') problems.push(`${label} name is empty`);
+    }
     else if (problem) problems.push(`${label} '${name.slice(0, 60)}': ${problem.text}`);
   }
   for (const [label, name] of [['main exchange', config.mainExchange], ['retry exchange', config.retryExchange]] as const) {
@@ -211,7 +215,7 @@ export function validateTopologyConfig(config: RetryTopologyConfig): string[] {
     }
   }
   const distinct = new Set(names.map(([, n]) => n));
-  if (distinct.size !== names.length) problems.push('main, retry, parking (and unrouted-messages) queues and retry delays must all be different');
+  if (!noMain && distinct.size !== names.length) problems.push('main, retry, parking (and unrouted-messages) queues and retry delays must all be different');
   if (config.retryExchange !== '' && config.retryExchange === config.mainExchange) {
     problems.push('retry exchange must differ from the main exchange (a retried message would loop straight back)');
   }

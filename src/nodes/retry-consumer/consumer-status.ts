@@ -53,8 +53,8 @@ export function sessionStatus(state: SessionState, stats: SessionStats, t: Trans
     case 'paused':
       return { fill: 'grey', shape: 'dot', text: t('retry-consumer.status.paused', { stats: statsText(stats, t, rateLimit) }) };
     case 'store-down':
-      // The store named; why it failed is in the log.
-      return { fill: 'red', shape: 'ring', text: t('retry-consumer.status.storeDown', { store }) };
+      // The store named; why it failed is in the log. Its table missing or not as expected is not a database down.
+      return { fill: 'red', shape: 'ring', text: t(state.storeProblem === 'schema' ? 'retry-consumer.status.storeTable' : 'retry-consumer.status.storeDown', { store }) };
     case 'checking-topology':
       return { fill: 'yellow', shape: 'ring', text: statusKey('retry-consumer.status.checking') };
     case 'topology-error':

@@ -154,6 +154,7 @@ export = function register(RED: NodeAPI): void {
     const onBufferChange = (): void => status.soon();
     buffer.on('change', onBufferChange);
     session.on('warning', (text) => node.warn(text));
+    session.on('info', (text) => node.log(text)); // a recovery is good news: info, not a warning
     // Quorum retry tiers: retries come back through the package, with confirms (see lib/consume/retry-mover.ts).
     const tiers = moverTiers(topology);
     const mover = tiers.length > 0 ? new RetryMover({ connection: broker.connection, mainQueue: topology.mainQueue, tiers }) : undefined;

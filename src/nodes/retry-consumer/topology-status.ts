@@ -2,7 +2,7 @@
  * The status line of a failed topology check: ONE sentence listing what is missing or differs, short
  * enough for the status bar; the node's error (and the log) keeps every object's full sentence.
  */
-import type { ObjectCheck } from '../../lib/topology';
+import { isDefaultExchange, type ObjectCheck } from '../../lib/topology';
 import type { Translate } from '../shared/i18n';
 
 /** Longer status texts are cut, naming how many objects were left out. */
@@ -34,7 +34,7 @@ export function topologyStatusText(objects: readonly ObjectCheck[], t: Translate
   const only = objects.filter((o) => o.state !== 'ok');
   const differs = only.length === 1 && only[0]?.state === 'differs' ? only[0] : undefined;
   if (differs && differs.differences.length > 0) {
-    const values = differs.differences.map((d) => t('retry-consumer.status.value', { argument: d.argument, broker: shown(d.broker, t), config: shown(d.config, t) })).join('; ');
+    const values = differs.differences.map((d) => t('retry-consumer.status.value', { argument: d.argument, broker: shown(d.broker, d.argument, t), config: shown(d.config, d.argument, t) })).join('; ');
     const line = t('retry-consumer.status.topologyFailed', { problems: t('retry-consumer.status.differsValues', { object: t(`retry-consumer.status.${differs.kind}`, { name: differs.name }), values }) });
     if (line.length <= max) return line;
   }
@@ -43,8 +43,9 @@ export function topologyStatusText(objects: readonly ObjectCheck[], t: Translate
   return text(shownCount);
 }
 
-/** An argument's value as the status shows it: `none` when unset. */
-function shown(value: unknown, t: Translate): string {
+/** An argument's value as the status shows it: `none` when unset, the default exchange in words. */
+function shown(value: unknown, argument: string, t: Translate): string {
   if (value === undefined) return t('retry-consumer.status.none');
+  if (isDefaultExchange(argument, value)) return t('retry-consumer.status.defaultExchange');
   return typeof value === 'string' ? `'${value}'` : JSON.stringify(value);
 }

@@ -59,7 +59,8 @@ function consumers(RED: NodeAPI, defs: NodeDef[]): ConsumerInput[] {
       if (!session || seen.has(owner)) continue;
       seen.add(owner);
       const name = stringProp(RED.nodes.getNode(owner)?.name) || queue || owner;
-      found.push({ id: owner, name, queue, phase: session.state.phase, detail: session.state.detail, circuit: session.circuit?.state });
+      const { phase, detail, storeProblem } = session.state;
+      found.push({ id: owner, name, queue, phase, detail, ...(storeProblem ? { storeProblem } : {}), circuit: session.circuit?.state });
     }
   }
   for (const def of defs.filter((d) => d.type === 'retry-consumer' && !seen.has(d.id))) {
