@@ -13,7 +13,7 @@ import {
 } from '../../src/lib/topology/plan';
 import type { Channel } from 'amqplib';
 import { declareTopology, FIRST_DIFFERENCE_ONLY, type ChannelRunner, type DefinitionReader } from '../../src/lib/topology/apply';
-import { describeDifference, describeDifferences, describePreconditionFailure, diffArguments, parsePreconditionFailure } from '../../src/lib/topology/diff';
+import { argumentValueText, describeDifference, describeDifferences, describePreconditionFailure, diffArguments, parsePreconditionFailure } from '../../src/lib/topology/diff';
 import { parseDelays, parseQueueArguments } from '../../src/lib/topology/parse';
 import { seedTopology } from './fixtures/topology-seed';
 
@@ -325,5 +325,22 @@ describe('single active consumer (ordered mode)', () => {
       { argument: 'x-single-active-consumer', broker: undefined, config: true },
     ]);
     assert.match(both, /or use retry mode\)$/);
+  });
+});
+
+describe('argumentValueText (an argument value for the status line and the Check topology table)', () => {
+  const words = { none: 'NONE', defaultExchange: 'DEFAULT' };
+  it('says an unset argument with the caller\'s word for none', () => {
+    assert.equal(argumentValueText(undefined, 'x-message-ttl', words), 'NONE');
+  });
+  it("says '' where an exchange is named as the default exchange, and '' elsewhere quoted", () => {
+    assert.equal(argumentValueText('', 'x-dead-letter-exchange', words), 'DEFAULT');
+    assert.equal(argumentValueText('', 'alternate-exchange', words), 'DEFAULT');
+    assert.equal(argumentValueText('', 'x-dead-letter-routing-key', words), "''");
+  });
+  it('quotes a string and gives anything else as JSON', () => {
+    assert.equal(argumentValueText('retry-exchange', 'x-dead-letter-exchange', words), "'retry-exchange'");
+    assert.equal(argumentValueText(5000, 'x-message-ttl', words), '5000');
+    assert.equal(argumentValueText(true, 'x-single-active-consumer', words), 'true');
   });
 });

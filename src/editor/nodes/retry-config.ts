@@ -3,7 +3,7 @@
  * definition through topologyProblemsOf, as the runtime refuses it at deploy), and the "check against
  * the broker" table, and the topology exported as a RabbitMQ definitions file.
  */
-import { choices, fillSelect, isDefaultExchange, migrate, numberProperty, showReasons, str, tabs, topologyProblemsOf, validators as v, withVersion, fail, type EditorNode, type Translate, type Validator } from '../index';
+import { argumentValueText, choices, fillSelect, migrate, numberProperty, showReasons, str, tabs, topologyProblemsOf, validators as v, withVersion, fail, type EditorNode, type Translate, type Validator } from '../index';
 import type { EditorRED, JQ, JQStatic, NodeDefinition } from '../red';
 import { errorRulesEditor, errorRulesOf, errorRulesValidator } from './error-rules';
 
@@ -44,9 +44,7 @@ function withTopology(own: Validator, topic: RegExp): Validator {
 }
 
 function show(t: (key: string) => string, value: unknown, argument: string): string {
-  if (value === undefined) return t('check.none');
-  if (isDefaultExchange(argument, value)) return t('check.defaultExchange');
-  return typeof value === 'string' ? `'${value}'` : JSON.stringify(value);
+  return argumentValueText(value, argument, { none: t('check.none'), defaultExchange: t('check.defaultExchange') });
 }
 
 interface CheckAnswer {

@@ -58,7 +58,7 @@ export class ConsumerSession extends EventEmitter<ConsumerSessionEvents> {
     this.hold = ordered ? new OrderedHold(ordered.pauseMs) : undefined;
     this.hold?.on('blocked', (detail) => this.setState({ phase: 'blocked', detail }));
     this.hold?.on('released', () => {
-      if (!this.stopped && this.own.channel) this.setState(this.pauses.state(this.gate?.down, this.gate?.downProblem));
+      if (!this.stopped && this.own.channel) this.setState(this.channelState());
     });
     this.gate = dedupeGate(options);
     this.gate?.on('down', (why) => this.storeDown(why));
@@ -152,7 +152,7 @@ export class ConsumerSession extends EventEmitter<ConsumerSessionEvents> {
   private async pauseFor(reason: PauseReason): Promise<void> {
     if (this.stopped || !this.pauses.add(reason)) return;
     this.intake.requeue(); // not processed yet: back to the queue
-    if (this.own.channel) this.setState(this.pauses.state(this.gate?.down, this.gate?.downProblem));
+    if (this.own.channel) this.setState(this.channelState());
     await this.applyPause();
   }
 
@@ -160,7 +160,7 @@ export class ConsumerSession extends EventEmitter<ConsumerSessionEvents> {
     if (!this.pauses.remove(reason) || this.stopped) return;
     const { channel, acks } = this.own;
     if (this.pauses.any) {
-      if (channel) this.setState(this.pauses.state(this.gate?.down, this.gate?.downProblem));
+      if (channel) this.setState(this.channelState());
       return;
     }
     if (!channel || !acks) return this.setup();
@@ -213,6 +213,11 @@ export class ConsumerSession extends EventEmitter<ConsumerSessionEvents> {
     this.emit('state', state);
   }
 
+  /** The state of a consumer that has its channel: paused (the store down, with why and what kind), or consuming. */
+  private channelState(): SessionState {
+    return this.pauses.state(this.gate?.down, this.gate?.downProblem);
+  }
+
   /** Reports an error once per distinct text, so a waiting consumer does not flood the log. */
   private report(text: string): void {
     if (text === this.lastReported) return;
@@ -240,7 +245,7 @@ export class ConsumerSession extends EventEmitter<ConsumerSessionEvents> {
       this.recheck.succeeded();
       this.lastReported = '';
       this.queues.lookSoon();
-      this.setState(this.pauses.state(this.gate?.down, this.gate?.downProblem));
+      this.setState(this.channelState());
     } catch (err) {
       if (this.stopped) return;
       if (!connection.connection) {

@@ -34,10 +34,22 @@ export function diffArguments(broker: QueueArguments, config: QueueArguments): A
 const EXCHANGE_VALUED: readonly string[] = ['x-dead-letter-exchange', 'alternate-exchange'];
 
 /** Whether `value` of `argument` is the default exchange (`''` where an exchange is named): said in words, not as `''`. */
-export function isDefaultExchange(argument: string, value: unknown): boolean {
+function isDefaultExchange(argument: string, value: unknown): boolean {
   return value === '' && EXCHANGE_VALUED.includes(argument);
 }
 
+/**
+ * An argument's value for a person, in their language (the consumer's status line, the dialog's
+ * *Check topology* table): `words.none` when unset, `words.defaultExchange` for `''` where an exchange
+ * is named, a string quoted, anything else as JSON. Pure.
+ */
+export function argumentValueText(value: unknown, argument: string, words: { none: string; defaultExchange: string }): string {
+  if (value === undefined) return words.none;
+  if (isDefaultExchange(argument, value)) return words.defaultExchange;
+  return typeof value === 'string' ? `'${value}'` : JSON.stringify(value);
+}
+
+/** The same in the messages' English, where a value that is not a number is quoted whatever it is. */
 function show(value: unknown, argument: string): string {
   if (value === undefined) return 'none';
   if (typeof value === 'number') return String(value);

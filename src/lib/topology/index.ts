@@ -28,7 +28,7 @@ export {
   type TopologyPlan,
 } from './plan';
 export { definitionsFileName, topologyDefinitions, type DefinitionsBinding, type DefinitionsExchange, type DefinitionsQueue, type RabbitDefinitions } from './definitions';
-export { describeDifference, describeDifferences, diffArguments, isDefaultExchange, describePreconditionFailure, parsePreconditionFailure, type ArgumentDifference, type PreconditionFailure } from './diff';
+export { argumentValueText, describeDifference, describeDifferences, diffArguments, describePreconditionFailure, parsePreconditionFailure, type ArgumentDifference, type PreconditionFailure } from './diff';
 export { parseDelays, parseQueueArguments, queueNamesOf } from './parse';
 export {
   AMQP_CODE,

@@ -2,7 +2,7 @@
  * The status line of a failed topology check: ONE sentence listing what is missing or differs, short
  * enough for the status bar; the node's error (and the log) keeps every object's full sentence.
  */
-import { isDefaultExchange, type ObjectCheck } from '../../lib/topology';
+import { argumentValueText, type ObjectCheck } from '../../lib/topology';
 import type { Translate } from '../shared/i18n';
 
 /** Longer status texts are cut, naming how many objects were left out. */
@@ -45,7 +45,5 @@ export function topologyStatusText(objects: readonly ObjectCheck[], t: Translate
 
 /** An argument's value as the status shows it: `none` when unset, the default exchange in words. */
 function shown(value: unknown, argument: string, t: Translate): string {
-  if (value === undefined) return t('retry-consumer.status.none');
-  if (isDefaultExchange(argument, value)) return t('retry-consumer.status.defaultExchange');
-  return typeof value === 'string' ? `'${value}'` : JSON.stringify(value);
+  return argumentValueText(value, argument, { none: t('retry-consumer.status.none'), defaultExchange: t('retry-consumer.status.defaultExchange') });
 }
