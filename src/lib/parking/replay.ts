@@ -35,15 +35,42 @@ export function replayTarget(headers: Record<string, unknown> | undefined, topol
  * record of the original route (the copy is published to that route itself); with `resetAttempts`
  * also without the attempt history, so the message gets its full number of attempts again.
  */
-export function replayPublishOptions(properties: MessageProperties, resetAttempts: boolean): Options.Publish {
+export function replayPublishOptions(properties: MessageProperties, resetAttempts: boolean, stamp?: ReplayStamp): Options.Publish {
   const dropped = new Set<string>([...Object.values(PARK_HEADERS), ...Object.values(FAILURE_HEADERS)].filter((name) => name !== ATTEMPT_HEADER));
   dropped.add(ORIGINAL_EXCHANGE_HEADER).add(ORIGINAL_ROUTING_KEY_HEADER);
   if (resetAttempts) for (const name of [ATTEMPT_HEADER, FIRST_SEEN_HEADER, FIRST_FAILURE_HEADER, ...BROKER_DEATH_HEADERS]) dropped.add(name);
   const original = properties.headers ?? {};
+  // A copy says this replay only: no stale redirect of an earlier one.
+  if (stamp) for (const name of Object.values(REPLAY_STAMP_HEADERS)) dropped.add(name);
   const headers = Object.fromEntries(Object.entries(original).filter(([name]) => !dropped.has(name)));
   const previous = Number(original[REPLAY_HEADER]);
   headers[REPLAY_HEADER] = Number.isFinite(previous) ? previous + 1 : 1;
+  if (stamp) Object.assign(headers, stampHeaders(stamp));
   return copyPublishOptions(properties, headers, true);
+}
+
+/** Who replayed a message, when, in which run, and where to when not back to where it came from. */
+export interface ReplayStamp {
+  by: string;
+  /** ISO time of the replay. */
+  at: string;
+  /** One id per replay run (a paced replay's job id): a copy parked again carries it, so the run finds it. */
+  replayId: string;
+  redirect?: ReplayDestination;
+}
+
+export interface ReplayDestination {
+  exchange: string;
+  routingKey: string;
+}
+
+/** The headers a replayed copy carries besides REPLAY_HEADER (none `x-` prefixed). */
+export const REPLAY_STAMP_HEADERS = { by: 'replayed-by', at: 'replayed-at', replayId: 'replay-id', redirectedTo: 'replay-redirected-to' } as const;
+
+export function stampHeaders(stamp: ReplayStamp): Record<string, string> {
+  const headers: Record<string, string> = { [REPLAY_STAMP_HEADERS.by]: stamp.by, [REPLAY_STAMP_HEADERS.at]: stamp.at, [REPLAY_STAMP_HEADERS.replayId]: stamp.replayId };
+  if (stamp.redirect) headers[REPLAY_STAMP_HEADERS.redirectedTo] = `${stamp.redirect.exchange === '' ? '(default exchange)' : stamp.redirect.exchange} / ${stamp.redirect.routingKey}`;
+  return headers;
 }
 
 export interface ReplayResult {
@@ -63,7 +90,18 @@ export interface ReplayResult {
 export async function replayParked(
   connection: BrokerConnection,
   topology: RetryTopologyConfig,
-  options: { max: number; resetAttempts: boolean; selection?: ParkedSelection; scanLimit?: number; onReplayed?: (parked: ParkedMessage) => void; tracer?: MessageTracer },
+  options: {
+    max: number;
+    resetAttempts: boolean;
+    selection?: ParkedSelection;
+    scanLimit?: number;
+    onReplayed?: (parked: ParkedMessage) => void;
+    tracer?: MessageTracer;
+    /** Who, when, which run; with `redirect` every copy goes there instead of back where it came from. */
+    stamp?: ReplayStamp;
+    /** Called before each publish: resolves false to stop there (a paced replay waits here, a cancel says false). */
+    before?: () => Promise<boolean>;
+  },
 ): Promise<ReplayResult> {
   const publisher = connection.publisher('replay');
   const found = new Set<string>();
@@ -76,9 +114,10 @@ export async function replayParked(
     if (replayed >= options.max) return 'stop';
     const parked = describeParked(message, position, 0);
     if (!matchesSelection(parked, options.selection)) return 'keep';
+    if (options.before !== undefined && !(await options.before())) return 'stop';
     if (parked.messageId !== null) found.add(parked.messageId);
-    const target = replayTarget(message.properties.headers, topology);
-    const publish = replayPublishOptions(message.properties, options.resetAttempts);
+    const target = options.stamp?.redirect ?? replayTarget(message.properties.headers, topology);
+    const publish = replayPublishOptions(message.properties, options.resetAttempts, options.stamp && { ...options.stamp, at: new Date().toISOString() });
     // A replay span, a child of the parked message's trace context, whose context the replayed copy carries.
     const span = options.tracer?.start(spanName('replay', target.exchange), 'producer', messagingAttributes('replay', target.exchange, target.routingKey, message), traceOf(publish.headers as Record<string, unknown> | undefined));
     if (span !== undefined) setTrace((publish.headers ??= {}) as Record<string, unknown>, span.trace);

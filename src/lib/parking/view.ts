@@ -7,6 +7,7 @@ import { attemptHeaderCount, FAILURE_HEADERS, PARK_HEADERS, readDeaths } from '.
 import { plainHeaderValue } from '../amqp';
 import { TRACEPARENT_HEADER, traceIdOf } from '../trace';
 import { foldReason, reasonMatcher } from './fold';
+import { filterFrom, isEmptyFilter, matchesFilter, type ParkedFilter } from './filter';
 
 /** Counts how often a message was replayed (each replay adds one; a park keeps it), so a message parked again and again shows it. */
 export const REPLAY_HEADER = 'park-replayed';
@@ -55,10 +56,12 @@ export interface ParkedSelection {
   reason?: string;
   /** A group of parked messages: the folded park reason (foldReason), exactly. */
   group?: string;
+  /** A search's filter (park time, reason text, message id): see filter.ts. */
+  filter?: ParkedFilter;
 }
 
 export function isEmptySelection(selection: ParkedSelection | undefined): boolean {
-  return !selection || (selection.messageIds === undefined && selection.routingKey === undefined && selection.reason === undefined && selection.group === undefined);
+  return !selection || (selection.messageIds === undefined && selection.routingKey === undefined && selection.reason === undefined && selection.group === undefined && isEmptyFilter(selection.filter));
 }
 
 /** A header value as JSON-safe plain data (Buffers as text, timestamps as ISO strings). */
@@ -163,13 +166,19 @@ export function selectionFrom(source: Record<string, unknown>): ParkedSelection 
     if (typeof value !== 'string' || value === '') throw new Error(`msg.${key} must be a non-empty string`);
     selection[key] = value;
   }
+  if (source.filter !== undefined) {
+    if (!source.filter || typeof source.filter !== 'object' || Array.isArray(source.filter)) throw new Error('msg.filter must be an object: {from, to, reason, messageId}');
+    const filter = filterFrom(source.filter as Record<string, unknown>);
+    if (!isEmptyFilter(filter)) selection.filter = filter;
+  }
   // An invalid regular expression stops here, before anything is read.
   if (selection.reason !== undefined) reasonMatcher(selection.reason);
   return selection;
 }
 
-export function matchesSelection(parked: Pick<ParkedMessage, 'messageId' | 'originalRoutingKey' | 'reason'>, selection: ParkedSelection | undefined): boolean {
+export function matchesSelection(parked: Pick<ParkedMessage, 'messageId' | 'originalRoutingKey' | 'reason'> & Partial<Pick<ParkedMessage, 'parkedAt'>>, selection: ParkedSelection | undefined): boolean {
   if (!selection) return true;
+  if (selection.filter !== undefined && !matchesFilter({ messageId: parked.messageId, reason: parked.reason, parkedAt: parked.parkedAt ?? null }, selection.filter)) return false;
   if (selection.messageIds !== undefined && (parked.messageId === null || !selection.messageIds.includes(parked.messageId))) return false;
   if (selection.routingKey !== undefined && parked.originalRoutingKey !== selection.routingKey) return false;
   if (selection.reason !== undefined && !reasonMatcher(selection.reason)(parked.reason ?? '')) return false;

@@ -6,9 +6,13 @@ import { type Node, type NodeAPI, type NodeDef, type NodeMessage, type NodeStatu
 import { readNumberField, reasonFilterProblem } from '../../lib/rules';
 import { NUMBER_FIELDS, PARK_ACTIONS } from '../shared/properties';
 import { translator, type Translate } from '../shared/i18n';
-import { runParkingAction, type ParkAction } from '../shared/parking-actions';
+import { describeSelection, redirectFrom, runParkingAction, startPacedReplay, type ParkAction } from '../shared/parking-actions';
+import { audit } from '../shared/audit';
+import { pacedOptionsFrom, selectionFrom, type ReplayDestination } from '../../lib/parking';
+import type { RetryConfigNode } from '../shared/retry-config-node';
 import { findRetryConfig } from '../shared/retry-config-node';
 import { registerParkingEndpoints } from './parking-endpoints';
+import { registerReplayJobEndpoints } from './replay-job-endpoints';
 
 /** The action of one msg: the node's, or with *set by msg.topic* the msg's topic. */
 function actionOf(configured: unknown, msg: NodeMessage): ParkAction {
@@ -34,7 +38,46 @@ function resultStatus(result: ReturnType<typeof resultOf>, t: Translate): NodeSt
   if (action === 'peek') return { fill, shape: 'ring', text: t('park-replay.status.peeked', { count, left }) };
   if (action === 'groups') return { fill, shape: 'ring', text: t('park-replay.status.grouped', { count: String((result.groups as unknown[]).length), left }) };
   if (action === 'purge') return { fill, shape: 'dot', text: t('park-replay.status.purged', { count: String(count), left }) };
+  if (result.state === 'stopped') return { fill: 'yellow', shape: 'ring', text: t('park-replay.status.canaryParked', { count: String(result.parkedAgain), replayed: String(count) }) };
+  if (result.state === 'cancelled') return { fill: 'yellow', shape: 'ring', text: t('park-replay.status.cancelled', { count: String(count), left }) };
   return { fill, shape: 'dot', text: t('park-replay.status.replayed', { count: String(count), left }) };
+}
+
+/**
+ * A paced replay from a flow (msg.rate, msg.canary, msg.canaryWait): run as the configuration's job
+ * (the sidebar shows it, a redeploy stops it), the node's status following its progress; resolves with
+ * its end.
+ */
+async function pacedFromFlow(
+  RED: NodeAPI,
+  node: Node,
+  config: RetryConfigNode,
+  source: NodeMessage,
+  options: { max: number; resetAttempts: boolean; by: string; redirect: ReplayDestination | undefined },
+  t: Translate,
+): Promise<Record<string, unknown>> {
+  const busy = config.replayJobs.running();
+  if (busy) throw new Error(`a paced replay already runs on this parking queue (job ${busy.id})`);
+  const pace = pacedOptionsFrom(source, { max: options.max });
+  const { id, run, selection } = await startPacedReplay(source, config, { pace, resetAttempts: options.resetAttempts, actor: { by: options.by, userId: node.id }, redirect: options.redirect });
+  const queue = config.topology?.parkingQueue ?? '';
+  const info = { id, queue, by: options.by, selection: describeSelection(selection), ...(options.redirect ? { redirect: options.redirect } : {}) };
+  config.replayJobs.add(info, run);
+  const details = { config: config.id, queue, job: id, filter: info.selection, rate: pace.rate, canary: pace.canary, canaryWaitSeconds: pace.canaryWaitMs / 1000, by: options.by, ...(options.redirect ? { redirect: options.redirect } : {}) };
+  audit(RED, 'paced-replay', details);
+  const timer = setInterval(() => {
+    const now = run.status();
+    node.status({ fill: 'blue', shape: 'dot', text: t('park-replay.status.paced', { count: String(now.replayed), state: now.state }) });
+  }, 1000);
+  try {
+    await run.finished;
+  } finally {
+    clearInterval(timer);
+  }
+  const end = config.replayJobs.get(id) ?? { ...info, ...run.status() };
+  audit(RED, 'paced-replay-end', { ...details, count: end.replayed, state: end.state, parkedAgain: end.parkedAgain, message: end.message });
+  if (end.state === 'failed') throw new Error(`paced replay failed after ${end.replayed} replayed: ${end.message ?? ''}`);
+  return { ...end, job: id, remaining: end.remaining ?? 0 };
 }
 
 export = function register(RED: NodeAPI): void {
@@ -80,7 +123,27 @@ export = function register(RED: NodeAPI): void {
       // The connection is held only while working: an idle node keeps none open.
       // The node's reason filter, unless the msg brings its own.
       const source = reason !== '' && msg.reason === undefined ? { ...msg, reason } : msg;
-      runParkingAction(action, source, config, { max, resetAttempts, userId: node.id })
+      const by = `flow ${node.id}`;
+      let redirect: ReplayDestination | undefined;
+      try {
+        redirect = action === 'replay' ? redirectFrom(msg.redirect) : undefined;
+      } catch (err) {
+        running = false;
+        node.status({ fill: 'red', shape: 'ring', text: t('park-replay.status.failed', { action }) });
+        done(err as Error);
+        return;
+      }
+      const work =
+        action === 'replay' && msg.rate !== undefined
+          ? pacedFromFlow(RED, node, config, source, { max, resetAttempts, by, redirect }, t)
+          : runParkingAction(action, source, config, { max, resetAttempts, userId: node.id, by, redirect }).then((payload) => {
+              if (action === 'replay' || action === 'purge') {
+                const count = Number(action === 'replay' ? payload.replayed : payload.purged);
+                audit(RED, redirect ? 'redirect' : action, { config: config.id, queue: topology.parkingQueue, count, filter: describeSelection(selectionFrom(source)), by, ...(redirect ? { redirect } : {}) });
+              }
+              return payload;
+            });
+      work
         .then(
           (payload) => {
             const result = resultOf(action, payload);
@@ -100,5 +163,5 @@ export = function register(RED: NodeAPI): void {
     });
   }
   RED.nodes.registerType('park-replay', ParkReplay);
-  registerParkingEndpoints(RED);
+  registerReplayJobEndpoints(RED, registerParkingEndpoints(RED));
 };

@@ -6,7 +6,9 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { AdminRequest, AdminResponse, NodeAPI } from '../shared/node-red';
-import { readParkedGroup, readParkedMessage, runParkingAction, WHOLE_QUEUE, type ParkAction } from '../shared/parking-actions';
+import { actorOf, audit } from '../shared/audit';
+import { describeSelection, readParkedGroup, readParkedMessage, redirectFrom, runParkingAction, WHOLE_QUEUE, type ParkAction } from '../shared/parking-actions';
+import { selectionFrom } from '../../lib/parking';
 import { findRetryConfig, type RetryConfigNode } from '../shared/retry-config-node';
 
 export const PARKING_PATH = '/rabbitmq-retry/parking';
@@ -29,17 +31,25 @@ function messageIds(body: unknown): string[] | undefined {
   return Array.isArray(ids) ? ids.filter((id): id is string => typeof id === 'string') : undefined;
 }
 
-/** What a replay / purge request selects: `messageIds`, else a `group` (its folded reason), else everything. */
-function selectionOf(body: unknown): Record<string, unknown> {
+/**
+ * What a replay / purge request selects: `messageIds`, else a `group` (its folded reason), else a
+ * search's `filter` over its `window`, else everything.
+ */
+export function selectionOf(body: unknown): Record<string, unknown> {
   const ids = messageIds(body);
   if (ids) return { messageIds: ids };
-  const group = (body as { group?: unknown } | undefined)?.group;
-  return typeof group === 'string' && group !== '' ? { group } : {};
+  const { group, filter, window } = (body ?? {}) as { group?: unknown; filter?: unknown; window?: unknown };
+  if (typeof group === 'string' && group !== '') return { group };
+  return filter !== undefined && filter !== null ? { filter, window } : {};
 }
 
 const count = (value: unknown, fallback: number): number => (typeof value === 'string' && /^\d+$/.test(value) ? Number(value) : fallback);
 
-export function registerParkingEndpoints(RED: NodeAPI): void {
+/** A deployed configuration with a usable topology and broker, or the answer saying why not. */
+export type UsableConfig = (configId: string | undefined) => { config: RetryConfigNode; queue: string } | { status: number; body: unknown };
+
+/** Registers the endpoints; returns how they find a usable configuration (the paced replay endpoints use it too). */
+export function registerParkingEndpoints(RED: NodeAPI): UsableConfig {
   /** The deployed configuration with a usable topology and broker, or the answer saying why not. */
   function usable(configId: string | undefined): { config: RetryConfigNode; queue: string } | { status: number; body: unknown } {
     const config = findRetryConfig(RED, configId);
@@ -48,10 +58,21 @@ export function registerParkingEndpoints(RED: NodeAPI): void {
     return { config, queue: config.topology.parkingQueue };
   }
 
-  async function run(configId: string | undefined, action: ParkAction, source: Record<string, unknown>, max: number): Promise<{ status: number; body: unknown }> {
+  async function run(configId: string | undefined, action: ParkAction, source: Record<string, unknown>, max: number, req?: AdminRequest): Promise<{ status: number; body: unknown }> {
     const found = usable(configId);
     if (!('config' in found)) return found;
-    const result = await runParkingAction(action, source, found.config, { max, resetAttempts: true, userId: `parking-browser-${randomUUID()}` });
+    let redirect;
+    try {
+      redirect = action === 'replay' ? redirectFrom((req?.body as { redirect?: unknown } | undefined)?.redirect) : undefined;
+      selectionFrom(source);
+    } catch (err) {
+      return { status: 400, body: { error: (err as Error).message } };
+    }
+    const result = await runParkingAction(action, source, found.config, { max, resetAttempts: true, userId: `parking-browser-${randomUUID()}`, by: actorOf(req), redirect });
+    if (req && (action === 'replay' || action === 'purge')) {
+      const count = Number(action === 'replay' ? result.replayed : result.purged);
+      audit(RED, redirect ? 'redirect' : action, { config: configId, queue: found.queue, count, filter: describeSelection(selectionFrom(source)), ...(redirect ? { redirect } : {}), ...(result.replayId ? { replayId: result.replayId } : {}) }, req);
+    }
     return { status: 200, body: { queue: found.queue, ...result } };
   }
 
@@ -93,7 +114,21 @@ export function registerParkingEndpoints(RED: NodeAPI): void {
       // Without messageIds or a group: everything (the browser confirms that first).
       // A group is moved whole, however large; else at most REPLAY_LIMIT at once.
       const selection = selectionOf(req.body);
-      answer(res, () => run(req.params.config, action, selection, selection.group === undefined ? REPLAY_LIMIT : WHOLE_QUEUE));
+      answer(res, () => run(req.params.config, action, selection, selection.group === undefined ? REPLAY_LIMIT : WHOLE_QUEUE, req));
     });
   }
+  // A search: ?from= &to= (ISO), ?reason= (text, any case), ?messageId= (part of it), over ?window= messages from the head.
+  RED.httpAdmin.get(`${PARKING_PATH}/:config/search`, RED.auth.needsPermission('rabbitmq-retry.read'), (req: AdminRequest, res: AdminResponse) => {
+    const q = req.query ?? {};
+    const filter = { from: q.from, to: q.to, reason: q.reason, messageId: q.messageId };
+    answer(res, async () => {
+      try {
+        selectionFrom({ filter });
+      } catch (err) {
+        return { status: 400, body: { error: (err as Error).message } };
+      }
+      return run(req.params.config, 'peek', { filter, window: q.window }, PEEK_LIMIT);
+    });
+  });
+  return usable;
 }

@@ -6,6 +6,7 @@ import { ErrorClassifier, type JsonataCompiler } from '../../lib/classify';
 import { findBroker } from '../shared/broker-node';
 import { stringProp, type Node, type NodeAPI, type NodeDef, type NodeMessage } from '../shared/node-red';
 import { ConsumerSessions } from '../shared/consumer-sessions';
+import { ReplayJobs } from '../shared/replay-jobs';
 import { topologyFromDefinition, type RetryConfigNode } from '../shared/retry-config-node';
 import { registerCheckEndpoint } from './check-endpoint';
 import { registerDefinitionsEndpoint } from './definitions-endpoint';
@@ -49,6 +50,12 @@ export = function register(RED: NodeAPI): void {
     }
     // Owned here: a consumer adds its session, an end node settles through them (found by msg.amqp.config).
     this.consumers = new ConsumerSessions(this.classifier);
+    // Owned here too: paced replays run as long as the configuration, and stop (between two messages) with it.
+    this.replayJobs = new ReplayJobs();
+    const jobs = this.replayJobs;
+    this.on('close', (_removed: boolean, done: () => void) => {
+      void jobs.stopAll().finally(done);
+    });
     if (!this.broker) this.problems.push('no broker configured');
     if (this.problems.length > 0) this.error(`retry configuration '${def.name || stringProp(def.mainQueue) || this.id}': ${this.problems.join('; ')}`);
   }

@@ -2,7 +2,28 @@
  * Peek, purge and replay of a retry config's parking queue, as the park-replay node and the editor's
  * parking browser (admin endpoints) both run them; and reading one parked message whole, for the browser.
  */
-import { findParked, groupParked, peekGroup, peekHazard, peekParked, purgeParked, replayParked, selectionFrom, type ParkedLocator, type ParkedMessage, type ParkedSelection } from '../../lib/parking';
+import { randomUUID } from 'node:crypto';
+import {
+  countParkedAgain,
+  describeFilter,
+  findParked,
+  groupParked,
+  PacedReplay,
+  peekGroup,
+  peekHazard,
+  peekParked,
+  purgeParked,
+  replayParked,
+  searchParked,
+  searchWindow,
+  selectionFrom,
+  type PacedOptions,
+  type ParkedLocator,
+  type ParkedMessage,
+  type ParkedSelection,
+  type ReplayDestination,
+  type ReplayStamp,
+} from '../../lib/parking';
 import { openTelemetryTracer } from '../../lib/trace';
 import type { RetryTopologyConfig } from '../../lib/topology';
 import type { RetryBrokerNode } from './broker-node';
@@ -18,10 +39,45 @@ export type { ParkAction };
  */
 export const WHOLE_QUEUE = Number.MAX_SAFE_INTEGER;
 
-/** A selection by group or reason means every such message, however deep in the queue. */
-const scanLimitOf = (selection: ParkedSelection): number | undefined => (selection.group !== undefined || selection.reason !== undefined ? WHOLE_QUEUE : undefined);
+/**
+ * A selection by group or reason means every such message, however deep in the queue; one by a
+ * search's filter the messages of its window (`window`, as the search looked at them).
+ */
+function scanLimitOf(selection: ParkedSelection, window: unknown): number | undefined {
+  if (selection.filter !== undefined) return searchWindow(window);
+  return selection.group !== undefined || selection.reason !== undefined ? WHOLE_QUEUE : undefined;
+}
+
+/** The selection in a person's words, for the audit log and a job's line. */
+export function describeSelection(selection: ParkedSelection): string {
+  const parts: string[] = [];
+  if (selection.messageIds) parts.push(`message ids ${selection.messageIds.join(', ')}`);
+  if (selection.group !== undefined) parts.push(`group ${JSON.stringify(selection.group)}`);
+  if (selection.reason !== undefined) parts.push(`reason ${JSON.stringify(selection.reason)}`);
+  if (selection.routingKey !== undefined) parts.push(`routing key ${JSON.stringify(selection.routingKey)}`);
+  if (selection.filter) parts.push(describeFilter(selection.filter));
+  return parts.length > 0 ? parts.join('; ') : 'every message';
+}
+
+/** Where a replay goes instead of back: `redirect` ({exchange, routingKey}) of a msg or a request body, checked. */
+export function redirectFrom(value: unknown): ReplayDestination | undefined {
+  if (value === undefined || value === null) return undefined;
+  const { exchange, routingKey } = value as { exchange?: unknown; routingKey?: unknown };
+  if (typeof value !== 'object' || (exchange !== undefined && typeof exchange !== 'string') || typeof routingKey !== 'string') {
+    throw new Error('redirect must be {exchange, routingKey}: the exchange (empty: the default exchange) and the routing key (there: the queue name)');
+  }
+  const destination = { exchange: (exchange ?? '').trim(), routingKey: routingKey.trim() };
+  if (destination.exchange === '' && destination.routingKey === '') throw new Error('redirect needs an exchange or a routing key (the default exchange routes by queue name)');
+  return destination;
+}
 
 type ParkingConfig = Pick<RetryConfigNode, 'topology' | 'broker' | 'consumers'>;
+
+/** Who acts, for the replayed copy's headers: `by` (the admin user, or `flow <node id>`). */
+export interface Actor {
+  by: string;
+  userId: string;
+}
 
 /**
  * Runs `work` with the configuration's topology and connected broker. The broker connection is held
@@ -58,22 +114,75 @@ export async function runParkingAction(
   action: ParkAction,
   source: Record<string, unknown>,
   config: ParkingConfig,
-  options: { max: number; resetAttempts: boolean; userId: string },
+  options: { max: number; resetAttempts: boolean; userId: string; by?: string; redirect?: ReplayDestination },
 ): Promise<Record<string, unknown>> {
   const selection = selectionFrom(source);
+  const scanLimit = scanLimitOf(selection, source.window);
   // A purge of everything returns nothing to the queue; all else may.
   return withParkingQueue(config, options.userId, action === 'peek' || Object.keys(selection).length > 0, async (topology, broker) => {
     const queue = topology.parkingQueue;
+    if (action === 'peek' && selection.filter) return { ...(await searchParked(broker.connection, queue, selection.filter, { window: scanLimit ?? searchWindow(undefined), show: options.max, previewBytes: 1024 })) };
     if (action === 'peek') return { ...(await peekParked(broker.connection, queue, { limit: options.max })) };
     if (action === 'groups') return { ...(await groupParked(broker.connection, queue, { limit: WHOLE_QUEUE })) };
-    const scanLimit = scanLimitOf(selection);
     if (action === 'purge') return { ...(await purgeParked(broker.connection, queue, { selection, scanLimit })) };
-    // Each replayed message is counted, and is an event on the configuration's consumers.
-    const onReplayed = (parked: ParkedMessage): void => {
-      metrics.replayed(topology.mainQueue);
-      config.consumers.replayed({ event: 'replayed', queue: topology.mainQueue, attempt: parked.attempts, reason: parked.reason, messageId: parked.messageId, durationMs: null });
-    };
-    return { ...(await replayParked(broker.connection, topology, { max: options.max, resetAttempts: options.resetAttempts, selection, scanLimit, onReplayed, tracer: openTelemetryTracer() })) };
+    const stamp = stampOf(options.by ?? options.userId, randomUUID(), options.redirect);
+    const result = await replayParked(broker.connection, topology, { max: options.max, resetAttempts: options.resetAttempts, selection, scanLimit, onReplayed: replayedEvent(config, topology.mainQueue), tracer: openTelemetryTracer(), stamp });
+    return { ...result, replayId: stamp.replayId, ...(options.redirect ? { redirect: options.redirect } : {}) };
+  });
+}
+
+function stampOf(by: string, replayId: string, redirect: ReplayDestination | undefined): ReplayStamp {
+  return { by, at: new Date().toISOString(), replayId, ...(redirect ? { redirect } : {}) };
+}
+
+/** Each replayed message is counted, and is an event on the configuration's consumers (unless it went elsewhere, the main queue's). */
+function replayedEvent(config: ParkingConfig, mainQueue: string): (parked: ParkedMessage) => void {
+  return (parked) => {
+    metrics.replayed(mainQueue);
+    config.consumers.replayed({ event: 'replayed', queue: mainQueue, attempt: parked.attempts, reason: parked.reason, messageId: parked.messageId, durationMs: null });
+  };
+}
+
+/**
+ * Starts a paced replay (see lib/parking/paced.ts) of the selected parked messages; resolves once it
+ * runs (the broker connected, the parking queue readable) with the run and its id, which is also the
+ * `replay-id` every copy carries. The broker connection is held until the run ends.
+ */
+export function startPacedReplay(
+  source: Record<string, unknown>,
+  config: ParkingConfig,
+  options: { pace: PacedOptions; resetAttempts: boolean; actor: Actor; redirect?: ReplayDestination },
+): Promise<{ id: string; run: PacedReplay; selection: ParkedSelection }> {
+  const selection = selectionFrom(source);
+  const scanLimit = scanLimitOf(selection, source.window);
+  const id = randomUUID();
+  return new Promise((resolve, reject) => {
+    withParkingQueue(config, options.actor.userId, true, async (topology, broker) => {
+      const stamp = stampOf(options.actor.by, id, options.redirect);
+      const onReplayed = replayedEvent(config, topology.mainQueue);
+      const run = new PacedReplay(
+        {
+          replay: (max, hooks) =>
+            replayParked(broker.connection, topology, {
+              max,
+              resetAttempts: options.resetAttempts,
+              selection,
+              scanLimit,
+              tracer: openTelemetryTracer(),
+              stamp,
+              before: hooks.before,
+              onReplayed: (parked) => {
+                onReplayed(parked);
+                hooks.replayed();
+              },
+            }),
+          parkedAgain: async () => (await countParkedAgain(broker.connection, topology.parkingQueue, id)).parkedAgain,
+        },
+        options.pace,
+      );
+      resolve({ id, run, selection });
+      await run.finished;
+    }).catch(reject);
   });
 }
 

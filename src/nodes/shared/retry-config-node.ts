@@ -1,6 +1,7 @@
 /** The retry-config node's shape as other nodes see it. */
 import type { ErrorClassifier } from '../../lib/classify';
 import type { ConsumerSessions } from './consumer-sessions';
+import type { ReplayJobs } from './replay-jobs';
 import type { RetryTopologyConfig } from '../../lib/topology';
 import type { RetryBrokerNode } from './broker-node';
 import type { Node, NodeAPI } from './node-red';
@@ -14,6 +15,8 @@ export interface RetryConfigNode extends Node {
   classifier: ErrorClassifier | undefined;
   /** The consumer sessions of this configuration: end nodes settle through them, replays are told to them. */
   consumers: ConsumerSessions;
+  /** Its paced replays (started from the admin API or a park-replay node), stopped when it closes. */
+  replayJobs: ReplayJobs;
 }
 
 /** A retry-consumer node as others see it: its session is its configuration's (`consumers.of(id)`). */
