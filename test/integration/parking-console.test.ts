@@ -1,0 +1,137 @@
+/**
+ * The operator's console on the real broker, from a flow (park-replay): search without consuming,
+ * replay redirected to another queue (the copy says who and when; unroutable stays parked), and a
+ * paced replay that stops when its canary is parked again, or replays everything once fixed.
+ */
+import assert from 'node:assert/strict';
+import { Broker, uniqueName, waitFor } from '../helpers/broker';
+import { brokerNode, configNode, consumerNode, tab, uniqueNames, type Names } from '../helpers/flows';
+import { actOn as act, helper, loadFlow } from '../helpers/node-red';
+import type { RetryConfigNode } from '../../src/nodes/shared/retry-config-node';
+
+type Msg = Record<string, any>;
+
+describe('parking console: search, redirect, paced replay (real broker)', function () {
+  this.timeout(120_000);
+  let broker: Broker;
+  let names: Names;
+  let fixer: string;
+
+  beforeEach(async () => {
+    broker = await Broker.open();
+    names = uniqueNames('parkconsole');
+    fixer = uniqueName('parkconsole-fixer');
+    broker.track('queue', names.mainQueue, names.retryQueue, names.parkingQueue, fixer);
+    broker.track('exchange', names.mainExchange, names.retryExchange);
+    await (await broker.ch()).assertQueue(fixer, { durable: false, autoDelete: false });
+  });
+
+  afterEach(async () => {
+    await helper.unload();
+    await broker.cleanup();
+  });
+
+  /** consumer → park while flow.fixed is unset (reason from the payload), else ack; one park-replay node per action. */
+  async function load(): Promise<{ out: Msg[]; errors: string[] }> {
+    await loadFlow([
+      tab(),
+      brokerNode(),
+      configNode(names, { routingKeys: 'rk' }),
+      consumerNode([['decide']]),
+      { id: 'decide', type: 'function', z: 'flow', func: "if (flow.get('fixed')) return [msg, null]; msg.error = msg.payload.why; return [null, msg];", outputs: 2, wires: [['ack'], ['park']] },
+      { id: 'ack', type: 'retry-settle', z: 'flow', action: 'ack', wires: [] },
+      { id: 'park', type: 'park-publisher', z: 'flow', wires: [[]] },
+      { id: 'fix', type: 'change', z: 'flow', rules: [{ t: 'set', p: 'fixed', pt: 'flow', to: 'true', tot: 'bool' }], wires: [] },
+      { id: 'peek', type: 'park-replay', z: 'flow', config: 'config', action: 'peek', max: '50', wires: [['out']] },
+      { id: 'replay', type: 'park-replay', z: 'flow', config: 'config', max: '50', wires: [['out']] },
+      { id: 'purge', type: 'park-replay', z: 'flow', config: 'config', action: 'purge', wires: [['out']] },
+      { id: 'out', type: 'helper', z: 'flow' },
+    ]);
+    const out: Msg[] = [];
+    const errors: string[] = [];
+    helper.getNode('out').on('input', (m: Msg) => out.push(m));
+    for (const id of ['peek', 'replay', 'purge']) helper.getNode(id).on('call:error', (c: { args: unknown[] }) => errors.push(String(c.args[0])));
+    await broker.waitForConsumer(names.mainQueue);
+    return { out, errors };
+  }
+
+  async function park(count: number, why: (i: number) => string): Promise<void> {
+    const before = await broker.messageCount(names.parkingQueue);
+    for (let i = 1; i <= count; i += 1) await broker.publish(names.mainExchange, 'rk', { n: i, why: why(i) }, { messageId: `p${i}` });
+    await waitFor(async () => (await broker.messageCount(names.parkingQueue)) === before + count, `${count} parked`);
+  }
+
+  it('searches by reason text and message id without consuming, saying how many it looked at; purges the same filtered set', async () => {
+    const io = await load();
+    await park(6, (i) => (i % 2 === 0 ? `Gateway TIMEOUT #${i}` : `card ${i} declined`));
+    const found = (await act('peek', { filter: { reason: 'gateway timeout' } }, io)).payload;
+    assert.deepEqual(found.messages.map((m: Msg) => m.messageId), ['p2', 'p4', 'p6']);
+    assert.equal(found.matched, 3);
+    assert.equal(found.lookedAt, 6);
+    assert.equal(found.total, 6);
+    const byId = (await act('peek', { filter: { messageId: 'P5' }, window: 3 }, io)).payload;
+    assert.equal(byId.lookedAt, 3, 'a window of 3 looks at 3');
+    assert.equal(byId.matched, 0, 'p5 is past the window');
+    const later = (await act('peek', { filter: { from: new Date(Date.now() + 3600_000).toISOString() } }, io)).payload;
+    assert.equal(later.matched, 0);
+    assert.equal(await broker.messageCount(names.parkingQueue), 6, 'nothing consumed');
+    const purged = (await act('purge', { filter: { reason: 'declined' } }, io)).payload;
+    assert.equal(purged.purged, 3);
+    const left = (await act('peek', {}, io)).payload;
+    assert.deepEqual(left.messages.map((m: Msg) => m.messageId), ['p2', 'p4', 'p6']);
+  });
+
+  it('redirects a filtered set to another queue: confirmed, the copy says who replayed it, when and where; the originals are gone', async () => {
+    const io = await load();
+    await park(3, (i) => `reason ${i}`);
+    const result = (await act('replay', { messageIds: ['p1', 'p3'], redirect: { exchange: '', routingKey: fixer } }, io)).payload;
+    assert.equal(result.replayed, 2);
+    assert.deepEqual(result.redirect, { exchange: '', routingKey: fixer });
+    const copy = await broker.take(fixer);
+    const headers = copy.properties.headers!;
+    assert.equal(copy.properties.messageId, 'p1');
+    assert.equal(headers['replayed-by'], 'flow replay');
+    assert.ok(!Number.isNaN(Date.parse(String(headers['replayed-at']))));
+    assert.equal(headers['replay-id'], result.replayId);
+    assert.equal(headers['replay-redirected-to'], `(default exchange) / ${fixer}`);
+    assert.equal(headers['park-reason'], undefined);
+    assert.equal((await broker.take(fixer)).properties.messageId, 'p3');
+    const left = (await act('peek', {}, io)).payload;
+    assert.deepEqual(left.messages.map((m: Msg) => m.messageId), ['p2']);
+  });
+
+  it('an unroutable redirect replays nothing: the message stays parked and the error says so', async () => {
+    const io = await load();
+    await park(1, () => 'boom');
+    await assert.rejects(act('replay', { redirect: { exchange: '', routingKey: `${fixer}-missing` } }, io), /unroutable.*stays parked/);
+    assert.equal(await broker.messageCount(names.parkingQueue), 1);
+    await assert.rejects(act('replay', { redirect: { exchange: 7 } }, io), /redirect must be \{exchange, routingKey\}/);
+  });
+
+  it('a paced replay stops when its canary is parked again, and says so; the rest stay parked', async () => {
+    const io = await load();
+    await park(5, (i) => `still broken ${i}`);
+    const result = (await act('replay', { rate: 50, canary: 1, canaryWait: 10 }, io)).payload;
+    assert.equal(result.state, 'stopped', JSON.stringify(result));
+    assert.equal(result.replayed, 1);
+    assert.equal(result.parkedAgain, 1);
+    assert.match(result.message, /1 of the 1 canary messages were parked again/);
+    const left = (await act('peek', {}, io)).payload;
+    assert.deepEqual(left.messages.map((m: Msg) => `${m.messageId}:${String(m.headers['replay-id'] ?? '')}`), ['p2:', 'p3:', 'p4:', 'p5:', `p1:${result.job}`]);
+    // The configuration owns the job: the sidebar lists it.
+    const config = helper.getNode('config') as unknown as RetryConfigNode;
+    assert.equal(config.replayJobs.get(result.job)?.state, 'stopped');
+  });
+
+  it('once fixed, a paced replay replays the canaries, then the rest at the rate', async () => {
+    const io = await load();
+    await park(4, (i) => `broken ${i}`);
+    helper.getNode('fix').receive({});
+    const result = (await act('replay', { rate: 100, canary: 2, canaryWait: 1 }, io)).payload;
+    assert.equal(result.state, 'done', JSON.stringify(result));
+    assert.equal(result.replayed, 4);
+    assert.equal(result.canaryReplayed, 2);
+    assert.equal(result.parkedAgain, 0);
+    assert.equal(await broker.messageCount(names.parkingQueue), 0);
+  });
+});
