@@ -10,6 +10,7 @@ import { bodyViews, renderBody, type BodyView } from '../body-view';
 import { str, type Translate } from '../index';
 import type { EditorRED, JQ, JQStatic } from '../red';
 import { groupsView } from './parking-groups';
+import { jobsPanel, replayDialog, searchBar, type SearchFilter } from './parking-console';
 import { askThen, failureText, getInTurn, messageRow, oneAtATime, runAction, url, type Failure, type ParkedMessage } from './parking-rows';
 
 declare const RED: EditorRED;
@@ -73,6 +74,17 @@ export function parkingBrowser(t: Translate): void {
       .appendTo(views);
   viewButton('list', 'fa-list', 'viewList');
   viewButton('groups', 'fa-object-group', 'viewGroups');
+  // The paced replays with their progress, then the search (list view), then what is shown.
+  const jobsBox = $('<div>').appendTo(content);
+  const searchBox = $('<div>').appendTo(content);
+  let filter: SearchFilter | undefined;
+  let searchWindow = '';
+  searchBar(t, searchBox, (next, window) => {
+    filter = next;
+    searchWindow = window;
+    actions.find('#rmq-parking-purge-matches').toggle(filter !== undefined);
+    refresh();
+  });
   const summary = $('<div class="rmq-parking-summary" style="margin-bottom: 6px;"></div>').appendTo(content);
   const actions = $('<div class="rmq-parking-actions" style="display: flex; flex-wrap: wrap; gap: 4px; margin-bottom: 6px;"></div>').appendTo(content);
   const list = $('<table class="rmq-parking-list" style="width: 100%; border-collapse: collapse; font-size: 12px;"></table>').appendTo(content);
@@ -116,24 +128,51 @@ export function parkingBrowser(t: Translate): void {
       (xhr) => RED.notify(failureText(t, xhr), 'error'),
     );
   };
-  const render = (answer: { messages?: ParkedMessage[]; total: number; queue: string }): void => {
+  const render = (answer: { messages?: ParkedMessage[]; total: number; queue: string; matched?: number; lookedAt?: number }): void => {
     const messages = answer.messages ?? [];
-    summary.text(t('browser.summary', { total: answer.total, queue: answer.queue, shown: messages.length }));
+    const searched = answer.lookedAt !== undefined && filter !== undefined;
+    summary.text(
+      searched
+        ? t('browser.console.searched', { matched: answer.matched ?? 0, looked: (answer.lookedAt ?? 0).toLocaleString(), total: answer.total.toLocaleString(), queue: answer.queue, shown: messages.length })
+        : t('browser.summary', { total: answer.total, queue: answer.queue, shown: messages.length }),
+    );
     // Ticked boxes stay ticked when the list is looked at again.
     const ticked = new Set(selectedIds());
     list.empty();
     for (const m of messages) messageRow(t, m, { pick: { ticked: Boolean(m.messageId && ticked.has(m.messageId)) }, openBody }).appendTo(list);
   };
-  const groups = groupsView(t, groupsBox, summary, { inTurn, failed, openBody, changed: () => refresh() });
+  const jobs = jobsPanel(t, jobsBox, () => refresh());
+  /** The "replay to…" tray for what `selection` selects, described by `what`; afterwards the list and the jobs again. */
+  const replayTo = (selection: Record<string, unknown>, what: string): void =>
+    replayDialog(t, config, selection, what, () => {
+      refresh();
+      jobs.refresh(config);
+    });
+  const groups = groupsView(t, groupsBox, summary, {
+    inTurn,
+    failed,
+    openBody,
+    changed: () => refresh(),
+    replayTo: (key, count) => replayTo({ group: key }, t('browser.console.whatGroup', { count, key })),
+  });
   const refresh = (): void => {
     config = str(select.val());
     if (!config) return;
+    jobs.refresh(config);
     if (view === 'groups') {
       groups.refresh(config);
       return;
     }
     summary.text(t('browser.loading'));
-    getInTurn(inTurn, url(config), undefined, (answer) => render(answer as unknown as { messages?: ParkedMessage[]; total: number; queue: string }), failed);
+    const search = filter ? { ...filter, window: searchWindow } : undefined;
+    getInTurn(inTurn, url(config, search ? 'search' : ''), search, (answer) => render(answer as unknown as { messages?: ParkedMessage[]; total: number; queue: string }), failed);
+  };
+  /** What "replay to…" and "delete matches" act on: the ticked messages, else the search's matches (its window), else everything. */
+  const currentSelection = (): { selection: Record<string, unknown>; what: string } => {
+    const ids = selectedIds();
+    if (ids.length > 0) return { selection: { messageIds: ids }, what: t('browser.console.whatSelected', { count: ids.length }) };
+    if (filter) return { selection: { filter, window: searchWindow }, what: t('browser.console.whatMatches', { window: searchWindow || '5000' }) };
+    return { selection: {}, what: t('browser.console.whatAll') };
   };
   /** Asks first, in Node-RED's own confirmation style; then runs the action and lists again. */
   const confirmThen = (action: 'replay' | 'purge', ids?: string[]): void => {
@@ -154,6 +193,7 @@ export function parkingBrowser(t: Translate): void {
     views.find('button').removeClass('selected');
     views.find(`#rmq-parking-view-${next}`).addClass('selected');
     actions.toggle(next === 'list');
+    searchBox.toggle(next === 'list');
     list.toggle(next === 'list');
     groupsBox.toggle(next === 'groups');
     refresh();
@@ -163,6 +203,19 @@ export function parkingBrowser(t: Translate): void {
   button('rmq-parking-replay-all', 'fa-undo', 'replayAll', () => confirmThen('replay'));
   button('rmq-parking-purge-selected', 'fa-trash', 'purgeSelected', () => confirmThen('purge', selectedIds()));
   button('rmq-parking-purge-all', 'fa-trash', 'purgeAll', () => confirmThen('purge'));
+  button('rmq-parking-replay-to', 'fa-share', 'console.replayTo', () => {
+    const { selection, what } = currentSelection();
+    replayTo(selection, what);
+  });
+  button('rmq-parking-purge-matches', 'fa-trash', 'console.purgeMatches', () => {
+    if (!filter) return;
+    askThen(t, t('browser.console.confirmPurgeMatches', { window: searchWindow || '5000' }), t('browser.console.purgeMatches'), () =>
+      runAction(t, inTurn, config, 'purge', { filter, window: searchWindow }, (failure) => {
+        if (failure) failed(failure);
+        refresh();
+      }),
+    );
+  }).hide();
   select.on('change', refresh);
   refreshButton.on('click', refresh);
   // Fresh while someone looks at it: what a node or another user parked, replayed or purged meanwhile.

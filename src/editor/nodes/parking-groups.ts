@@ -2,7 +2,7 @@
  * The parking browser's groups: the parking queue by folded park reason (`amount {n} is over the {n}
  * limit · 1873 · first … · last …`), largest first, a page of groups at a time; a group opens to its
  * messages (a page at a time, as the list shows them) and is replayed or deleted whole after a
- * confirmation that names its count. Read as a peek reads: nothing consumed.
+ * confirmation that names its count, or replayed elsewhere / paced ("replay to…", parking-console.ts). Read as a peek reads: nothing consumed.
  */
 import { type Translate } from '../index';
 import type { JQ, JQStatic } from '../red';
@@ -34,7 +34,7 @@ export function groupsView(
   t: Translate,
   box: JQ,
   summary: JQ,
-  deps: { inTurn: InTurn; failed: (xhr: Failure) => void; openBody: (m: ParkedMessage) => void; changed: () => void },
+  deps: { inTurn: InTurn; failed: (xhr: Failure) => void; openBody: (m: ParkedMessage) => void; changed: () => void; replayTo: (key: string, count: number) => void },
 ): GroupsView {
   let config = '';
   let shown = GROUP_PAGE;
@@ -103,6 +103,7 @@ export function groupsView(
     });
     button('rmq-parking-group-replay', 'fa-undo', 'groupReplay', () => act(group, 'replay'));
     button('rmq-parking-group-purge', 'fa-trash', 'groupPurge', () => act(group, 'purge'));
+    button('rmq-parking-group-replay-to', 'fa-share', 'console.replayTo', () => deps.replayTo(group.key, group.count));
     return block;
   };
 
