@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { Broker, uniqueName, waitFor } from '../helpers/broker';
 import { brokerNode, configNode, consumerNode, tab, uniqueNames, type Names } from '../helpers/flows';
-import { actOn as act, helper, loadFlow } from '../helpers/node-red';
+import { actOn as act, helper, loadFlow, redeploy } from '../helpers/node-red';
 import type { RetryConfigNode } from '../../src/nodes/shared/retry-config-node';
 
 type Msg = Record<string, any>;
@@ -32,8 +32,7 @@ describe('parking console: search, redirect, paced replay (real broker)', functi
   });
 
   /** consumer → park while flow.fixed is unset (reason from the payload), else ack; one park-replay node per action. */
-  async function load(): Promise<{ out: Msg[]; errors: string[] }> {
-    await loadFlow([
+  const flow = (): Array<Record<string, unknown>> => [
       tab(),
       brokerNode(),
       configNode(names, { routingKeys: 'rk' }),
@@ -46,7 +45,10 @@ describe('parking console: search, redirect, paced replay (real broker)', functi
       { id: 'replay', type: 'park-replay', z: 'flow', config: 'config', max: '50', wires: [['out']] },
       { id: 'purge', type: 'park-replay', z: 'flow', config: 'config', action: 'purge', wires: [['out']] },
       { id: 'out', type: 'helper', z: 'flow' },
-    ]);
+  ];
+
+  async function load(): Promise<{ out: Msg[]; errors: string[] }> {
+    await loadFlow(flow());
     const out: Msg[] = [];
     const errors: string[] = [];
     helper.getNode('out').on('input', (m: Msg) => out.push(m));
@@ -133,5 +135,23 @@ describe('parking console: search, redirect, paced replay (real broker)', functi
     assert.equal(result.canaryReplayed, 2);
     assert.equal(result.parkedAgain, 0);
     assert.equal(await broker.messageCount(names.parkingQueue), 0);
+  });
+
+  it('a redeploy stops a paced replay between two messages: every message is either replayed once or still parked', async () => {
+    await load();
+    await park(12, (i) => `broken ${i}`);
+    const config = helper.getNode('config') as unknown as RetryConfigNode;
+    helper.getNode('replay').receive({ rate: 4, redirect: { exchange: '', routingKey: fixer } });
+    await waitFor(() => (config.replayJobs.running()?.replayed ?? 0) >= 2, 'two replayed');
+    await redeploy(flow(), 'full');
+    const job = config.replayJobs.list()[0]!;
+    assert.equal(job.state, 'cancelled', job.message ?? '');
+    assert.match(job.message ?? '', /^stopped as (the broker connection|its retry config) closed/);
+    await waitFor(async () => (await broker.messageCount(names.parkingQueue)) + (await broker.messageCount(fixer)) === 12, 'every message parked or replayed');
+    const replayed: string[] = [];
+    for (let n = await broker.messageCount(fixer); n > 0; n -= 1) replayed.push(String((await broker.take(fixer)).properties.messageId));
+    assert.equal(replayed.length, job.replayed);
+    assert.equal(new Set(replayed).size, replayed.length, 'none replayed twice');
+    assert.ok(job.replayed < 12, 'stopped before the end');
   });
 });

@@ -66,6 +66,8 @@ export function pacedOptionsFrom(source: Record<string, unknown>, defaults: { ma
 export class PacedReplay {
   private readonly state: PacedStatus;
   private cancelled = false;
+  /** Why it was cancelled, when not by a person (e.g. the connection closing on a redeploy). */
+  private why: string | undefined;
   private wake: (() => void) | undefined;
   private lastPublish = 0;
   /** Resolves once the run has ended (whatever the end). */
@@ -88,8 +90,9 @@ export class PacedReplay {
     return isFinal(this.state.state);
   }
 
-  /** Stops between two messages (or ends a wait at once); resolves once stopped. */
-  cancel(): Promise<void> {
+  /** Stops between two messages (or ends a wait at once); resolves once stopped. `why`: said in its end, when not a person's cancel. */
+  cancel(why?: string): Promise<void> {
+    if (!this.cancelled) this.why = why;
     this.cancelled = true;
     this.wake?.();
     return this.finished;
@@ -100,11 +103,11 @@ export class PacedReplay {
       const canary = Math.min(this.state.canary, this.state.max);
       if (canary > 0) {
         const first = await this.pass(canary, true);
-        if (this.cancelled) return this.end('cancelled', `cancelled after ${this.state.replayed} replayed`);
+        if (this.cancelled) return this.end('cancelled', `${this.why ?? 'cancelled'} after ${this.state.replayed} replayed`);
         if (first === 0) return this.end('done', 'nothing to replay');
         this.state.state = 'waiting';
         await this.sleep(this.state.canaryWaitMs);
-        if (this.cancelled) return this.end('cancelled', `cancelled while waiting for the canaries; ${this.state.replayed} replayed`);
+        if (this.cancelled) return this.end('cancelled', `${this.why ?? 'cancelled'} while waiting for the canaries; ${this.state.replayed} replayed`);
         this.state.state = 'checking';
         const again = await this.work.parkedAgain();
         this.state.parkedAgain = again;
@@ -112,11 +115,14 @@ export class PacedReplay {
       }
       this.state.state = 'running';
       await this.pass(this.state.max - this.state.replayed, false);
-      if (this.cancelled) return this.end('cancelled', `cancelled after ${this.state.replayed} replayed`);
+      if (this.cancelled) return this.end('cancelled', `${this.why ?? 'cancelled'} after ${this.state.replayed} replayed`);
       this.state.parkedAgain = await this.work.parkedAgain();
       return this.end('done', null);
     } catch (err) {
-      return this.end('failed', err instanceof Error ? err.message : String(err));
+      const text = err instanceof Error ? err.message : String(err);
+      // Cancelled as the connection went (a redeploy closes both at once): still a cancel, said with what the close did.
+      if (this.cancelled) return this.end('cancelled', `${this.why ?? 'cancelled'} after ${this.state.replayed} replayed (${text})`);
+      return this.end('failed', text);
     }
   }
 

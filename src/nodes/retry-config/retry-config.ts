@@ -54,7 +54,7 @@ export = function register(RED: NodeAPI): void {
     this.replayJobs = new ReplayJobs();
     const jobs = this.replayJobs;
     this.on('close', (_removed: boolean, done: () => void) => {
-      void jobs.stopAll().finally(done);
+      void jobs.stopAll('stopped as its retry config closed (a redeploy)').finally(done);
     });
     if (!this.broker) this.problems.push('no broker configured');
     if (this.problems.length > 0) this.error(`retry configuration '${def.name || stringProp(def.mainQueue) || this.id}': ${this.problems.join('; ')}`);

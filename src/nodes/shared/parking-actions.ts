@@ -181,7 +181,14 @@ export function startPacedReplay(
         options.pace,
       );
       resolve({ id, run, selection });
-      await run.finished;
+      // A redeploy may close the broker before the configuration stops its runs: stop between two messages then too.
+      const stop = (): void => void run.cancel('stopped as the broker connection closed (a redeploy?)');
+      broker.connection.once('closing', stop);
+      try {
+        await run.finished;
+      } finally {
+        broker.connection.off('closing', stop);
+      }
     }).catch(reject);
   });
 }

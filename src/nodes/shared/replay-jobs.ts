@@ -54,8 +54,8 @@ export class ReplayJobs {
   }
 
   /** Stops every running job (a redeploy): each between two messages, nothing lost. */
-  async stopAll(): Promise<void> {
-    await Promise.all([...this.jobs.values()].map((job) => job.run.cancel()));
+  async stopAll(why?: string): Promise<void> {
+    await Promise.all([...this.jobs.values()].map((job) => job.run.cancel(why)));
   }
 
   private forgetOld(): void {
