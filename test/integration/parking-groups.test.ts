@@ -130,7 +130,8 @@ describe('parking queue: groups by reason, group replay, reason filter (real bro
     await parkSix();
     (helper.getNode('decide') as any).context().flow.set('fixed', true);
     const result = await act('replayCustomers', {}, io);
-    assert.deepEqual(result.payload, { action: 'replay', count: 2, remaining: 4, replayed: 2 });
+    assert.deepEqual(result.payload, { action: 'replay', count: 2, remaining: 4, replayed: 2, replayId: result.payload.replayId });
+    assert.match(result.payload.replayId, /^[0-9a-f-]{36}$/);
     assert.deepEqual(await parked(io), ['g1', 'g3', 'g4', 'g6']);
     // A msg's own reason (part of the text) wins over the node's.
     assert.equal((await act('replayCustomers', { reason: 'TIMEOUT' }, io)).payload.replayed, 1);

@@ -161,7 +161,7 @@ describe('parking queue: peek, purge, replay by messageId (real broker)', functi
     await parkFour();
     (helper.getNode('decide') as any).context().flow.set('fixed', true);
     const result = await act('replay', { messageIds: ['p2', 'p4', 'gone'] }, io);
-    assert.deepEqual(result.payload, { action: 'replay', count: 2, remaining: 2, replayed: 2, notFound: ['gone'] });
+    assert.deepEqual(result.payload, { action: 'replay', count: 2, remaining: 2, replayed: 2, notFound: ['gone'], replayId: result.payload.replayId });
     assert.deepEqual(await order(), ['p1', 'p3']);
     await waitFor(async () => (await broker.messageCount(names.mainQueue)) === 0, 'the replayed messages acked');
   });
