@@ -163,7 +163,7 @@ describe('retry semantics (real broker)', function () {
     helper.getNode('replayed').on('input', (m: Msg) => results.push(m));
     helper.getNode('replay').receive({});
     await waitFor(() => results.length === 1, 'the replay result');
-    assert.deepEqual(results[0]!.payload, { action: 'replay', count: 2, remaining: 0, replayed: 2 });
+    assert.deepEqual(results[0]!.payload, { action: 'replay', count: 2, remaining: 0, replayed: 2, replayId: results[0]!.payload.replayId });
     await waitFor(async () => seen.length === 6 && (await broker.messageCount(names.mainQueue)) === 0, 'both handled again');
     const again = seen.slice(4);
     assert.deepEqual(again.map((m) => m.retry.attempt), [1, 1]);
