@@ -101,12 +101,18 @@ export interface SearchFilter {
 /** A search bar in `container`: `search` gets the filter (undefined: cleared) and the window. */
 export function searchBar(t: Translate, container: JQ, search: (filter: SearchFilter | undefined, window: string) => void): void {
   const bar = $('<div class="rmq-parking-search" style="display: flex; flex-wrap: wrap; gap: 4px; align-items: center; margin-bottom: 6px;">').appendTo(container);
-  const input = (id: string, type: string, placeholder: string, width: string): JQ => $(`<input type="${type}">`).attr('id', id).attr('placeholder', placeholder).attr('title', placeholder).css({ width, 'min-width': '0' }).appendTo(bar);
+  const input = (id: string, type: string, placeholder: string, width: string, label?: string): JQ => {
+    const field = $(`<input type="${type}">`).attr('id', id).attr('placeholder', placeholder).attr('title', placeholder).css({ width, 'min-width': '0' });
+    if (!label) return field.appendTo(bar);
+    // A time or a number says what it is beside it (a date field shows no placeholder).
+    $('<span style="display: inline-flex; align-items: center; gap: 4px; white-space: nowrap;">').append($('<span class="rmq-parking-search-label">').text(label), field).appendTo(bar);
+    return field;
+  };
   const reason = input('rmq-parking-search-reason', 'text', t('browser.console.searchReason'), '130px');
   const messageId = input('rmq-parking-search-id', 'text', t('browser.console.searchId'), '100px');
-  const from = input('rmq-parking-search-from', 'datetime-local', t('browser.console.searchFrom'), '138px');
-  const to = input('rmq-parking-search-to', 'datetime-local', t('browser.console.searchTo'), '138px');
-  const window = input('rmq-parking-search-window', 'text', t('browser.console.searchWindow'), '50px').val('5000');
+  const from = input('rmq-parking-search-from', 'datetime-local', t('browser.console.searchFrom'), '175px', t('browser.console.searchFrom'));
+  const to = input('rmq-parking-search-to', 'datetime-local', t('browser.console.searchTo'), '175px', t('browser.console.searchTo'));
+  const window = input('rmq-parking-search-window', 'text', t('browser.console.searchWindow'), '50px', t('browser.console.searchWindow')).val('5000');
   const iso = (value: unknown): string | undefined => (typeof value === 'string' && value !== '' ? new Date(value).toISOString() : undefined);
   const button = (id: string, icon: string, key: string, onClick: () => void): JQ =>
     $('<button type="button" class="red-ui-button red-ui-button-small">').attr('id', id).append($('<i>').addClass(`fa ${icon}`)).append(` ${t(`browser.console.${key}`)}`).on('click', onClick).appendTo(bar);
