@@ -7,6 +7,14 @@ import assert from 'node:assert/strict';
 import { Broker, uniqueName, waitFor } from '../helpers/broker';
 import { brokerNode, configNode, consumerNode, tab, uniqueNames, type Names } from '../helpers/flows';
 import { actOn as act, helper, loadFlow, redeploy } from '../helpers/node-red';
+
+/** The audit events written since the last load (Node-RED's log at level 98), as RED.log.audit got them. */
+function auditEvents(): Array<Record<string, any>> {
+  return helper
+    .log()
+    .args.map(([entry]: [Record<string, any>]) => entry)
+    .filter((entry: Record<string, any>) => entry.level === 98 && String(entry.event).startsWith('rabbitmq-retry.'));
+}
 import type { RetryConfigNode } from '../../src/nodes/shared/retry-config-node';
 
 type Msg = Record<string, any>;
@@ -79,6 +87,11 @@ describe('parking console: search, redirect, paced replay (real broker)', functi
     assert.equal(await broker.messageCount(names.parkingQueue), 6, 'nothing consumed');
     const purged = (await act('purge', { filter: { reason: 'declined' } }, io)).payload;
     assert.equal(purged.purged, 3);
+    assert.deepEqual(
+      auditEvents().map((e) => `${e.event} ${e.by} ${e.count} ${e.filter}`),
+      ['rabbitmq-retry.purge flow purge 3 reason contains "declined"'],
+      'a search is no action: only the purge is audited',
+    );
     const left = (await act('peek', {}, io)).payload;
     assert.deepEqual(left.messages.map((m: Msg) => m.messageId), ['p2', 'p4', 'p6']);
   });
@@ -100,6 +113,14 @@ describe('parking console: search, redirect, paced replay (real broker)', functi
     assert.equal((await broker.take(fixer)).properties.messageId, 'p3');
     const left = (await act('peek', {}, io)).payload;
     assert.deepEqual(left.messages.map((m: Msg) => m.messageId), ['p2']);
+    // In the audit log, from the flow: no user, the node instead.
+    const [event] = auditEvents();
+    assert.equal(event?.event, 'rabbitmq-retry.redirect');
+    assert.equal(event?.by, 'flow replay');
+    assert.equal(event?.count, 2);
+    assert.equal(event?.queue, names.parkingQueue);
+    assert.equal(event?.filter, 'message ids p1, p3');
+    assert.deepEqual(event?.redirect, { exchange: '', routingKey: fixer });
   });
 
   it('an unroutable redirect replays nothing: the message stays parked and the error says so', async () => {
@@ -123,6 +144,10 @@ describe('parking console: search, redirect, paced replay (real broker)', functi
     // The configuration owns the job: the sidebar lists it.
     const config = helper.getNode('config') as unknown as RetryConfigNode;
     assert.equal(config.replayJobs.get(result.job)?.state, 'stopped');
+    assert.deepEqual(
+      auditEvents().map((e) => `${e.event} ${e.by} ${e.state ?? ''}`),
+      ['rabbitmq-retry.paced-replay flow replay ', 'rabbitmq-retry.paced-replay-end flow replay stopped'],
+    );
   });
 
   it('once fixed, a paced replay replays the canaries, then the rest at the rate', async () => {
