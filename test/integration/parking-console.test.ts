@@ -128,6 +128,11 @@ describe('parking console: search, redirect, paced replay (real broker)', functi
     await park(1, () => 'boom');
     await assert.rejects(act('replay', { redirect: { exchange: '', routingKey: `${fixer}-missing` } }, io), /unroutable.*stays parked/);
     assert.equal(await broker.messageCount(names.parkingQueue), 1);
+    // Audited too: what it reached (nothing) and why it stopped.
+    const [event] = auditEvents();
+    assert.equal(event?.event, 'rabbitmq-retry.redirect');
+    assert.equal(event?.count, 0);
+    assert.match(event?.error, /unroutable/);
     await assert.rejects(act('replay', { redirect: { exchange: 7 } }, io), /redirect must be \{exchange, routingKey\}/);
   });
 

@@ -5,7 +5,7 @@
  */
 export { DEFAULT_PREVIEW_BYTES, findParked, MAX_SCAN, peekParked, purgeParked, scanQueue, type ParkedLocator, type PeekResult, type PurgeResult, type ScanResult, type ScanVerdict } from './scan';
 export { describeParked, isEmptySelection, matchesSelection, parkedSummary, peekHazard, plainValue, replayCount, selectionFrom, type ParkedMessage, type ParkedSelection } from './view';
-export { REPLAY_HEADER, REPLAY_STAMP_HEADERS, replayParked, replayPublishOptions, replayTarget, stampHeaders, type ReplayDestination, type ReplayResult, type ReplayStamp } from './replay';
+export { REPLAY_HEADER, REPLAY_STAMP_HEADERS, replayParked, ReplayStopped, replayPublishOptions, replayTarget, stampHeaders, type ReplayDestination, type ReplayResult, type ReplayStamp } from './replay';
 export { DEFAULT_SEARCH_WINDOW, describeFilter, filterFrom, isEmptyFilter, matchesFilter, MAX_SEARCH_WINDOW, searchWindow, type ParkedFilter } from './filter';
 export { countParkedAgain, searchParked, type SearchResult } from './search';
 export { PacedReplay, pacedOptionsFrom, type PacedOptions, type PacedState, type PacedStatus } from './paced';

@@ -73,6 +73,18 @@ export function stampHeaders(stamp: ReplayStamp): Record<string, string> {
   return headers;
 }
 
+/** A replay that stopped part way: `replayed` messages went before the one that could not. */
+export class ReplayStopped extends Error {
+  constructor(
+    message: string,
+    readonly replayed: number,
+    cause: unknown,
+  ) {
+    super(message, { cause });
+    this.name = 'ReplayStopped';
+  }
+}
+
 export interface ReplayResult {
   replayed: number;
   /** Messages still in the parking queue afterwards. */
@@ -135,7 +147,7 @@ export async function replayParked(
     return 'remove';
   });
   if (failure !== undefined) {
-    throw new Error(`replay stopped after ${messages(replayed)}: ${(failure as Error).message}; the message stays parked`, { cause: failure });
+    throw new ReplayStopped(`replay stopped after ${messages(replayed)}: ${(failure as Error).message}; the message stays parked`, replayed, failure);
   }
   const ids = options.selection?.messageIds;
   return ids === undefined ? { replayed, remaining: result.remaining } : { replayed, remaining: result.remaining, notFound: ids.filter((id) => !found.has(id)) };

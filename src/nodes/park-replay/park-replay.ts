@@ -6,9 +6,9 @@ import { type Node, type NodeAPI, type NodeDef, type NodeMessage, type NodeStatu
 import { readNumberField, reasonFilterProblem } from '../../lib/rules';
 import { NUMBER_FIELDS, PARK_ACTIONS } from '../shared/properties';
 import { translator, type Translate } from '../shared/i18n';
-import { describeSelection, redirectFrom, runParkingAction, startPacedReplay, type ParkAction } from '../shared/parking-actions';
+import { auditedParkingAction, describeSelection, redirectFrom, startPacedReplay, type ParkAction } from '../shared/parking-actions';
 import { audit } from '../shared/audit';
-import { pacedOptionsFrom, selectionFrom, type ReplayDestination } from '../../lib/parking';
+import { pacedOptionsFrom, type ReplayDestination } from '../../lib/parking';
 import type { RetryConfigNode } from '../shared/retry-config-node';
 import { findRetryConfig } from '../shared/retry-config-node';
 import { registerParkingEndpoints } from './parking-endpoints';
@@ -136,13 +136,7 @@ export = function register(RED: NodeAPI): void {
       const work =
         action === 'replay' && msg.rate !== undefined
           ? pacedFromFlow(RED, node, config, source, { max, resetAttempts, by, redirect }, t)
-          : runParkingAction(action, source, config, { max, resetAttempts, userId: node.id, by, redirect }).then((payload) => {
-              if (action === 'replay' || action === 'purge') {
-                const count = Number(action === 'replay' ? payload.replayed : payload.purged);
-                audit(RED, redirect ? 'redirect' : action, { config: config.id, queue: topology.parkingQueue, count, filter: describeSelection(selectionFrom(source)), by, ...(redirect ? { redirect } : {}) });
-              }
-              return payload;
-            });
+          : auditedParkingAction(RED, action, source, config, { max, resetAttempts, userId: node.id, by, redirect });
       work
         .then(
           (payload) => {

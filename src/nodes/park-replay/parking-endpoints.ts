@@ -6,8 +6,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { AdminRequest, AdminResponse, NodeAPI } from '../shared/node-red';
-import { actorOf, audit } from '../shared/audit';
-import { describeSelection, readParkedGroup, readParkedMessage, redirectFrom, runParkingAction, WHOLE_QUEUE, type ParkAction } from '../shared/parking-actions';
+import { actorOf } from '../shared/audit';
+import { auditedParkingAction, readParkedGroup, readParkedMessage, redirectFrom, WHOLE_QUEUE, type ParkAction } from '../shared/parking-actions';
 import { selectionFrom } from '../../lib/parking';
 import { findRetryConfig, type RetryConfigNode } from '../shared/retry-config-node';
 
@@ -68,11 +68,7 @@ export function registerParkingEndpoints(RED: NodeAPI): UsableConfig {
     } catch (err) {
       return { status: 400, body: { error: (err as Error).message } };
     }
-    const result = await runParkingAction(action, source, found.config, { max, resetAttempts: true, userId: `parking-browser-${randomUUID()}`, by: actorOf(req), redirect });
-    if (req && (action === 'replay' || action === 'purge')) {
-      const count = Number(action === 'replay' ? result.replayed : result.purged);
-      audit(RED, redirect ? 'redirect' : action, { config: configId, queue: found.queue, count, filter: describeSelection(selectionFrom(source)), ...(redirect ? { redirect } : {}), ...(result.replayId ? { replayId: result.replayId } : {}) }, req);
-    }
+    const result = await auditedParkingAction(RED, action, source, found.config, { max, resetAttempts: true, userId: `parking-browser-${randomUUID()}`, by: actorOf(req), redirect }, req);
     return { status: 200, body: { queue: found.queue, ...result } };
   }
 

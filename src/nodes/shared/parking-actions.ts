@@ -14,6 +14,7 @@ import {
   peekParked,
   purgeParked,
   replayParked,
+  ReplayStopped,
   searchParked,
   searchWindow,
   selectionFrom,
@@ -25,6 +26,8 @@ import {
   type ReplayStamp,
 } from '../../lib/parking';
 import { openTelemetryTracer } from '../../lib/trace';
+import { audit } from './audit';
+import type { AdminRequest, NodeAPI } from './node-red';
 import type { RetryTopologyConfig } from '../../lib/topology';
 import type { RetryBrokerNode } from './broker-node';
 import { metrics } from './metrics';
@@ -129,6 +132,38 @@ export async function runParkingAction(
     const result = await replayParked(broker.connection, topology, { max: options.max, resetAttempts: options.resetAttempts, selection, scanLimit, onReplayed: replayedEvent(config, topology.mainQueue), tracer: openTelemetryTracer(), stamp });
     return { ...result, replayId: stamp.replayId, ...(options.redirect ? { redirect: options.redirect } : {}) };
   });
+}
+
+/**
+ * Runs an action as runParkingAction does; a replay or purge also goes to the audit log (`redirect`
+ * for a replay elsewhere), with what it reached when it stopped part way (`count` and `error`).
+ * `who`: the admin request (Node-RED adds its user), or `by` (`flow <node id>`).
+ */
+export async function auditedParkingAction(
+  RED: Pick<NodeAPI, 'log'>,
+  action: ParkAction,
+  source: Record<string, unknown>,
+  config: ParkingConfig & { id: string },
+  options: { max: number; resetAttempts: boolean; userId: string; by: string; redirect?: ReplayDestination },
+  req?: AdminRequest,
+): Promise<Record<string, unknown>> {
+  const audited = action === 'replay' || action === 'purge';
+  const details = (): Record<string, unknown> => ({
+    config: config.id,
+    queue: config.topology?.parkingQueue,
+    filter: describeSelection(selectionFrom(source)),
+    ...(req ? {} : { by: options.by }),
+    ...(options.redirect ? { redirect: options.redirect } : {}),
+  });
+  const event = options.redirect && action === 'replay' ? 'redirect' : action;
+  try {
+    const result = await runParkingAction(action, source, config, options);
+    if (audited) audit(RED, event, { ...details(), count: Number(action === 'replay' ? result.replayed : result.purged), ...(result.replayId ? { replayId: result.replayId } : {}) }, req);
+    return result;
+  } catch (err) {
+    if (audited && err instanceof ReplayStopped) audit(RED, event, { ...details(), count: err.replayed, error: err.message }, req);
+    throw err;
+  }
 }
 
 function stampOf(by: string, replayId: string, redirect: ReplayDestination | undefined): ReplayStamp {
