@@ -45,6 +45,6 @@ export {
   type TopologyInspection,
   type TopologyResult,
 } from './apply';
-export { ManagementApi, type ManagementApiOptions } from './management-api';
+export { ManagementApi, managementEndpoint, type ManagementApiOptions, type ManagementEndpoint } from './management-api';
 export { chooseManagementApi, defaultManagementUrl, type ManagementChoice } from './management-url';
 export { probeTopology, type ProbeOptions } from './probe';
