@@ -222,8 +222,9 @@ export async function inspectTopology(run: ChannelRunner, plan: TopologyPlan, op
  */
 export async function checkTopology(run: ChannelRunner, plan: TopologyPlan, reader?: DefinitionReader): Promise<TopologyResult> {
   const inspection = await inspectTopology(run, plan, reader);
-  // What the broker's version refuses comes first: the configuration must change whatever the broker holds.
-  if (inspection.refused) throw new TopologyError(inspection.refused, AMQP_CODE.PRECONDITION_FAILED, inspection.objects);
+  // What the broker's version refuses comes first, alone (the status says it, not the objects' states):
+  // the configuration must change whatever the broker holds.
+  if (inspection.refused) throw new TopologyError(inspection.refused, AMQP_CODE.PRECONDITION_FAILED);
   const problems = inspection.objects.flatMap((o) => o.problems);
   if (problems.length > 0) throw new TopologyError(problems, inspection.firstCode, inspection.objects);
   const warnings = inspection.deprecated ?? [];
