@@ -280,11 +280,7 @@ export class ConsumerSession extends EventEmitter<ConsumerSessionEvents> {
     this.drain.changed();
   }
 
-  /**
-   * The broker cancelled the consumer (basic.cancel): the queue was deleted, its leader moved, or — on
-   * RabbitMQ 4.3+, a quorum queue — a message was held past the consumer timeout. A reconnect-and-resume:
-   * the channel is closed (its unsettled messages go back to the queue) and consuming set up again.
-   */
+  /** basic.cancel (queue deleted, leader moved, 4.3 quorum consumer timeout): close the channel (unsettled go back), consume again. */
   private cancelledByBroker(channel: Channel): void {
     if (this.own.channel !== channel) return;
     const text = brokerCancelText(this.options.topology.mainQueue);
