@@ -186,15 +186,25 @@ export async function ensureBroker(broker, log) {
  * @returns {Promise<'ok' | 'refused' | string>}
  */
 export async function managementState(managementUrl, broker) {
-  const auth = Buffer.from(`${broker.user}:${broker.password}`).toString('base64');
+  // A user:password in the URL wins, moved into the header (fetch refuses a URL with them), as the
+  // package's managementEndpoint (src/lib/topology) does; this script runs before the build.
+  const base = new URL(managementUrl.endsWith('/') ? managementUrl : `${managementUrl}/`);
+  let { user, password } = broker;
+  if (base.username !== '') {
+    user = decodeURIComponent(base.username);
+    password = decodeURIComponent(base.password);
+    base.username = '';
+    base.password = '';
+  }
+  const auth = Buffer.from(`${user}:${password}`).toString('base64');
   try {
-    const response = await fetch(new URL('api/overview', managementUrl.endsWith('/') ? managementUrl : `${managementUrl}/`), {
+    const response = await fetch(new URL('api/overview', base), {
       headers: { authorization: `Basic ${auth}` },
       signal: AbortSignal.timeout(3000),
     });
     await response.body?.cancel();
     if (response.ok) return 'ok';
-    return response.status === 401 ? `the user ${broker.user} may not log in to it (401)` : `it answered ${response.status}`;
+    return response.status === 401 ? `the user ${user} may not log in to it (401)` : `it answered ${response.status}`;
   } catch (err) {
     const code = /** @type {{ cause?: { code?: string } }} */ (err).cause?.code;
     if (code === 'ECONNREFUSED') return 'refused';

@@ -2,6 +2,7 @@
 import { randomBytes } from 'node:crypto';
 import * as amqp from 'amqplib';
 import type { Channel, ChannelModel, GetMessage } from 'amqplib';
+import { managementEndpoint } from '../../src/lib/topology';
 import { serviceUrls } from '../../scripts/services.mjs';
 
 const urls = serviceUrls(process.env);
@@ -119,13 +120,24 @@ export async function waitFor(condition: () => boolean | Promise<boolean>, what:
   }
 }
 
-/** Calls the management HTTP API with guest credentials (or those of AMQP_URL). */
+/**
+ * A request to a management HTTP API (RABBITMQ_MANAGEMENT_URL unless another is given): a user:password
+ * in its URL is used (as the package's ManagementApi does: fetch refuses such a URL), else AMQP_URL's, else guest.
+ */
+export async function managementFetch(path: string, init: RequestInit = {}, baseUrl = MANAGEMENT_URL): Promise<Response> {
+  const amqpUrl = new URL(AMQP_URL);
+  const endpoint = managementEndpoint(baseUrl, decodeURIComponent(amqpUrl.username) || 'guest', decodeURIComponent(amqpUrl.password) || 'guest');
+  const headers = new Headers(init.headers);
+  headers.set('authorization', endpoint.authorization);
+  if (!headers.has('content-type')) headers.set('content-type', 'application/json');
+  return fetch(`${endpoint.baseUrl}/api/${path}`, { ...init, headers });
+}
+
+/** Calls the management HTTP API (see managementFetch for the credentials); fails on an answer other than 2xx or 404. */
 export async function management(method: string, path: string, body?: unknown): Promise<Response> {
-  const url = new URL(AMQP_URL);
-  const auth = Buffer.from(`${decodeURIComponent(url.username || 'guest')}:${decodeURIComponent(url.password || 'guest')}`).toString('base64');
-  const init: RequestInit = { method, headers: { authorization: `Basic ${auth}`, 'content-type': 'application/json' } };
+  const init: RequestInit = { method };
   if (body !== undefined) init.body = JSON.stringify(body);
-  const response = await fetch(`${MANAGEMENT_URL}/api/${path}`, init);
+  const response = await managementFetch(path, init);
   if (!response.ok && response.status !== 404) throw new Error(`management ${method} ${path}: ${response.status} ${await response.text()}`);
   return response;
 }

@@ -8,7 +8,7 @@
  */
 import assert from 'node:assert/strict';
 import * as amqp from 'amqplib';
-import { AMQP_URL, Broker, MANAGEMENT_URL, waitFor } from '../helpers/broker';
+import { AMQP_URL, Broker, MANAGEMENT_URL, managementFetch, waitFor } from '../helpers/broker';
 import { brokerNode, configNode, consumerNode, tab, uniqueNames, type Names } from '../helpers/flows';
 import { helper, loadFlow } from '../helpers/node-red';
 import { canStartPrivateNode, NO_PRIVATE_NODE, startPrivateNode, type PrivateNode } from '../helpers/private-node';
@@ -27,9 +27,7 @@ async function serverVersion(url: string): Promise<string> {
 async function queueState(management: string, queue: string): Promise<string> {
   let state: string | undefined;
   await waitFor(async () => {
-    const response = await fetch(`${management}/api/queues/%2F/${encodeURIComponent(queue)}`, {
-      headers: { authorization: `Basic ${Buffer.from('guest:guest').toString('base64')}` },
-    });
+    const response = await managementFetch(`queues/%2F/${encodeURIComponent(queue)}`, {}, management);
     state = ((await response.json()) as { state?: string }).state;
     return state !== undefined;
   }, `the state of queue ${queue}`);

@@ -213,15 +213,20 @@ describe('ConsumerSession', () => {
     await session.stop();
   });
 
-  it('a queue the broker deleted under it: reported once, the channel let go of', async () => {
-    const { connection, session, errors } = start();
+  it('cancelled by the broker (a deleted queue, a consumer timeout on 4.3): a warning naming the causes, the channel closed, consuming again', async () => {
+    const { connection, session, errors, warnings } = start();
     await until(() => session.state.phase === 'consuming', 'consuming');
     const channel = connection.consuming;
     channel.consumer?.(null);
     await nextTurn();
     assert.equal(session.state.phase, 'channel-lost');
-    assert.deepEqual(errors, ["queue 'q' was deleted or the broker cancelled the consumer; waiting for it to come back"]);
+    assert.equal(session.state.cancelledByBroker, true);
+    assert.deepEqual(errors, []);
+    assert.deepEqual(warnings, [
+      "the broker cancelled the consumer of queue 'q' (the queue was deleted, its leader moved, or on RabbitMQ 4.3+ a quorum queue's consumer timeout: a message held longer than the timeout); its unsettled messages go back to the queue; consuming again",
+    ]);
     assert.equal(channel.closed, true);
+    await until(() => session.state.phase === 'consuming' && connection.consuming !== channel, 'consuming again on a new channel');
     await session.stop();
   });
 

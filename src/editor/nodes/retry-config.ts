@@ -52,6 +52,9 @@ interface CheckAnswer {
   compared: boolean;
   uncompared?: string;
   objects: CheckedObject[];
+  /** What the broker's version refuses (a declare would get a 406) or deprecates, in English from the runtime. */
+  refused?: string[];
+  deprecated?: string[];
 }
 
 /** One row per exchange and queue: exists / missing / argument differs, with expected vs actual. */
@@ -60,6 +63,8 @@ function renderCheck(t: (key: string, args?: Record<string, unknown>) => string,
   $('<div>').addClass('form-tips').text(t('check.on', { broker: answer.broker })).appendTo(box);
   // Why the management API tried at the broker's host (its URL's variable unset) was not read, in English from the runtime.
   if (!answer.compared) $('<div>').addClass('form-tips').text(t('check.notCompared') + (answer.uncompared ? ` (${answer.uncompared})` : '')).appendTo(box);
+  for (const text of answer.refused ?? []) $('<div>').addClass('form-tips retry-config-check-refused').css('color', '#c33').text(text).appendTo(box);
+  for (const text of answer.deprecated ?? []) $('<div>').addClass('form-tips retry-config-check-deprecated').css('color', '#c80').text(text).appendTo(box);
   const table = $('<table>').addClass('retry-config-check-table').css({ width: '100%', 'border-collapse': 'collapse', 'margin-top': '6px' }).appendTo(box);
   for (const o of answer.objects) {
     const row = $('<tr>').attr('data-object', `${o.kind}:${o.name}`).attr('data-state', o.state).css('border-top', '1px solid var(--red-ui-secondary-border-color, #ddd)').appendTo(table);

@@ -24,7 +24,7 @@ import { Drain } from './drain';
 import { Intake } from './intake';
 import { Pauses, type PauseReason } from './pauses';
 import { Recheck } from './recheck';
-import { consumerDepths, dedupeGate, prepareConsuming, sessionDeliveries, sessionStats, setupFailure } from './session-parts';
+import { brokerCancelText, consumerDepths, dedupeGate, prepareConsuming, sessionDeliveries, sessionStats, setupFailure } from './session-parts';
 import type { ConsumerSessionEvents, ConsumerSessionOptions, SessionState, SessionStats, StopOptions } from './types';
 
 export class ConsumerSession extends EventEmitter<ConsumerSessionEvents> {
@@ -269,20 +269,25 @@ export class ConsumerSession extends EventEmitter<ConsumerSessionEvents> {
     if (!this.stopped && this.options.connection.connection) this.recheck.schedule();
   }
 
-  private lostChannel(why: string): void {
+  private lostChannel(why: string, cancelledByBroker = false): void {
     this.intake.drop();
     this.own.release();
     const gone = this.deliveries.endAll(`${why} before it was settled; the broker redelivers it`);
     if (gone > 0) this.emit('warning', `${why}: ${messages(gone, 'unsettled')} will be redelivered by the broker`);
-    if (!this.stopped) this.setState({ phase: this.options.connection.connection ? 'channel-lost' : 'waiting-for-connection', detail: why });
+    if (!this.stopped) {
+      this.setState({ phase: this.options.connection.connection ? 'channel-lost' : 'waiting-for-connection', detail: why, ...(cancelledByBroker ? { cancelledByBroker } : {}) });
+    }
     this.drain.changed();
   }
 
-  /** The broker cancelled the consumer: the queue was deleted (or failed over). */
+  /** basic.cancel (queue deleted, leader moved, 4.3 quorum consumer timeout): close the channel (unsettled go back), consume again. */
   private cancelledByBroker(channel: Channel): void {
-    const text = `queue '${this.options.topology.mainQueue}' was deleted or the broker cancelled the consumer; waiting for it to come back`;
-    this.report(text);
-    this.channelGone(channel, text, false);
+    if (this.own.channel !== channel) return;
+    const text = brokerCancelText(this.options.topology.mainQueue);
+    this.emit('warning', text);
+    this.lostChannel(text, true);
+    void closeChannel(channel);
+    this.scheduleSetup();
   }
 
   /** The channel closed under the consumer (`closed`), or the broker cancelled the consumer: let go of, set up anew later. */

@@ -20,7 +20,7 @@ import { backoffDelay } from '../backoff';
 import type { BrokerConnection } from '../connection';
 import { closeChannel } from '../amqp';
 import type { Publisher } from '../publish';
-import { movedByPackage, retryQueueNames, type RetryTopologyConfig } from '../topology';
+import { MOVER_HORIZON_MS, movedByPackage, retryQueueNames, type RetryTopologyConfig } from '../topology';
 
 export interface MoverTier {
   queue: string;
@@ -46,6 +46,15 @@ export function dueAt(headers: Record<string, unknown> | undefined, delayMs: num
   if (!Number.isFinite(due)) return now;
   return Math.min(due, now + delayMs);
 }
+
+/**
+ * The mover's `x-consumer-timeout` on its (quorum) tiers: RabbitMQ 4.3 times quorum consumers out per
+ * consumer (basic.cancel). The mover holds a delivery until due, at most a tier's delay (≤ the horizon,
+ * 10 min; see dueAt), plus the seconds a failed copy takes to go out: twice the horizon, whatever the
+ * broker's `consumer_timeout` (30 min by default, perhaps lower). Quorum queues accept the argument on
+ * 3.x and 4.0 too (ignored there).
+ */
+export const MOVER_CONSUMER_TIMEOUT_MS = 2 * MOVER_HORIZON_MS;
 
 export interface RetryMoverOptions {
   connection: BrokerConnection;
@@ -128,7 +137,8 @@ export class RetryMover extends EventEmitter<{ warning: [string] }> {
       });
       await ch.prefetch(this.prefetch);
       this.channel = ch;
-      for (const tier of this.options.tiers) await ch.consume(tier.queue, (m) => this.onDelivery(ch, tier, m), { noAck: false });
+      const consumeOptions = { noAck: false, arguments: { 'x-consumer-timeout': MOVER_CONSUMER_TIMEOUT_MS } };
+      for (const tier of this.options.tiers) await ch.consume(tier.queue, (m) => this.onDelivery(ch, tier, m), consumeOptions);
       if (!this.started) await this.stop();
       this.reopenAttempt = 0;
       this.lastWarning = '';
@@ -164,7 +174,8 @@ export class RetryMover extends EventEmitter<{ warning: [string] }> {
   private onDelivery(channel: Channel, tier: MoverTier, message: ConsumeMessage | null): void {
     if (channel !== this.channel) return;
     if (message === null) {
-      // Cancelled by the broker (queue deleted, or moved to another node): consume anew later.
+      // Cancelled by the broker (queue deleted, moved to another node, or a consumer timeout): consume anew later.
+      this.warn(`the broker cancelled the retry mover's consumer of '${tier.queue}' (the queue was deleted, its leader moved, or a consumer timeout); its held messages go back to the queue; consuming again`);
       this.lost(channel);
       void closeChannel(channel);
       this.scheduleReopen();

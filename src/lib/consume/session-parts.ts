@@ -70,6 +70,14 @@ export async function prepareConsuming(options: ConsumerSessionOptions, plan: To
   return result.argumentsUnchecked === true;
 }
 
+/** What a consumer cancelled by the broker (basic.cancel) says: the causes, and that it consumes again. */
+export function brokerCancelText(mainQueue: string): string {
+  return (
+    `the broker cancelled the consumer of queue '${mainQueue}' (the queue was deleted, its leader moved, or on RabbitMQ 4.3+ a quorum queue's consumer timeout: ` +
+    'a message held longer than the timeout); its unsettled messages go back to the queue; consuming again'
+  );
+}
+
 /** What a failed setup says. */
 export function setupFailure(err: unknown, mainQueue: string): string {
   return err instanceof TopologyError || err instanceof DedupeStoreError ? err.message : `cannot consume '${mainQueue}': ${(err as Error).message}`;

@@ -65,6 +65,8 @@ export interface SessionState {
   detail?: string;
   /** `topology-error` of a check: what it found per object (detail has every sentence). */
   objects?: readonly ObjectCheck[];
+  /** `channel-lost` because the broker cancelled the consumer (basic.cancel): it consumes again at once. */
+  cancelledByBroker?: boolean;
   /** `store-down`: what is wrong with the store (`schema`: its table is missing or not as expected, the database answers). */
   storeProblem?: DedupeStoreProblem;
 }

@@ -7,6 +7,7 @@ import type { Channel } from 'amqplib';
 import type { QueueArguments } from './arguments';
 import type { PlannedQueue, TopologyMode, TopologyPlan } from './plan';
 import { describeDifference, describeDifferences, describePreconditionFailure, diffArguments, parsePreconditionFailure, type ArgumentDifference } from './diff';
+import { parseBrokerVersion, requestOfPlan, versionFindings, type VersionFindings } from './broker-version';
 
 /** AMQP reply codes this module branches on. */
 export const AMQP_CODE = { ACCESS_REFUSED: 403, NOT_FOUND: 404, RESOURCE_LOCKED: 405, PRECONDITION_FAILED: 406 } as const;
@@ -43,6 +44,12 @@ export interface TopologyResult {
 }
 
 export type ChannelRunner = <T>(work: (channel: Channel) => Promise<T>) => Promise<T>;
+
+/** What the connected broker's version refuses or deprecates of the plan (its server properties' `version`). */
+export async function brokerFindings(run: ChannelRunner, plan: TopologyPlan): Promise<VersionFindings & { version?: string }> {
+  const version = await run((channel) => Promise.resolve(parseBrokerVersion((channel as { connection?: { serverProperties?: { version?: unknown } } }).connection?.serverProperties?.version)));
+  return { ...versionFindings(requestOfPlan(plan), version), ...(version ? { version: version.text } : {}) };
+}
 
 function replyCode(err: unknown): number | undefined {
   const code = (err as { code?: unknown }).code;
@@ -90,6 +97,9 @@ async function refusedQueue(err: unknown, queue: PlannedQueue, reader: Definitio
  * (optional, the management API): a queue refused for its arguments is looked up, and every difference said.
  */
 export async function declareTopology(run: ChannelRunner, plan: TopologyPlan, reader?: DefinitionReader): Promise<TopologyResult> {
+  const findings = await brokerFindings(run, plan);
+  // Said before the broker's 406, with its version; nothing is declared.
+  if (findings.refused.length > 0) throw new TopologyError(findings.refused, AMQP_CODE.PRECONDITION_FAILED);
   await run(async (channel) => {
     let step: { kind: 'queue' | 'exchange'; name: string; action: string; queue?: PlannedQueue } = { kind: 'exchange', name: '', action: 'declare' };
     try {
@@ -111,7 +121,7 @@ export async function declareTopology(run: ChannelRunner, plan: TopologyPlan, re
       throw new TopologyError([explain(err, step.kind, step.name, 'declare', step.action)], code);
     }
   });
-  return { warnings: [] };
+  return { warnings: findings.deprecated };
 }
 
 /** What a passive check found for one exchange or queue of the plan. */
@@ -136,6 +146,12 @@ export interface TopologyInspection {
   uncompared?: string;
   /** AMQP reply code of the first failure, when the broker gave one. */
   firstCode?: number;
+  /** The broker's version (its server properties), when it says it. */
+  brokerVersion?: string;
+  /** What that version refuses of the configuration (a declare would get a 406), one sentence each. */
+  refused?: string[];
+  /** What it accepts but deprecates or ignores. */
+  deprecated?: string[];
 }
 
 /**
@@ -147,6 +163,10 @@ export async function inspectTopology(run: ChannelRunner, plan: TopologyPlan, op
   const uncompared = await optionalReader?.unavailable?.();
   const reader = uncompared === undefined ? optionalReader : undefined;
   const inspection: TopologyInspection = { objects: [], compared: reader !== undefined, ...(uncompared !== undefined ? { uncompared } : {}) };
+  const findings = await brokerFindings(run, plan);
+  if (findings.version !== undefined) inspection.brokerVersion = findings.version;
+  if (findings.refused.length > 0) inspection.refused = findings.refused;
+  if (findings.deprecated.length > 0) inspection.deprecated = findings.deprecated;
   const look = async (check: ObjectCheck, op: (ch: Channel) => Promise<unknown>, compare: () => Promise<ArgumentDifference[]>): Promise<void> => {
     inspection.objects.push(check);
     try {
@@ -202,11 +222,15 @@ export async function inspectTopology(run: ChannelRunner, plan: TopologyPlan, op
  */
 export async function checkTopology(run: ChannelRunner, plan: TopologyPlan, reader?: DefinitionReader): Promise<TopologyResult> {
   const inspection = await inspectTopology(run, plan, reader);
+  // What the broker's version refuses comes first, alone (the status says it, not the objects' states):
+  // the configuration must change whatever the broker holds.
+  if (inspection.refused) throw new TopologyError(inspection.refused, AMQP_CODE.PRECONDITION_FAILED);
   const problems = inspection.objects.flatMap((o) => o.problems);
   if (problems.length > 0) throw new TopologyError(problems, inspection.firstCode, inspection.objects);
-  if (inspection.compared) return { warnings: [] };
+  const warnings = inspection.deprecated ?? [];
+  if (inspection.compared) return { warnings };
   const why = inspection.uncompared !== undefined ? `${inspection.uncompared}; ` : '';
-  return { warnings: [`check mode: queues and exchanges exist; their arguments were not compared (${why}set the management API URL on the broker to compare them)`], argumentsUnchecked: true };
+  return { warnings: [...warnings, `check mode: queues and exchanges exist; their arguments were not compared (${why}set the management API URL on the broker to compare them)`], argumentsUnchecked: true };
 }
 
 export async function applyTopology(run: ChannelRunner, plan: TopologyPlan, mode: TopologyMode, reader?: DefinitionReader): Promise<TopologyResult> {

@@ -35,6 +35,7 @@ export {
   FIRST_DIFFERENCE_ONLY,
   TopologyError,
   applyTopology,
+  brokerFindings,
   checkTopology,
   declareTopology,
   ensureQueueExists,
@@ -45,6 +46,7 @@ export {
   type TopologyInspection,
   type TopologyResult,
 } from './apply';
-export { ManagementApi, type ManagementApiOptions } from './management-api';
+export { parseBrokerVersion, requestOfPlan, versionAtLeast, versionFindings, type BrokerRequest, type BrokerVersion, type VersionFindings } from './broker-version';
+export { ManagementApi, managementEndpoint, type ManagementApiOptions, type ManagementEndpoint } from './management-api';
 export { chooseManagementApi, defaultManagementUrl, type ManagementChoice } from './management-url';
 export { probeTopology, type ProbeOptions } from './probe';

@@ -21,6 +21,35 @@ export interface ManagementApiOptions {
   optional?: boolean;
 }
 
+/** Where to send a management API request and with which Authorization header. */
+export interface ManagementEndpoint {
+  /** The base URL without credentials (fetch refuses a URL with them) and without a trailing slash: safe to show. */
+  baseUrl: string;
+  /** `Basic …` of the URL's user:password when it has one, else of `username` / `password`. */
+  authorization: string;
+}
+
+/**
+ * A management API URL, perhaps with user:password in it, as a fetch can use it: the credentials
+ * moved into an Authorization header. Throws when it is not an http(s) URL (never showing the password).
+ */
+export function managementEndpoint(baseUrl: string, username: string, password: string): ManagementEndpoint {
+  let url: URL;
+  try {
+    url = new URL(baseUrl.trim());
+  } catch {
+    throw new Error(`management API URL '${redactUrl(baseUrl.trim())}' is not a valid URL (in a user name or password, write / : @ % as %2F %3A %40 %25)`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error(`management API URL must start with http:// or https://, not ${url.protocol}//`);
+  if (url.username !== '') {
+    username = decodeURIComponent(url.username);
+    password = decodeURIComponent(url.password);
+    url.username = '';
+    url.password = '';
+  }
+  return { baseUrl: url.toString().replace(/\/+$/, ''), authorization: `Basic ${Buffer.from(`${username}:${password}`).toString('base64')}` };
+}
+
 export class ManagementApi implements DefinitionReader {
   /** The base URL without credentials: fetch refuses a URL with them, and it is safe to show. */
   readonly baseUrl: string;
@@ -28,22 +57,7 @@ export class ManagementApi implements DefinitionReader {
 
   /** Throws when the URL is not an http(s) URL; the message never contains the password. */
   constructor(private readonly options: ManagementApiOptions) {
-    let url: URL;
-    try {
-      url = new URL(options.baseUrl.trim());
-    } catch {
-      throw new Error(`management API URL '${redactUrl(options.baseUrl.trim())}' is not a valid URL (in a user name or password, write / : @ % as %2F %3A %40 %25)`);
-    }
-    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error(`management API URL must start with http:// or https://, not ${url.protocol}//`);
-    let { username, password } = options;
-    if (url.username !== '') {
-      username = decodeURIComponent(url.username);
-      password = decodeURIComponent(url.password);
-      url.username = '';
-      url.password = '';
-    }
-    this.baseUrl = url.toString().replace(/\/+$/, '');
-    this.authorization = `Basic ${Buffer.from(`${username}:${password}`).toString('base64')}`;
+    ({ baseUrl: this.baseUrl, authorization: this.authorization } = managementEndpoint(options.baseUrl, options.username, options.password));
   }
 
   /** The API of the broker a connect target points at, with its vhost and user (guest when it has none). */

@@ -59,6 +59,8 @@ export function sessionStatus(state: SessionState, stats: SessionStats, t: Trans
       return { fill: 'yellow', shape: 'ring', text: statusKey('retry-consumer.status.checking') };
     case 'topology-error':
     case 'channel-lost':
+      // A basic.cancel from the broker (a deleted queue, a consumer timeout on 4.3): setting up again, the log says why.
+      if (state.cancelledByBroker) return { fill: 'yellow', shape: 'ring', text: statusKey('retry-consumer.status.cancelled') };
       // A check's findings as one line; the error (and the log) has every object's sentence.
       return { fill: 'red', shape: 'ring', text: (state.objects && topologyStatusText(state.objects, t)) ?? state.detail ?? state.phase };
     case 'stopped':
