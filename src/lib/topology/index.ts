@@ -47,4 +47,21 @@ export {
 } from './apply';
 export { ManagementApi, type ManagementApiOptions } from './management-api';
 export { chooseManagementApi, defaultManagementUrl, type ManagementChoice } from './management-url';
+export {
+  CONSISTENT_HASH_EXCHANGE,
+  MAX_PARTITIONS,
+  PARTITION_ROUTINGS,
+  fnv1a32,
+  isPartitioned,
+  partitionExchangeName,
+  partitionKeyText,
+  partitionOf,
+  partitionQueueName,
+  partitionQueueNames,
+  partitionTarget,
+  partitionTopology,
+  type PartitionRouting,
+  type PartitionRoutingChoice,
+} from './partitions';
+export { resolvePartitionRouting, type ExchangeTypeReader } from './partition-routing';
 export { probeTopology, type ProbeOptions } from './probe';

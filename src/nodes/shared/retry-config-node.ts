@@ -1,7 +1,7 @@
 /** The retry-config node's shape as other nodes see it. */
 import type { ErrorClassifier } from '../../lib/classify';
 import type { ConsumerSessions } from './consumer-sessions';
-import type { RetryTopologyConfig } from '../../lib/topology';
+import type { PartitionRouting, RetryTopologyConfig } from '../../lib/topology';
 import type { RetryBrokerNode } from './broker-node';
 import type { Node, NodeAPI } from './node-red';
 
@@ -14,6 +14,11 @@ export interface RetryConfigNode extends Node {
   classifier: ErrorClassifier | undefined;
   /** The consumer sessions of this configuration: end nodes settle through them, replays are told to them. */
   consumers: ConsumerSessions;
+  /**
+   * A partitioned configuration's routing, resolved on the broker once (`auto`: the partition exchange's
+   * type when it exists, else the consistent-hash exchange when the broker has it, else computed).
+   */
+  partitionRouting(): Promise<PartitionRouting>;
 }
 
 /** A retry-consumer node as others see it: its session is its configuration's (`consumers.of(id)`). */
