@@ -148,4 +148,42 @@ describe('partitioned ordered mode (real broker)', function () {
     }
     for (let i = 0; i < PARTITIONS; i++) await waitFor(async () => (await broker.messageCount(`${names.mainQueue}.${i}`)) === 0, `partition ${i} empty`);
   });
+  it('the events output names each partition queue; a replay is one event and goes back to its own partition', async () => {
+    const route = `return msg.payload.bad ? [null, msg] : [msg, null];`;
+    await loadFlow([
+      tab(),
+      brokerNode(),
+      configNode(names, { mainExchange: '', routingKeys: '', retryExchange: '', partitions: String(PARTITIONS), partitionRouting: 'computed' }),
+      { id: 'consumer', type: 'retry-consumer', z: 'flow', config: 'config', mode: 'ordered', orderedPause: '0.2', settleTimeout: '60', decode: 'auto', invalidBody: 'park', events: true, statsEvery: '0', wires: [['seen', 'route'], ['events']] },
+      { id: 'seen', type: 'helper', z: 'flow' },
+      { id: 'events', type: 'helper', z: 'flow' },
+      { id: 'route', type: 'function', z: 'flow', func: route, outputs: 2, wires: [['ack'], ['park']] },
+      { id: 'ack', type: 'retry-settle', z: 'flow', action: 'ack', wires: [] },
+      { id: 'park', type: 'park-publisher', z: 'flow', reason: 'bad', wires: [[]] },
+      { id: 'replay', type: 'park-replay', z: 'flow', config: 'config', action: 'replay', max: '10', resetAttempts: true, wires: [[]] },
+      { id: 'pub', type: 'retry-publish', z: 'flow', broker: 'broker', mode: 'publish', partitions: 'config', key: 'payload.key', keyType: 'msg', wires: [['published']] },
+      { id: 'published', type: 'helper', z: 'flow' },
+    ]);
+    const seen: Msg[] = [];
+    const events: Msg[] = [];
+    helper.getNode('seen').on('input', (msg: Msg) => seen.push(msg));
+    helper.getNode('events').on('input', (msg: Msg) => events.push(msg.payload as Msg));
+    for (let i = 0; i < PARTITIONS; i++) await waitFor(async () => (await broker.consumerCount(`${names.mainQueue}.${i}`)) === 1, `the consumer on partition ${i}`);
+    const keys = ['a', 'b', 'c', 'd', 'e', 'f'];
+    await publish([...keys.map((key) => ({ key, n: 1 })), { key: 'bad', n: 1, bad: true }]);
+    await waitFor(() => events.filter((e) => e.event === 'acked').length === keys.length && events.some((e) => e.event === 'parked'), 'the settle events');
+    const queueOf = (key: string): string => `${names.mainQueue}.${partitionOf(key, PARTITIONS)}`;
+    for (const msg of seen) assert.equal(msg.amqp.partition, partitionOf(msg.payload.key as string, PARTITIONS));
+    const parked = events.find((e) => e.event === 'parked')!;
+    assert.equal(parked.queue, queueOf('bad'), 'the parked event names the partition queue');
+    assert.deepEqual(new Set(events.filter((e) => e.event === 'acked').map((e) => e.queue)), new Set(keys.map(queueOf)));
+
+    const before = seen.length;
+    (helper.getNode('replay') as unknown as { receive(msg: Msg): void }).receive({ payload: '' });
+    await waitFor(() => events.some((e) => e.event === 'replayed') && seen.length > before, 'the replay');
+    const again = seen.slice(before).find((m) => m.payload.key === 'bad')!;
+    assert.equal(again.amqp.partition, partitionOf('bad', PARTITIONS), 'replayed into its own partition');
+    await waitFor(() => events.filter((e) => e.event === 'parked').length === 2, 'parked again');
+    assert.equal(events.filter((e) => e.event === 'replayed').length, 1, 'one replayed event, not one per partition');
+  });
 });

@@ -92,7 +92,7 @@ export function startPart(options: PartOptions): ConsumerPart {
     ...(options.circuit ? { consumer: node.id, circuit: () => session.circuit?.state } : {}),
   });
   const send = (msg: NodeMessage): void => node.send([null, msg]);
-  const stopEvents = options.statsEveryMs !== undefined ? startEvents(session, config.consumers, mainQueue, options.statsEveryMs, send) : undefined;
+  const stopEvents = options.statsEveryMs !== undefined ? startEvents(session, config.consumers, mainQueue, options.statsEveryMs, send, (partition ?? 0) === 0) : undefined;
   session.start();
   return {
     session,
