@@ -79,7 +79,7 @@ export = function register(RED: NodeAPI): void {
     // Targets are found one msg after the other (a key expression is asynchronous): publishes keep the order the msgs came in.
     let previous: Promise<void> = Promise.resolve();
     node.on('input', (msg: NodeMessage, send, done) => {
-      const route = partitions.route;
+      const route = settings.mode === 'publish' ? partitions.route : undefined;
       if (!route) {
         publishTo(msg, () => publishTarget(settings, msg), send, done);
         return;
