@@ -6,7 +6,7 @@
  *   npm run bench                      full run (a few minutes on 2 cores)
  *   BENCH_SMOKE=1 npm run bench        tiny counts, one repetition (CI; < 60 s)
  *   npm run bench -- --smoke           the same
- *   npm run bench -- --only=consume,park   some sections (consume, degrade, analysis, peers, retry, park, publish, dedupe, outbox, nodered, scale, parking, memory)
+ *   npm run bench -- --only=consume,park   some sections (consume, degrade, analysis, peers, retry, park, publish, dedupe, outbox, nodered, scale, parking, memory, partitions)
  *   npm run bench -- --only=consume --consume=16k:100   some consume+ack cases (size:prefetch; also filters analysis sizes)
  *   BENCH_REPS=7 npm run bench         more repetitions (default 5; the median is reported)
  *   BENCH_DIST=/path/to/dist node --expose-gc --import tsx bench/run.ts   another build of the package (compare a change)
@@ -54,6 +54,7 @@ import * as P from './lib/outbox-pipeline';
 import { runScale, scaleJson, scaleTable, type ScaleResult } from './lib/scale-scenarios';
 import { parkingGroupRun, type ParkingGroupRun } from './lib/parking-group';
 import { degradeJson, degradeTable, runDegrade, type DegradeResult } from './lib/degrade-scenarios';
+import { partitionsJson, partitionsTable, runPartitions, type PartitionsResult } from './lib/partitions';
 
 const here = __dirname;
 const argv = process.argv.slice(2);
@@ -104,6 +105,8 @@ const PLAN = {
   outboxRate: { writers: 10, rate: 1000, seconds: n(10, 2) },
   /** Parked 1 KB messages grouped by reason (the issue's target: 100 000 in ≤ 10 s and ≤ 100 MiB). */
   parkingGroup: n(100_000, 1000),
+  /** Ordered with a 5 ms downstream (issue 42): one queue, and 8 partitions (about 5 s each at full counts). */
+  partitions: { one: n(1000, 40), partitioned: n(8000, 320) },
 };
 const WINDOW = 100; // publish: msgs in flight, like prefetch 100
 const PREFETCH = 100;
@@ -186,6 +189,8 @@ interface MemoryRun {
   batchSize: number;
 }
 interface Extra {
+  /** Ordered throughput with a 5 ms downstream: one queue against 8 partitions. */
+  partitions?: PartitionsResult;
   lag?: { count: number; rate: number; raw: LagStats; pkgAmqp: LagStats; pkgFlow: LagStats };
   memory?: MemoryRun;
   /** The same load on a raw amqplib consumer doing the same work, in a process of its own. */
@@ -448,6 +453,7 @@ function printReport(env: Environment): void {
   }
   out.push(...degradeTable(degrade));
   out.push(...scaleTable(scale));
+  out.push(...partitionsTable(extra.partitions));
   if (failures.length > 0) {
     out.push('');
     out.push('FAILED sections:');
@@ -589,6 +595,7 @@ function summaryJson(): Record<string, number | null> {
     smoke: SMOKE ? 1 : 0,
     ...peers,
     ...scaleJson(scale),
+    ...partitionsJson(extra.partitions),
     ...degradeJson(degrade),
     ...nodeRedAloneJson([
       ['consumeAck', c100, 'Batched'],
@@ -1036,6 +1043,10 @@ async function main(): Promise<number> {
         await withTimeout(exited, 15_000, 'memory child exit').catch(() => child.kill());
       }
     }
+
+    await section('partitions', async () => {
+      extra.partitions = await runPartitions({ ctx, model, one: names.topology('ordered1'), partitioned: names.topology('ordered8'), counts: PLAN.partitions, reps: REPS, log });
+    });
 
     await section('scale', () => runScale({ smoke: SMOKE, reps: REPS, ctx, names, log }, scale));
 

@@ -12,6 +12,7 @@
 #   RABBITMQ_NODES_DIR         where nodes keep data, config and logs (default /tmp/rabbitmq-nodes)
 #   RABBITMQ_NODE_EXTRA_CONF   extra rabbitmq.conf lines (e.g. a TLS listener), used by `start`
 #   RABBITMQ_NODE_DIST_PORT    Erlang distribution port (default AMQP_PORT + 20000)
+#   RABBITMQ_NODE_PLUGINS      more plugins to enable, comma-separated (e.g. rabbitmq_consistent_hash_exchange)
 # Each node gets guest/guest with loopback_users = none. The Erlang cookie is the host broker's, so nodes
 # of one machine can be clustered (`ctl NAME join_cluster rmq-OTHER@localhost`).
 set -euo pipefail
@@ -44,7 +45,9 @@ start() {
     [ -n "${RABBITMQ_NODE_EXTRA_CONF:-}" ] && printf '%s\n' "$RABBITMQ_NODE_EXTRA_CONF"
     true
   } > "$dir/rabbitmq.conf"
-  if [ -n "$mgmt_port" ]; then echo '[rabbitmq_management].' > "$dir/enabled_plugins"; else echo '[].' > "$dir/enabled_plugins"; fi
+  local plugins="${RABBITMQ_NODE_PLUGINS:-}"
+  [ -n "$mgmt_port" ] && plugins="rabbitmq_management${plugins:+,$plugins}"
+  echo "[$plugins]." > "$dir/enabled_plugins"
   # The host's rabbitmq-env.conf names the host's node: ignore it, say everything here.
   HOME="$COOKIE_HOME" \
     RABBITMQ_CONF_ENV_FILE=/dev/null \

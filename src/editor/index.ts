@@ -20,6 +20,7 @@ import { ENV_FIELDS, resolveConnectTargets } from '../lib/connection/settings';
 import { type NumberField } from '../lib/rules/number-fields';
 import { CONSUMER_MODES, DECODE_MODES, DEDUPE_KINDS, DEDUPE_NO_KEY, DEDUPE_STORE_DOWN, INVALID_BODY_ACTIONS, TOPOLOGY_MODES, missingProperties, NUMBER_FIELDS, PARK_NODE_ACTIONS, PROPERTY_VERSIONS, PUBLISH_MODES, savedVersion, SETTLE_ACTIONS } from '../nodes/shared/properties';
 import { EXCHANGE_TYPES } from '../lib/topology/plan';
+import { PARTITION_ROUTINGS } from '../lib/topology/partitions';
 export { argumentValueText } from '../lib/topology/diff';
 import { parseDelays, parseQueueArguments, queueNamesOf } from '../lib/topology/parse';
 import type { EditorNode, EditorRED, JQStatic, ValidateOptions, Validator } from './red';
@@ -173,6 +174,7 @@ export function numberProperty(type: keyof typeof NUMBER_FIELDS, name: string, l
 /** Values the runtime accepts for choice properties, for the dialogs' selects and validators. */
 export const choices = {
   exchangeTypes: EXCHANGE_TYPES,
+  partitionRoutings: PARTITION_ROUTINGS,
   decodeModes: DECODE_MODES,
   topologyModes: TOPOLOGY_MODES,
   consumerModes: CONSUMER_MODES,

@@ -58,13 +58,14 @@ export async function freePorts(count: number): Promise<number[]> {
 
 /**
  * Starts a node named `<prefix>-<pid>` on free ports (AMQP, management, Erlang distribution);
- * `extraConf`: rabbitmq.conf lines of its own (e.g. `max_message_size = 4096`).
+ * `extraConf`: rabbitmq.conf lines of its own (e.g. `max_message_size = 4096`); `plugins`: more plugins to enable.
  */
-export async function startPrivateNode(prefix: string, options: { extraConf?: string } = {}): Promise<PrivateNode> {
+export async function startPrivateNode(prefix: string, options: { extraConf?: string; plugins?: string[] } = {}): Promise<PrivateNode> {
   const [amqpPort, managementPort, distPort] = await freePorts(3);
   const name = `${prefix}-${process.pid}`;
   const env: NodeJS.ProcessEnv = { ...process.env, RABBITMQ_NODE_DIST_PORT: String(distPort) };
   if (options.extraConf !== undefined) env.RABBITMQ_NODE_EXTRA_CONF = options.extraConf;
+  if (options.plugins !== undefined) env.RABBITMQ_NODE_PLUGINS = options.plugins.join(',');
   const startArgs = ['start', name, String(amqpPort), String(managementPort)];
   execFileSync(SCRIPT, startArgs, { env, stdio: 'ignore' });
   return {

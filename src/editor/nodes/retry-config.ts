@@ -18,7 +18,7 @@ interface CheckedObject {
   problems: string[];
 }
 
-const FIELDS = ['name', 'broker', 'mode', 'mainExchange', 'mainExchangeType', 'mainQueue', 'routingKeys', 'alternateExchange', 'unroutedQueue', 'retryExchange', 'retryExchangeType', 'retryQueue', 'retryDelay', 'parkingQueue', 'maxAttempts', 'maxAge', 'mainQueueArgs', 'retryQueueArgs', 'parkingQueueArgs'];
+const FIELDS = ['name', 'broker', 'mode', 'mainExchange', 'mainExchangeType', 'mainQueue', 'routingKeys', 'alternateExchange', 'unroutedQueue', 'retryExchange', 'retryExchangeType', 'retryQueue', 'retryDelay', 'parkingQueue', 'maxAttempts', 'maxAge', 'partitions', 'partitionRouting', 'mainQueueArgs', 'retryQueueArgs', 'parkingQueueArgs'];
 
 /** The dialog's values while it is open, the saved ones otherwise. */
 function values(node: EditorNode): Record<string, unknown> {
@@ -172,6 +172,9 @@ export function retryConfig(t: Translate): NodeDefinition {
       parkingQueue: { value: '', label: t('prop.parkingQueue'), validate: withTopology(v.name(), names) },
       maxAttempts: numberProperty('retry-config', 'maxAttempts', t('prop.maxAttempts')),
       maxAge: numberProperty('retry-config', 'maxAge', t('prop.maxAge')),
+      // Partitioned ordered mode (issue 42): 0 or 1 is one main queue.
+      partitions: { ...numberProperty('retry-config', 'partitions', t('prop.partitions')), validate: withTopology(v.number('retry-config', 'partitions'), /partition/) },
+      partitionRouting: { value: 'auto', label: t('prop.partitionRouting'), validate: v.oneOf(choices.partitionRoutings) },
       // Arguments the topology sets itself (x-dead-letter-exchange, x-message-ttl, …) are refused here, as at deploy.
       mainQueueArgs: { value: '{}', label: t('prop.mainQueueArgs'), validate: withTopology(v.queueArguments, /^main queue argument|quorum main queue/) },
       retryQueueArgs: { value: '{}', label: t('prop.retryQueueArgs'), validate: withTopology(v.queueArguments, /^retry queue argument/) },
@@ -192,6 +195,7 @@ export function retryConfig(t: Translate): NodeDefinition {
       $('#retry-config-check-button').on('click', () => checkTopology(t, node));
       $('#retry-config-export-button').on('click', () => exportDefinitions(t, node));
       fillSelect('#node-config-input-mode', choices.topologyModes, (m) => t(`mode.${m}`), node.mode);
+      fillSelect('#node-config-input-partitionRouting', choices.partitionRoutings, (r) => t(`partitionRouting.${r}`), node.partitionRouting);
       for (const field of ['mainExchangeType', 'retryExchangeType']) fillSelect(`#node-config-input-${field}`, choices.exchangeTypes, (type) => type, node[field]);
       for (const field of ['mainQueueArgs', 'retryQueueArgs', 'parkingQueueArgs']) {
         const input = $(`#node-config-input-${field}`);
@@ -210,8 +214,11 @@ export function retryConfig(t: Translate): NodeDefinition {
         $('.retry-config-retry-exchange').toggle(text('retryExchange') !== '');
         $('#retry-config-mode-tip-declare').toggle(text('mode') === 'declare');
         $('#retry-config-mode-tip-check').toggle(text('mode') === 'check');
+        const partitions = Number(text('partitions'));
+        $('.retry-config-partitioned').toggle(partitions > 1);
+        if (partitions > 1) $('#retry-config-partitions-tip').text(t('tip.partitions', { first: `${main}.0`, last: `${main}.${partitions - 1}`, exchange: `${main}.partitions` }));
       };
-      $('#node-config-input-mainQueue, #node-config-input-mainExchange, #node-config-input-retryExchange, #node-config-input-alternateExchange').on('change keyup', refresh);
+      $('#node-config-input-mainQueue, #node-config-input-partitions, #node-config-input-mainExchange, #node-config-input-retryExchange, #node-config-input-alternateExchange').on('change keyup', refresh);
       $('#node-config-input-mode').on('change', refresh);
       refresh();
       errorRulesEditor(t, node);

@@ -19,6 +19,10 @@ export function retryPublish(t: Translate): NodeDefinition {
       declareQueue: { value: '', label: t('label.declareQueue'), validate: v.name() },
       contentType: { value: '', label: t('label.contentType'), validate: v.contentType },
       keepIds: { value: false },
+      // Partitioned ordered mode (issue 42): a partitioned retry-config, and where a msg's key is.
+      partitions: { value: '', type: 'retry-config', required: false, label: t('label.partitions') },
+      key: { value: 'key', label: t('label.key'), validate: v.shortString },
+      keyType: { value: 'msg' },
     },
     inputs: 1,
     outputs: 1,
@@ -34,6 +38,14 @@ export function retryPublish(t: Translate): NodeDefinition {
     },
     labelStyle: italicWhenNamed,
     oneditprepare() {
+      $('#node-input-key').typedInput({ default: 'msg', types: ['msg', 'jsonata'], typeField: '#node-input-keyType' });
+      const partitioned = (): void => {
+        const id = str($('#node-input-partitions').val());
+        $('.retry-publish-partitioned').toggle(id !== '' && id !== '_ADD_');
+        $('#node-input-exchange, #node-input-routingKey').prop('disabled', id !== '' && id !== '_ADD_');
+      };
+      $('#node-input-partitions').on('change', partitioned);
+      partitioned();
       fillSelect('#node-input-mode', choices.publishModes, (m) => t(`mode.${m}`), this.mode);
       $('#node-input-mode')
         .on('change', () => {

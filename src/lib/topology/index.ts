@@ -49,4 +49,21 @@ export {
 export { parseBrokerVersion, requestOfPlan, versionAtLeast, versionFindings, type BrokerRequest, type BrokerVersion, type VersionFindings } from './broker-version';
 export { ManagementApi, managementEndpoint, type ManagementApiOptions, type ManagementEndpoint } from './management-api';
 export { chooseManagementApi, defaultManagementUrl, type ManagementChoice } from './management-url';
+export {
+  CONSISTENT_HASH_EXCHANGE,
+  MAX_PARTITIONS,
+  PARTITION_ROUTINGS,
+  fnv1a32,
+  isPartitioned,
+  partitionExchangeName,
+  partitionKeyText,
+  partitionOf,
+  partitionQueueName,
+  partitionQueueNames,
+  partitionTarget,
+  partitionTopology,
+  type PartitionRouting,
+  type PartitionRoutingChoice,
+} from './partitions';
+export { resolvePartitionRouting, type ExchangeTypeReader } from './partition-routing';
 export { probeTopology, type ProbeOptions } from './probe';

@@ -90,6 +90,12 @@ export class ManagementApi implements DefinitionReader {
     return typeof type === 'string' ? type : undefined;
   }
 
+  /** The exchange types the broker offers (its plugins' too): `/api/overview`'s `exchange_types`. */
+  async exchangeTypes(): Promise<string[]> {
+    const types = ((await this.get('overview')) as { exchange_types?: unknown } | undefined)?.exchange_types;
+    return Array.isArray(types) ? types.map((t) => (t as { name?: unknown }).name).filter((n): n is string => typeof n === 'string') : [];
+  }
+
   async exchangeArguments(name: string): Promise<Record<string, unknown> | undefined> {
     const args = (await this.exchange(name))?.arguments;
     return args && typeof args === 'object' ? (args as Record<string, unknown>) : undefined;

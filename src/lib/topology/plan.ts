@@ -5,9 +5,11 @@
  * parse.ts, comparing with the broker in diff.ts, applying a plan to a broker in apply.ts.
  */
 import { nameProblem, routingKeysProblem } from '../rules';
+import { isPartitioned, partitionProblems, partitionTopology, staticRouting, type PartitionRoutingChoice } from './partitions';
 import { ALTERNATE_EXCHANGE, DEAD_LETTER_EXCHANGE, DEAD_LETTER_ROUTING_KEY, isQuorum, MESSAGE_TTL, sameArgumentValue, SINGLE_ACTIVE_CONSUMER, type QueueArguments } from './arguments';
 
-export type ExchangeType = 'direct' | 'topic' | 'fanout' | 'headers';
+export type ExchangeType = 'direct' | 'topic' | 'fanout' | 'headers' | 'x-consistent-hash';
+/** The types a user may choose for the main and retry exchanges (a partition exchange's type is the package's). */
 export const EXCHANGE_TYPES: readonly ExchangeType[] = ['direct', 'topic', 'fanout', 'headers'];
 
 /** `declare`: assert everything with its arguments. `check`: passive checks only, never a declare. */
@@ -56,6 +58,13 @@ export interface RetryTopologyConfig {
    * in every Node-RED instance, only one gets messages; the others stand by and take over in order.
    */
   singleActiveConsumer?: boolean;
+  /**
+   * Partitioned ordered mode (2 or more): the main queue becomes N ordered partition queues
+   * `<main queue>.0` … fed by the exchange `<main queue>.partitions`, routed by a message key (see partitions.ts).
+   */
+  partitions?: number;
+  /** How the partition exchange routes: `auto` (default), `consistent-hash` or `computed`. */
+  partitionRouting?: PartitionRoutingChoice;
 }
 
 export interface PlannedExchange {
@@ -184,7 +193,7 @@ function routeArguments(config: RetryTopologyConfig): { main: QueueArguments; re
 
 /** Everything wrong with a configuration, as sentences for the user; empty when it is valid. */
 export function validateTopologyConfig(config: RetryTopologyConfig): string[] {
-  const problems: string[] = [];
+  const problems: string[] = partitionProblems(config);
   const names: Array<[string, string]> = [
     ['main queue', config.mainQueue],
     ...retryQueueNames(config).map((name): [string, string] => ['retry queue', name]),
@@ -251,8 +260,27 @@ export function validateTopologyConfig(config: RetryTopologyConfig): string[] {
   return problems;
 }
 
-/** The exchanges, queues (with full arguments) and bindings a configuration stands for. */
+/**
+ * The exchanges, queues (with full arguments) and bindings a configuration stands for. A partitioned
+ * one: every partition's (routing `auto` taken as computed: the consumers resolve it on the broker).
+ */
 export function planTopology(config: RetryTopologyConfig): TopologyPlan {
+  if (isPartitioned(config)) return planPartitions(config);
+  return planOne(config);
+}
+
+function planPartitions(config: RetryTopologyConfig): TopologyPlan {
+  const plan: TopologyPlan = { exchanges: [], queues: [], bindings: [] };
+  for (let i = 0; i < (config.partitions ?? 0); i++) {
+    const part = planOne(partitionTopology(config, i, staticRouting(config)));
+    for (const exchange of part.exchanges) if (!plan.exchanges.some((e) => e.name === exchange.name)) plan.exchanges.push(exchange);
+    for (const queue of part.queues) if (!plan.queues.some((q) => q.name === queue.name)) plan.queues.push(queue);
+    plan.bindings.push(...part.bindings);
+  }
+  return plan;
+}
+
+function planOne(config: RetryTopologyConfig): TopologyPlan {
   const owned = topologyArguments(config);
   const exchanges: PlannedExchange[] = [];
   const unrouted = unroutedRoute(config);

@@ -3,6 +3,7 @@
  * that consumers, publishers and replays share.
  */
 import { ErrorClassifier, type JsonataCompiler } from '../../lib/classify';
+import { resolvePartitionRouting, type PartitionRouting } from '../../lib/topology';
 import { findBroker } from '../shared/broker-node';
 import { stringProp, type Node, type NodeAPI, type NodeDef, type NodeMessage } from '../shared/node-red';
 import { ConsumerSessions } from '../shared/consumer-sessions';
@@ -57,6 +58,16 @@ export = function register(RED: NodeAPI): void {
       void jobs.stopAll('stopped as its retry config closed (a redeploy)').finally(done);
     });
     if (!this.broker) this.problems.push('no broker configured');
+    // Resolved once, by the first consumer or publisher that asks; a failed look is not kept.
+    let routing: Promise<PartitionRouting> | undefined;
+    this.partitionRouting = () => {
+      const { topology, broker } = this;
+      routing ??= resolvePartitionRouting(topology?.partitionRouting, topology?.mainQueue ?? '', broker?.managementApi).catch((err: unknown) => {
+        routing = undefined;
+        throw new Error(`partition routing: cannot tell whether the broker has the consistent-hash exchange: ${(err as Error).message}`, { cause: err });
+      });
+      return routing;
+    };
     if (this.problems.length > 0) this.error(`retry configuration '${def.name || stringProp(def.mainQueue) || this.id}': ${this.problems.join('; ')}`);
   }
   RED.nodes.registerType('retry-config', RetryConfig as (this: Node, def: NodeDef) => void);

@@ -51,9 +51,10 @@ export function nextBoundary(now: number, everyMs: number): number {
 
 /**
  * Sends events and stats on the second output (`send([null, msg])`) until the returned function is
- * called. `statsEveryMs` 0: events only.
+ * called. `statsEveryMs` 0: events only. `replays` false: the configuration's replays are sent by
+ * another session of the node (a partitioned consumer sends them once, through its first partition).
  */
-export function startEvents(session: ConsumerSession, sessions: ConsumerSessions, queue: string, statsEveryMs: number, send: (msg: NodeMessage) => void): () => void {
+export function startEvents(session: ConsumerSession, sessions: ConsumerSessions, queue: string, statsEveryMs: number, send: (msg: NodeMessage) => void, replays = true): () => void {
   const event = (payload: OutcomeEvent): void => send({ topic: payload.event, payload });
   let replayed = 0;
   const onSettled = (settled: Settled): void => event(settledEvent(queue, settled));
@@ -64,7 +65,7 @@ export function startEvents(session: ConsumerSession, sessions: ConsumerSessions
   // The kill switch's changes of state: `{event: 'circuit', queue, state, previous, reason, failures, settles, restartInS?}`.
   const onCircuit = (change: CircuitChange): void => send({ topic: 'circuit', payload: { event: 'circuit', queue, ...change } });
   session.deliveries.on('settled', onSettled);
-  sessions.on('replayed', onReplayed);
+  if (replays) sessions.on('replayed', onReplayed);
   session.on('circuit', onCircuit);
 
   let timer: NodeJS.Timeout | undefined;

@@ -3,7 +3,8 @@
  * delivery. The delivery itself stays with the session; the msg carries its opaque id and names the
  * retry configuration (`msg.amqp.config`), which owns the sessions the end nodes settle through.
  */
-import { ConsumerSession, moverTiers, RetryMover } from '../../lib/consume';
+import { ConsumerSession } from '../../lib/consume';
+import { isPartitioned, partitionTopology, type RetryTopologyConfig } from '../../lib/topology';
 import type { DecodeMode, DeliveredMessage } from '../../lib/message';
 import { readNumberFields } from '../../lib/rules';
 import { openTelemetryTracer } from '../../lib/trace';
@@ -15,8 +16,9 @@ import { downstreamRunning, type NodeAPI, type NodeDef, type NodeMessage } from 
 import { DECODE_MODES, NUMBER_FIELDS, restartMaxProblem } from '../shared/properties';
 import { findRetryConfig, type RetryConsumerNode } from '../shared/retry-config-node';
 import { StatusUpdates } from '../shared/status';
-import { startEvents } from './consumer-events';
-import { hasChannel, sessionStatus } from './consumer-status';
+import { startPart, type ConsumerPart } from './consumer-part';
+import { hasChannel, sessionStatus, type StatusContext } from './consumer-status';
+import { partitionsStatus } from './partition-status';
 
 /**
  * How long a stopping consumer lets the flow settle the messages it holds before closing its channel
@@ -84,109 +86,97 @@ export = function register(RED: NodeAPI): void {
     }
     const { broker, topology } = config;
     const decode: DecodeMode = DECODE_MODES.find((m) => m === def.decode) ?? 'auto';
-    const session = new ConsumerSession({
-      connection: broker.connection,
-      copies: broker.connection.publisher('settle'),
-      configId: config.id,
-      topology,
-      // Ordered processing needs one message at a time: nothing may overtake a failed one.
-      prefetch: ordered ? 1 : (values.prefetch ?? 10),
-      ordered: ordered ? { pauseMs: (values.orderedPause ?? 5) * 1000 } : undefined,
-      parkingWatchMs: values.parkingWatch * 1000,
-      queueWatch: broker.queueWatch,
-      settleTimeoutMs: values.settleTimeout * 1000,
-      decode,
-      invalidBody: def.invalidBody === 'error' ? 'error' : 'park',
-      definitionReader: broker.managementApi,
-      metrics: metrics.counters(topology.mainQueue),
-      // The kill switch and the rate limit (issue 26): off unless asked for.
-      circuit:
-        def.circuit === true
-          ? {
-              activation: values.circuitActivation,
-              tripRatio: values.circuitTripPercent / 100,
-              windowMs: values.circuitWindow * 1000,
-              restartMs: values.circuitRestart * 1000,
-              restartMaxMs: values.circuitRestartMax * 1000,
-              probes: values.circuitProbes,
-            }
-          : undefined,
-      rateLimit: values.rateLimit,
-      // Spans only when an OpenTelemetry SDK is registered when the consumer starts (nothing is loaded otherwise).
-      tracer: openTelemetryTracer(),
-      dedupe:
-        dedupeNode?.store && keyOf
-          ? {
-              store: dedupeNode.store,
-              keyOf,
-              noKey: def.dedupeNoKey === 'park' ? 'park' : 'process',
-              storeDown: def.dedupeStoreDown === 'process' ? 'process' : 'pause',
-              leaseMs: dedupeNode.leaseMs,
-              retentionMs: dedupeNode.retentionMs,
-            }
-          : undefined,
-    });
-    // The configuration owns its sessions: end nodes reach this one through it, until it has stopped and drained.
-    const leave = config.consumers.add(session, node.id);
+    // A partitioned configuration: one ordered session per partition queue.
+    const partitioned = isPartitioned(topology);
+    const sessionFor = (part: RetryTopologyConfig): ConsumerSession =>
+      new ConsumerSession({
+        connection: broker.connection,
+        copies: broker.connection.publisher('settle'),
+        configId: config.id,
+        topology: part,
+        // Ordered processing needs one message at a time: nothing may overtake a failed one.
+        prefetch: ordered || partitioned ? 1 : (values.prefetch ?? 10),
+        ordered: ordered || partitioned ? { pauseMs: (values.orderedPause ?? 5) * 1000 } : undefined,
+        parkingWatchMs: values.parkingWatch * 1000,
+        queueWatch: broker.queueWatch,
+        settleTimeoutMs: values.settleTimeout * 1000,
+        decode,
+        invalidBody: def.invalidBody === 'error' ? 'error' : 'park',
+        definitionReader: broker.managementApi,
+        metrics: metrics.counters(part.mainQueue),
+        // The kill switch and the rate limit (issue 26): off unless asked for.
+        circuit:
+          def.circuit === true
+            ? {
+                activation: values.circuitActivation,
+                tripRatio: values.circuitTripPercent / 100,
+                windowMs: values.circuitWindow * 1000,
+                restartMs: values.circuitRestart * 1000,
+                restartMaxMs: values.circuitRestartMax * 1000,
+                probes: values.circuitProbes,
+              }
+            : undefined,
+        rateLimit: values.rateLimit,
+        // Spans only when an OpenTelemetry SDK is registered when the consumer starts (nothing is loaded otherwise).
+        tracer: openTelemetryTracer(),
+        dedupe:
+          dedupeNode?.store && keyOf
+            ? {
+                store: dedupeNode.store,
+                keyOf,
+                noKey: def.dedupeNoKey === 'park' ? 'park' : 'process',
+                storeDown: def.dedupeStoreDown === 'process' ? 'process' : 'pause',
+                leaseMs: dedupeNode.leaseMs,
+                retentionMs: dedupeNode.retentionMs,
+              }
+            : undefined,
+      });
 
     const buffer = broker.connection.publishers.buffer;
+    const parts: ConsumerPart[] = [];
+    const context = (): StatusContext => ({ blockedBy: buffer.state.blockedBy, store: dedupeNode?.store?.description ?? '', circuit: parts[0]?.session.circuit, rateLimit: values.rateLimit, storeForgets: dedupeNode?.forgetsOnRestart });
     const status = new StatusUpdates(
-      () =>
-        sessionStatus(session.state, session.stats, t, { blockedBy: buffer.state.blockedBy, store: dedupeNode?.store?.description ?? '', circuit: session.circuit, rateLimit: values.rateLimit, storeForgets: dedupeNode?.forgetsOnRestart }) ??
-        broker.connectionStatus(),
+      () => (partitioned ? partitionsStatus(parts.map((p) => p.view(t, context())), t, values.rateLimit) : parts[0] && sessionStatus(parts[0].session.state, parts[0].session.stats, t, context())) ?? broker.connectionStatus(),
       (shown) => node.status(shown),
     );
     // While the kill switch is open its status counts down to the probe.
-    const countdown = def.circuit === true ? setInterval(() => session.state.phase === 'circuit-open' && status.now(), 1000) : undefined;
-    const deliveries = session.deliveries;
-    deliveries.on('message', (delivered) => node.send(toMsg(delivered)));
-    deliveries.on('invalid', (delivered, why) => {
-      const msg = toMsg(delivered);
-      msg.error = { message: why };
-      node.error(`message ${delivered.amqp.deliveryId}: ${why}`, msg);
-    });
-    deliveries.on('changed', () => status.soon());
-    deliveries.on('warning', (text) => node.warn(text));
-    deliveries.on('error', (text) => node.error(text));
-    session.on('parking', () => status.soon());
-    session.on('state', () => status.now());
-    session.on('circuit', () => status.now());
+    const countdown = def.circuit === true ? setInterval(() => parts.some((p) => p.session.state.phase === 'circuit-open') && status.now(), 1000) : undefined;
     const onBufferChange = (): void => status.soon();
     buffer.on('change', onBufferChange);
-    session.on('warning', (text) => node.warn(text));
-    session.on('info', (text) => node.log(text)); // a recovery is good news: info, not a warning
-    // Quorum retry tiers: retries come back through the package, with confirms (see lib/consume/retry-mover.ts).
-    const tiers = moverTiers(topology);
-    const mover = tiers.length > 0 ? new RetryMover({ connection: broker.connection, mainQueue: topology.mainQueue, tiers }) : undefined;
-    if (mover) {
-      mover.on('warning', (text) => node.warn(text));
-      // Once the topology is in place: the tier queues exist then.
-      session.on('state', (state) => {
-        if (hasChannel(state)) mover.start();
-      });
-    }
-    session.on('error', (text) => node.error(text));
+    const anyChannel = (): boolean => parts.some((p) => hasChannel(p.session.state));
 
     const user: BrokerUser = {
       id: node.id,
       // The broker pushes connection states; while consuming (or paused), the session's own status wins.
       status: (pushed) => {
-        if (!hasChannel(session.state)) {
+        if (!anyChannel()) {
           status.forget();
           node.status(pushed);
         }
       },
     };
-    const { mainQueue, parkingQueue } = topology;
-    const removeGauges = metrics.addConsumer({
-      queue: mainQueue,
-      parkingQueue,
-      inFlight: () => deliveries.inFlight,
-      depths: () => session.queues.depths,
-      ...(def.circuit === true ? { consumer: node.id, circuit: () => session.circuit?.state } : {}),
-    });
-    const stopEvents = events ? startEvents(session, config.consumers, mainQueue, values.statsEvery * 1000, (msg) => node.send([null, msg])) : undefined;
-    session.start();
+    let closing = false;
+    const startParts = (topologies: Array<{ topology: RetryTopologyConfig; partition?: number }>): void => {
+      if (closing) return;
+      for (const { topology: part, partition } of topologies) {
+        parts.push(
+          startPart({ node, config, session: sessionFor(part), topology: part, partition, status, toMsg, statsEveryMs: events ? values.statsEvery * 1000 : undefined, circuit: def.circuit === true }),
+        );
+      }
+      status.now();
+    };
+    // The routing (consistent-hash exchange or computed key) decides the partition exchange's type: resolved once on the broker, asked again every 5 s while it cannot be.
+    const resolve = (): void => {
+      config.partitionRouting().then(
+        (routing) => startParts(Array.from({ length: topology.partitions ?? 0 }, (_, i) => ({ topology: partitionTopology(topology, i, routing), partition: i }))),
+        (err: unknown) => {
+          node.error((err as Error).message);
+          if (!closing) setTimeout(resolve, 5000).unref();
+        },
+      );
+    };
+    if (partitioned) resolve();
+    else startParts([{ topology }]);
     broker.register(user);
     // The store's connection is open while a consumer uses it (its status follows the session's).
     const storeUser: BrokerUser = { id: node.id, status: () => status.now() };
@@ -194,26 +184,24 @@ export = function register(RED: NodeAPI): void {
 
     // Control messages, like the core nodes': stop taking messages without a redeploy, and go on (`resume` also closes the kill switch).
     node.on('input', (msg, _send, done) => {
-      const control = msg.topic === 'pause' ? session.pause() : msg.topic === 'resume' ? session.resume() : undefined;
+      const control = msg.topic === 'pause' ? 'pause' : msg.topic === 'resume' ? 'resume' : undefined;
       if (!control) {
         done(new Error(t('retry-consumer.errors.control', { topic: JSON.stringify(msg.topic ?? null) })));
         return;
       }
-      control.then(() => done(), (err: unknown) => done(err instanceof Error ? err : new Error(String(err))));
+      Promise.all(parts.map((p) => p.session[control]())).then(() => done(), (err: unknown) => done(err instanceof Error ? err : new Error(String(err))));
     });
 
     node.on('close', (_removed, done) => {
+      closing = true;
       status.stop();
       clearInterval(countdown);
       buffer.off('change', onBufferChange);
-      stopEvents?.();
-      removeGauges();
       // No new deliveries; the flow gets up to DRAIN_MS to settle what it holds (none when the nodes on the
       // consumer's wires stop too). What is still unsettled then goes back to the queue: redelivered, not lost.
       const wires = Array.isArray(def.wires) ? [def.wires[0]] : [];
-      Promise.all([session.stop({ drainMs: DRAIN_MS, settlePath: () => downstreamRunning(RED, wires) }), mover?.stop()])
+      Promise.all(parts.map((p) => p.stop({ drainMs: DRAIN_MS, settlePath: () => downstreamRunning(RED, wires) })))
         .then(() => Promise.all([broker.deregister(user), dedupeNode?.deregister(storeUser)]))
-        .finally(leave)
         .then(() => done(), () => done());
     });
   }

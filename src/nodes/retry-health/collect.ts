@@ -55,7 +55,9 @@ function consumers(RED: NodeAPI, defs: NodeDef[]): ConsumerInput[] {
     if (!config) continue;
     const queue = config.topology?.mainQueue ?? '';
     for (const owner of config.consumers.owners()) {
-      const session = config.consumers.of(owner);
+      // A partitioned consumer: the first partition that is not consuming speaks for it.
+      const sessions = config.consumers.latestOf(owner, Math.max(1, config.topology?.partitions ?? 1));
+      const session = sessions.find((s) => s.state.phase !== 'consuming') ?? sessions[0];
       if (!session || seen.has(owner)) continue;
       seen.add(owner);
       const name = stringProp(RED.nodes.getNode(owner)?.name) || queue || owner;

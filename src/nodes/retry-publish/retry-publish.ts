@@ -14,6 +14,7 @@ import { messagingAttributes, openTelemetryTracer, setTrace, spanName, traceOf, 
 import { findBroker, type BrokerUser } from '../shared/broker-node';
 import { stringProp, type Node, type NodeAPI, type NodeDef, type NodeMessage, type NodeStatus } from '../shared/node-red';
 import { publishTarget, publishOptions } from '../shared/publish-options';
+import { partitionSettings } from './partition-key';
 
 /** A failed publish in a few words, for the node's status (the full text goes to the log and Catch). */
 function failureReason(err: unknown, t: Translate): string {
@@ -32,6 +33,13 @@ export = function register(RED: NodeAPI): void {
     if (!broker) {
       node.status({ fill: 'red', shape: 'ring', text: statusKey('retry-publish.status.noBroker') });
       node.error('publish node not started: no broker configured');
+      return;
+    }
+    // Partitioned: the msg's key picks a partition of a partitioned retry configuration.
+    const partitions = partitionSettings(RED, node, def);
+    if (partitions.problem !== undefined) {
+      node.status({ fill: 'red', shape: 'ring', text: partitions.problem });
+      node.error(`publish node not started: ${partitions.problem}`);
       return;
     }
     const settings = {
@@ -68,13 +76,29 @@ export = function register(RED: NodeAPI): void {
     // A publish span per msg only when an OpenTelemetry SDK is registered when the node starts.
     const tracer = openTelemetryTracer();
 
+    // Targets are found one msg after the other (a key expression is asynchronous): publishes keep the order the msgs came in.
+    let previous: Promise<void> = Promise.resolve();
     node.on('input', (msg: NodeMessage, send, done) => {
+      const route = settings.mode === 'publish' ? partitions.route : undefined;
+      if (!route) {
+        publishTo(msg, () => publishTarget(settings, msg), send, done);
+        return;
+      }
+      previous = previous.then(() =>
+        route(msg).then(
+          (target) => publishTo(msg, () => target, send, done),
+          (err: unknown) => done(err instanceof Error ? err : new Error(String(err))),
+        ),
+      );
+    });
+
+    function publishTo(msg: NodeMessage, targetOf: () => { exchange: string; routingKey: string; partition?: number }, send: (msg: NodeMessage) => void, done: (err?: Error) => void): void {
       let span: MessageSpan | undefined;
-      let target: { exchange: string; routingKey: string };
+      let target: { exchange: string; routingKey: string; partition?: number };
       let options: Options.Publish;
       let content: Buffer;
       try {
-        target = publishTarget(settings, msg);
+        target = targetOf();
         const encoded = encodePayload(msg.payload);
         content = encoded.content;
         options = publishOptions(settings, msg, encoded.contentType, randomUUID);
@@ -97,7 +121,8 @@ export = function register(RED: NodeAPI): void {
             span?.end();
             const amqp = (msg.amqp && typeof msg.amqp === 'object' ? msg.amqp : {}) as Record<string, unknown>;
             const traceparent = (options.headers as Record<string, unknown>).traceparent;
-            msg.amqp = Object.assign({}, amqp, { published: { exchange: target.exchange, routingKey: target.routingKey, messageId: options.messageId, traceparent } });
+            const partition = target.partition === undefined ? {} : { partition: target.partition };
+            msg.amqp = Object.assign({}, amqp, { published: { exchange: target.exchange, routingKey: target.routingKey, messageId: options.messageId, traceparent, ...partition } });
             if (failing) {
               failing = false;
               if (brokerStatus) node.status(brokerStatus); // register() pushed one at once
@@ -113,7 +138,7 @@ export = function register(RED: NodeAPI): void {
             done(err instanceof Error ? err : new Error(String(err)));
           },
         );
-    });
+    }
     node.on('close', (_removed, done) => {
       broker.connection
         .closePublisher(node.id)

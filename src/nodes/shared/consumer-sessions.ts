@@ -47,6 +47,11 @@ export class ConsumerSessions extends EventEmitter<ConsumerSessionsEvents> {
     return this.members.filter((m) => m.owner === owner).at(-1)?.session;
   }
 
+  /** The last `count` sessions a consumer node added: a partitioned consumer runs one per partition. */
+  latestOf(owner: string, count: number): ConsumerSession[] {
+    return this.members.filter((m) => m.owner === owner).slice(-count).map((m) => m.session);
+  }
+
   /** The consumer nodes (ids) with a session here, each once, in the order they came. */
   owners(): string[] {
     return [...new Set(this.members.map((m) => m.owner))];

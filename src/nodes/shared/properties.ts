@@ -50,6 +50,8 @@ export const NUMBER_FIELDS = {
   'retry-config': {
     maxAttempts: { label: 'max attempts', fallback: 3, min: 1, integer: true },
     maxAge: { label: 'max age', fallback: 0, min: 0, unit: 's' },
+    // Issue 42: partitioned ordered mode (0 or 1: one main queue, as before).
+    partitions: { label: 'partitions', fallback: 0, min: 0, max: 256, integer: true },
   },
   'retry-consumer': {
     prefetch: { label: 'prefetch', fallback: 10, min: 1, max: 65535, integer: true },
@@ -103,7 +105,8 @@ export const PROPERTY_VERSIONS: Record<string, { version: number; added: Record<
   // --- issue 27 (H10): park-replay's reason filter (absent: every reason) ---
   'park-replay': { version: 3, added: { action: { since: 2, value: 'replay' }, reason: { since: 3, value: '' } } },
   // --- issue 26 (H4): error rules (absent: none, every failure transient) ---
-  'retry-config': { version: 3, added: { maxAge: { since: 2 }, errorRules: { since: 3, value: '[]' } } },
+  // --- issue 42: partitions (absent: not partitioned) ---
+  'retry-config': { version: 4, added: { maxAge: { since: 2 }, errorRules: { since: 3, value: '[]' }, partitions: { since: 4 }, partitionRouting: { since: 4, value: 'auto' } } },
   'retry-consumer': {
     version: 5,
     added: {

@@ -2,7 +2,7 @@
 import type { ErrorClassifier } from '../../lib/classify';
 import type { ConsumerSessions } from './consumer-sessions';
 import type { ReplayJobs } from './replay-jobs';
-import type { RetryTopologyConfig } from '../../lib/topology';
+import type { PartitionRouting, RetryTopologyConfig } from '../../lib/topology';
 import type { RetryBrokerNode } from './broker-node';
 import type { Node, NodeAPI } from './node-red';
 
@@ -17,6 +17,11 @@ export interface RetryConfigNode extends Node {
   consumers: ConsumerSessions;
   /** Its paced replays (started from the admin API or a park-replay node), stopped when it closes. */
   replayJobs: ReplayJobs;
+  /**
+   * A partitioned configuration's routing, resolved on the broker once (`auto`: the partition exchange's
+   * type when it exists, else the consistent-hash exchange when the broker has it, else computed).
+   */
+  partitionRouting(): Promise<PartitionRouting>;
 }
 
 /** A retry-consumer node as others see it: its session is its configuration's (`consumers.of(id)`). */

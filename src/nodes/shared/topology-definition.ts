@@ -6,6 +6,7 @@
 import { parseRoutingKeys } from '../../lib/rules/property-rules';
 import { readNumberFields } from '../../lib/rules/number-fields';
 import { EXCHANGE_TYPES, type ExchangeType, type RetryTopologyConfig, validateTopologyConfig } from '../../lib/topology/plan';
+import { PARTITION_ROUTINGS } from '../../lib/topology/partitions';
 import { parseDelays, parseQueueArguments, queueNamesOf } from '../../lib/topology/parse';
 import { stringProp } from './node-red';
 import { NUMBER_FIELDS } from './properties';
@@ -37,6 +38,8 @@ export function topologyFromDefinition(def: Record<string, unknown>): RetryTopol
     parkingQueueArguments: parseQueueArguments(stringProp(def.parkingQueueArgs), 'parking queue arguments'),
     alternateExchange: stringProp(def.alternateExchange),
     unroutedQueue: stringProp(def.unroutedQueue),
+    partitions: numbers.values.partitions,
+    partitionRouting: PARTITION_ROUTINGS.find((r) => r === def.partitionRouting) ?? 'auto',
   };
   const problems = numbers.problems.length > 0 ? numbers.problems : validateTopologyConfig(topology);
   if (problems.length > 0) throw new Error(problems.join('; '));

@@ -1,0 +1,108 @@
+/**
+ * One consumer session of a retry-consumer node, wired to the node: the main queue of a plain
+ * configuration, or one partition queue of a partitioned one. Its msgs, warnings, metrics gauges,
+ * events output and retry mover; the node owns the status line over all of its parts.
+ */
+import { moverTiers, RetryMover, type ConsumerSession, type StopOptions } from '../../lib/consume';
+import type { DeliveredMessage } from '../../lib/message';
+import type { RetryTopologyConfig } from '../../lib/topology';
+import type { Translate } from '../shared/i18n';
+import { metrics } from '../shared/metrics';
+import type { Node, NodeMessage } from '../shared/node-red';
+import type { RetryConfigNode } from '../shared/retry-config-node';
+import type { StatusUpdates } from '../shared/status';
+import { startEvents } from './consumer-events';
+import { hasChannel, sessionStatus, type StatusContext } from './consumer-status';
+import type { PartitionView } from './partition-status';
+
+export interface PartOptions {
+  node: Node;
+  config: RetryConfigNode;
+  session: ConsumerSession;
+  topology: RetryTopologyConfig;
+  /** The partition's number, in a partitioned configuration: on every msg as `msg.amqp.partition`. */
+  partition?: number;
+  status: StatusUpdates;
+  toMsg: (delivered: DeliveredMessage) => NodeMessage;
+  /** The events output's stats period; undefined: no events output. */
+  statsEveryMs: number | undefined;
+  circuit: boolean;
+}
+
+export interface ConsumerPart {
+  session: ConsumerSession;
+  /** Its state for a partitioned status line. */
+  view(t: Translate, context: StatusContext): PartitionView;
+  stop(options: StopOptions): Promise<void>;
+}
+
+export function startPart(options: PartOptions): ConsumerPart {
+  const { node, config, session, topology, partition, status, toMsg } = options;
+  const connection = config.broker?.connection;
+  // The configuration owns its sessions: end nodes reach this one through it, until it has stopped and drained.
+  const leave = config.consumers.add(session, node.id);
+  // Delivered a message on its current channel: the partition's single active consumer is this one.
+  let active = false;
+  const deliveries = session.deliveries;
+  const msgOf = (delivered: DeliveredMessage): NodeMessage => {
+    const msg = toMsg(delivered);
+    if (partition !== undefined) msg.amqp = { ...(msg.amqp as object), partition };
+    return msg;
+  };
+  deliveries.on('message', (delivered) => {
+    if (!active) {
+      active = true;
+      status.soon();
+    }
+    node.send(msgOf(delivered));
+  });
+  deliveries.on('invalid', (delivered, why) => {
+    const msg = msgOf(delivered);
+    msg.error = { message: why };
+    node.error(`message ${delivered.amqp.deliveryId}: ${why}`, msg);
+  });
+  deliveries.on('changed', () => status.soon());
+  deliveries.on('warning', (text) => node.warn(text));
+  deliveries.on('error', (text) => node.error(text));
+  session.on('parking', () => status.soon());
+  session.on('state', (state) => {
+    if (!hasChannel(state)) active = false; // a new channel is a new consumer: standby until it delivers
+    status.now();
+  });
+  session.on('circuit', () => status.now());
+  session.on('warning', (text) => node.warn(text));
+  session.on('info', (text) => node.log(text)); // a recovery is good news: info, not a warning
+  // Quorum retry tiers: retries come back through the package, with confirms (see lib/consume/retry-mover.ts).
+  const tiers = moverTiers(topology);
+  const mover = tiers.length > 0 && connection ? new RetryMover({ connection, mainQueue: topology.mainQueue, tiers }) : undefined;
+  if (mover) {
+    mover.on('warning', (text) => node.warn(text));
+    // Once the topology is in place: the tier queues exist then.
+    session.on('state', (state) => {
+      if (hasChannel(state)) mover.start();
+    });
+  }
+  session.on('error', (text) => node.error(text));
+  const { mainQueue, parkingQueue } = topology;
+  const removeGauges = metrics.addConsumer({
+    queue: mainQueue,
+    parkingQueue,
+    inFlight: () => deliveries.inFlight,
+    depths: () => session.queues.depths,
+    ...(options.circuit ? { consumer: node.id, circuit: () => session.circuit?.state } : {}),
+  });
+  const send = (msg: NodeMessage): void => node.send([null, msg]);
+  const stopEvents = options.statsEveryMs !== undefined ? startEvents(session, config.consumers, mainQueue, options.statsEveryMs, send, (partition ?? 0) === 0) : undefined;
+  session.start();
+  return {
+    session,
+    view: (t, context) => ({ index: partition ?? 0, state: session.state, stats: session.stats, status: sessionStatus(session.state, session.stats, t, context), active }),
+    stop: (stopOptions) => {
+      stopEvents?.();
+      removeGauges();
+      return Promise.all([session.stop(stopOptions), mover?.stop()])
+        .then(() => undefined)
+        .finally(leave);
+    },
+  };
+}
