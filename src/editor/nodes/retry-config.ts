@@ -154,6 +154,8 @@ export function retryConfig(t: Translate): NodeDefinition {
       name: { value: '' },
       broker: { value: '', type: 'retry-broker', required: true, label: t('prop.broker') },
       mode: { value: 'declare', label: t('prop.mode'), validate: v.oneOf(choices.topologyModes) },
+      // Check mode on a queue another package made (a converted flow): only the retry and parking queues are declared.
+      existingQueue: { value: false },
       mainExchange: { value: '', label: t('prop.mainExchange'), validate: v.name() },
       mainExchangeType: { value: 'direct', label: t('prop.mainExchangeType'), validate: v.oneOf(choices.exchangeTypes) },
       mainQueue: { value: '', required: true, label: t('prop.mainQueue'), validate: withTopology(v.name(), names) },
@@ -205,6 +207,7 @@ export function retryConfig(t: Translate): NodeDefinition {
         $('.retry-config-retry-exchange').toggle(text('retryExchange') !== '');
         $('#retry-config-mode-tip-declare').toggle(text('mode') === 'declare');
         $('#retry-config-mode-tip-check').toggle(text('mode') === 'check');
+        $('.retry-config-existing-queue').toggle(text('mode') === 'check');
       };
       $('#node-config-input-mainQueue, #node-config-input-mainExchange, #node-config-input-retryExchange, #node-config-input-alternateExchange').on('change keyup', refresh);
       $('#node-config-input-mode').on('change', refresh);

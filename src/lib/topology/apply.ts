@@ -209,7 +209,41 @@ export async function checkTopology(run: ChannelRunner, plan: TopologyPlan, read
   return { warnings: [`check mode: queues and exchanges exist; their arguments were not compared (${why}set the management API URL on the broker to compare them)`], argumentsUnchecked: true };
 }
 
+/**
+ * Check mode on a main queue that belongs to someone else (plan.existingMainQueue): every exchange and
+ * the main queue are checked passively, never redeclared (their arguments cannot conflict: no 406);
+ * a missing main queue is created durable with the configuration's extra arguments only. Then the
+ * configuration's own retry and parking queues are declared and the main queue bound (bindings never
+ * conflict). Without a definition reader nothing else is compared: the result says so.
+ */
+export async function adoptTopology(run: ChannelRunner, plan: TopologyPlan): Promise<TopologyResult> {
+  for (const ex of plan.exchanges) {
+    await run((ch) => ch.checkExchange(ex.name)).catch((err: unknown) => {
+      throw new TopologyError([explain(err, 'exchange', ex.name, 'check', 'check')], replyCode(err));
+    });
+  }
+  for (const q of plan.queues) {
+    if (q.role === 'main') {
+      await run((ch) => ch.checkQueue(q.name)).catch(async (err: unknown) => {
+        if (replyCode(err) !== AMQP_CODE.NOT_FOUND) throw new TopologyError([explain(err, 'queue', q.name, 'check', 'check')], replyCode(err));
+        await run((ch) => ch.assertQueue(q.name, { durable: true, arguments: q.arguments }));
+      });
+    } else {
+      await run((ch) => ch.assertQueue(q.name, { durable: true, arguments: q.arguments })).catch(async (err: unknown) => {
+        throw new TopologyError([await refusedQueue(err, q, undefined)], replyCode(err));
+      });
+    }
+  }
+  for (const b of plan.bindings) {
+    await run((ch) => ch.bindQueue(b.queue, b.exchange, b.routingKey)).catch((err: unknown) => {
+      throw new TopologyError([explain(err, 'queue', b.queue, 'check', `bind to exchange '${b.exchange}' with '${b.routingKey}'`)], replyCode(err));
+    });
+  }
+  return { warnings: [] };
+}
+
 export async function applyTopology(run: ChannelRunner, plan: TopologyPlan, mode: TopologyMode, reader?: DefinitionReader): Promise<TopologyResult> {
+  if (plan.existingMainQueue === true && mode === 'check') return adoptTopology(run, plan);
   return mode === 'declare' ? declareTopology(run, plan, reader) : checkTopology(run, plan, reader);
 }
 

@@ -35,6 +35,7 @@ export {
   FIRST_DIFFERENCE_ONLY,
   TopologyError,
   applyTopology,
+  adoptTopology,
   checkTopology,
   declareTopology,
   ensureQueueExists,
