@@ -146,6 +146,16 @@ function checkTopology(t: (key: string, args?: Record<string, unknown>) => strin
     .fail((xhr) => failed(t, 'check.failed', button, xhr));
 }
 
+/** An existing main queue (check mode) may be bound to the broker's own amq.* exchanges: checked, never declared. */
+function brokerOwnWhenExisting(validator: Validator): Validator {
+  return function (this: EditorNode, value, opt) {
+    const box = $('#node-config-input-existingQueue');
+    const mode = $('#node-config-input-mode');
+    const existing = box.length > 0 ? box.is(':checked') && mode.val() === 'check' : this.existingQueue === true && this.mode === 'check';
+    return existing && str(value).startsWith('amq.') ? true : validator.call(this, value, opt);
+  };
+}
+
 export function retryConfig(t: Translate): NodeDefinition {
   const names = /queues and retry delays must all be different|queue name is empty/;
   return {
@@ -156,7 +166,7 @@ export function retryConfig(t: Translate): NodeDefinition {
       mode: { value: 'declare', label: t('prop.mode'), validate: v.oneOf(choices.topologyModes) },
       // Check mode on a queue another package made (a converted flow): only the retry and parking queues are declared.
       existingQueue: { value: false },
-      mainExchange: { value: '', label: t('prop.mainExchange'), validate: v.name() },
+      mainExchange: { value: '', label: t('prop.mainExchange'), validate: brokerOwnWhenExisting(v.name()) },
       mainExchangeType: { value: 'direct', label: t('prop.mainExchangeType'), validate: v.oneOf(choices.exchangeTypes) },
       mainQueue: { value: '', required: true, label: t('prop.mainQueue'), validate: withTopology(v.name(), names) },
       routingKeys: { value: '', label: t('prop.routingKeys'), validate: withTopology(v.routingKeys, /routing keys/) },

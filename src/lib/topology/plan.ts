@@ -213,7 +213,9 @@ export function validateTopologyConfig(config: RetryTopologyConfig): string[] {
   }
   for (const [label, name] of [['main exchange', config.mainExchange], ['retry exchange', config.retryExchange]] as const) {
     const problem = name ? nameProblem(name) : null;
-    if (problem) problems.push(`${label} '${name.slice(0, 60)}': ${problem.text}`);
+    // An existing main queue may be bound to a broker's own exchange (amq.topic, …): it is only checked, never declared.
+    const existing = label === 'main exchange' && config.existingMainQueue === true && problem?.code === 'reserved';
+    if (problem && !existing) problems.push(`${label} '${name.slice(0, 60)}': ${problem.text}`);
   }
   const keysProblem = routingKeysProblem(config.routingKeys.join(','));
   if (keysProblem) problems.push(keysProblem.text);
