@@ -41,7 +41,7 @@ function loadOncePerRuntime(type: string): void {
   const modules = (helper as unknown as { _nodeModules: Record<string, (red: object) => unknown> })._nodeModules;
   const load = modules[type];
   if (!load) return;
-  const loaded = new WeakSet<object>();
+  const loaded = new WeakSet();
   modules[type] = (red) => {
     if (loaded.has(red)) return undefined;
     loaded.add(red);
@@ -52,7 +52,6 @@ loadOncePerRuntime('catch');
 loadOncePerRuntime('complete');
 
 const url = new URL(AMQP_URL);
-const OUR_TYPES = new Set(['retry-broker', 'retry-config', 'retry-consumer', 'retry-settle', 'park-publisher', 'retry-publish']);
 
 /** A package's example flows as one flows file, names made unique, each AMQP node on one old broker node. */
 function examples(dir: string, renames: Record<string, string>, broker: FlowNode): FlowNode[] {
