@@ -24,11 +24,12 @@ interface FlowNode {
   id: string;
   type: string;
   z?: string;
+  broker?: string;
   wires?: string[][];
 }
 /** The browser's globals the test reads; typed loosely on purpose, they only run in the page. */
 interface PageRED {
-  nodes: { getType(type: string): unknown; createCompleteNodeSet(opts?: unknown): FlowNode[]; dirty(): boolean };
+  nodes: { getType(type: string): unknown; createCompleteNodeSet(opts?: unknown): FlowNode[]; dirty(): boolean; node(id: string): { valid?: boolean } | null };
   view: { importNodes(nodes: unknown[], options?: Record<string, unknown>): void };
   workspaces: { show(id: string): void; active(): string };
 }
@@ -81,7 +82,9 @@ describe('"Convert AMQP flows" in the editor (chromium, packed package, Node-RED
   });
 
   it('converts the current tab from the main menu, shows the report, and Ctrl+Z undoes it', async function () {
-    const example = JSON.parse(readFileSync(EXAMPLE, 'utf8')) as FlowNode[];
+    // The example selects no broker (the user picks one): an old broker node, as a user's flow has.
+    const oldBroker = { id: 'old-broker', type: 'amqp-broker', name: 'rabbit', host: '127.0.0.1', port: 5672, vhost: '', tls: false, credsFromSettings: false };
+    const example = [oldBroker, ...(JSON.parse(readFileSync(EXAMPLE, 'utf8')) as FlowNode[]).map((n) => ('broker' in n ? { ...n, broker: oldBroker.id } : n))];
     const tab = example.find((n) => n.type === 'tab')?.id ?? '';
     const consumer = example.find((n) => n.type === 'amqp-in-manual-ack')?.id ?? '';
     const linkIn = example.find((n) => n.type === 'link in')?.id ?? '';
@@ -113,6 +116,11 @@ describe('"Convert AMQP flows" in the editor (chromium, packed package, Node-RED
     assert.deepEqual(after.find((n) => n.id === linkIn)?.wires, [[router.id]]);
     assert.ok(after.some((n) => n.type === 'retry-settle'));
     assert.ok(await page.evaluate(() => RED.nodes.dirty()), 'the editor has a change to deploy');
+    // Every converted node is valid in the editor: each property a deployed node needs, as its dialog sets it.
+    const ours = after.filter((n) => /^(retry-|park-)/.test(n.type));
+    assert.deepEqual(ours.map((n) => n.type).sort(), ['park-publisher', 'retry-broker', 'retry-config', 'retry-consumer', 'retry-publish', 'retry-settle', 'retry-settle']);
+    const invalid = await page.evaluate((ids) => ids.filter((id) => RED.nodes.node(id)?.valid === false), ours.map((n) => n.id));
+    assert.deepEqual(invalid, []);
 
     // Ctrl+Z on the workspace, like any edit.
     await page.locator('.red-ui-notification button').first().click();
