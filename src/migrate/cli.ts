@@ -11,6 +11,9 @@ import { convertFlows, reportText } from './convert';
 import { CredentialFileError, credentialsFile, isEncrypted, readCredentials, SECRET_VARIABLE } from './credential-file';
 import type { FlowCredentials, FlowNode } from './types';
 
+/** A mistake in how the command was called: said as it is, without a stack. */
+class UsageError extends Error {}
+
 const USAGE = `usage: node-red-contrib-rabbitmq-retry migrate <flows.json | project directory> [-o converted.json] [--credentials flows_cred.json | --no-credentials] [--settle-at-end]`;
 
 interface Args {
@@ -22,7 +25,7 @@ interface Args {
 
 function parseArgs(argv: string[]): Args {
   const [command, ...rest] = argv;
-  if (command !== 'migrate') throw new CredentialFileError(USAGE);
+  if (command !== 'migrate') throw new UsageError(USAGE);
   const args: Args = { input: '', settleAtEnd: false };
   for (let i = 0; i < rest.length; i++) {
     const arg = rest[i] ?? '';
@@ -31,9 +34,9 @@ function parseArgs(argv: string[]): Args {
     else if (arg === '--no-credentials') args.credentials = false;
     else if (arg === '--settle-at-end') args.settleAtEnd = true;
     else if (!arg.startsWith('-') && args.input === '') args.input = arg;
-    else throw new CredentialFileError(`unknown argument ${arg}\n${USAGE}`);
+    else throw new UsageError(`unknown argument ${arg}\n${USAGE}`);
   }
-  if (args.input === '') throw new CredentialFileError(USAGE);
+  if (args.input === '') throw new UsageError(USAGE);
   return args;
 }
 
@@ -50,7 +53,7 @@ function readJson(file: string): unknown {
   try {
     return JSON.parse(readFileSync(file, 'utf8'));
   } catch (err) {
-    throw new CredentialFileError(`${file}: ${(err as Error).message}`);
+    throw new UsageError(`${file}: ${(err as Error).message}`);
   }
 }
 
@@ -66,7 +69,7 @@ export function main(argv: string[], env: NodeJS.ProcessEnv, out: (text: string)
     const result = convertFlows(flows, { ...(credentials ? { credentials } : {}), autoAck: args.settleAtEnd ? 'settle-at-end' : 'ack-on-arrival' });
     const hasCredentials = Object.keys(result.credentials).length > 0;
     if (hasCredentials && args.output === undefined) {
-      throw new CredentialFileError('the flows have credentials: give -o converted.json so they can be written next to it (converted_cred.json), never to stdout');
+      throw new UsageError('the flows have credentials: give -o converted.json so they can be written next to it (converted_cred.json), never to stdout');
     }
     const json = `${JSON.stringify(result.flows, null, 4)}\n`;
     if (args.output === undefined) out(json);
@@ -81,7 +84,7 @@ export function main(argv: string[], env: NodeJS.ProcessEnv, out: (text: string)
     err(reportText(result));
     return 0;
   } catch (e) {
-    err(e instanceof CredentialFileError ? e.message : `migrate: ${(e as Error).message}`);
+    err(e instanceof CredentialFileError || e instanceof UsageError ? e.message : `migrate: ${(e as Error).message}`);
     return 2;
   }
 }

@@ -66,7 +66,7 @@ export function convertFlows(flows: readonly FlowNode[], options: ConvertOptions
     if (unchanged && !(n.id in credentials) && typeof carried === 'object' && carried !== null) credentials[n.id] = carried as Record<string, string>;
     return rest;
   });
-  return { flows: out, report: ctx.report, credentials };
+  return { flows: out, report: ctx.orderedReport(), credentials };
 }
 
 /** The report as lines for a person: one per node, never a credential. */

@@ -95,9 +95,16 @@ export class Conversion {
     this.report.push({ id: node.id, type: node.type, name: nameOf(node), package: pkg, outcome, into, notes });
   }
 
-  /** Reports a node added for another one. */
-  added(node: FlowNode, note: string): void {
-    this.entry(node, THIS_PACKAGE, 'added', [node.type], [note]);
+  /** Reports a node added for another one (`for`: the input node's id). */
+  added(node: FlowNode, note: string, forId: string): void {
+    this.report.push({ id: node.id, type: node.type, name: nameOf(node), package: THIS_PACKAGE, outcome: 'added', into: [node.type], notes: [note], for: forId });
+  }
+
+  /** The report in the input's order, each node followed by the nodes added for it. */
+  orderedReport(): ReportEntry[] {
+    const rank = new Map([...this.input.keys()].map((id, i) => [id, i]));
+    const key = (e: ReportEntry): number => rank.get(e.for ?? e.id) ?? rank.size;
+    return this.report.map((e, i) => ({ e, i })).sort((a, b) => key(a.e) - key(b.e) || Number(a.e.outcome === 'added') - Number(b.e.outcome === 'added') || a.i - b.i).map(({ e }) => e);
   }
 }
 

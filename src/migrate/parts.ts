@@ -54,7 +54,7 @@ export function convertConsumer(ctx: Conversion, node: FlowNode, pkg: string, f:
     { broker: f.broker, mainExchange: f.exchange, mainExchangeType: f.exchangeType, mainQueue: queue, routingKeys: keys.join(','), ...(f.queueArgs ? { mainQueueArgs: f.queueArgs } : {}) },
   );
   ctx.add(config, node.id);
-  ctx.added(config, `check mode on '${queue}' (never redeclared), declares only '${queue}.retry' and '${queue}.parking'`);
+  ctx.added(config, `check mode on '${queue}' (never redeclared), declares only '${queue}.retry' and '${queue}.parking'`, node.id);
   const prefetch = f.prefetch >= 1 ? Math.min(Math.round(f.prefetch), 65535) : 10;
   if (f.prefetch < 1) notes.push('prefetch 0 (unlimited) is not allowed: 10 now');
   ctx.replace(node.id, retryConsumer({ id: node.id, z: node.z, x: node.x, y: node.y, name: nameOf(node) }, config.id, prefetch, node.wires ?? []));
@@ -68,7 +68,7 @@ function ackOnArrival(ctx: Conversion, node: FlowNode, notes: string[]): void {
   const ack = ctx.add(retrySettle(ctx.near(node, 'ack', 'ack on arrival', 1, 1), 'ack'), node.id);
   const consumer = ctx.node(node.id);
   if (consumer?.wires) consumer.wires = [[...(consumer.wires[0] ?? []), ack.id]];
-  ctx.added(ack, `acks each message as it arrives, as '${nameOf(node) || node.type}' did: move it to the end of the flow to retry and park failures`);
+  ctx.added(ack, `acks each message as it arrives, as '${nameOf(node) || node.type}' did: move it to the end of the flow to retry and park failures`, node.id);
   notes.push('acked on arrival as before (a retry-settle wired from it): a failure in the flow is not retried until the ack moves to the flow\'s end');
 }
 
@@ -100,9 +100,9 @@ function settleAtEnd(ctx: Conversion, node: FlowNode, notes: string[]): void {
   const done = scoped(ctx.near(node, 'done', `${nameOf(end) || end.type} done`, 2, 1), 'complete', [end.id], [[ack.id]]);
   const failed = scoped(ctx.near(node, 'failed', 'failed', 3, 1), 'catch', reached.map((n) => n.id), [[retry.id]]);
   for (const added of [retry, ack, failed, done]) ctx.add(added, node.id);
-  ctx.added(done, `acks when '${nameOf(end) || end.id}' completes`);
-  ctx.added(failed, 'retries a msg a node downstream threw on (parked after the last attempt)');
-  for (const added of [ack, retry]) ctx.added(added, 'settles the consumer\'s msgs at the end of the flow');
+  ctx.added(done, `acks when '${nameOf(end) || end.id}' completes`, node.id);
+  ctx.added(failed, 'retries a msg a node downstream threw on (parked after the last attempt)', node.id);
+  for (const added of [ack, retry]) ctx.added(added, 'settles the consumer\'s msgs at the end of the flow', node.id);
   notes.push(`it acked on arrival; now acked when '${nameOf(end) || end.id}' completes, retried when a node downstream throws, parked after the last attempt`);
 }
 
@@ -119,8 +119,8 @@ function manualAckRouter(ctx: Conversion, node: FlowNode, notes: string[]): void
   const router = switchOn(ctx.near(node, 'settle', 'msg.manualAck', 3, 1), expression, ['ack', 'retry', 'park'], [[ack.id], [retry.id], [park.id]]);
   ctx.moveInputs(node.id, [router.id]);
   for (const added of [park, retry, ack, router]) ctx.add(added, node.id);
-  ctx.added(router, 'routes the msgs that came back with msg.manualAck: ack → ack, nack / reject → retry, requeue false → park');
-  for (const added of [ack, retry, park]) ctx.added(added, 'settles what msg.manualAck asked for');
+  ctx.added(router, 'routes the msgs that came back with msg.manualAck: ack → ack, nack / reject → retry, requeue false → park', node.id);
+  for (const added of [ack, retry, park]) ctx.added(added, 'settles what msg.manualAck asked for', node.id);
   notes.push('msgs wired back into it with msg.manualAck now go to a switch: ack → retry-settle (ack), nack / reject → retry-settle (retry via the retry queue, not a requeue), requeue false → park-publisher; ackAll / nackAll settle only the msg itself');
 }
 
@@ -153,7 +153,7 @@ export function convertPublisher(ctx: Conversion, node: FlowNode, pkg: string, f
     const prepare = change(ctx.near(node, 'prepare', 'as the old publisher', -1, -1), rules, [[node.id]]);
     ctx.moveInputs(node.id, [prepare.id]);
     ctx.add(prepare, node.id);
-    ctx.added(prepare, 'sets msg.topic (the routing key) and msg.properties as the old publisher did');
+    ctx.added(prepare, 'sets msg.topic (the routing key) and msg.properties as the old publisher did', node.id);
     notes.push('a change node in front of it sets the routing key (msg.topic) and the fixed properties (msg.properties wins, as before)');
   }
   notes.push('publishes with confirms and mandatory: an unroutable message is an error now, not dropped silently');

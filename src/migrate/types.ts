@@ -28,6 +28,8 @@ export interface ReportEntry {
   into: string[];
   /** Why it was kept, what changes in behaviour, what to do by hand. Never a credential. */
   notes: string[];
+  /** An added node: the id of the input node it was added for. */
+  for?: string;
 }
 
 export interface ConvertOptions {

@@ -174,6 +174,9 @@ describe('flow converter (issue 41)', function () {
       const input = fixture('meowwolf/AMQP General Usage.json').filter((n) => n.type !== 'tab');
       for (const n of input) assert.ok(r.report.some((e) => e.id === n.id && e.outcome !== 'added'), `${n.type} ${n.id} in the report`);
       assert.ok(r.report.every((e) => e.outcome === 'converted' || e.notes.length > 0));
+      // In the input's order, each node followed by the nodes added for it.
+      const at = r.report.findIndex((e) => e.id === '3c555900.750918');
+      assert.deepEqual(r.report.slice(at, at + 3).map((e) => [e.outcome, e.type, e.for]), [['converted', 'amqp-in', undefined], ['added', 'retry-config', '3c555900.750918'], ['added', 'retry-settle', '3c555900.750918']]);
     });
   });
 
