@@ -162,6 +162,16 @@ describe('converted flows of the other AMQP packages in Node-RED (real broker)',
       await waitFor(async () => (await broker.messageCount(queue)) === 0, 'the main queue empty (every delivery settled)');
       // Nothing redeclared: the queue keeps the arguments the old package gave it.
       await keepsArguments(broker, queue, args);
+
+      // The manual ack examples: msg.manualAck (through link nodes, or a complete node) acks.
+      const acked: Record<string, number> = { '1129b47c.81b8dc': 0, '42a93135.4cad3': 0 };
+      for (const id of Object.keys(acked)) helper.getNode(`${id}-ack`).on('input', () => (acked[id] = (acked[id] ?? 0) + 1));
+      await broker.publish('amq.topic', 'acked.with.link', { data: 'link' });
+      await broker.publish('amq.topic', 'acked.with.complete', { data: 'complete' });
+      await waitFor(() => Object.values(acked).every((n) => n === 1), 'both manual acks');
+      // Stopped: a delivery left unacked would be ready again; acked ones are gone.
+      await helper.unload();
+      for (const id of Object.keys(acked)) assert.equal(await broker.messageCount(`migrated.${id}`), 0, `migrated.${id} empty`);
     });
   }
 
