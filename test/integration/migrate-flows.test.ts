@@ -15,7 +15,7 @@ import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { convertFlows, type ConvertOptions, type ConvertResult, type FlowNode } from '../../src/migrate';
-import { planTopology, declareTopology, TopologyError } from '../../src/lib/topology';
+import { planTopology, declareTopology, inspectTopology, TopologyError, type ChannelRunner } from '../../src/lib/topology';
 import { topologyFromDefinition } from '../../src/nodes/shared/topology-definition';
 import { AMQP_URL, Broker, uniqueName, waitFor } from '../helpers/broker';
 import { coreNodes, helper, loadFlow, logLines, packageNodes } from '../helpers/node-red';
@@ -102,13 +102,43 @@ async function redeclareIsRefused(result: ConvertResult, queue: string): Promise
   const broker = await Broker.open();
   try {
     await assert.rejects(
-      declareTopology((work) => broker.model.createChannel().then(async (ch) => { ch.on('error', () => undefined); try { return await work(ch); } finally { await ch.close().catch(() => undefined); } }), plan),
+      declareTopology(runnerOn(broker), plan),
       (err: unknown) => err instanceof TopologyError && err.code === 406,
     );
   } finally {
     await broker.model.close();
   }
 }
+
+/** A channel runner on a broker connection, as the dialog's check uses (a 404 closes the channel). */
+function runnerOn(broker: Broker): ChannelRunner {
+  return async (work) => {
+    const ch = await broker.model.createChannel();
+    ch.on('error', () => undefined);
+    try {
+      return await work(ch);
+    } finally {
+      await ch.close().catch(() => undefined);
+    }
+  };
+}
+
+describe('the dialog\'s check of an existing main queue configuration (real broker)', function () {
+  it('says its own retry and parking queues are created at deploy, not that check mode never creates them', async function () {
+    const broker = await Broker.open();
+    const queue = uniqueName('existing');
+    try {
+      await (await broker.ch()).assertQueue(queue, { durable: true, arguments: { 'x-max-length': 1000 } });
+      broker.track('queue', queue);
+      const plan = planTopology(topologyFromDefinition({ mode: 'check', existingQueue: true, mainQueue: queue, retryDelay: '5000', maxAttempts: 3 }));
+      const inspection = await inspectTopology(runnerOn(broker), plan);
+      assert.deepEqual(inspection.objects.map((o) => [o.name, o.state]), [[queue, 'ok'], [`${queue}.retry`, 'missing'], [`${queue}.parking`, 'missing']]);
+      assert.deepEqual(inspection.objects.flatMap((o) => o.problems), [`queue '${queue}.retry' does not exist yet: deploying creates it`, `queue '${queue}.parking' does not exist yet: deploying creates it`]);
+    } finally {
+      await broker.cleanup();
+    }
+  });
+});
 
 describe('converted flows of the other AMQP packages in Node-RED (real broker)', function () {
   this.timeout(90_000);

@@ -155,7 +155,9 @@ export async function inspectTopology(run: ChannelRunner, plan: TopologyPlan, op
       const code = replyCode(err);
       inspection.firstCode ??= code;
       check.state = code === AMQP_CODE.NOT_FOUND ? 'missing' : 'error';
-      check.problems.push(explain(err, check.kind, check.name, 'check', 'check'));
+      // An existing main queue's configuration creates its own queues (and a missing main queue) at deploy.
+      const created = plan.existingMainQueue === true && check.kind === 'queue' && code === AMQP_CODE.NOT_FOUND;
+      check.problems.push(created ? `queue '${check.name}' does not exist yet: deploying creates it` : explain(err, check.kind, check.name, 'check', 'check'));
       return;
     }
     check.differences = await compare();
@@ -186,7 +188,9 @@ export async function inspectTopology(run: ChannelRunner, plan: TopologyPlan, op
   for (const q of plan.queues) {
     const check: ObjectCheck = { kind: 'queue', name: q.name, role: q.role, state: 'ok', differences: [], problems: [] };
     await look(check, (ch) => ch.checkQueue(q.name), async () => {
-      const onBroker = reader ? await reader.queueArguments(q.name) : undefined;
+      // Someone else's main queue keeps its own arguments: nothing to compare.
+      const theirs = plan.existingMainQueue === true && q.role === 'main';
+      const onBroker = reader && !theirs ? await reader.queueArguments(q.name) : undefined;
       const differences = onBroker === undefined ? [] : diffArguments(onBroker, q.arguments);
       // One sentence per queue: the way out (its arguments cannot be changed) is said once.
       if (differences.length > 0) check.problems.push(describeDifferences('queue', q.name, differences));
