@@ -3,7 +3,7 @@
  * report and credentials out. The deploy of the converted examples is test/integration/migrate-flows.test.ts.
  */
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { convertFlows, reportText, type ConvertOptions, type ConvertResult, type FlowNode } from '../../src/migrate';
 import { NUMBER_FIELDS, PROPERTY_VERSIONS } from '../../src/nodes/shared/properties';
@@ -278,6 +278,16 @@ describe('flow converter (issue 41)', function () {
       assert.deepEqual(r.credentials.b, { user: 'u', password: 'p' });
       assert.ok(!('other' in r.credentials), 'no credentials of a node that is not there');
       assert.doesNotMatch(JSON.stringify(r.flows), /S3cret/);
+    });
+
+    it('keeps the converter free of Node.js APIs (the editor bundle runs it): only the command\'s files use them', function () {
+      const dir = path.resolve(__dirname, '../../src/migrate');
+      const nodeSide = new Set(['cli.ts', 'credential-file.ts']);
+      for (const file of readdirSync(dir).filter((f) => f.endsWith('.ts') && !nodeSide.has(f))) {
+        const code = readFileSync(path.join(dir, file), 'utf8');
+        assert.doesNotMatch(code, /from '(node:|fs|path|crypto|os)|require\(|\bprocess\.|\bBuffer\b/, `src/migrate/${file} uses a Node.js API`);
+        assert.doesNotMatch(code, /from '\.\/(cli|credential-file)'/, `src/migrate/${file} imports the command's side`);
+      }
     });
 
     it('refuses what is not a flows file', function () {
