@@ -19,6 +19,7 @@ import { serviceUrls } from '../../scripts/services.mjs';
 
 const CHROMIUM = serviceUrls(process.env).chromium;
 const EXAMPLE = path.resolve(__dirname, '../fixtures/migrate/meowwolf/Manual NAck With Links.json');
+const GENERAL = path.resolve(__dirname, '../fixtures/migrate/meowwolf/AMQP General Usage.json');
 
 interface FlowNode {
   id: string;
@@ -135,6 +136,32 @@ describe('"Convert AMQP flows" in the editor (chromium, packed package, Node-RED
     );
     assert.ok(!undone.some((n) => n.type === 'retry-config' || n.type === 'switch'));
     assert.deepEqual(undone.find((n) => n.id === linkIn)?.wires, [[consumer]]);
+    assert.deepEqual(pageErrors, []);
+  });
+
+  it("converts consumers on the broker's amq.* exchanges into valid check-mode configurations, and keeps the headers one with a comment", async function () {
+    const oldBroker = { id: 'old-broker-2', type: 'amqp-broker', name: 'rabbit', host: '127.0.0.1', port: 5672, vhost: '', tls: false, credsFromSettings: false };
+    const example = [oldBroker, ...(JSON.parse(readFileSync(GENERAL, 'utf8')) as FlowNode[]).map((n) => ('broker' in n ? { ...n, broker: oldBroker.id } : n))];
+    const tab = example.find((n) => n.type === 'tab')?.id ?? '';
+    await page.evaluate(
+      ({ nodes, tab }) => {
+        RED.view.importNodes(nodes, { generateIds: false, addFlow: false });
+        RED.workspaces.show(tab);
+      },
+      { nodes: example, tab },
+    );
+    await page.waitForFunction((id) => RED.workspaces.active() === id, tab);
+    await page.locator('.red-ui-notification').first().waitFor({ state: 'detached', timeout: 20_000 }).catch(() => undefined);
+    await page.locator('#red-ui-header-button-sidemenu').click();
+    await page.locator('#menu-item-rabbitmq-retry-migrate').click();
+    await page.locator('.rabbitmq-retry-migrate-report').last().waitFor({ state: 'visible' });
+    const after = await flows();
+    const configs = after.filter((n) => n.type === 'retry-config' && String((n as { mainQueue?: string }).mainQueue).startsWith('migrated.'));
+    assert.ok(configs.length >= 4, 'a configuration per converted consumer');
+    const ours = after.filter((n) => /^(retry-|park-)/.test(n.type));
+    const invalid = await page.evaluate((ids) => ids.filter((id) => RED.nodes.node(id)?.valid === false), ours.map((n) => n.id));
+    assert.deepEqual(invalid, []);
+    assert.ok(after.some((n) => n.type === 'comment' && n.z === tab && /headers exchange/.test(String((n as { name?: string }).name))));
     assert.deepEqual(pageErrors, []);
   });
 });
