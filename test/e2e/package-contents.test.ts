@@ -62,6 +62,16 @@ describe('the packed package (npm pack)', function () {
     assert.ok(readmeImages.length > 0, "the README's images are among them");
   });
 
+  it('ships the flow converter as its command (package.json "bin"), runnable without Node-RED', () => {
+    const pkg = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')) as { name: string; bin: Record<string, string> };
+    const bin = pkg.bin[pkg.name] ?? '';
+    assert.ok(existsSync(path.join(root, bin)), `${bin} is packed`);
+    assert.match(readFileSync(path.join(root, bin), 'utf8'), /^#!\/usr\/bin\/env node/);
+    const example = path.resolve(__dirname, '../fixtures/migrate/meowwolf/Manual NAck With Links.json');
+    const out = execFileSync(process.execPath, [path.join(root, bin), 'migrate', example], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+    assert.ok((JSON.parse(out) as Array<{ type: string }>).some((n) => n.type === 'retry-consumer'));
+  });
+
   it('ships the editor once, as the bundle the editor loads, and no source maps of browser code', () => {
     assert.ok(files.includes('resources/editor.js'), 'resources/editor.js');
     assert.deepEqual(

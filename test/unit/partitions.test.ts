@@ -134,6 +134,7 @@ describe('partitions: the topology', () => {
     assert.match(validateTopologyConfig({ ...base, mainExchange: 'x' }).join('; '), /publishes through its own exchange 'orders.partitions'/);
     assert.match(validateTopologyConfig({ ...base, retryExchange: 'r' }).join('; '), /its own retry queue/);
     assert.match(validateTopologyConfig({ ...base, partitions: 300 }).join('; '), /2 to 256/);
+    assert.match(validateTopologyConfig({ ...base, existingMainQueue: true }).join('; '), /cannot use an existing main queue/);
     assert.match(validateTopologyConfig({ ...base, partitions: 2.5 }).join('; '), /whole number/);
     assert.deepEqual(validateTopologyConfig({ ...base, partitions: 0 }), []);
   });

@@ -4,6 +4,7 @@
  * can read it too (scripts/build-editor.mjs writes its static part into each node's .html).
  */
 import type { Translate } from '../index';
+import { migrateAction } from '../migrate-action';
 import type { NodeDefinition } from '../red';
 import { outboxRelay, outboxWrite } from './outbox';
 import { parkReplay } from './park-replay';
@@ -31,7 +32,11 @@ export const DIALOGS: Record<string, (t: Translate) => NodeDefinition> = {
   'retry-health': retryHealth,
 };
 
-/** What a node type adds to the editor besides its dialog, once registered: park-replay brings the parking browser. */
+/**
+ * What a node type adds to the editor besides its dialog, once registered: park-replay brings the
+ * parking browser, retry-broker the action that converts flows of other AMQP packages.
+ */
 export const EXTRAS: Record<string, (t: Translate) => void> = {
   'park-replay': parkingBrowser,
+  'retry-broker': migrateAction,
 };

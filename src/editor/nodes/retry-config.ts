@@ -151,6 +151,16 @@ function checkTopology(t: (key: string, args?: Record<string, unknown>) => strin
     .fail((xhr) => failed(t, 'check.failed', button, xhr));
 }
 
+/** An existing main queue (check mode) may be bound to the broker's own amq.* exchanges: checked, never declared. */
+function brokerOwnWhenExisting(validator: Validator): Validator {
+  return function (this: EditorNode, value, opt) {
+    const box = $('#node-config-input-existingQueue');
+    const mode = $('#node-config-input-mode');
+    const existing = box.length > 0 ? box.is(':checked') && mode.val() === 'check' : this.existingQueue === true && this.mode === 'check';
+    return existing && str(value).startsWith('amq.') ? true : validator.call(this, value, opt);
+  };
+}
+
 export function retryConfig(t: Translate): NodeDefinition {
   const names = /queues and retry delays must all be different|queue name is empty/;
   return {
@@ -159,7 +169,9 @@ export function retryConfig(t: Translate): NodeDefinition {
       name: { value: '' },
       broker: { value: '', type: 'retry-broker', required: true, label: t('prop.broker') },
       mode: { value: 'declare', label: t('prop.mode'), validate: v.oneOf(choices.topologyModes) },
-      mainExchange: { value: '', label: t('prop.mainExchange'), validate: v.name() },
+      // Check mode on a queue another package made (a converted flow): only the retry and parking queues are declared.
+      existingQueue: { value: false },
+      mainExchange: { value: '', label: t('prop.mainExchange'), validate: brokerOwnWhenExisting(v.name()) },
       mainExchangeType: { value: 'direct', label: t('prop.mainExchangeType'), validate: v.oneOf(choices.exchangeTypes) },
       mainQueue: { value: '', required: true, label: t('prop.mainQueue'), validate: withTopology(v.name(), names) },
       routingKeys: { value: '', label: t('prop.routingKeys'), validate: withTopology(v.routingKeys, /routing keys/) },
@@ -217,6 +229,7 @@ export function retryConfig(t: Translate): NodeDefinition {
         const partitions = Number(text('partitions'));
         $('.retry-config-partitioned').toggle(partitions > 1);
         if (partitions > 1) $('#retry-config-partitions-tip').text(t('tip.partitions', { first: `${main}.0`, last: `${main}.${partitions - 1}`, exchange: `${main}.partitions` }));
+        $('.retry-config-existing-queue').toggle(text('mode') === 'check');
       };
       $('#node-config-input-mainQueue, #node-config-input-partitions, #node-config-input-mainExchange, #node-config-input-retryExchange, #node-config-input-alternateExchange').on('change keyup', refresh);
       $('#node-config-input-mode').on('change', refresh);

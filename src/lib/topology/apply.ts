@@ -175,7 +175,9 @@ export async function inspectTopology(run: ChannelRunner, plan: TopologyPlan, op
       const code = replyCode(err);
       inspection.firstCode ??= code;
       check.state = code === AMQP_CODE.NOT_FOUND ? 'missing' : 'error';
-      check.problems.push(explain(err, check.kind, check.name, 'check', 'check'));
+      // An existing main queue's configuration creates its own queues (and a missing main queue) at deploy.
+      const created = plan.existingMainQueue === true && check.kind === 'queue' && code === AMQP_CODE.NOT_FOUND;
+      check.problems.push(created ? `queue '${check.name}' does not exist yet: deploying creates it` : explain(err, check.kind, check.name, 'check', 'check'));
       return;
     }
     check.differences = await compare();
@@ -206,7 +208,9 @@ export async function inspectTopology(run: ChannelRunner, plan: TopologyPlan, op
   for (const q of plan.queues) {
     const check: ObjectCheck = { kind: 'queue', name: q.name, role: q.role, state: 'ok', differences: [], problems: [] };
     await look(check, (ch) => ch.checkQueue(q.name), async () => {
-      const onBroker = reader ? await reader.queueArguments(q.name) : undefined;
+      // Someone else's main queue keeps its own arguments: nothing to compare.
+      const theirs = plan.existingMainQueue === true && q.role === 'main';
+      const onBroker = reader && !theirs ? await reader.queueArguments(q.name) : undefined;
       const differences = onBroker === undefined ? [] : diffArguments(onBroker, q.arguments);
       // One sentence per queue: the way out (its arguments cannot be changed) is said once.
       if (differences.length > 0) check.problems.push(describeDifferences('queue', q.name, differences));
@@ -233,7 +237,41 @@ export async function checkTopology(run: ChannelRunner, plan: TopologyPlan, read
   return { warnings: [...warnings, `check mode: queues and exchanges exist; their arguments were not compared (${why}set the management API URL on the broker to compare them)`], argumentsUnchecked: true };
 }
 
+/**
+ * Check mode on a main queue that belongs to someone else (plan.existingMainQueue): every exchange and
+ * the main queue are checked passively, never redeclared (their arguments cannot conflict: no 406);
+ * a missing main queue is created durable with the configuration's extra arguments only. Then the
+ * configuration's own retry and parking queues are declared and the main queue bound (bindings never
+ * conflict). Without a definition reader nothing else is compared: the result says so.
+ */
+export async function adoptTopology(run: ChannelRunner, plan: TopologyPlan): Promise<TopologyResult> {
+  for (const ex of plan.exchanges) {
+    await run((ch) => ch.checkExchange(ex.name)).catch((err: unknown) => {
+      throw new TopologyError([explain(err, 'exchange', ex.name, 'check', 'check')], replyCode(err));
+    });
+  }
+  for (const q of plan.queues) {
+    if (q.role === 'main') {
+      await run((ch) => ch.checkQueue(q.name)).catch(async (err: unknown) => {
+        if (replyCode(err) !== AMQP_CODE.NOT_FOUND) throw new TopologyError([explain(err, 'queue', q.name, 'check', 'check')], replyCode(err));
+        await run((ch) => ch.assertQueue(q.name, { durable: true, arguments: q.arguments }));
+      });
+    } else {
+      await run((ch) => ch.assertQueue(q.name, { durable: true, arguments: q.arguments })).catch(async (err: unknown) => {
+        throw new TopologyError([await refusedQueue(err, q, undefined)], replyCode(err));
+      });
+    }
+  }
+  for (const b of plan.bindings) {
+    await run((ch) => ch.bindQueue(b.queue, b.exchange, b.routingKey)).catch((err: unknown) => {
+      throw new TopologyError([explain(err, 'queue', b.queue, 'check', `bind to exchange '${b.exchange}' with '${b.routingKey}'`)], replyCode(err));
+    });
+  }
+  return { warnings: [] };
+}
+
 export async function applyTopology(run: ChannelRunner, plan: TopologyPlan, mode: TopologyMode, reader?: DefinitionReader): Promise<TopologyResult> {
+  if (plan.existingMainQueue === true && mode === 'check') return adoptTopology(run, plan);
   return mode === 'declare' ? declareTopology(run, plan, reader) : checkTopology(run, plan, reader);
 }
 

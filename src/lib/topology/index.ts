@@ -36,6 +36,7 @@ export {
   TopologyError,
   applyTopology,
   brokerFindings,
+  adoptTopology,
   checkTopology,
   declareTopology,
   ensureQueueExists,

@@ -24,6 +24,7 @@ export interface PartitionFields {
   singleActiveConsumer?: boolean;
   partitions?: number;
   partitionRouting?: PartitionRoutingChoice;
+  existingMainQueue?: boolean;
 }
 
 /** How a partitioned configuration routes: chosen, or `auto` (the consistent-hash exchange when the broker has it). */
@@ -124,6 +125,7 @@ export function partitionProblems(config: PartitionFields): string[] {
   if (config.mainExchange !== '' || config.routingKeys.length > 0) problems.push(`a partitioned configuration publishes through its own exchange '${partitionExchangeName(config.mainQueue)}': leave the main exchange and routing keys empty`);
   if (config.retryExchange !== '') problems.push('a partitioned configuration retries each partition to its own retry queue: leave the retry exchange empty');
   if ((config.alternateExchange ?? '') !== '') problems.push('a partitioned configuration cannot have an alternate exchange (every key routes to a partition)');
+  if (config.existingMainQueue === true) problems.push("a partitioned configuration declares its own partition queues: it cannot use an existing main queue (turn 'existing queue' off)");
   if (config.partitionRouting !== undefined && !PARTITION_ROUTINGS.includes(config.partitionRouting)) problems.push(`partition routing '${config.partitionRouting as string}' is not one of ${PARTITION_ROUTINGS.join(', ')}`);
   return problems;
 }

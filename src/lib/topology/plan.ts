@@ -65,6 +65,15 @@ export interface RetryTopologyConfig {
   partitions?: number;
   /** How the partition exchange routes: `auto` (default), `consistent-hash` or `computed`. */
   partitionRouting?: PartitionRoutingChoice;
+  /**
+   * Check mode on a main queue that belongs to someone else (a flow converted from another AMQP
+   * package, docs/migration.md): the exchanges and the main queue are only checked — never redeclared,
+   * so their arguments cannot conflict (no 406) — the main queue created without arguments only when
+   * it does not exist, and bound with its routing keys (a binding never conflicts). The retry and
+   * parking queues are this configuration's own and are declared. The main queue has no dead-letter
+   * exchange of the package, so retries always republish (route `republish`).
+   */
+  existingMainQueue?: boolean;
 }
 
 export interface PlannedExchange {
@@ -90,6 +99,8 @@ export interface TopologyPlan {
   exchanges: PlannedExchange[];
   queues: PlannedQueue[];
   bindings: PlannedBinding[];
+  /** See RetryTopologyConfig.existingMainQueue: check the main queue and exchanges, declare the rest. */
+  existingMainQueue?: boolean;
 }
 
 /** The alternate exchange and its queue, or undefined when the configuration sets none. */
@@ -110,8 +121,8 @@ export function unroutedRoute(config: Pick<RetryTopologyConfig, 'mainExchange' |
  */
 export type RetryRoute = 'dead-letter' | 'republish';
 
-export function retryRoute(config: Pick<RetryTopologyConfig, 'retryDelaysMs' | 'mainQueueArguments'>): RetryRoute {
-  return config.retryDelaysMs.length > 1 || isQuorum(config.mainQueueArguments) ? 'republish' : 'dead-letter';
+export function retryRoute(config: Pick<RetryTopologyConfig, 'retryDelaysMs' | 'mainQueueArguments' | 'existingMainQueue'>): RetryRoute {
+  return config.existingMainQueue === true || config.retryDelaysMs.length > 1 || isQuorum(config.mainQueueArguments) ? 'republish' : 'dead-letter';
 }
 
 /**
@@ -129,7 +140,7 @@ export const MOVER_HORIZON_MS = 600_000;
 export const MOVER_TTL_SLACK_MS = 60_000;
 
 /** Whether the retry mover brings a tier of this delay back (else the broker's TTL dead-lettering does). */
-export function movedByPackage(config: Pick<RetryTopologyConfig, 'retryDelaysMs' | 'mainQueueArguments' | 'retryQueueArguments'>, delayMs: number): boolean {
+export function movedByPackage(config: Pick<RetryTopologyConfig, 'retryDelaysMs' | 'mainQueueArguments' | 'retryQueueArguments' | 'existingMainQueue'>, delayMs: number): boolean {
   return retryRoute(config) === 'republish' && isQuorum(config.retryQueueArguments) && delayMs <= MOVER_HORIZON_MS;
 }
 
@@ -175,7 +186,8 @@ function routeArguments(config: RetryTopologyConfig): { main: QueueArguments; re
   if (retryRoute(config) === 'republish') {
     return {
       // Only the broker dead-letters from here (delivery limit, a reject outside the package): park it.
-      main: { [DEAD_LETTER_EXCHANGE]: '', [DEAD_LETTER_ROUTING_KEY]: config.parkingQueue },
+      // An existing main queue keeps the arguments it has: the package sets none on it.
+      main: config.existingMainQueue === true ? {} : { [DEAD_LETTER_EXCHANGE]: '', [DEAD_LETTER_ROUTING_KEY]: config.parkingQueue },
       // The TTL is the fallback where the retry mover serves the tier (see MOVER_TTL_SLACK_MS).
       retry: (delayMs) => ({ [MESSAGE_TTL]: movedByPackage(config, delayMs) ? delayMs + MOVER_TTL_SLACK_MS : delayMs, [DEAD_LETTER_EXCHANGE]: '', [DEAD_LETTER_ROUTING_KEY]: config.mainQueue }),
       parking: {},
@@ -210,7 +222,9 @@ export function validateTopologyConfig(config: RetryTopologyConfig): string[] {
   }
   for (const [label, name] of [['main exchange', config.mainExchange], ['retry exchange', config.retryExchange]] as const) {
     const problem = name ? nameProblem(name) : null;
-    if (problem) problems.push(`${label} '${name.slice(0, 60)}': ${problem.text}`);
+    // An existing main queue may be bound to a broker's own exchange (amq.topic, …): it is only checked, never declared.
+    const existing = label === 'main exchange' && config.existingMainQueue === true && problem?.code === 'reserved';
+    if (problem && !existing) problems.push(`${label} '${name.slice(0, 60)}': ${problem.text}`);
   }
   const keysProblem = routingKeysProblem(config.routingKeys.join(','));
   if (keysProblem) problems.push(keysProblem.text);
@@ -316,5 +330,5 @@ function planOne(config: RetryTopologyConfig): TopologyPlan {
     for (const routingKey of keys) bindings.push({ queue: config.retryQueue, exchange: config.retryExchange, routingKey });
   }
   if (unrouted) bindings.push({ queue: unrouted.queue, exchange: unrouted.exchange, routingKey: '' });
-  return { exchanges, queues, bindings };
+  return config.existingMainQueue === true ? { exchanges, queues, bindings, existingMainQueue: true } : { exchanges, queues, bindings };
 }

@@ -41,6 +41,8 @@ export function topologyFromDefinition(def: Record<string, unknown>): RetryTopol
     partitions: numbers.values.partitions,
     partitionRouting: PARTITION_ROUTINGS.find((r) => r === def.partitionRouting) ?? 'auto',
   };
+  // Check mode on a queue another package made (docs/migration.md): checked, only the retry and parking queues declared.
+  if (topology.mode === 'check' && (def.existingQueue === true || def.existingQueue === 'true')) topology.existingMainQueue = true;
   const problems = numbers.problems.length > 0 ? numbers.problems : validateTopologyConfig(topology);
   if (problems.length > 0) throw new Error(problems.join('; '));
   return topology;
