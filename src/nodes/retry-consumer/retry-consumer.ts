@@ -10,6 +10,7 @@ import { openTelemetryTracer } from '../../lib/trace';
 import type { BrokerUser } from '../shared/broker-node';
 import { findDedupeStore, keyReader, type DedupeStoreNode } from '../shared/dedupe-node';
 import { translator } from '../shared/i18n';
+import { registerHistoryEndpoint } from '../shared/history-endpoint';
 import { metrics, registerMetricsEndpoint } from '../shared/metrics';
 import { downstreamRunning, type NodeAPI, type NodeDef, type NodeMessage } from '../shared/node-red';
 import { DECODE_MODES, NUMBER_FIELDS, restartMaxProblem } from '../shared/properties';
@@ -83,6 +84,8 @@ export = function register(RED: NodeAPI): void {
       return;
     }
     const { broker, topology } = config;
+    // Its settles are counted for Prometheus (by main queue) and in its own 24 h history (by consumer).
+    const recorder = metrics.consumer({ consumer: node.id, config: config.id, queue: topology.mainQueue });
     const decode: DecodeMode = DECODE_MODES.find((m) => m === def.decode) ?? 'auto';
     const session = new ConsumerSession({
       connection: broker.connection,
@@ -98,7 +101,7 @@ export = function register(RED: NodeAPI): void {
       decode,
       invalidBody: def.invalidBody === 'error' ? 'error' : 'park',
       definitionReader: broker.managementApi,
-      metrics: metrics.counters(topology.mainQueue),
+      metrics: recorder,
       // The kill switch and the rate limit (issue 26): off unless asked for.
       circuit:
         def.circuit === true
@@ -148,7 +151,10 @@ export = function register(RED: NodeAPI): void {
     deliveries.on('changed', () => status.soon());
     deliveries.on('warning', (text) => node.warn(text));
     deliveries.on('error', (text) => node.error(text));
-    session.on('parking', () => status.soon());
+    session.on('parking', () => {
+      status.soon();
+      recorder.depth(session.queues.parking);
+    });
     session.on('state', () => status.now());
     session.on('circuit', () => status.now());
     const onBufferChange = (): void => status.soon();
@@ -208,6 +214,7 @@ export = function register(RED: NodeAPI): void {
       buffer.off('change', onBufferChange);
       stopEvents?.();
       removeGauges();
+      recorder.close();
       // No new deliveries; the flow gets up to DRAIN_MS to settle what it holds (none when the nodes on the
       // consumer's wires stop too). What is still unsettled then goes back to the queue: redelivered, not lost.
       const wires = Array.isArray(def.wires) ? [def.wires[0]] : [];
@@ -219,4 +226,5 @@ export = function register(RED: NodeAPI): void {
   }
   RED.nodes.registerType('retry-consumer', RetryConsumer);
   registerMetricsEndpoint(RED);
+  registerHistoryEndpoint(RED);
 };

@@ -21,7 +21,7 @@ export const WHOLE_QUEUE = Number.MAX_SAFE_INTEGER;
 /** A selection by group or reason means every such message, however deep in the queue. */
 const scanLimitOf = (selection: ParkedSelection): number | undefined => (selection.group !== undefined || selection.reason !== undefined ? WHOLE_QUEUE : undefined);
 
-type ParkingConfig = Pick<RetryConfigNode, 'topology' | 'broker' | 'consumers'>;
+type ParkingConfig = Pick<RetryConfigNode, 'id' | 'topology' | 'broker' | 'consumers'>;
 
 /**
  * Runs `work` with the configuration's topology and connected broker. The broker connection is held
@@ -70,7 +70,7 @@ export async function runParkingAction(
     if (action === 'purge') return { ...(await purgeParked(broker.connection, queue, { selection, scanLimit })) };
     // Each replayed message is counted, and is an event on the configuration's consumers.
     const onReplayed = (parked: ParkedMessage): void => {
-      metrics.replayed(topology.mainQueue);
+      metrics.replayed(topology.mainQueue, config.id);
       config.consumers.replayed({ event: 'replayed', queue: topology.mainQueue, attempt: parked.attempts, reason: parked.reason, messageId: parked.messageId, durationMs: null });
     };
     return { ...(await replayParked(broker.connection, topology, { max: options.max, resetAttempts: options.resetAttempts, selection, scanLimit, onReplayed, tracer: openTelemetryTracer() })) };
