@@ -8,17 +8,25 @@ function clock(start = 1_000 * MINUTE_MS) {
 }
 
 describe('WideCounts', () => {
-  it('starts 16-bit and keeps values that fit', () => {
+  it('starts 8-bit and keeps values that fit', () => {
     const c = new WideCounts(4);
+    c.add(1, 255);
+    assert.equal(c.get(1), 255);
+    assert.equal(c.bytes, 4);
+  });
+  it('widens to 16-bit past 255, keeping what it held', () => {
+    const c = new WideCounts(4);
+    c.set(0, 9);
     c.add(1, 65_535);
-    assert.equal(c.get(1), 65_535);
+    assert.deepEqual([c.get(0), c.get(1)], [9, 65_535]);
     assert.equal(c.bytes, 8);
   });
-  it('widens to 32-bit past 65 535, keeping what it held', () => {
+  it('widens to 32-bit past 65 535 (from 8 or 16 bits), keeping what it held', () => {
     const c = new WideCounts(4);
     c.set(0, 7);
+    c.set(2, 300);
     c.add(1, 65_536);
-    assert.deepEqual([c.get(0), c.get(1)], [7, 65_536]);
+    assert.deepEqual([c.get(0), c.get(1), c.get(2)], [7, 65_536, 300]);
     assert.equal(c.bytes, 16);
   });
   it('widens to 64-bit floats past 2^32 - 1', () => {
@@ -99,8 +107,11 @@ describe('MinuteRing', () => {
     assert.equal(ring.series(99).minutes, 8);
     assert.equal(ring.series(2.7).minutes, 2);
   });
-  it('holds 2 bytes a slot for each of its six series while counts fit 16 bits', () => {
-    assert.equal(new MinuteRing(clock().now).bytes, 6 * 1440 * 2);
+  it('holds 1 byte a slot for each of its six series while counts fit 8 bits, widening only the series that needs it', () => {
+    const ring = new MinuteRing(clock().now);
+    assert.equal(ring.bytes, 6 * 1440);
+    ring.add('acked', 1000);
+    assert.equal(ring.bytes, 7 * 1440);
   });
 });
 

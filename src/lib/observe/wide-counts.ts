@@ -1,10 +1,12 @@
 /**
- * Whole numbers in a typed array that starts narrow and widens when a value needs it: 16-bit until a
- * value passes 65 535, then 32-bit, then 64-bit floats (exact up to 2^53). Most counts of a minute fit
- * in 16 bits, so a day of them costs 2 bytes a minute; a busy one pays for what it uses.
+ * Whole numbers in a typed array that starts narrow and widens when a value needs it: 8-bit until a
+ * value passes 255, then 16-bit until one passes 65 535, then 32-bit, then 64-bit floats (exact up to
+ * 2^53). Most counts of a minute fit in 8 or 16 bits, so a day of them costs 1 or 2 bytes a minute; a
+ * busy consumer pays for what it uses.
  */
-type Values = Uint16Array | Uint32Array | Float64Array;
+type Values = Uint8Array | Uint16Array | Uint32Array | Float64Array;
 
+const U8_MAX = 0xff;
 const U16_MAX = 0xffff;
 const U32_MAX = 0xffffffff;
 
@@ -12,7 +14,7 @@ export class WideCounts {
   private values: Values;
 
   constructor(readonly size: number) {
-    this.values = new Uint16Array(size);
+    this.values = new Uint8Array(size);
   }
 
   get(index: number): number {
@@ -36,13 +38,14 @@ export class WideCounts {
   }
 
   private max(): number {
+    if (this.values instanceof Uint8Array) return U8_MAX;
     if (this.values instanceof Uint16Array) return U16_MAX;
     if (this.values instanceof Uint32Array) return U32_MAX;
     return Number.MAX_SAFE_INTEGER;
   }
 
   private widen(needed: number): void {
-    const wider = needed <= U32_MAX ? new Uint32Array(this.size) : new Float64Array(this.size);
+    const wider = needed <= U16_MAX ? new Uint16Array(this.size) : needed <= U32_MAX ? new Uint32Array(this.size) : new Float64Array(this.size);
     wider.set(this.values);
     this.values = wider;
   }
