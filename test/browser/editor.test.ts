@@ -252,6 +252,8 @@ describe('editor in a real browser (chromium + playwright-core, packed package, 
     await page.evaluate((flow) => {
       RED.view.importNodes(flow, { generateIds: true, addFlow: false });
     }, orders);
+    // The operator's console is in the Dashboard 2.0 example only, whose widgets this Node-RED lacks: on its own.
+    await page.evaluate(() => RED.view.importNodes([{ id: 'ui-console', type: 'retry-console', name: 'console', x: 300, y: 600, wires: [[], [], [], [], []] }], { addFlow: false }));
     const seen = new Set<string>();
     for (const node of await ourNodes()) {
       if (seen.has(node.type)) continue;
