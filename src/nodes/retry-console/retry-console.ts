@@ -151,9 +151,25 @@ export = function register(RED: NodeAPI): void {
       );
     });
 
-    // Every `every` seconds: the groups, the history and the state, as a `refresh` msg gives them.
-    const timer = every > 0 ? setInterval(() => node.receive({ topic: 'refresh' }), every * 1000) : undefined;
-    const first = every > 0 ? setTimeout(() => node.receive({ topic: 'refresh' }), 1000) : undefined;
+    // Every `every` seconds: the groups, the history and the state, as a `refresh` msg gives them. A
+    // failure shows on the status and is logged once until it changes (not every few seconds).
+    let lastProblem = '';
+    const tick = (): void => {
+      run('refresh', {}).then(
+        (all) => {
+          lastProblem = '';
+          for (const outputs of all) node.send(outputs);
+        },
+        (err: unknown) => {
+          const problem = err instanceof Error ? err.message : String(err);
+          node.status({ fill: 'red', shape: 'ring', text: t('retry-console.status.failed', { topic: 'refresh' }) });
+          if (problem !== lastProblem) node.warn(problem);
+          lastProblem = problem;
+        },
+      );
+    };
+    const timer = every > 0 ? setInterval(tick, every * 1000) : undefined;
+    const first = every > 0 ? setTimeout(tick, 1000) : undefined;
     node.on('close', () => {
       clearInterval(timer);
       clearTimeout(first);

@@ -37,8 +37,6 @@ export interface Node {
   on(event: 'input', listener: (msg: NodeMessage, send: SendFunction, done: DoneFunction) => void): void;
   on(event: 'close', listener: (removed: boolean, done: () => void) => void): void;
   send(msg: NodeMessage | Array<NodeMessage | null> | null): void;
-  /** Hands the node a msg as if it had arrived on its input. */
-  receive(msg: NodeMessage): void;
   status(status: NodeStatus | Record<string, never>): void;
   log(text: string): void;
   warn(text: string | object): void;
