@@ -7,6 +7,7 @@
  *   BENCH_SMOKE=1 npm run bench        tiny counts, one repetition (CI; < 60 s)
  *   npm run bench -- --smoke           the same
  *   npm run bench -- --only=consume,park   some sections (consume, degrade, analysis, peers, retry, park, publish, dedupe, outbox, nodered, scale, parking, memory, partitions)
+ *   npm run bench -- --only=consume,park   some sections (consume, degrade, analysis, peers, retry, park, publish, dedupe, outbox, nodered, scale, parking, history, memory)
  *   npm run bench -- --only=consume --consume=16k:100   some consume+ack cases (size:prefetch; also filters analysis sizes)
  *   BENCH_REPS=7 npm run bench         more repetitions (default 5; the median is reported)
  *   BENCH_DIST=/path/to/dist node --expose-gc --import tsx bench/run.ts   another build of the package (compare a change)
@@ -52,6 +53,7 @@ import { rawDedupe } from './lib/dedupe-raw';
 import { rawPipelinedRelay } from './lib/relay-raw';
 import * as P from './lib/outbox-pipeline';
 import { runScale, scaleJson, scaleTable, type ScaleResult } from './lib/scale-scenarios';
+import { historyMemoryRun, type HistoryMemoryRun } from './lib/history-memory';
 import { parkingGroupRun, type ParkingGroupRun } from './lib/parking-group';
 import { degradeJson, degradeTable, runDegrade, type DegradeResult } from './lib/degrade-scenarios';
 import { partitionsJson, partitionsTable, runPartitions, type PartitionsResult } from './lib/partitions';
@@ -204,6 +206,7 @@ interface Extra {
   outboxLatencyAtRate?: P.RateLatency;
   /** Parking groups: a park-replay node grouping the parking queue, in a Node-RED process of its own. */
   parkingGroup?: ParkingGroupRun;
+  history?: HistoryMemoryRun;
 }
 type Run = () => Promise<RunResult>;
 type Prepare = () => Promise<void>;
@@ -451,6 +454,13 @@ function printReport(env: Environment): void {
     out.push(`parking groups: ${fmt(g.count)} parked 1 KB messages (5 reasons with variable parts) grouped by a park-replay node in a Node-RED process of its own (target for 100 000: ≤ 10 s, ≤ 100 MiB):`);
     out.push(`  ${fmt(g.seconds, 2)} s (${fmt(g.count / g.seconds)} msg/s), ${g.groups} groups; Node-RED process rss ${fmt(g.rssBefore / MB, 1)} MiB idle, peak ${fmt(g.rssPeak / MB, 1)} MiB while grouping (+${fmt((g.rssPeak - g.rssBefore) / MB, 1)} MiB)`);
   }
+  if (extra.history) {
+    const h = extra.history;
+    out.push('');
+    out.push(`history: ${fmt(h.consumers)} consumers' full ${fmt(h.minutes)}-minute history (6 series a minute: acked and depth 16-bit, 10 busy consumers' acked 32-bit, the rest 8-bit), in a process of its own (target: ≤ 10 MiB):`);
+    const young = (h.youngAfter - h.youngBefore) / MB;
+    out.push(`  rss +${fmt((h.rssAfter - h.rssBefore) / MB, 2)} MiB (${fmt(h.rssBefore / MB, 1)} → ${fmt(h.rssAfter / MB, 1)} MiB after a full GC), of which V8's young generation ${fmt(young, 2)} MiB; heap used +${fmt((h.heapAfter - h.heapBefore) / MB, 2)} MiB, the rings' typed arrays ${fmt(h.ringBytes / MB, 2)} MiB; filled in ${fmt(h.fillSeconds, 2)} s`);
+  }
   out.push(...degradeTable(degrade));
   out.push(...scaleTable(scale));
   out.push(...partitionsTable(extra.partitions));
@@ -591,6 +601,9 @@ function summaryJson(): Record<string, number | null> {
     // What grouping takes of the Node-RED process: its peak RSS while grouping above the idle process; and that peak itself.
     parkingGroup100kRssMb: round(extra.parkingGroup ? (extra.parkingGroup.rssPeak - extra.parkingGroup.rssBefore) / MB : undefined, 1),
     parkingGroup100kRssPeakMb: round(extra.parkingGroup ? extra.parkingGroup.rssPeak / MB : undefined, 1),
+    // 300 consumers' full 24 h history: the RSS it adds to a process (target ≤ 10 MiB), and the bytes of its rings.
+    history300x24hRssMb: round(extra.history ? (extra.history.rssAfter - extra.history.rssBefore) / MB : undefined, 2),
+    history300x24hRingsMb: round(extra.history ? extra.history.ringBytes / MB : undefined, 2),
     reps: REPS,
     smoke: SMOKE ? 1 : 0,
     ...peers,
@@ -1057,6 +1070,12 @@ async function main(): Promise<number> {
       const g = extra.parkingGroup;
       log(`   parking groups: ${g.count} grouped in ${g.seconds.toFixed(2)} s, Node-RED rss peak ${(g.rssPeak / MB).toFixed(1)} MiB (+${((g.rssPeak - g.rssBefore) / MB).toFixed(1)})`);
       await purge(model, topo.parkingQueue);
+    });
+
+    await section('history', async () => {
+      extra.history = await historyMemoryRun();
+      const h = extra.history;
+      log(`   history: ${h.consumers} consumers × ${h.minutes} min, rss +${((h.rssAfter - h.rssBefore) / MB).toFixed(2)} MiB, rings ${(h.ringBytes / MB).toFixed(2)} MiB`);
     });
 
     await section('memory', async () => {

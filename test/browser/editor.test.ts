@@ -252,6 +252,8 @@ describe('editor in a real browser (chromium + playwright-core, packed package, 
     await page.evaluate((flow) => {
       RED.view.importNodes(flow, { generateIds: true, addFlow: false });
     }, orders);
+    // The operator's console is in the Dashboard 2.0 example only, whose widgets this Node-RED lacks: on its own.
+    await page.evaluate(() => RED.view.importNodes([{ id: 'ui-console', type: 'retry-console', name: 'console', x: 300, y: 600, wires: [[], [], [], [], []] }], { addFlow: false }));
     const seen = new Set<string>();
     for (const node of await ourNodes()) {
       if (seen.has(node.type)) continue;
@@ -641,6 +643,50 @@ describe('editor in a real browser (chromium + playwright-core, packed package, 
     assert.equal(shown, '1 in parking · ✓2 ↻2 ⚑1 · 0 in flight');
     await screenshot('demo-flow.png', '#red-ui-workspace-chart');
     await page.setViewportSize({ width: 1400, height: 900 });
+    assert.deepEqual(takeErrors(), []);
+  });
+
+  it("shows a consumer's history as small charts in the parking browser (acked, parked, parking depth per minute)", async function () {
+    const n = Object.fromEntries(['main-exchange', 'main', 'retry-exchange', 'retry', 'parking'].map((k) => [k, uniqueName(`ui-hist-${k}`)])) as Record<string, string>;
+    broker.track('queue', n.main!, n.retry!, n.parking!);
+    broker.track('exchange', n['main-exchange']!, n['retry-exchange']!);
+    const flow = [
+      { id: 'hist-tab', type: 'tab', label: 'history' },
+      { id: 'hist-broker', type: 'retry-broker', name: 'test broker', url: AMQP_URL },
+      { id: 'hist-config', type: 'retry-config', name: 'history test', broker: 'hist-broker', mode: 'declare', mainExchange: n['main-exchange'], mainExchangeType: 'direct', mainQueue: n.main, routingKeys: 'pay', retryExchange: n['retry-exchange'], retryExchangeType: 'fanout', retryQueue: n.retry, retryDelay: '1000', parkingQueue: n.parking, maxAttempts: '3' },
+      { id: 'hist-consumer', type: 'retry-consumer', z: 'hist-tab', name: 'payments', config: 'hist-config', parkingWatch: '5', wires: [['hist-switch']] },
+      { id: 'hist-switch', type: 'switch', z: 'hist-tab', property: 'payload.bad', propertyType: 'msg', rules: [{ t: 'true' }, { t: 'else' }], checkall: 'true', outputs: 2, wires: [['hist-park'], ['hist-ack']] },
+      { id: 'hist-park', type: 'park-publisher', z: 'hist-tab', reason: 'bad payment', wires: [[]] },
+      { id: 'hist-ack', type: 'retry-settle', z: 'hist-tab', action: 'ack', wires: [] },
+    ];
+    const deployed = await red!.api('POST', '/flows', flow, { 'Node-RED-Deployment-Type': 'full' });
+    assert.ok(deployed.ok, `deploy: ${deployed.status} ${await deployed.text()}`);
+    await waitFor(async () => (await broker.exists('queue', n.main!)) && (await broker.consumerCount(n.main!)) === 1, 'the consumer');
+    for (const bad of [false, true, false, true, false]) await broker.publish(n['main-exchange']!, 'pay', { bad }, {});
+    await waitFor(async () => (await broker.messageCount(n.parking!)) === 2, 'two parked');
+    // The endpoint first: the consumer's minute counts, behind the read permission.
+    const answer = (await (await red!.api('GET', '/rabbitmq-retry/history?config=hist-config&minutes=5')).json()) as { minutes: number; consumers: Array<{ consumer: string; name: string; acked: number[]; parked: number[] }> };
+    assert.equal(answer.minutes, 5);
+    assert.deepEqual(answer.consumers.map((c) => [c.consumer, c.name, c.acked.reduce((a, b) => a + b, 0), c.parked.reduce((a, b) => a + b, 0)]), [['hist-consumer', 'payments', 3, 2]]);
+
+    page.once('dialog', (dialog) => void dialog.accept());
+    await page.reload();
+    await page.waitForFunction(() => typeof RED !== 'undefined' && !!RED.nodes?.node?.('hist-config'), null, { timeout: 60_000 });
+    await page.evaluate(() => (RED as unknown as { sidebar: { show(id: string): void } }).sidebar.show('rabbitmq-retry-parking'));
+    await page.locator('#rmq-parking-config').selectOption('hist-config');
+    const consumer = page.locator('.rmq-history-consumer[data-consumer="hist-consumer"]');
+    const figure = (series: string) => consumer.locator(`[data-series="${series}"] .rmq-history-figure`);
+    await figure('parked').waitFor({ state: 'visible' });
+    assert.match((await consumer.textContent()) ?? '', /payments · /);
+    assert.equal(await figure('acked').textContent(), '3');
+    assert.equal(await figure('parked').textContent(), '2');
+    assert.equal(await figure('retried').textContent(), '0');
+    // A bar for the minute that parked; the depth line once the parking watch has looked.
+    assert.equal(await consumer.locator('[data-series="parked"] svg rect').count(), 1);
+    await waitFor(async () => (await figure('depth').textContent()) === '2', 'the parking depth in the history', 20_000);
+    await page.locator('#rmq-parking-refresh').click();
+    await consumer.locator('[data-series="depth"] svg circle, [data-series="depth"] svg polyline').first().waitFor({ state: 'attached' });
+    await screenshot('parking-history.png', '#red-ui-sidebar');
     assert.deepEqual(takeErrors(), []);
   });
 

@@ -42,4 +42,13 @@ describe('metrics endpoint behind Node-RED admin authentication (real Node-RED)'
     assert.equal(served.status, 200, text + red!.log());
     assert.match(text, /^# HELP messaging_client_consumed_messages_total /);
   });
+
+  it('answers 401 without a token and the history to a read-only user', async () => {
+    const refused = await red!.api('GET', '/rabbitmq-retry/history');
+    assert.equal(refused.status, 401);
+    const accessToken = await readToken(red!, 'viewer', 'viewer-password');
+    const served = await red!.api('GET', '/rabbitmq-retry/history?minutes=5000', undefined, { authorization: `Bearer ${accessToken}` });
+    assert.equal(served.status, 200, red!.log());
+    assert.deepEqual(await served.json(), { minutes: 1440, consumers: [] });
+  });
 });

@@ -110,7 +110,7 @@ describe('the Flow Library reads every node type from its .html', function () {
     assert.throws(() => flowLibraryTypes(path.join(ROOT, 'src', 'nodes', 'retry-settle', 'retry-settle.html')), /No type definitions found/);
   });
 
-  it('reads all twelve types from the built .html files, each with its category, color, defaults, inputs, outputs and icon', function () {
+  it('reads all thirteen types from the built .html files, each with its category, color, defaults, inputs, outputs and icon', function () {
     assert.ok(existsSync(path.join(ROOT, 'dist', 'nodes')), 'dist/ is missing: npm run build first');
     const found: string[] = [];
     for (const [type, file] of Object.entries(NODES)) {
@@ -134,7 +134,7 @@ describe('the Flow Library reads every node type from its .html', function () {
       const own = path.join(path.dirname(htmlFile), 'icons', icon);
       assert.ok(existsSync(own) || existsSync(path.join(ROOT, 'node_modules', '@node-red', 'nodes', 'icons', icon)), `${type}: icon ${icon}`);
     }
-    assert.deepEqual(found, ['retry-broker', 'retry-config', 'retry-consumer', 'retry-settle', 'park-publisher', 'retry-publish', 'park-replay', 'retry-dedupe', 'retry-postgres', 'outbox-write', 'outbox-relay', 'retry-health']);
+    assert.deepEqual(found, ['retry-broker', 'retry-config', 'retry-consumer', 'retry-settle', 'park-publisher', 'retry-publish', 'park-replay', 'retry-dedupe', 'retry-postgres', 'outbox-write', 'outbox-relay', 'retry-health', 'retry-console']);
   });
 
   it('writes each dialog’s own static part as the literal, in English, with the label of a new node', function () {

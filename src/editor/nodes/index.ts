@@ -11,6 +11,7 @@ import { parkReplay } from './park-replay';
 import { parkingBrowser } from './parking-browser';
 import { retryBroker } from './retry-broker';
 import { retryConfig } from './retry-config';
+import { retryConsole } from './retry-console';
 import { retryConsumer } from './retry-consumer';
 import { retryHealth } from './retry-health';
 import { retryPublish } from './retry-publish';
@@ -30,6 +31,7 @@ export const DIALOGS: Record<string, (t: Translate) => NodeDefinition> = {
   'outbox-write': outboxWrite,
   'outbox-relay': outboxRelay,
   'retry-health': retryHealth,
+  'retry-console': retryConsole,
 };
 
 /**

@@ -4,13 +4,15 @@
  * and any message's whole body (JSON pretty-printed, text, or hex); or, switched to groups, the queue
  * by folded park reason (parking-groups.ts). Its controls sit at the top of the tab (in view in a
  * narrow window); the list is looked at again after every action and every 10 s while the tab is
- * shown; the groups, which read the whole queue, after every action and on refresh.
+ * shown; the groups, which read the whole queue, after every action and on refresh. Above them, the
+ * config's consumers' history as small charts (parking-history.ts), fresh with the list.
  */
 import { bodyViews, renderBody, type BodyView } from '../body-view';
 import { str, type Translate } from '../index';
 import type { EditorRED, JQ, JQStatic } from '../red';
 import { groupsView } from './parking-groups';
 import { jobsPanel, replayDialog, searchBar, type SearchFilter } from './parking-console';
+import { historyView } from './parking-history';
 import { askThen, failureText, getInTurn, messageRow, oneAtATime, runAction, url, type Failure, type ParkedMessage } from './parking-rows';
 
 declare const RED: EditorRED;
@@ -86,6 +88,8 @@ export function parkingBrowser(t: Translate): void {
     refresh();
   });
   const summary = $('<div class="rmq-parking-summary" style="margin-bottom: 6px;"></div>').appendTo(content);
+  // Its consumers' last hour (or day), minute by minute, as small charts (parking-history.ts).
+  const history = historyView(t, $('<div class="rmq-parking-history" style="margin-bottom: 8px; border-bottom: 1px solid var(--red-ui-secondary-border-color, #ddd); padding-bottom: 4px;"></div>').appendTo(content));
   const actions = $('<div class="rmq-parking-actions" style="display: flex; flex-wrap: wrap; gap: 4px; margin-bottom: 6px;"></div>').appendTo(content);
   const list = $('<table class="rmq-parking-list" style="width: 100%; border-collapse: collapse; font-size: 12px;"></table>').appendTo(content);
   const groupsBox = $('<div class="rmq-parking-groups" style="font-size: 12px;"></div>').hide().appendTo(content);
@@ -159,6 +163,7 @@ export function parkingBrowser(t: Translate): void {
     config = str(select.val());
     if (!config) return;
     jobs.refresh(config);
+    history.refresh(config);
     if (view === 'groups') {
       groups.refresh(config);
       return;

@@ -4,7 +4,7 @@
  * someone listens: the hot path stays cheap). Owned by its `Deliveries`.
  */
 import type { ErrorKind } from '../classify';
-import { LogLimiter, messages, type QueueCounters } from '../observe';
+import { LogLimiter, messages, type OutcomeRecorder } from '../observe';
 import type { Decision, SettleOutcome, TrackedDelivery } from '../settle';
 import type { Settled } from './types';
 
@@ -23,7 +23,7 @@ export class SettleOutcomes {
   private readonly parkLog: LogLimiter;
 
   constructor(
-    private readonly metrics: QueueCounters | undefined,
+    private readonly metrics: OutcomeRecorder | undefined,
     private readonly hooks: OutcomeHooks,
   ) {
     this.parkLog = new LogLimiter(

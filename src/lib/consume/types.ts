@@ -4,7 +4,7 @@ import type { ErrorKind } from '../classify';
 import type { CircuitChange, CircuitSettings } from '../degrade';
 import type { DedupeKeyResult, DedupeStore, DedupeStoreProblem, StoreDownPolicy } from '../dedupe';
 import type { DecodeMode, DeliveredMessage } from '../message';
-import type { QueueCounters } from '../observe';
+import type { OutcomeRecorder } from '../observe';
 import type { CopyPublisher, DecisionPolicy, InvalidBodyPolicy, OrderedHold, SettleOutcome, Settler } from '../settle';
 import type { DeliveryDedupe } from './admission';
 import type { DepthWatch } from './depths';
@@ -111,7 +111,7 @@ export interface ConsumerSessionOptions {
   /** Where depths are looked at, shared by every consumer of the connection (default: a watch of its own). */
   queueWatch?: DepthWatch;
   /** Where settles are counted (Prometheus metrics): a few increments per settle. */
-  metrics?: QueueCounters;
+  metrics?: OutcomeRecorder;
   /** The idempotent consumer: deliveries pass a store of processed keys. */
   dedupe?: SessionDedupe;
   /** The kill switch: stop consuming while the downstream fails (off without it). */
@@ -171,7 +171,7 @@ export interface DeliveriesOptions {
   /** Pause before a delivery whose copy (park, retry tier) failed goes back to the queue. */
   requeuePauseMs: number;
   /** Where settles are counted (Prometheus metrics). */
-  metrics?: QueueCounters;
+  metrics?: OutcomeRecorder;
   /** Deduplication: each delivery with a key passes the gate before the flow sees it. */
   dedupe?: DeliveryDedupe;
   /** Spans of each delivery (OpenTelemetry, when the process records them): none without. */

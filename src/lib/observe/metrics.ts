@@ -5,6 +5,9 @@
  * OpenTelemetry's Prometheus exporter writes them (dots as `_`, unit suffix, `_total`); the rest are
  * the package's own, under `rabbitmq_retry_`. Counting costs a few number increments per settle.
  */
+import { RetryHistory, type HistoryOwner } from './retry-history';
+import type { Clock } from './history';
+
 export type SettledOutcome = 'acked' | 'retried' | 'parked' | 'duplicate';
 export type Outcome = SettledOutcome | 'replayed';
 /** The `kind` label: what the error rules made of a failure (see lib/classify), `none` when they were not asked. */
@@ -114,6 +117,19 @@ export class QueueCounters {
   }
 }
 
+/** Where a consumer's settles are counted (a QueueCounters, or a consumer's recorder). */
+export type OutcomeRecorder = Pick<QueueCounters, 'record'>;
+
+/** A consumer's recorder: its settles go to its main queue's counters and to its own history. */
+export interface ConsumerRecorder extends OutcomeRecorder {
+  /** The same history, with the Prometheus counters of another queue (a partition queue of the consumer). */
+  forQueue(queue: string): OutcomeRecorder;
+  /** Its parking queue's depth now (undefined: not known), for the history. */
+  depth(value: number | undefined): void;
+  /** The consumer stopped (its history stays for the rest of the day). */
+  close(): void;
+}
+
 function label(value: string): string {
   return value.replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/\n/g, '\\n');
 }
@@ -130,13 +146,19 @@ function header(lines: string[], name: string, type: string, help: string): void
 
 /**
  * Counts and renders; it carries no events between nodes (those travel through the objects that own
- * them). Node-RED keeps one per process, for its one scrape endpoint.
+ * them). Node-RED keeps one per process, for its one scrape endpoint. It also keeps the consumers'
+ * minute-by-minute history of the last 24 hours (`history`), fed by the same counts.
  */
 export class RetryMetrics {
+  readonly history: RetryHistory;
   private readonly queues = new Map<string, QueueCounters>();
   private readonly consumers = new Set<ConsumerGauges>();
   private readonly brokers = new Set<BrokerGauges>();
   private readonly outboxes = new Set<OutboxGauges>();
+
+  constructor(clock: Clock = Date.now) {
+    this.history = new RetryHistory(clock);
+  }
 
   /** The counters of a main queue, created on first use. */
   counters(queue: string): QueueCounters {
@@ -148,10 +170,31 @@ export class RetryMetrics {
     return counters;
   }
 
-  /** Counts a parked message a park-replay sent back to its main queue. */
-  replayed(queue: string): void {
+  /** Where a consumer's settles are counted: its main queue's counters and its own history. */
+  consumer(owner: HistoryOwner): ConsumerRecorder {
+    const ring = this.history.open(owner);
+    // The counters of a queue are made at its first settle: a partitioned consumer's own name has none.
+    const recordIn = (queue: string): OutcomeRecorder['record'] => {
+      let counters: QueueCounters | undefined;
+      return (outcome, durationMs, kind) => {
+        counters ??= this.counters(queue);
+        counters.record(outcome, durationMs, kind);
+        ring.add(outcome === 'duplicate' ? 'duplicates' : outcome);
+      };
+    };
+    return {
+      record: recordIn(owner.queue),
+      forQueue: (queue) => ({ record: recordIn(queue) }),
+      depth: (value) => ring.depth(value),
+      close: () => this.history.close(owner.consumer),
+    };
+  }
+
+  /** Counts a parked message a park-replay sent back to its main queue (and, given its configuration, in the history). */
+  replayed(queue: string, config?: string): void {
     const counters = this.counters(queue);
     counters.kinds.replayed.none += 1;
+    if (config !== undefined) this.history.replayed(config, queue);
   }
 
   addConsumer(gauges: ConsumerGauges): () => void {

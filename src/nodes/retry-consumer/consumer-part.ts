@@ -7,6 +7,7 @@ import { moverTiers, RetryMover, type ConsumerSession, type StopOptions } from '
 import type { DeliveredMessage } from '../../lib/message';
 import type { RetryTopologyConfig } from '../../lib/topology';
 import type { Translate } from '../shared/i18n';
+import type { ConsumerRecorder } from '../../lib/observe';
 import { metrics } from '../shared/metrics';
 import type { Node, NodeMessage } from '../shared/node-red';
 import type { RetryConfigNode } from '../shared/retry-config-node';
@@ -23,6 +24,8 @@ export interface PartOptions {
   /** The partition's number, in a partitioned configuration: on every msg as `msg.amqp.partition`. */
   partition?: number;
   status: StatusUpdates;
+  /** The node's history (and counters): the parking depth is sampled into it. */
+  recorder: Pick<ConsumerRecorder, 'depth'>;
   toMsg: (delivered: DeliveredMessage) => NodeMessage;
   /** The events output's stats period; undefined: no events output. */
   statsEveryMs: number | undefined;
@@ -64,7 +67,10 @@ export function startPart(options: PartOptions): ConsumerPart {
   deliveries.on('changed', () => status.soon());
   deliveries.on('warning', (text) => node.warn(text));
   deliveries.on('error', (text) => node.error(text));
-  session.on('parking', () => status.soon());
+  session.on('parking', () => {
+    status.soon();
+    options.recorder.depth(session.queues.parking);
+  });
   session.on('state', (state) => {
     if (!hasChannel(state)) active = false; // a new channel is a new consumer: standby until it delivers
     status.now();

@@ -11,6 +11,7 @@ import { openTelemetryTracer } from '../../lib/trace';
 import type { BrokerUser } from '../shared/broker-node';
 import { findDedupeStore, keyReader, type DedupeStoreNode } from '../shared/dedupe-node';
 import { translator } from '../shared/i18n';
+import { registerHistoryEndpoint } from '../shared/history-endpoint';
 import { metrics, registerMetricsEndpoint } from '../shared/metrics';
 import { downstreamRunning, type NodeAPI, type NodeDef, type NodeMessage } from '../shared/node-red';
 import { DECODE_MODES, NUMBER_FIELDS, restartMaxProblem } from '../shared/properties';
@@ -86,6 +87,8 @@ export = function register(RED: NodeAPI): void {
     }
     const { broker, topology } = config;
     const decode: DecodeMode = DECODE_MODES.find((m) => m === def.decode) ?? 'auto';
+    // Its settles are counted for Prometheus (by main queue, or partition queue) and in its own 24 h history (by consumer).
+    const recorder = metrics.consumer({ consumer: node.id, config: config.id, queue: topology.mainQueue });
     // A partitioned configuration: one ordered session per partition queue.
     const partitioned = isPartitioned(topology);
     const sessionFor = (part: RetryTopologyConfig): ConsumerSession =>
@@ -103,7 +106,7 @@ export = function register(RED: NodeAPI): void {
         decode,
         invalidBody: def.invalidBody === 'error' ? 'error' : 'park',
         definitionReader: broker.managementApi,
-        metrics: metrics.counters(part.mainQueue),
+        metrics: recorder.forQueue(part.mainQueue),
         // The kill switch and the rate limit (issue 26): off unless asked for.
         circuit:
           def.circuit === true
@@ -160,7 +163,7 @@ export = function register(RED: NodeAPI): void {
       if (closing) return;
       for (const { topology: part, partition } of topologies) {
         parts.push(
-          startPart({ node, config, session: sessionFor(part), topology: part, partition, status, toMsg, statsEveryMs: events ? values.statsEvery * 1000 : undefined, circuit: def.circuit === true }),
+          startPart({ node, config, session: sessionFor(part), topology: part, partition, status, recorder, toMsg, statsEveryMs: events ? values.statsEvery * 1000 : undefined, circuit: def.circuit === true }),
         );
       }
       status.now();
@@ -197,6 +200,7 @@ export = function register(RED: NodeAPI): void {
       status.stop();
       clearInterval(countdown);
       buffer.off('change', onBufferChange);
+      recorder.close();
       // No new deliveries; the flow gets up to DRAIN_MS to settle what it holds (none when the nodes on the
       // consumer's wires stop too). What is still unsettled then goes back to the queue: redelivered, not lost.
       const wires = Array.isArray(def.wires) ? [def.wires[0]] : [];
@@ -207,4 +211,5 @@ export = function register(RED: NodeAPI): void {
   }
   RED.nodes.registerType('retry-consumer', RetryConsumer);
   registerMetricsEndpoint(RED);
+  registerHistoryEndpoint(RED);
 };

@@ -9,6 +9,7 @@ import type { NodeAPI } from './node-red';
 
 const PACKAGE = 'node-red-contrib-rabbitmq-retry';
 const english = new Map<string, unknown>();
+const ENGLISH_PLURALS = new Intl.PluralRules('en-US');
 
 /** The en-US catalog of a node set, next to its compiled .js (dist/nodes/<set>/locales/en-US). */
 function englishCatalog(set: string): unknown {
@@ -43,7 +44,10 @@ export function translator(RED: Pick<NodeAPI, '_'>): Translate {
     const full = `${PACKAGE}/${set}:${key}`;
     const text = RED._(full, args);
     if (typeof text === 'string' && text !== full && text !== key && text !== '') return text;
-    const found = key.split('.').reduce<unknown>((node, part) => (node && typeof node === 'object' ? (node as Record<string, unknown>)[part] : undefined), englishCatalog(set));
+    const lookUp = (k: string): unknown => k.split('.').reduce<unknown>((node, part) => (node && typeof node === 'object' ? (node as Record<string, unknown>)[part] : undefined), englishCatalog(set));
+    // A count picks the plural form, as i18next does (`_one`, `_other`).
+    const count = args?.count;
+    const found = lookUp(key) ?? (typeof count === 'number' ? (lookUp(`${key}_${ENGLISH_PLURALS.select(count)}`) ?? lookUp(`${key}_other`)) : undefined);
     return typeof found === 'string' ? interpolate(found, args) : key;
   };
 }

@@ -74,7 +74,7 @@ export function redirectFrom(value: unknown): ReplayDestination | undefined {
   return destination;
 }
 
-type ParkingConfig = Pick<RetryConfigNode, 'topology' | 'broker' | 'consumers'>;
+type ParkingConfig = Pick<RetryConfigNode, 'id' | 'topology' | 'broker' | 'consumers'>;
 
 /** Who acts, for the replayed copy's headers: `by` (the admin user, or `flow <node id>`). */
 export interface Actor {
@@ -173,7 +173,7 @@ function stampOf(by: string, replayId: string, redirect: ReplayDestination | und
 /** Each replayed message is counted, and is an event on the configuration's consumers (unless it went elsewhere, the main queue's). */
 function replayedEvent(config: ParkingConfig, mainQueue: string): (parked: ParkedMessage) => void {
   return (parked) => {
-    metrics.replayed(mainQueue);
+    metrics.replayed(mainQueue, config.id);
     config.consumers.replayed({ event: 'replayed', queue: mainQueue, attempt: parked.attempts, reason: parked.reason, messageId: parked.messageId, durationMs: null });
   };
 }

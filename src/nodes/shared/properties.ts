@@ -71,6 +71,10 @@ export const NUMBER_FIELDS = {
   'park-replay': {
     max: { label: 'at most', fallback: 100, min: 1, integer: true },
   },
+  'retry-console': {
+    every: { label: 'every', fallback: 10, min: 0, max: MAX_TIMER_SECONDS, unit: 's' },
+    minutes: { label: 'history', fallback: 60, min: 1, max: 1440, integer: true, unit: 'minutes' },
+  },
   'retry-dedupe': {
     retentionHours: { label: 'keep processed keys', fallback: 24, min: 0.001, max: 24 * 365, unit: 'h' },
     leaseSeconds: { label: 'claim lease', fallback: 300, min: 1, max: MAX_TIMER_SECONDS, unit: 's' },

@@ -1,0 +1,33 @@
+/** The retry-console dialog: a retry config, how often it sends by itself, how many minutes of history. */
+import { numberProperty, str, type Translate } from '../index';
+import type { EditorRED, NodeDefinition } from '../red';
+import { CATEGORY, COLOR, italicWhenNamed } from './common';
+
+declare const RED: EditorRED;
+
+export function retryConsole(t: Translate): NodeDefinition {
+  return {
+    category: CATEGORY,
+    color: COLOR,
+    defaults: {
+      name: { value: '' },
+      config: { value: '', type: 'retry-config', required: true, label: t('label.config') },
+      every: numberProperty('retry-console', 'every', t('label.every')),
+      minutes: numberProperty('retry-console', 'minutes', t('label.minutes')),
+      // The history's series it sends, comma-separated (acked, retried, parked, replayed, duplicates, depth); empty: all.
+      series: { value: '' },
+    },
+    inputs: 1,
+    outputs: 5,
+    icon: 'rabbitmq-retry-console.svg',
+    paletteLabel: () => t('paletteLabel'),
+    inputLabels: () => t('inputLabel'),
+    outputLabels: (i: number) => t(`output.${i + 1}`),
+    label() {
+      if (this.name) return str(this.name);
+      const config = this.config ? RED.nodes.node(str(this.config)) : null;
+      return config?.mainQueue ? `${t('nodeLabel')}: ${str(config.mainQueue)}` : t('paletteLabel');
+    },
+    labelStyle: italicWhenNamed,
+  };
+}
