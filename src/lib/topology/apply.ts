@@ -6,6 +6,7 @@
 import type { Channel } from 'amqplib';
 import type { QueueArguments } from './arguments';
 import type { PlannedQueue, TopologyMode, TopologyPlan } from './plan';
+import { brokerRetryVersionProblem } from './broker-retry';
 import { describeDifference, describeDifferences, describePreconditionFailure, diffArguments, parsePreconditionFailure, type ArgumentDifference } from './diff';
 
 /** AMQP reply codes this module branches on. */
@@ -85,11 +86,28 @@ async function refusedQueue(err: unknown, queue: PlannedQueue, reader: Definitio
   return differences.length > 0 ? describeDifferences('queue', queue.name, differences) : `${single}; ${FIRST_DIFFERENCE_ONLY}`;
 }
 
+/** The broker's version as it says it when the connection opens (`server-properties.version`). */
+function serverVersion(channel: Channel): string | undefined {
+  const version = (channel as unknown as { connection?: { serverProperties?: { version?: unknown } } }).connection?.serverProperties?.version;
+  return typeof version === 'string' ? version : undefined;
+}
+
+/**
+ * Why the broker cannot run the plan (broker-native retry on a broker older than 4.3, which would
+ * accept the arguments and ignore them), or undefined. Asked before anything is declared or checked.
+ */
+async function versionProblem(run: ChannelRunner, plan: TopologyPlan): Promise<string | undefined> {
+  if (!plan.needsBrokerRetry) return undefined;
+  return brokerRetryVersionProblem(await run((channel) => Promise.resolve(serverVersion(channel))));
+}
+
 /**
  * Declares every exchange, queue (durable, with its arguments) and binding of the plan. `reader`
  * (optional, the management API): a queue refused for its arguments is looked up, and every difference said.
  */
 export async function declareTopology(run: ChannelRunner, plan: TopologyPlan, reader?: DefinitionReader): Promise<TopologyResult> {
+  const refused = await versionProblem(run, plan);
+  if (refused !== undefined) throw new TopologyError([refused]);
   await run(async (channel) => {
     let step: { kind: 'queue' | 'exchange'; name: string; action: string; queue?: PlannedQueue } = { kind: 'exchange', name: '', action: 'declare' };
     try {
@@ -147,6 +165,12 @@ export async function inspectTopology(run: ChannelRunner, plan: TopologyPlan, op
   const uncompared = await optionalReader?.unavailable?.();
   const reader = uncompared === undefined ? optionalReader : undefined;
   const inspection: TopologyInspection = { objects: [], compared: reader !== undefined, ...(uncompared !== undefined ? { uncompared } : {}) };
+  const refused = await versionProblem(run, plan);
+  const main = plan.queues.find((q) => q.role === 'main');
+  if (refused !== undefined && main) {
+    inspection.objects.push({ kind: 'queue', name: main.name, role: 'main', state: 'error', differences: [], problems: [refused] });
+    return inspection;
+  }
   const look = async (check: ObjectCheck, op: (ch: Channel) => Promise<unknown>, compare: () => Promise<ArgumentDifference[]>): Promise<void> => {
     inspection.objects.push(check);
     try {

@@ -50,6 +50,7 @@ export const NUMBER_FIELDS = {
   'retry-config': {
     maxAttempts: { label: 'max attempts', fallback: 3, min: 1, integer: true },
     maxAge: { label: 'max age', fallback: 0, min: 0, unit: 's' },
+    retryJitter: { label: 'retry jitter', fallback: 0, min: 0, max: 100, unit: '%' },
   },
   'retry-consumer': {
     prefetch: { label: 'prefetch', fallback: 10, min: 1, max: 65535, integer: true },

@@ -38,6 +38,9 @@ export function topologyFromDefinition(def: Record<string, unknown>): RetryTopol
     alternateExchange: stringProp(def.alternateExchange),
     unroutedQueue: stringProp(def.unroutedQueue),
   };
+  // Set only when chosen: a configuration saved before these options means the same as before.
+  if (def.delayedRetry === 'broker') topology.delayedRetry = 'broker';
+  if (numbers.values.retryJitter > 0) topology.retryJitterPercent = numbers.values.retryJitter;
   const problems = numbers.problems.length > 0 ? numbers.problems : validateTopologyConfig(topology);
   if (problems.length > 0) throw new Error(problems.join('; '));
   return topology;
