@@ -16,7 +16,7 @@ type Msg = Record<string, any>;
 
 async function versionOf(broker: Broker): Promise<string> {
   const ch = await broker.ch();
-  return String((ch as unknown as { connection: { serverProperties: { version: string } } }).connection.serverProperties.version);
+  return (ch as unknown as { connection: { serverProperties: { version: string } } }).connection.serverProperties.version;
 }
 
 describe('broker-native delayed retry (real broker)', function () {
