@@ -73,9 +73,11 @@ describe('broker-native delayed retry (pure)', () => {
     assert.equal(planTopology(topology()).needsBrokerRetry, undefined);
   });
 
-  it('refuses what broker-native retry cannot do: a retry exchange, a classic main queue, a 0 delay, jitter, an owned argument set otherwise', () => {
+  it('refuses what broker-native retry cannot do: a classic main queue, a 0 delay, jitter, an owned argument set otherwise; a retry exchange is left alone', () => {
     const problems = (extra: Partial<RetryTopologyConfig>) => validateTopologyConfig(topology({ delayedRetry: 'broker', ...extra }));
-    assert.ok(problems({ retryExchange: 'orders.retry-x' }).some((p) => p.includes('no retry exchange')));
+    // The README's classic example switches with the one field: its retry exchange is simply not used.
+    assert.deepEqual(problems({ retryExchange: 'retry-exchange' }), []);
+    assert.deepEqual(planTopology(topology({ delayedRetry: 'broker', retryExchange: 'retry-exchange' })).exchanges.map((e) => e.name), ['orders']);
     assert.ok(problems({ mainQueueArguments: { 'x-queue-type': 'classic' } }).some((p) => p.includes('needs a quorum main queue')));
     assert.ok(problems({ retryDelaysMs: [0] }).some((p) => p.includes('at least 1 ms')));
     assert.ok(problems({ retryJitterPercent: 20 }).some((p) => p.includes('jitter works on retry queues')));

@@ -206,7 +206,7 @@ export function validateTopologyConfig(config: RetryTopologyConfig): string[] {
   }
   const distinct = new Set(names.map(([, n]) => n));
   if (!noMain && distinct.size !== names.length) problems.push('main, retry, parking (and unrouted-messages) queues and retry delays must all be different');
-  if (config.retryExchange !== '' && config.retryExchange === config.mainExchange) {
+  if (config.retryExchange !== '' && config.retryExchange === config.mainExchange && retryRoute(config) !== 'broker') {
     problems.push('retry exchange must differ from the main exchange (a retried message would loop straight back)');
   }
   if (!Number.isInteger(config.maxAttempts) || config.maxAttempts < 1) problems.push('max attempts must be a whole number of at least 1');
@@ -252,7 +252,8 @@ export function planTopology(config: RetryTopologyConfig): TopologyPlan {
   if (config.mainExchange !== '') {
     exchanges.push(unrouted ? { name: config.mainExchange, type: config.mainExchangeType, arguments: { [ALTERNATE_EXCHANGE]: unrouted.exchange } } : { name: config.mainExchange, type: config.mainExchangeType });
   }
-  if (config.retryExchange !== '') exchanges.push({ name: config.retryExchange, type: config.retryExchangeType });
+  // Broker-native retry has no retry route: a retry exchange left in the configuration is not declared.
+  if (config.retryExchange !== '' && retryRoute(config) !== 'broker') exchanges.push({ name: config.retryExchange, type: config.retryExchangeType });
 
   const queues: PlannedQueue[] = [
     { role: 'main', name: config.mainQueue, arguments: { ...config.mainQueueArguments, ...owned.main } },
@@ -287,7 +288,6 @@ function brokerRetryProblems(config: RetryTopologyConfig): string[] {
   const jitter = config.retryJitterPercent ?? 0;
   if (!Number.isFinite(jitter) || jitter < 0 || jitter > 100) problems.push('retry jitter must be 0 (none) to 100 %');
   if (config.delayedRetry !== 'broker') return problems;
-  if (config.retryExchange !== '') problems.push('broker-native delayed retry has no retry exchange: leave it empty');
   if (config.retryDelaysMs.some((ms) => ms < 1)) problems.push('broker-native delayed retry needs retry delays of at least 1 ms');
   const type = config.mainQueueArguments[QUEUE_TYPE];
   if (type !== undefined && type !== 'quorum') problems.push(`broker-native delayed retry needs a quorum main queue, the main queue arguments say ${JSON.stringify(type)}`);
