@@ -61,9 +61,13 @@ interface CheckAnswer {
  * Broker-native delayed retry is offered only where the broker can run it: once a check has told the
  * broker's version, an older one disables the choice (unless chosen already: the tip says why it fails).
  */
-function offerBrokerRetry(t: (key: string, args?: Record<string, unknown>) => string, version: string | undefined): void {
-  const tooOld = version !== undefined && compareVersions(version, BROKER_RETRY_MIN_VERSION) < 0;
+function offerBrokerRetry(t: (key: string, args?: Record<string, unknown>) => string, told: string | undefined): void {
   const select = $('#node-config-input-delayedRetry');
+  // Kept on the select while the dialog is open: choosing again re-applies what the broker said.
+  if (told !== undefined) select.data('broker-version', told);
+  const kept = select.data('broker-version');
+  const version = told ?? (typeof kept === 'string' ? kept : undefined);
+  const tooOld = version !== undefined && compareVersions(version, BROKER_RETRY_MIN_VERSION) < 0;
   select.find('option[value="broker"]').prop('disabled', tooOld && select.val() !== 'broker');
   $('.retry-config-broker-too-old').text(tooOld ? t('tip.brokerTooOld', { version }) : '').toggle(tooOld);
 }
@@ -208,6 +212,7 @@ export function retryConfig(t: Translate): NodeDefinition {
       // Choosing broker-native retry asks the broker its version (the check does), so an old one is said at once.
       $('#node-config-input-delayedRetry').on('change', () => {
         if (text('delayedRetry') === 'broker') checkTopology(t, node);
+        else offerBrokerRetry(t, undefined);
       });
       for (const field of ['mainExchangeType', 'retryExchangeType']) fillSelect(`#node-config-input-${field}`, choices.exchangeTypes, (type) => type, node[field]);
       for (const field of ['mainQueueArgs', 'retryQueueArgs', 'parkingQueueArgs']) {

@@ -104,7 +104,8 @@ export const PROPERTY_VERSIONS: Record<string, { version: number; added: Record<
   // --- issue 27 (H10): park-replay's reason filter (absent: every reason) ---
   'park-replay': { version: 3, added: { action: { since: 2, value: 'replay' }, reason: { since: 3, value: '' } } },
   // --- issue 26 (H4): error rules (absent: none, every failure transient) ---
-  'retry-config': { version: 3, added: { maxAge: { since: 2 }, errorRules: { since: 3, value: '[]' } } },
+  // --- issue 39: broker-native delayed retry and jitter (absent: retry queues, no jitter) ---
+  'retry-config': { version: 4, added: { maxAge: { since: 2 }, errorRules: { since: 3, value: '[]' }, delayedRetry: { since: 4, value: 'queues' }, retryJitter: { since: 4 } } },
   'retry-consumer': {
     version: 5,
     added: {
