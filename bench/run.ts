@@ -6,8 +6,9 @@
  *   npm run bench                      full run (a few minutes on 2 cores)
  *   BENCH_SMOKE=1 npm run bench        tiny counts, one repetition (CI; < 60 s)
  *   npm run bench -- --smoke           the same
- *   npm run bench -- --only=consume,park   some sections (consume, degrade, analysis, peers, retry, park, publish, dedupe, outbox, nodered, scale, parking, memory, partitions)
- *   npm run bench -- --only=consume,park   some sections (consume, degrade, analysis, peers, retry, park, publish, dedupe, outbox, nodered, scale, parking, history, memory)
+ *   npm run bench -- --only=consume,park   some sections (consume, degrade, analysis, peers, retry, native-retry, park, publish, dedupe, outbox, nodered, scale, parking, history, memory, partitions)
+ *   AMQP_URL=amqp://guest:guest@127.0.0.1:5674 RABBITMQ_MANAGEMENT_URL=http://127.0.0.1:15674 npm run bench -- --only=native-retry
+ *                                      broker-native delayed retry vs the TTL retry path (RabbitMQ 4.3+ only)
  *   npm run bench -- --only=consume --consume=16k:100   some consume+ack cases (size:prefetch; also filters analysis sizes)
  *   BENCH_REPS=7 npm run bench         more repetitions (default 5; the median is reported)
  *   BENCH_DIST=/path/to/dist node --expose-gc --import tsx bench/run.ts   another build of the package (compare a change)
@@ -57,6 +58,7 @@ import { historyMemoryRun, type HistoryMemoryRun } from './lib/history-memory';
 import { parkingGroupRun, type ParkingGroupRun } from './lib/parking-group';
 import { degradeJson, degradeTable, runDegrade, type DegradeResult } from './lib/degrade-scenarios';
 import { partitionsJson, partitionsTable, runPartitions, type PartitionsResult } from './lib/partitions';
+import { NATIVE_RETRY_VARIANTS, brokerVersion, declareNativeRetry, nativeRetryRun, nativeRetrySkip, type NativeRetryRow } from './lib/native-retry';
 
 const here = __dirname;
 const argv = process.argv.slice(2);
@@ -92,6 +94,7 @@ const PLAN = {
   analysis16k: n(8000, 200),
   peers: n(30000, 500),
   retry: n(20000, 300),
+  nativeRetry: n(20000, 300),
   lag: { count: n(1500, 100), rate: n(500, 200) },
   park: n(8000, 300),
   publish: n(10000, 300),
@@ -207,6 +210,8 @@ interface Extra {
   /** Parking groups: a park-replay node grouping the parking queue, in a Node-RED process of its own. */
   parkingGroup?: ParkingGroupRun;
   history?: HistoryMemoryRun;
+  /** Broker-native delayed retry vs the TTL retry path (RabbitMQ 4.3+), or why it did not run. */
+  nativeRetry?: { count: number; rows: NativeRetryRow[] } | { skipped: string };
 }
 type Run = () => Promise<RunResult>;
 type Prepare = () => Promise<void>;
@@ -217,6 +222,19 @@ const failures: string[] = [];
 const extra: Extra = {}; // lag, memory, peers
 const scale: ScaleResult = { consumers: [], competing: [], big: [], notes: [] };
 const degrade: DegradeResult = {}; // rate limit, error rules + kill switch
+
+/** The native-retry section's figures for the JSON line (none where it did not run). */
+function nativeRetryJson(): Record<string, number | null> {
+  const nr = extra.nativeRetry;
+  if (!nr || 'skipped' in nr) return {};
+  const out: Record<string, number | null> = {};
+  for (const [i, v] of NATIVE_RETRY_VARIANTS.entries()) {
+    const key = v.key.replace(/-(\w)/g, (_, c: string) => c.toUpperCase());
+    out[`nativeRetry_${key}_msgPerSec`] = round(nr.rows[i]?.msgPerSec);
+    out[`nativeRetry_${key}_cpuUsPerMsg`] = round(nr.rows[i]?.cpuUsPerMsg, 1);
+  }
+  return out;
+}
 
 function summarize(runs: RunResult[]): Summary {
   return {
@@ -412,6 +430,15 @@ function printReport(env: Environment): void {
     if (peerRows.some((p) => p.version.includes('*'))) out.push(`  * built from its source (not on the registry mirror) in ${PEERS_DIR}/from-source: docs/benchmark.md`);
     for (const note of skipped) out.push(`  not measured: ${note}`);
   }
+  if (extra.nativeRetry) {
+    const nr = extra.nativeRetry;
+    out.push('');
+    if ('skipped' in nr) out.push(`broker-native delayed retry: not measured: ${nr.skipped}`);
+    else {
+      out.push(`broker-native delayed retry vs the TTL retry path (the package; 1 KB, prefetch ${PREFETCH}, each of ${nr.count} msgs retried once after 200 ms, then acked; median of runs):`);
+      for (const r of nr.rows) out.push(`  ${pad(r.label, 60)}${pad(fmt(r.msgPerSec), 9, true)} msg/s${pad(fmt(r.cpuUsPerMsg, 1), 8, true)} node µs/msg${Number.isFinite(r.brokerUsPerMsg) ? `${pad(fmt(r.brokerUsPerMsg, 1), 8, true)} broker µs/msg` : ''}`);
+    }
+  }
   if (extra.lag) {
     const l = extra.lag;
     out.push('');
@@ -555,6 +582,8 @@ function summaryJson(): Record<string, number | null> {
     retryPathRawCpuRatio: r2(retry ? retry.pkg.cpuUsPerMsg / retry.raw.cpuUsPerMsg : undefined),
     rawRetryPathCpuUsPerMsg: round(retry?.raw.cpuUsPerMsg, 1),
     retryLagP50Ms: round(l?.pkgFlow.p50, 2),
+    // Broker-native delayed retry (4.3+) vs the TTL retry path, msg/s and client µs per message, by variant.
+    ...nativeRetryJson(),
     retryLagAmqpP99Ms: round(l?.pkgAmqp.p99, 2),
     rawRetryLagP50Ms: round(l?.raw.p50, 2),
     rawRetryLagP99Ms: round(l?.raw.p99, 2),
@@ -811,6 +840,30 @@ async function main(): Promise<number> {
       }
       const med = (list: LagStats[]): LagStats => ({ p50: median(list.map((s) => s.p50)), p99: median(list.map((s) => s.p99)), max: median(list.map((s) => s.max)) });
       extra.lag = { count: lagCount, rate, raw: med(perRep.raw), pkgAmqp: med(perRep.pkgAmqp), pkgFlow: med(perRep.pkgFlow) };
+    });
+
+    // Broker-native delayed retry (RabbitMQ 4.3+) vs the TTL retry path --------------------------
+    await section('native-retry', async () => {
+      const skip = nativeRetrySkip(brokerVersion(model));
+      if (skip !== undefined) {
+        log(`   skipped: ${skip}`);
+        extra.nativeRetry = { skipped: skip };
+        return;
+      }
+      const count = PLAN.nativeRetry;
+      const topos = NATIVE_RETRY_VARIANTS.map((v) => names.topology(`native-${v.key}`));
+      for (const [i, v] of NATIVE_RETRY_VARIANTS.entries()) {
+        const topo = topos[i]!;
+        await declareNativeRetry(ctx, topo, v);
+        // Warm-up of the variant's own settle path, not recorded.
+        await load(topo, 1024, PLAN.warmup)();
+        await nativeRetryRun(ctx, topo, v, PLAN.warmup, PREFETCH);
+      }
+      const runs = await variants(
+        'native-retry',
+        NATIVE_RETRY_VARIANTS.map((v, i): Variant => [v.label, count, load(topos[i]!, 1024, count), () => nativeRetryRun(ctx, topos[i]!, v, count, PREFETCH)]),
+      );
+      extra.nativeRetry = { count, rows: NATIVE_RETRY_VARIANTS.map((v, i) => ({ label: v.label, ...summarize(runs[i]!) })) };
     });
 
     // Park path ----------------------------------------------------------------------------------

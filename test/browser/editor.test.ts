@@ -397,6 +397,33 @@ describe('editor in a real browser (chromium + playwright-core, packed package, 
     assert.deepEqual(takeErrors(), []);
   });
 
+  it("offers broker-native delayed retry only where the broker's version allows it: choosing it asks the broker", async function () {
+    const version = ((await broker.ch()) as unknown as { connection: { serverProperties: { version: string } } }).connection.serverProperties.version;
+    const [major = 0, minor = 0] = version.split('.').map(Number);
+    const tooOld = major < 4 || (major === 4 && minor < 3);
+    const config = (await ourNodes()).find((n) => n.type === 'retry-config');
+    assert.ok(config);
+    await openEditor(config.id, config.type);
+    await tab('policy');
+    const select = page.locator('#node-config-input-delayedRetry');
+    await select.selectOption('broker');
+    // The check runs by itself and says the broker's version.
+    await page.locator('#retry-config-check-result table, #retry-config-check-result .retry-config-check-failed').first().waitFor({ state: 'visible' });
+    const note = page.locator('.retry-config-broker-too-old');
+    if (tooOld) {
+      await note.waitFor({ state: 'visible' });
+      assert.match((await note.textContent()) ?? '', new RegExp(`RabbitMQ ${version.replace(/\./g, '\\.')}.*4\\.3`));
+      await select.selectOption('queues');
+      assert.equal(await select.locator('option[value="broker"]').isDisabled(), true, `RabbitMQ ${version}: the choice is disabled`);
+    } else {
+      assert.equal(await note.isVisible(), false);
+      await select.selectOption('queues');
+      assert.equal(await select.locator('option[value="broker"]').isDisabled(), false, `RabbitMQ ${version}: the choice stays`);
+    }
+    await closeEditor(config.type);
+    assert.deepEqual(takeErrors(), []);
+  });
+
   it('lists a parked message in the parking browser (peek, not consume) and replays it after a confirmation', async function () {
     // Deployed (the browser works on deployed configs): a broker and a retry config, no consumer.
     const names = await deployCheckConfig('ui', 'ui-park', 'parking test');

@@ -14,6 +14,9 @@ function setup() {
     nack: (m: Message, allUpTo?: boolean, requeue?: boolean) => {
       sent.push(`nack ${m.fields.deliveryTag}${allUpTo ? ' multiple' : ''}${requeue ? ' requeue' : ''}`);
     },
+    reject: (m: Message, requeue?: boolean) => {
+      sent.push(`reject ${m.fields.deliveryTag}${requeue ? ' requeue' : ''}`);
+    },
   };
   const flushes: Array<() => void> = [];
   const batcher = new AckBatcher(channel, (flush) => flushes.push(flush));

@@ -13,7 +13,7 @@ import type { RetryTopologyConfig } from '../../src/lib/topology';
 
 const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 async function until(check: () => boolean, what: string): Promise<void> {
-  for (let i = 0; i < 400; i += 1) {
+  for (let i = 0; i < 2000; i += 1) {
     if (check()) return;
     await new Promise((resolve) => setTimeout(resolve, 5));
   }

@@ -63,6 +63,7 @@ function setup(settleTimeoutMs: number, options: { ordered?: boolean; requeuePau
   const channel = {
     ack: (m: ConsumeMessage, all?: boolean) => written.push(`ack ${m.fields.deliveryTag}${all ? '+' : ''}`),
     nack: (m: ConsumeMessage, all?: boolean, requeue?: boolean) => written.push(`nack ${m.fields.deliveryTag}${all ? '+' : ''}${requeue ? ' requeue' : ''}`),
+    reject: (m: ConsumeMessage, requeue?: boolean) => written.push(`reject ${m.fields.deliveryTag}${requeue ? ' requeue' : ''}`),
   };
   const acks = new AckBatcher(channel);
   const copies = new FakeCopies();
@@ -257,7 +258,7 @@ describe('deliveries', () => {
   it('a body that does not decode is parked on arrival with the reason, never passed on', async () => {
     const { deliveries, delivered, copies } = setup(0);
     const bad = { ...message(1), content: Buffer.from('{not json') } as ConsumeMessage;
-    const acks = new AckBatcher({ ack: () => undefined, nack: () => undefined });
+    const acks = new AckBatcher({ ack: () => undefined, nack: () => undefined, reject: () => undefined });
     deliveries.arrived(acks, bad, attempt1, Date.now());
     for (let i = 0; i < 50 && copies.published.length === 0; i += 1) await nextTurn();
     assert.equal(delivered.length, 0);
@@ -306,7 +307,7 @@ describe('deliveries', () => {
       await until(() => delivered.length === 1);
       acks.close();
       assert.equal(deliveries.endAll('its channel was lost'), 1);
-      const again = new AckBatcher({ ack: () => undefined, nack: () => undefined });
+      const again = new AckBatcher({ ack: () => undefined, nack: () => undefined, reject: () => undefined });
       deliveries.arrived(again, keyed(7, 'pay-2'), attempt1, Date.now()); // the broker redelivers it
       await sleep(5);
       assert.equal(delivered.length, 1, 'the redelivery waits while the flow may still finish the first');
@@ -334,7 +335,7 @@ describe('deliveries', () => {
       await nextTurn();
       assert.deepEqual(await d.store.claim([{ scope: 'q', key: 'late-ack' }], 'someone else', 1000), [{ state: 'done' }], 'recorded: the effect was done');
       // late-retry's deadline passes: released; the redelivery takes it; a late retry of the old one must not release it under the new one.
-      const again = new AckBatcher({ ack: () => undefined, nack: () => undefined });
+      const again = new AckBatcher({ ack: () => undefined, nack: () => undefined, reject: () => undefined });
       deliveries.arrived(again, keyed(9, 'late-retry'), attempt1, Date.now());
       await until(() => delivered.length === 3);
       await assert.rejects(deliveries.settle(retryId!, 'retry'));

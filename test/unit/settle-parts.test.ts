@@ -18,6 +18,10 @@ class Acks implements AckTarget {
     if (this.closed) throw new Error('Channel closed');
     this.log.push(`nack ${message.fields.deliveryTag}${requeue ? ' requeue' : ''}`);
   }
+  reject(message: Message, requeue: boolean): void {
+    if (this.closed) throw new Error('Channel closed');
+    this.log.push(`reject ${message.fields.deliveryTag}${requeue ? ' requeue' : ''}`);
+  }
 }
 
 function delivery(log: string[], tag = 1, content = 'body', messageId = 'm-1'): TrackedDelivery & { acks: Acks } {

@@ -6,6 +6,7 @@
 import { argumentValueText, choices, fillSelect, migrate, numberProperty, showReasons, str, tabs, topologyProblemsOf, validators as v, withVersion, fail, type EditorNode, type Translate, type Validator } from '../index';
 import type { EditorRED, JQ, JQStatic, NodeDefinition } from '../red';
 import { errorRulesEditor, errorRulesOf, errorRulesValidator } from './error-rules';
+import { BROKER_RETRY_MIN_VERSION, compareVersions, DELAYED_RETRY_CHOICES } from '../../lib/topology/broker-retry';
 
 declare const RED: EditorRED;
 declare const $: JQStatic;
@@ -18,7 +19,7 @@ interface CheckedObject {
   problems: string[];
 }
 
-const FIELDS = ['name', 'broker', 'mode', 'mainExchange', 'mainExchangeType', 'mainQueue', 'routingKeys', 'alternateExchange', 'unroutedQueue', 'retryExchange', 'retryExchangeType', 'retryQueue', 'retryDelay', 'parkingQueue', 'maxAttempts', 'maxAge', 'partitions', 'partitionRouting', 'mainQueueArgs', 'retryQueueArgs', 'parkingQueueArgs'];
+const FIELDS = ['name', 'broker', 'mode', 'mainExchange', 'mainExchangeType', 'mainQueue', 'routingKeys', 'alternateExchange', 'unroutedQueue', 'retryExchange', 'retryExchangeType', 'retryQueue', 'retryDelay', 'delayedRetry', 'retryJitter', 'parkingQueue', 'maxAttempts', 'maxAge', 'partitions', 'partitionRouting', 'mainQueueArgs', 'retryQueueArgs', 'parkingQueueArgs'];
 
 /** The dialog's values while it is open, the saved ones otherwise. */
 function values(node: EditorNode): Record<string, unknown> {
@@ -49,6 +50,8 @@ function show(t: (key: string) => string, value: unknown, argument: string): str
 
 interface CheckAnswer {
   broker: string;
+  /** The broker's version, when it said it. */
+  version?: string;
   compared: boolean;
   uncompared?: string;
   objects: CheckedObject[];
@@ -57,8 +60,24 @@ interface CheckAnswer {
   deprecated?: string[];
 }
 
+/**
+ * Broker-native delayed retry is offered only where the broker can run it: once a check has told the
+ * broker's version, an older one disables the choice (unless chosen already: the tip says why it fails).
+ */
+function offerBrokerRetry(t: (key: string, args?: Record<string, unknown>) => string, told: string | undefined): void {
+  const select = $('#node-config-input-delayedRetry');
+  // Kept on the select while the dialog is open: choosing again re-applies what the broker said.
+  if (told !== undefined) select.data('broker-version', told);
+  const kept = select.data('broker-version');
+  const version = told ?? (typeof kept === 'string' ? kept : undefined);
+  const tooOld = version !== undefined && compareVersions(version, BROKER_RETRY_MIN_VERSION) < 0;
+  select.find('option[value="broker"]').prop('disabled', tooOld && select.val() !== 'broker');
+  $('.retry-config-broker-too-old').text(tooOld ? t('tip.brokerTooOld', { version }) : '').toggle(tooOld);
+}
+
 /** One row per exchange and queue: exists / missing / argument differs, with expected vs actual. */
 function renderCheck(t: (key: string, args?: Record<string, unknown>) => string, answer: CheckAnswer): void {
+  offerBrokerRetry(t, answer.version);
   const box = $('#retry-config-check-result').empty();
   $('<div>').addClass('form-tips').text(t('check.on', { broker: answer.broker })).appendTo(box);
   // Why the management API tried at the broker's host (its URL's variable unset) was not read, in English from the runtime.
@@ -180,7 +199,9 @@ export function retryConfig(t: Translate): NodeDefinition {
       retryExchange: { value: '', label: t('prop.retryExchange'), validate: withTopology(v.name(), /retry exchange/) },
       retryExchangeType: { value: 'fanout', label: t('prop.retryExchangeType'), validate: v.oneOf(choices.exchangeTypes) },
       retryQueue: { value: '', label: t('prop.retryQueue'), validate: withTopology(v.name(), names) },
-      retryDelay: { value: '5000', label: t('prop.retryDelay'), validate: v.delays },
+      retryDelay: { value: '5000', label: t('prop.retryDelay'), validate: withTopology(v.delays, /retry delays of at least|jitter/) },
+      delayedRetry: { value: 'queues', label: t('prop.delayedRetry'), validate: withTopology(v.oneOf(DELAYED_RETRY_CHOICES), /broker-native/) },
+      retryJitter: numberProperty('retry-config', 'retryJitter', t('prop.retryJitter')),
       parkingQueue: { value: '', label: t('prop.parkingQueue'), validate: withTopology(v.name(), names) },
       maxAttempts: numberProperty('retry-config', 'maxAttempts', t('prop.maxAttempts')),
       maxAge: numberProperty('retry-config', 'maxAge', t('prop.maxAge')),
@@ -208,6 +229,12 @@ export function retryConfig(t: Translate): NodeDefinition {
       $('#retry-config-export-button').on('click', () => exportDefinitions(t, node));
       fillSelect('#node-config-input-mode', choices.topologyModes, (m) => t(`mode.${m}`), node.mode);
       fillSelect('#node-config-input-partitionRouting', choices.partitionRoutings, (r) => t(`partitionRouting.${r}`), node.partitionRouting);
+      fillSelect('#node-config-input-delayedRetry', DELAYED_RETRY_CHOICES, (c) => t(`delayedRetry.${c}`), node.delayedRetry ?? 'queues');
+      // Choosing broker-native retry asks the broker its version (the check does), so an old one is said at once.
+      $('#node-config-input-delayedRetry').on('change', () => {
+        if (text('delayedRetry') === 'broker') checkTopology(t, node);
+        else offerBrokerRetry(t, undefined);
+      });
       for (const field of ['mainExchangeType', 'retryExchangeType']) fillSelect(`#node-config-input-${field}`, choices.exchangeTypes, (type) => type, node[field]);
       for (const field of ['mainQueueArgs', 'retryQueueArgs', 'parkingQueueArgs']) {
         const input = $(`#node-config-input-${field}`);
@@ -230,9 +257,12 @@ export function retryConfig(t: Translate): NodeDefinition {
         $('.retry-config-partitioned').toggle(partitions > 1);
         if (partitions > 1) $('#retry-config-partitions-tip').text(t('tip.partitions', { first: `${main}.0`, last: `${main}.${partitions - 1}`, exchange: `${main}.partitions` }));
         $('.retry-config-existing-queue').toggle(text('mode') === 'check');
+        const brokerRetry = text('delayedRetry') === 'broker';
+        $('.retry-config-jitter').toggle(!brokerRetry);
+        $('.retry-config-broker-retry').toggle(brokerRetry);
       };
       $('#node-config-input-mainQueue, #node-config-input-partitions, #node-config-input-mainExchange, #node-config-input-retryExchange, #node-config-input-alternateExchange').on('change keyup', refresh);
-      $('#node-config-input-mode').on('change', refresh);
+      $('#node-config-input-mode, #node-config-input-delayedRetry').on('change', refresh);
       refresh();
       errorRulesEditor(t, node);
       showReasons(node, 'node-config-input');

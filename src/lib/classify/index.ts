@@ -5,3 +5,4 @@
  */
 export { ERROR_KINDS, HTTP_STARTING_RULES, RULE_MATCHES, errorRuleProblems, parseStatusSpec, readErrorRules, ruleRegExp, statusMatches, type ErrorKind, type ErrorRule, type RuleMatch, type StatusSpec } from './rules';
 export { ErrorClassifier, classifyFailure, permanentReason, type Classification, type ClassifyInput, type JsonataCompiler, type RulePredicate } from './match';
+export { RETRY_AFTER_MAX_MS, parseRetryAfter, retryAfterOf } from './retry-after';

@@ -6,6 +6,7 @@
  * reaches a JSONata rule.
  */
 import { errorMessage, errorName } from '../message';
+import { retryAfterOf } from './retry-after';
 import { parseStatusSpec, readErrorRules, ruleLabel, ruleRegExp, statusMatches, type ErrorKind, type ErrorRule } from './rules';
 
 /** What a failed msg carries: `msg.error` (an Error, a Catch node's error object, a string), `msg.statusCode`, the msg. */
@@ -13,12 +14,16 @@ export interface ClassifyInput {
   error?: unknown;
   statusCode?: unknown;
   msg?: unknown;
+  /** ms since epoch, for a `Retry-After` date; the clock when absent. */
+  now?: number;
 }
 
 export interface Classification {
   kind: ErrorKind;
   /** The rule that matched; none: no rule did (transient). */
   rule?: string;
+  /** A transient HTTP status rule matched and the response said `Retry-After`: the wait it asks for, in ms. */
+  delayMs?: number;
 }
 
 /** A JSONata rule's test, made by the caller (Node-RED evaluates JSONata asynchronously): true-ish matches. */
@@ -111,12 +116,22 @@ export class ErrorClassifier {
       const { rule, test } = compiled[i] as CompiledRule;
       const matched = test(input);
       if (isPromise(matched)) {
-        return Promise.resolve(matched).then((value) => (value ? { kind: rule.kind, rule: rule.name } : this.walk(input, i + 1)));
+        return Promise.resolve(matched).then((value) => (value ? matchedBy(rule, input) : this.walk(input, i + 1)));
       }
-      if (matched) return { kind: rule.kind, rule: rule.name };
+      if (matched) return matchedBy(rule, input);
     }
     return NO_MATCH;
   }
+}
+
+/**
+ * What a matching rule makes of the failure. A transient status rule honours the response's
+ * `Retry-After` (seconds or an HTTP date): the retry waits at least that long.
+ */
+function matchedBy(rule: ErrorRule, input: ClassifyInput): Classification {
+  if (rule.kind !== 'transient' || rule.match !== 'status') return { kind: rule.kind, rule: rule.name };
+  const delayMs = retryAfterOf(input.msg, input.now ?? Date.now());
+  return delayMs === undefined ? { kind: rule.kind, rule: rule.name } : { kind: rule.kind, rule: rule.name, delayMs };
 }
 
 /** Classifies one failure by a list of rules (compiles them each time: a node keeps an {@link ErrorClassifier}). */

@@ -106,9 +106,9 @@ export class Deliveries extends EventEmitter<DeliveryEvents> {
   }
 
   /** {@link settleNow} as a promise (the settle timeout, an invalid body): rejects with {@link SettleError} when it cannot be settled (any more). */
-  settle(id: string, action: SettleAction, reason = '', failure?: FailureDetails, kind?: ErrorKind): Promise<SettleOutcome> {
+  settle(id: string, action: SettleAction, reason = '', failure?: FailureDetails, kind?: ErrorKind, delayMs?: number): Promise<SettleOutcome> {
     return new Promise((resolve, reject) => {
-      const now = this.settleNow(id, action, reason, failure, kind, (result) => (result instanceof Error ? reject(result) : resolve(result)));
+      const now = this.settleNow(id, action, reason, failure, kind, (result) => (result instanceof Error ? reject(result) : resolve(result)), delayMs);
       if (now !== undefined) resolve(now);
     }); // what settleNow throws rejects it
   }
@@ -118,9 +118,10 @@ export class Deliveries extends EventEmitter<DeliveryEvents> {
    * or a hold returns its outcome at once; a copy (retry tier, park), or the ack of a deduplicated
    * delivery waiting for its key to be recorded, returns undefined and `later` gets its outcome or
    * error once known (never before this returns). One that cannot settle throws its {@link SettleError}.
-   * `kind`: what the error rules made of the failure (a retry-settle in retry mode, the settle timeout), see `decide`.
+   * `kind`: what the error rules made of the failure (a retry-settle in retry mode, the settle timeout), see `decide`;
+   * `delayMs`: the wait a retry asked for (`msg.retry.delay`, an HTTP `Retry-After`), see `decide`.
    */
-  settleNow(id: string, action: SettleAction, reason: string, failure: FailureDetails | undefined, kind: ErrorKind | undefined, later: SettleLater): SettleOutcome | undefined {
+  settleNow(id: string, action: SettleAction, reason: string, failure: FailureDetails | undefined, kind: ErrorKind | undefined, later: SettleLater, delayMs?: number): SettleOutcome | undefined {
     const { registry } = this;
     const entry = registry.entry(id);
     if (!entry) {
@@ -128,7 +129,7 @@ export class Deliveries extends EventEmitter<DeliveryEvents> {
       throw notSettleable(registry.ending(id), id, action);
     }
     registry.end(id, PAST_TENSE[action]);
-    const decision = decide(this.options.policy, entry, action, reason, Date.now(), failure, kind);
+    const decision = decide(this.options.policy, entry, action, reason, Date.now(), failure, kind, delayMs);
     if (entry.spans !== undefined && this.options.tracer !== undefined) startSettle(this.options.tracer, this.options.mainQueue, entry.spans, entry, decision);
     const key = entry.dedupeKey;
     // Released on a retry or a park, so the next delivery is processed again; an ordered hold keeps it.

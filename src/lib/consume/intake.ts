@@ -5,7 +5,7 @@
  * their retry information. One per session, which owns it.
  */
 import type { Channel, ConsumeMessage } from 'amqplib';
-import { retryInfo } from '../message';
+import { deliveryCountRetryInfo, retryInfo } from '../message';
 import type { AckBatcher, OrderedHold } from '../settle';
 import type { RetryTopologyConfig } from '../topology';
 import type { Deliveries } from './deliveries';
@@ -18,7 +18,7 @@ export class Intake {
 
   /** @param current whether deliveries of `channel` are taken now (it is the session's channel and the session runs) */
   constructor(
-    private readonly topology: Pick<RetryTopologyConfig, 'mainQueue' | 'maxAttempts'>,
+    private readonly topology: Pick<RetryTopologyConfig, 'mainQueue' | 'maxAttempts' | 'delayedRetry'>,
     rateLimit: number | undefined,
     private readonly deliveries: Deliveries,
     private readonly hold: OrderedHold | undefined,
@@ -51,7 +51,9 @@ export class Intake {
 
   private deliver(channel: Channel, acks: AckBatcher, message: ConsumeMessage): void {
     if (!this.current(channel)) return;
-    const retry = retryInfo(message.properties.headers, this.topology.mainQueue, this.topology.maxAttempts);
+    const { headers } = message.properties;
+    // Broker-native delayed retry: the message stays in the main queue, the broker counts its failures.
+    const retry = this.topology.delayedRetry === 'broker' ? deliveryCountRetryInfo(headers, this.topology.maxAttempts) : retryInfo(headers, this.topology.mainQueue, this.topology.maxAttempts);
     this.deliveries.arrived(acks, message, this.hold ? this.hold.retryOf(message, retry) : retry, Date.now());
   }
 }

@@ -20,7 +20,7 @@ import { backoffDelay } from '../backoff';
 import type { BrokerConnection } from '../connection';
 import { closeChannel } from '../amqp';
 import type { Publisher } from '../publish';
-import { MOVER_HORIZON_MS, movedByPackage, retryQueueNames, type RetryTopologyConfig } from '../topology';
+import { MOVER_HORIZON_MS, movedByPackage, retryQueueDelays, retryQueueOf, type RetryTopologyConfig } from '../topology';
 
 export interface MoverTier {
   queue: string;
@@ -29,10 +29,9 @@ export interface MoverTier {
 
 /** The tiers the mover serves: quorum tiers on the republish route, delay up to the horizon. Pure. */
 export function moverTiers(
-  config: Pick<RetryTopologyConfig, 'retryQueue' | 'retryDelaysMs' | 'mainQueueArguments' | 'retryQueueArguments'>,
+  config: Pick<RetryTopologyConfig, 'retryQueue' | 'retryDelaysMs' | 'mainQueueArguments' | 'retryQueueArguments' | 'delayedRetry' | 'retryJitterPercent'>,
 ): MoverTier[] {
-  const names = retryQueueNames(config);
-  return config.retryDelaysMs.flatMap((delayMs, i) => (movedByPackage(config, delayMs) ? [{ queue: names[i] ?? config.retryQueue, delayMs }] : []));
+  return retryQueueDelays(config).flatMap((delayMs) => (movedByPackage(config, delayMs) ? [{ queue: retryQueueOf(config, delayMs), delayMs }] : []));
 }
 
 /**

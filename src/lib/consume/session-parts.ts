@@ -15,7 +15,8 @@ import type { ConsumerSessionOptions, SessionStats } from './types';
 /** The depths of the consumer's queues, looked at through the connection's shared watch or one of its own. */
 export function consumerDepths(options: ConsumerSessionOptions): ConsumerDepths {
   const { topology, queueWatch } = options;
-  const queues = { main: topology.mainQueue, retry: retryQueueNames(topology), parking: topology.parkingQueue };
+  // Broker-native delayed retry has no retry queue: a retry waits in the main queue.
+  const queues = { main: topology.mainQueue, retry: topology.delayedRetry === 'broker' ? [] : retryQueueNames(topology), parking: topology.parkingQueue };
   if (queueWatch) return new ConsumerDepths(queueWatch, queues);
   const own = new QueueWatch(options.connection);
   return new ConsumerDepths(own, queues, own);

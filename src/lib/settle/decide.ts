@@ -7,13 +7,15 @@ import type { MessageProperties, Options } from 'amqplib';
 import { attemptsExhausted, DEFAULT_PARK_REASON, type DeathRecord, type FailureDetails, firstFailureMs, firstSeenMs, malformedDeathHeader, NOT_BEFORE_HEADER, originalRoute, parkedPublishOptions, readDeaths, type RetryInfo, retryPublishOptions } from '../message';
 import type { ErrorKind } from '../classify';
 import type { SettleAction } from './settlement';
-import { movedByPackage, retryDelayFor, retryQueueFor, retryRoute, type RetryRoute, type RetryTopologyConfig } from '../topology';
+import { movedByPackage, retryQueueChoice, retryRoute, type RetryRoute, type RetryTopologyConfig } from '../topology';
 
 export type Decision =
   /** Done: ack the delivery. */
   | { kind: 'ack' }
   /** Retry by rejecting without requeue: the main queue's dead-letter exchange takes it to the retry queue. */
   | { kind: 'dead-letter' }
+  /** Retry by rejecting with requeue: the quorum main queue delays it itself (broker-native delayed retry, RabbitMQ 4.3+). */
+  | { kind: 'broker-retry' }
   /** Retry by a confirmed copy in the retry queue of the attempt's tier, then ack. */
   | { kind: 'republish'; queue: string; options: Options.Publish }
   /** Ordered mode: keep it unacked at the head of the queue and run it again after a pause. */
@@ -26,12 +28,14 @@ export type CopyDecision = Extract<Decision, { kind: 'republish' | 'park' }>;
 
 /** What a consumer's decisions depend on, fixed when it starts. */
 export interface DecisionPolicy {
-  topology: Pick<RetryTopologyConfig, 'mainQueue' | 'parkingQueue' | 'maxAgeMs' | 'retryQueue' | 'retryDelaysMs'>;
+  topology: Pick<RetryTopologyConfig, 'mainQueue' | 'parkingQueue' | 'maxAgeMs' | 'retryQueue' | 'retryDelaysMs' | 'retryJitterPercent'>;
   route: RetryRoute;
   /** Strict ordered processing: a retry holds the message instead of letting others overtake it. */
   ordered: boolean;
   /** Copies for the retry tiers carry their due time ({@link NOT_BEFORE_HEADER}): the retry mover serves them. */
   dueHeader?: boolean;
+  /** Picks a jitter sub-tier (0 ≤ r < 1); Math.random when absent. */
+  random?: () => number;
 }
 
 export function decisionPolicy(topology: RetryTopologyConfig, ordered: boolean): DecisionPolicy {
@@ -60,6 +64,7 @@ export const MALFORMED_X_DEATH = 'malformed x-death header';
 
 const ACK: Decision = { kind: 'ack' };
 const DEAD_LETTER: Decision = { kind: 'dead-letter' };
+const BROKER_RETRY: Decision = { kind: 'broker-retry' };
 
 /** When the message was first seen (ms since epoch); receipt by this consumer when nothing tells. */
 function firstSeen(policy: DecisionPolicy, delivery: Decidable, deaths: DeathRecord[]): number {
@@ -72,9 +77,12 @@ function firstSeen(policy: DecisionPolicy, delivery: Decidable, deaths: DeathRec
  * error object; `now` is ms since epoch. A retry parks once attempts are exhausted or the message is
  * older than the max age. `kind` is what the configuration's error rules made of the failure: a
  * permanent one is parked at once with `reason` (ordered mode too: it does not hold the line), no
- * attempt spent; a parked one carries its kind in the `park-error-kind` header.
+ * attempt spent; a parked one carries its kind in the `park-error-kind` header. `delayMs`: the wait the
+ * flow asked for (`msg.retry.delay`, an HTTP `Retry-After`): a retry tier at least that long (the
+ * longest when none is); the one retry queue of the dead-letter route and the broker's own delay
+ * cannot lengthen it (see `retryWaitMs`).
  */
-export function decide(policy: DecisionPolicy, delivery: Decidable, action: SettleAction, reason: string, now: number, failure?: FailureDetails, kind?: ErrorKind): Decision {
+export function decide(policy: DecisionPolicy, delivery: Decidable, action: SettleAction, reason: string, now: number, failure?: FailureDetails, kind?: ErrorKind, delayMs = 0): Decision {
   if (action === 'ack' || (action === 'retry' && kind === 'done')) return ACK;
   const { topology } = policy;
   // The x-death records, read at most once per decision (first seen, first failure and the original
@@ -100,13 +108,16 @@ export function decide(policy: DecisionPolicy, delivery: Decidable, action: Sett
         parkReason = `older than the max age of ${topology.maxAgeMs / 1000} s${lastError}`;
       } else if (policy.route === 'dead-letter') {
         return DEAD_LETTER;
+      } else if (policy.route === 'broker') {
+        return BROKER_RETRY;
       } else {
         const { properties, fields } = delivery.message;
         const firstFailure = firstFailureMs(properties.headers, topology.mainQueue, now, deaths());
         const route = originalRoute(properties.headers, topology.mainQueue, fields, deaths());
         const options = retryPublishOptions(properties, retry.attempt, seen ?? firstSeen(policy, delivery, deaths()), route, firstFailure);
-        if (policy.dueHeader) (options.headers as Record<string, unknown>)[NOT_BEFORE_HEADER] = now + retryDelayFor(topology, retry.attempt);
-        return { kind: 'republish', queue: retryQueueFor(topology, retry.attempt), options };
+        const choice = retryQueueChoice(topology, retry.attempt, delayMs, policy.random);
+        if (policy.dueHeader) (options.headers as Record<string, unknown>)[NOT_BEFORE_HEADER] = now + choice.delayMs;
+        return { kind: 'republish', queue: choice.queue, options };
       }
     }
   }

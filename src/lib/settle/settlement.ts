@@ -12,6 +12,8 @@ export interface AckTarget {
   ack(message: Message): void;
   /** `requeue` false: the queue's dead-letter exchange takes it. */
   nack(message: Message, requeue: boolean): void;
+  /** `basic.reject` of this one message; with requeue written at once (a quorum queue counts it as a failed delivery). */
+  reject(message: Message, requeue: boolean): void;
 }
 
 /** A delivery waiting to be settled; it stays with its consumer, never on `msg` (Node-RED deep-clones msgs). */

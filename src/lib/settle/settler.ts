@@ -13,7 +13,7 @@ export interface CopyPublisher {
 }
 
 /** The decisions carried out at once, without a confirm to wait for. */
-export type ImmediateDecision = Extract<Decision, { kind: 'ack' | 'dead-letter' }>;
+export type ImmediateDecision = Extract<Decision, { kind: 'ack' | 'dead-letter' | 'broker-retry' }>;
 
 export class Settler {
   constructor(private readonly publisher: CopyPublisher) {}
@@ -23,6 +23,8 @@ export class Settler {
     if (entry.acks.closed) throw staleDelivery(entry, action);
     try {
       if (decision.kind === 'ack') entry.acks.ack(entry.message);
+      // A reject with requeue, one frame: only a reject counts in x-delivery-count on RabbitMQ 4.3, and the queue delays it.
+      else if (decision.kind === 'broker-retry') entry.acks.reject(entry.message, true);
       // requeue=false: the queue's dead-letter exchange takes it to the retry queue.
       else entry.acks.nack(entry.message, false);
     } catch {
@@ -51,7 +53,7 @@ export class Settler {
 }
 
 /** The part of an amqplib channel the batcher uses. */
-export type AckChannel = Pick<Channel, 'ack' | 'nack'>;
+export type AckChannel = Pick<Channel, 'ack' | 'nack' | 'reject'>;
 
 /** Defers a flush to the end of the event-loop turn; injectable for unit tests. */
 export type Scheduler = (flush: () => void) => void;
@@ -127,6 +129,21 @@ export class AckBatcher implements AckTarget {
     if (this.gone) throw new Error('Channel closed');
     this.unsettled.delete(message.fields.deliveryTag);
     this.channel.nack(message, false, true);
+  }
+
+  /**
+   * Rejects (`basic.reject`, one frame for this message only): with requeue at once, never batched —
+   * on RabbitMQ 4.3 only a reject counts in a quorum queue's `x-delivery-count`. Without requeue like
+   * a dead-letter nack. Throws when the channel is known to be gone.
+   */
+  reject(message: Message, requeue: boolean): void {
+    if (!requeue) {
+      this.settle(message, 'dead-letter');
+      return;
+    }
+    if (this.gone) throw new Error('Channel closed');
+    this.unsettled.delete(message.fields.deliveryTag);
+    this.channel.reject(message, true);
   }
 
   /**

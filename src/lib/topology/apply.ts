@@ -6,6 +6,7 @@
 import type { Channel } from 'amqplib';
 import type { QueueArguments } from './arguments';
 import type { PlannedQueue, TopologyMode, TopologyPlan } from './plan';
+import { brokerRetryVersionProblem } from './broker-retry';
 import { describeDifference, describeDifferences, describePreconditionFailure, diffArguments, parsePreconditionFailure, type ArgumentDifference } from './diff';
 import { parseBrokerVersion, requestOfPlan, versionFindings, type VersionFindings } from './broker-version';
 
@@ -93,6 +94,14 @@ async function refusedQueue(err: unknown, queue: PlannedQueue, reader: Definitio
 }
 
 /**
+ * Why the broker cannot run the plan (broker-native retry on a broker older than 4.3, which would
+ * accept the arguments and ignore them), or undefined. Asked before anything is declared or checked.
+ */
+function versionProblem(plan: TopologyPlan, version: string | undefined): string | undefined {
+  return plan.needsBrokerRetry ? brokerRetryVersionProblem(version) : undefined;
+}
+
+/**
  * Declares every exchange, queue (durable, with its arguments) and binding of the plan. `reader`
  * (optional, the management API): a queue refused for its arguments is looked up, and every difference said.
  */
@@ -100,6 +109,8 @@ export async function declareTopology(run: ChannelRunner, plan: TopologyPlan, re
   const findings = await brokerFindings(run, plan);
   // Said before the broker's 406, with its version; nothing is declared.
   if (findings.refused.length > 0) throw new TopologyError(findings.refused, AMQP_CODE.PRECONDITION_FAILED);
+  const refused = versionProblem(plan, findings.version);
+  if (refused !== undefined) throw new TopologyError([refused]);
   await run(async (channel) => {
     let step: { kind: 'queue' | 'exchange'; name: string; action: string; queue?: PlannedQueue } = { kind: 'exchange', name: '', action: 'declare' };
     try {
@@ -167,6 +178,12 @@ export async function inspectTopology(run: ChannelRunner, plan: TopologyPlan, op
   if (findings.version !== undefined) inspection.brokerVersion = findings.version;
   if (findings.refused.length > 0) inspection.refused = findings.refused;
   if (findings.deprecated.length > 0) inspection.deprecated = findings.deprecated;
+  const refused = versionProblem(plan, findings.version);
+  const main = plan.queues.find((q) => q.role === 'main');
+  if (refused !== undefined && main) {
+    inspection.objects.push({ kind: 'queue', name: main.name, role: 'main', state: 'error', differences: [], problems: [refused] });
+    return inspection;
+  }
   const look = async (check: ObjectCheck, op: (ch: Channel) => Promise<unknown>, compare: () => Promise<ArgumentDifference[]>): Promise<void> => {
     inspection.objects.push(check);
     try {

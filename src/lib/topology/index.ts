@@ -9,12 +9,8 @@ export {
   EXCHANGE_TYPES,
   MOVER_HORIZON_MS,
   MOVER_TTL_SLACK_MS,
-  formatDelay,
   movedByPackage,
   planTopology,
-  retryDelayFor,
-  retryQueueFor,
-  retryQueueNames,
   retryRoute,
   unroutedRoute,
   validateTopologyConfig,
@@ -27,6 +23,23 @@ export {
   type TopologyMode,
   type TopologyPlan,
 } from './plan';
+export { formatDelay, JITTER_STEPS, jitteredDelays, retryDelayFor, retryQueueChoice, retryQueueDelays, retryQueueFor, retryQueueNames, retryQueueOf, tierFor } from './retry-queues';
+export {
+  BROKER_RETRY_MIN_VERSION,
+  DELAYED_RETRY_CHOICES,
+  DELAYED_RETRY_FAILED,
+  DELAYED_RETRY_MAX,
+  DELAYED_RETRY_MIN,
+  DELAYED_RETRY_TYPE,
+  DELIVERY_LIMIT,
+  brokerRetryArguments,
+  brokerRetryBounds,
+  brokerRetryDelay,
+  brokerRetryVersionProblem,
+  compareVersions,
+  type DelayedRetry,
+} from './broker-retry';
+export { retryWaitMs, shortWaitWarning, type RetryWaitConfig } from './retry-wait';
 export { definitionsFileName, topologyDefinitions, type DefinitionsBinding, type DefinitionsExchange, type DefinitionsQueue, type RabbitDefinitions } from './definitions';
 export { argumentValueText, describeDifference, describeDifferences, diffArguments, describePreconditionFailure, parsePreconditionFailure, type ArgumentDifference, type PreconditionFailure } from './diff';
 export { parseDelays, parseQueueArguments, queueNamesOf } from './parse';

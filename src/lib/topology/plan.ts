@@ -7,6 +7,11 @@
 import { nameProblem, routingKeysProblem } from '../rules';
 import { isPartitioned, partitionProblems, partitionTopology, staticRouting, type PartitionRoutingChoice } from './partitions';
 import { ALTERNATE_EXCHANGE, DEAD_LETTER_EXCHANGE, DEAD_LETTER_ROUTING_KEY, isQuorum, MESSAGE_TTL, sameArgumentValue, SINGLE_ACTIVE_CONSUMER, type QueueArguments } from './arguments';
+import { brokerRetryArguments, QUEUE_TYPE, type DelayedRetry } from './broker-retry';
+import { retryQueueDelays, retryQueueNames, retryQueueOf } from './retry-queues';
+
+/** The retry queues' names and delays live in retry-queues.ts; named here too, where they were first. */
+export { formatDelay, retryDelayFor, retryQueueFor, retryQueueNames } from './retry-queues';
 
 export type ExchangeType = 'direct' | 'topic' | 'fanout' | 'headers' | 'x-consistent-hash';
 /** The types a user may choose for the main and retry exchanges (a partition exchange's type is the package's). */
@@ -74,6 +79,17 @@ export interface RetryTopologyConfig {
    * exchange of the package, so retries always republish (route `republish`).
    */
   existingMainQueue?: boolean;
+  /**
+   * How a retry waits. `queues` (default): in the retry queues, on every RabbitMQ version. `broker`:
+   * in the quorum main queue itself, by RabbitMQ 4.3+'s delayed retry (`x-delayed-retry-*`): no retry
+   * queue or exchange; the first delay is the broker's minimum, the longest its maximum.
+   */
+  delayedRetry?: DelayedRetry;
+  /**
+   * Spreads the retries of one tier over up to this percentage longer (0 or absent: none): each tier
+   * gets a few sub-tier queues (retry-queues.ts), so a shared outage does not return every message at once.
+   */
+  retryJitterPercent?: number;
 }
 
 export interface PlannedExchange {
@@ -101,6 +117,8 @@ export interface TopologyPlan {
   bindings: PlannedBinding[];
   /** See RetryTopologyConfig.existingMainQueue: check the main queue and exchanges, declare the rest. */
   existingMainQueue?: boolean;
+  /** Set when the plan needs RabbitMQ 4.3+ (broker-native delayed retry): checked before anything is declared or checked. */
+  needsBrokerRetry?: boolean;
 }
 
 /** The alternate exchange and its queue, or undefined when the configuration sets none. */
@@ -119,10 +137,12 @@ export function unroutedRoute(config: Pick<RetryTopologyConfig, 'mainExchange' |
  *   queues: there the main queue dead-letters to the parking queue, so a message the broker
  *   dead-letters at the delivery limit is parked, never dropped as a dead-letter cycle.
  */
-export type RetryRoute = 'dead-letter' | 'republish';
+export type RetryRoute = 'dead-letter' | 'republish' | 'broker';
 
-export function retryRoute(config: Pick<RetryTopologyConfig, 'retryDelaysMs' | 'mainQueueArguments' | 'existingMainQueue'>): RetryRoute {
-  return config.existingMainQueue === true || config.retryDelaysMs.length > 1 || isQuorum(config.mainQueueArguments) ? 'republish' : 'dead-letter';
+/** `broker`: the consumer rejects with requeue, and the quorum main queue delays the message itself (RabbitMQ 4.3+). */
+export function retryRoute(config: Pick<RetryTopologyConfig, 'retryDelaysMs' | 'mainQueueArguments' | 'existingMainQueue' | 'delayedRetry' | 'retryJitterPercent'>): RetryRoute {
+  if (config.delayedRetry === 'broker') return 'broker';
+  return config.existingMainQueue === true || config.retryDelaysMs.length > 1 || (config.retryJitterPercent ?? 0) > 0 || isQuorum(config.mainQueueArguments) ? 'republish' : 'dead-letter';
 }
 
 /**
@@ -140,39 +160,8 @@ export const MOVER_HORIZON_MS = 600_000;
 export const MOVER_TTL_SLACK_MS = 60_000;
 
 /** Whether the retry mover brings a tier of this delay back (else the broker's TTL dead-lettering does). */
-export function movedByPackage(config: Pick<RetryTopologyConfig, 'retryDelaysMs' | 'mainQueueArguments' | 'retryQueueArguments' | 'existingMainQueue'>, delayMs: number): boolean {
+export function movedByPackage(config: Pick<RetryTopologyConfig, 'retryDelaysMs' | 'mainQueueArguments' | 'retryQueueArguments' | 'existingMainQueue' | 'delayedRetry' | 'retryJitterPercent'>, delayMs: number): boolean {
   return retryRoute(config) === 'republish' && isQuorum(config.retryQueueArguments) && delayMs <= MOVER_HORIZON_MS;
-}
-
-/** `250ms`, `10s`, `2m`, `1h`: how tier queue names show their delay. */
-export function formatDelay(ms: number): string {
-  if (ms % 3_600_000 === 0 && ms > 0) return `${ms / 3_600_000}h`;
-  if (ms % 60_000 === 0 && ms > 0) return `${ms / 60_000}m`;
-  if (ms % 1000 === 0 && ms > 0) return `${ms / 1000}s`;
-  return `${ms}ms`;
-}
-
-/**
- * Retry queue names, one per distinct delay: the retry queue itself for one delay, else
- * `<retry queue>.<delay>` (e.g. `orders.retry.10s`).
- */
-export function retryQueueNames(config: Pick<RetryTopologyConfig, 'retryQueue' | 'retryDelaysMs'>): string[] {
-  if (config.retryDelaysMs.length <= 1) return [config.retryQueue];
-  return config.retryDelaysMs.map((ms) => `${config.retryQueue}.${formatDelay(ms)}`);
-}
-
-/** The tier (0-based, of `tiers`) of the n-th failed attempt (1-based): tiers in order, the last one repeating. */
-const tierOf = (tiers: number, failedAttempt: number): number => Math.min(Math.max(failedAttempt, 1), tiers) - 1;
-
-/** The delay of the n-th failed attempt's tier. */
-export function retryDelayFor(config: Pick<RetryTopologyConfig, 'retryDelaysMs'>, failedAttempt: number): number {
-  return config.retryDelaysMs[tierOf(config.retryDelaysMs.length, failedAttempt)] ?? 0;
-}
-
-/** The retry queue for the n-th failed attempt. */
-export function retryQueueFor(config: Pick<RetryTopologyConfig, 'retryQueue' | 'retryDelaysMs'>, failedAttempt: number): string {
-  const names = retryQueueNames(config);
-  return names[tierOf(names.length, failedAttempt)] ?? config.retryQueue;
 }
 
 /** Arguments the topology owns: a user's extra arguments may not set them differently. */
@@ -183,6 +172,7 @@ function topologyArguments(config: RetryTopologyConfig): { main: QueueArguments;
 }
 
 function routeArguments(config: RetryTopologyConfig): { main: QueueArguments; retry: (delayMs: number) => QueueArguments; parking: QueueArguments } {
+  if (retryRoute(config) === 'broker') return { main: brokerRetryArguments(config), retry: () => ({}), parking: {} };
   if (retryRoute(config) === 'republish') {
     return {
       // Only the broker dead-letters from here (delivery limit, a reject outside the package): park it.
@@ -208,7 +198,7 @@ export function validateTopologyConfig(config: RetryTopologyConfig): string[] {
   const problems: string[] = partitionProblems(config);
   const names: Array<[string, string]> = [
     ['main queue', config.mainQueue],
-    ...retryQueueNames(config).map((name): [string, string] => ['retry queue', name]),
+    ...(config.delayedRetry === 'broker' ? [] : retryQueueNames(config)).map((name): [string, string] => ['retry queue', name]),
     ['parking queue', config.parkingQueue],
   ];
   // Without a main queue name the retry and parking names (derived from it) are empty too: that one sentence says it all.
@@ -239,13 +229,14 @@ export function validateTopologyConfig(config: RetryTopologyConfig): string[] {
   }
   const distinct = new Set(names.map(([, n]) => n));
   if (!noMain && distinct.size !== names.length) problems.push('main, retry, parking (and unrouted-messages) queues and retry delays must all be different');
-  if (config.retryExchange !== '' && config.retryExchange === config.mainExchange) {
+  if (config.retryExchange !== '' && config.retryExchange === config.mainExchange && retryRoute(config) !== 'broker') {
     problems.push('retry exchange must differ from the main exchange (a retried message would loop straight back)');
   }
   if (!Number.isInteger(config.maxAttempts) || config.maxAttempts < 1) problems.push('max attempts must be a whole number of at least 1');
   if (config.retryDelaysMs.length === 0) problems.push('at least one retry delay is needed');
   if (config.retryDelaysMs.some((ms) => !Number.isInteger(ms) || ms < 0)) problems.push('retry delays must be whole numbers of milliseconds, 0 or more');
   if (!Number.isFinite(config.maxAgeMs) || config.maxAgeMs < 0) problems.push('max age must be 0 (no limit) or more');
+  problems.push(...brokerRetryProblems(config));
   if (retryRoute(config) === 'republish' && config.retryExchange !== '') {
     problems.push(
       isQuorum(config.mainQueueArguments)
@@ -303,14 +294,14 @@ function planOne(config: RetryTopologyConfig): TopologyPlan {
   if (config.mainExchange !== '') {
     exchanges.push(unrouted ? { name: config.mainExchange, type: config.mainExchangeType, arguments: { [ALTERNATE_EXCHANGE]: unrouted.exchange } } : { name: config.mainExchange, type: config.mainExchangeType });
   }
-  if (config.retryExchange !== '') exchanges.push({ name: config.retryExchange, type: config.retryExchangeType });
+  // Broker-native retry has no retry route: a retry exchange left in the configuration is not declared.
+  if (config.retryExchange !== '' && retryRoute(config) !== 'broker') exchanges.push({ name: config.retryExchange, type: config.retryExchangeType });
 
-  const tierNames = retryQueueNames(config);
   const queues: PlannedQueue[] = [
     { role: 'main', name: config.mainQueue, arguments: { ...config.mainQueueArguments, ...owned.main } },
-    ...config.retryDelaysMs.map((delayMs, i): PlannedQueue => ({
+    ...(retryRoute(config) === 'broker' ? [] : retryQueueDelays(config)).map((delayMs): PlannedQueue => ({
       role: 'retry',
-      name: tierNames[i] ?? config.retryQueue,
+      name: retryQueueOf(config, delayMs),
       arguments: { ...config.retryQueueArguments, ...owned.retry(delayMs) },
     })),
     { role: 'parking', name: config.parkingQueue, arguments: { ...config.parkingQueueArguments } },
@@ -330,5 +321,23 @@ function planOne(config: RetryTopologyConfig): TopologyPlan {
     for (const routingKey of keys) bindings.push({ queue: config.retryQueue, exchange: config.retryExchange, routingKey });
   }
   if (unrouted) bindings.push({ queue: unrouted.queue, exchange: unrouted.exchange, routingKey: '' });
-  return config.existingMainQueue === true ? { exchanges, queues, bindings, existingMainQueue: true } : { exchanges, queues, bindings };
+  const plan: TopologyPlan = { exchanges, queues, bindings };
+  if (config.existingMainQueue === true) plan.existingMainQueue = true;
+  if (retryRoute(config) === 'broker') plan.needsBrokerRetry = true;
+  return plan;
+}
+
+/** What broker-native retry and jitter need of the rest of the configuration. */
+function brokerRetryProblems(config: RetryTopologyConfig): string[] {
+  const problems: string[] = [];
+  const jitter = config.retryJitterPercent ?? 0;
+  if (!Number.isFinite(jitter) || jitter < 0 || jitter > 100) problems.push('retry jitter must be 0 (none) to 100 %');
+  if (config.delayedRetry !== 'broker') return problems;
+  if (config.retryDelaysMs.some((ms) => ms < 1)) problems.push('broker-native delayed retry needs retry delays of at least 1 ms');
+  const type = config.mainQueueArguments[QUEUE_TYPE];
+  if (type !== undefined && type !== 'quorum') problems.push(`broker-native delayed retry needs a quorum main queue, the main queue arguments say ${JSON.stringify(type)}`);
+  if (jitter > 0) problems.push('retry jitter works on retry queues: broker-native delayed retry has none, set the jitter to 0');
+  if (config.existingMainQueue === true) problems.push("broker-native delayed retry sets the main queue's arguments: it cannot use an existing main queue (choose retry queues)");
+  if ((config.partitions ?? 0) > 1) problems.push('a partitioned configuration holds a failed message in its partition (ordered): broker-native delayed retry does not apply there (choose retry queues)');
+  return problems;
 }

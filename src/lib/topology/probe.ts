@@ -34,7 +34,14 @@ async function connectFirst(targets: ConnectTarget[], options: ProbeOptions): Pr
   throw new Error(failures.length > 0 ? `cannot connect: ${failures.join('; ')}` : 'no broker to connect to');
 }
 
-export async function probeTopology(targets: ConnectTarget[], topology: RetryTopologyConfig, options: ProbeOptions): Promise<TopologyInspection & { broker: string }> {
+/** The broker's version as it said it when the connection opened, when it did. */
+function versionOf(model: amqp.ChannelModel): string | undefined {
+  const version: unknown = model.connection.serverProperties.version;
+  return typeof version === 'string' ? version : undefined;
+}
+
+/** `version`: the broker's, so the editor offers broker-native delayed retry only where it can run. */
+export async function probeTopology(targets: ConnectTarget[], topology: RetryTopologyConfig, options: ProbeOptions): Promise<TopologyInspection & { broker: string; version?: string }> {
   const { model, target } = await connectFirst(targets, options);
   model.on('error', () => undefined);
   const run: ChannelRunner = async (work) => {
@@ -50,7 +57,8 @@ export async function probeTopology(targets: ConnectTarget[], topology: RetryTop
   try {
     const management = chooseManagementApi(options.managementUrl, target);
     const reader = management.kind === 'none' ? undefined : ManagementApi.forTarget(management.url, target, management.kind === 'default');
-    return { broker: target.display, ...(await inspectTopology(run, planTopology(topology), reader)) };
+    const version = versionOf(model);
+    return { broker: target.display, ...(version !== undefined ? { version } : {}), ...(await inspectTopology(run, planTopology(topology), reader)) };
   } finally {
     await model.close().catch(() => undefined);
   }

@@ -70,10 +70,10 @@ export class ConsumerSessions extends EventEmitter<ConsumerSessionsEvents> {
    * its outcome or error (see `Deliveries.settleNow`). Throws {@link SettleError} when no session here
    * gave it out, or when it cannot be settled (any more). `kind`: what the error rules made of the failure.
    */
-  settle(deliveryId: string, action: SettleAction, reason: string, failure: FailureDetails | undefined, kind: ErrorKind | undefined, later: SettleLater): SettleOutcome | undefined {
+  settle(deliveryId: string, action: SettleAction, reason: string, failure: FailureDetails | undefined, kind: ErrorKind | undefined, later: SettleLater, delayMs?: number): SettleOutcome | undefined {
     const session = this.issuer(deliveryId);
     if (!session) throw consumerGone(deliveryId);
-    return session.deliveries.settleNow(deliveryId, action, reason, failure, kind, later);
+    return session.deliveries.settleNow(deliveryId, action, reason, failure, kind, later, delayMs);
   }
 
   /** Tells every consumer of the configuration that a parked message was replayed; each looks at its queues soon (a burst shares a look). */

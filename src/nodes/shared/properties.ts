@@ -52,6 +52,7 @@ export const NUMBER_FIELDS = {
     maxAge: { label: 'max age', fallback: 0, min: 0, unit: 's' },
     // Issue 42: partitioned ordered mode (0 or 1: one main queue, as before).
     partitions: { label: 'partitions', fallback: 0, min: 0, max: 256, integer: true },
+    retryJitter: { label: 'retry jitter', fallback: 0, min: 0, max: 100, unit: '%' },
   },
   'retry-consumer': {
     prefetch: { label: 'prefetch', fallback: 10, min: 1, max: 65535, integer: true },
@@ -109,8 +110,8 @@ export const PROPERTY_VERSIONS: Record<string, { version: number; added: Record<
   // --- issue 27 (H10): park-replay's reason filter (absent: every reason) ---
   'park-replay': { version: 3, added: { action: { since: 2, value: 'replay' }, reason: { since: 3, value: '' } } },
   // --- issue 26 (H4): error rules (absent: none, every failure transient) ---
-  // --- issue 42: partitions (absent: not partitioned) ---
-  'retry-config': { version: 4, added: { maxAge: { since: 2 }, errorRules: { since: 3, value: '[]' }, partitions: { since: 4 }, partitionRouting: { since: 4, value: 'auto' } } },
+  // --- issue 42: partitions (absent: not partitioned); issue 39: broker-native delayed retry and jitter (absent: retry queues, no jitter) ---
+  'retry-config': { version: 4, added: { maxAge: { since: 2 }, errorRules: { since: 3, value: '[]' }, partitions: { since: 4 }, partitionRouting: { since: 4, value: 'auto' }, delayedRetry: { since: 4, value: 'queues' }, retryJitter: { since: 4 } } },
   'retry-consumer': {
     version: 5,
     added: {

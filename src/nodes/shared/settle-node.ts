@@ -13,6 +13,7 @@ import { consumerGone, type ConsumerSessions } from './consumer-sessions';
 import { statusKey, translator } from './i18n';
 import { errorText, stringProp, type DoneFunction, type Node, type NodeAPI, type NodeDef, type NodeMessage, type SendFunction } from './node-red';
 import { findRetryConfig, type RetryConfigNode } from './retry-config-node';
+import { requestedDelay, ShortWaitWarnings } from './retry-delay';
 import { StatusUpdates } from './status';
 
 /** The delivery a msg refers to, as the consumer put it on `msg.amqp`. */
@@ -112,11 +113,17 @@ export function settleNode(RED: NodeAPI, node: Node, def: NodeDef, action: Settl
     }
   };
 
-  /** Settles as decided: `how` the action, `why` the reason, `kind` what the error rules made of it. */
-  const settle = (sessions: ConsumerSessions, deliveryId: string, msg: NodeMessage, send: SendFunction, done: DoneFunction, how: SettleAction, why: string, kind?: ErrorKind): void => {
+  const shortWaits = new ShortWaitWarnings((text) => node.warn(text));
+
+  /**
+   * Settles as decided: `how` the action, `why` the reason, `kind` what the error rules made of it,
+   * `delayMs` the wait a retry asked for (msg.retry.delay, Retry-After).
+   */
+  const settle = (sessions: ConsumerSessions, deliveryId: string, msg: NodeMessage, send: SendFunction, done: DoneFunction, how: SettleAction, why: string, kind?: ErrorKind, delayMs = 0): void => {
     let outcome: SettleOutcome | undefined;
+    if (delayMs > 0) shortWaits.check(findRetryConfig(RED, deliveryOf(msg).config)?.topology, msg, delayMs);
     try {
-      outcome = sessions.settle(deliveryId, how, why, how === 'ack' ? undefined : failureDetails(msg.error), kind, later);
+      outcome = sessions.settle(deliveryId, how, why, how === 'ack' ? undefined : failureDetails(msg.error), kind, later, delayMs);
     } catch (err) {
       failed(err, done);
       return;
@@ -141,11 +148,11 @@ export function settleNode(RED: NodeAPI, node: Node, def: NodeDef, action: Settl
     // Ack and park settle as asked; a retry is what the configuration's error rules make of the failure.
     if (action !== 'retry') return settle(sessions, deliveryId, msg, send, done, action, reason);
     const classifier = sessions.classifier;
-    if (!classifier || classifier.size === 0) return settle(sessions, deliveryId, msg, send, done, 'retry', reason, 'transient');
+    if (!classifier || classifier.size === 0) return settle(sessions, deliveryId, msg, send, done, 'retry', reason, 'transient', requestedDelay(msg));
     const apply = (c: Classification): void => {
       if (c.kind === 'done') settle(sessions, deliveryId, msg, send, done, 'ack', reason, 'done');
       else if (c.kind === 'permanent') settle(sessions, deliveryId, msg, send, done, 'retry', permanentReason(c.rule, reason), 'permanent');
-      else settle(sessions, deliveryId, msg, send, done, 'retry', reason, 'transient');
+      else settle(sessions, deliveryId, msg, send, done, 'retry', reason, 'transient', requestedDelay(msg, c));
     };
     const classified = classifier.classify({ error: msg.error, statusCode: msg.statusCode, msg });
     if (classified instanceof Promise) classified.then(apply, (err: unknown) => failed(err, done));

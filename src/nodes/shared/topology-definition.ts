@@ -43,6 +43,9 @@ export function topologyFromDefinition(def: Record<string, unknown>): RetryTopol
   };
   // Check mode on a queue another package made (docs/migration.md): checked, only the retry and parking queues declared.
   if (topology.mode === 'check' && (def.existingQueue === true || def.existingQueue === 'true')) topology.existingMainQueue = true;
+  // Set only when chosen: a configuration saved before these options means the same as before.
+  if (def.delayedRetry === 'broker') topology.delayedRetry = 'broker';
+  if (numbers.values.retryJitter > 0) topology.retryJitterPercent = numbers.values.retryJitter;
   const problems = numbers.problems.length > 0 ? numbers.problems : validateTopologyConfig(topology);
   if (problems.length > 0) throw new Error(problems.join('; '));
   return topology;
