@@ -8,6 +8,7 @@ import { NUMBER_FIELDS, PARK_ACTIONS } from '../shared/properties';
 import { translator, type Translate } from '../shared/i18n';
 import { runParkingAction, type ParkAction } from '../shared/parking-actions';
 import { findRetryConfig } from '../shared/retry-config-node';
+import { registerEditEndpoint } from './edit-endpoint';
 import { registerParkingEndpoints } from './parking-endpoints';
 
 /** The action of one msg: the node's, or with *set by msg.topic* the msg's topic. */
@@ -101,4 +102,5 @@ export = function register(RED: NodeAPI): void {
   }
   RED.nodes.registerType('park-replay', ParkReplay);
   registerParkingEndpoints(RED);
+  registerEditEndpoint(RED);
 };

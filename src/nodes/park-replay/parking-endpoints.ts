@@ -17,7 +17,7 @@ const REPLAY_LIMIT = 10_000;
 /** The most of one body the browser is sent (a larger one is shown cut, saying so). */
 export const BODY_LIMIT = 4 * 1024 * 1024;
 
-function answer(res: AdminResponse, work: () => Promise<{ status: number; body: unknown }>): void {
+export function answer(res: AdminResponse, work: () => Promise<{ status: number; body: unknown }>): void {
   work().then(
     (a) => res.status(a.status).json(a.body),
     (err: unknown) => res.status(502).json({ error: err instanceof Error ? err.message : String(err) }),
@@ -39,14 +39,16 @@ function selectionOf(body: unknown): Record<string, unknown> {
 
 const count = (value: unknown, fallback: number): number => (typeof value === 'string' && /^\d+$/.test(value) ? Number(value) : fallback);
 
+/** The deployed configuration with a usable topology and broker, or the answer saying why not. */
+export function usableConfig(RED: NodeAPI, configId: string | undefined): { config: RetryConfigNode; queue: string } | { status: number; body: unknown } {
+  const config = findRetryConfig(RED, configId);
+  if (!config) return { status: 404, body: { error: 'this retry configuration is not deployed: deploy it first' } };
+  if (!config.topology || !config.broker) return { status: 409, body: { error: config.problems.join('; ') || 'no broker' } };
+  return { config, queue: config.topology.parkingQueue };
+}
+
 export function registerParkingEndpoints(RED: NodeAPI): void {
-  /** The deployed configuration with a usable topology and broker, or the answer saying why not. */
-  function usable(configId: string | undefined): { config: RetryConfigNode; queue: string } | { status: number; body: unknown } {
-    const config = findRetryConfig(RED, configId);
-    if (!config) return { status: 404, body: { error: 'this retry configuration is not deployed: deploy it first' } };
-    if (!config.topology || !config.broker) return { status: 409, body: { error: config.problems.join('; ') || 'no broker' } };
-    return { config, queue: config.topology.parkingQueue };
-  }
+  const usable = (configId: string | undefined): ReturnType<typeof usableConfig> => usableConfig(RED, configId);
 
   async function run(configId: string | undefined, action: ParkAction, source: Record<string, unknown>, max: number): Promise<{ status: number; body: unknown }> {
     const found = usable(configId);

@@ -53,6 +53,8 @@ export interface AdminRequest {
   params: Record<string, string | undefined>;
   /** The URL's query, as express parses it. */
   query?: Record<string, unknown>;
+  /** The logged-in user under adminAuth (none without it). */
+  user?: { username?: string };
 }
 export interface AdminResponse {
   status(code: number): AdminResponse;
@@ -81,7 +83,7 @@ export interface NodeAPI {
     /** The stored credentials of a deployed node, undefined for a node never deployed. */
     getCredentials(id: string): Record<string, string | undefined> | undefined;
   };
-  log: { warn(text: string): void; info(text: string): void };
+  log: { warn(text: string): void; info(text: string): void; audit(msg: Record<string, unknown>, req?: AdminRequest): void };
   /** Node-RED's property evaluation; the `env` type reads flow, group and process env like the core nodes. */
   util: {
     evaluateNodeProperty(value: string, type: 'env', node: Node | null): unknown;
@@ -91,6 +93,8 @@ export interface NodeAPI {
     evaluateJSONataExpression(expression: unknown, msg: NodeMessage, callback: (err: Error | null, value: unknown) => void): void;
   };
   _(key: string, substitutions?: Record<string, unknown>): string;
+  /** settings.js's properties, as the runtime read them. */
+  settings?: Record<string, unknown>;
 }
 
 export function stringProp(value: unknown, fallback = ''): string {

@@ -1,8 +1,9 @@
 /**
  * Peek, purge and replay of a retry config's parking queue, as the park-replay node and the editor's
- * parking browser (admin endpoints) both run them; and reading one parked message whole, for the browser.
+ * parking browser (admin endpoints) both run them; reading one parked message whole, for the browser;
+ * and the browser's edit and replay of one message.
  */
-import { findParked, groupParked, peekGroup, peekHazard, peekParked, purgeParked, replayParked, selectionFrom, type ParkedLocator, type ParkedMessage, type ParkedSelection } from '../../lib/parking';
+import { changedHeaders, checkEditedBody, findParked, groupParked, MAX_SCAN, peekGroup, peekHazard, peekParked, purgeParked, replayEdited, replayParked, selectionFrom, type ParkedEdit, type ParkedLocator, type ParkedMessage, type ParkedSelection } from '../../lib/parking';
 import { openTelemetryTracer } from '../../lib/trace';
 import type { RetryTopologyConfig } from '../../lib/topology';
 import type { RetryBrokerNode } from './broker-node';
@@ -20,6 +21,9 @@ export const WHOLE_QUEUE = Number.MAX_SAFE_INTEGER;
 
 /** A selection by group or reason means every such message, however deep in the queue. */
 const scanLimitOf = (selection: ParkedSelection): number | undefined => (selection.group !== undefined || selection.reason !== undefined ? WHOLE_QUEUE : undefined);
+
+/** How much of a body an edit reads to tell whether it changed (the audit log says so). */
+const BODY_COMPARE_BYTES = 4 * 1024 * 1024;
 
 type ParkingConfig = Pick<RetryConfigNode, 'topology' | 'broker' | 'consumers'>;
 
@@ -68,12 +72,39 @@ export async function runParkingAction(
     if (action === 'groups') return { ...(await groupParked(broker.connection, queue, { limit: WHOLE_QUEUE })) };
     const scanLimit = scanLimitOf(selection);
     if (action === 'purge') return { ...(await purgeParked(broker.connection, queue, { selection, scanLimit })) };
-    // Each replayed message is counted, and is an event on the configuration's consumers.
-    const onReplayed = (parked: ParkedMessage): void => {
-      metrics.replayed(topology.mainQueue);
-      config.consumers.replayed({ event: 'replayed', queue: topology.mainQueue, attempt: parked.attempts, reason: parked.reason, messageId: parked.messageId, durationMs: null });
-    };
+    const onReplayed = replayCounter(config, topology);
     return { ...(await replayParked(broker.connection, topology, { max: options.max, resetAttempts: options.resetAttempts, selection, scanLimit, onReplayed, tracer: openTelemetryTracer() })) };
+  });
+}
+
+/** Each replayed message is counted, and is an event on the configuration's consumers. */
+function replayCounter(config: ParkingConfig, topology: RetryTopologyConfig): (parked: ParkedMessage) => void {
+  return (parked) => {
+    metrics.replayed(topology.mainQueue);
+    config.consumers.replayed({ event: 'replayed', queue: topology.mainQueue, attempt: parked.attempts, reason: parked.reason, messageId: parked.messageId, durationMs: null });
+  };
+}
+
+/**
+ * Edit and replay of one parked message: found by `messageId` (undefined when it is no longer
+ * parked), its edited body checked against its content type (EditRefused), then replayed as the
+ * edited copy (replayEdited). `changed`: the header names the edit changes, for the audit log.
+ */
+export async function editParked(
+  config: ParkingConfig,
+  messageId: string,
+  edit: ParkedEdit,
+  options: { user: string | undefined; copyId: string; userId: string },
+): Promise<{ replayed: number; remaining: number; changed: string[]; bodyChanged: boolean } | undefined> {
+  return withParkingQueue(config, options.userId, true, async (topology, broker) => {
+    const parked = await findParked(broker.connection, topology.parkingQueue, { messageId }, { limit: MAX_SCAN, bodyBytes: BODY_COMPARE_BYTES });
+    if (!parked) return undefined;
+    checkEditedBody(edit.body, parked.contentType);
+    const by = { user: options.user, at: new Date(), messageId: options.copyId };
+    const result = await replayEdited(broker.connection, topology, { messageId, edit, by, resetAttempts: true, onReplayed: replayCounter(config, topology), tracer: openTelemetryTracer() });
+    if (result.replayed === 0) return undefined;
+    const bodyChanged = parked.truncated || parked.previewEncoding !== 'utf8' || parked.preview !== edit.body;
+    return { replayed: result.replayed, remaining: result.remaining, changed: changedHeaders(parked.headers, edit), bodyChanged };
   });
 }
 
