@@ -1,7 +1,8 @@
 /**
  * The parking browser: a sidebar tab listing what waits in the parking queue of a deployed retry
  * config (peeked, never consumed), with replay and delete of selected or all messages, each confirmed,
- * and any message's whole body (JSON pretty-printed, text, or hex); or, switched to groups, the queue
+ * any message's whole body (JSON pretty-printed, text, or hex) and, where settings.js allows it, its
+ * edit and replay (parking-edit.ts); or, switched to groups, the queue
  * by folded park reason (parking-groups.ts). Its controls sit at the top of the tab (in view in a
  * narrow window); the list is looked at again after every action and every 10 s while the tab is
  * shown; the groups, which read the whole queue, after every action and on refresh.
@@ -10,6 +11,7 @@ import { bodyViews, renderBody, type BodyView } from '../body-view';
 import { str, type Translate } from '../index';
 import type { EditorRED, JQ, JQStatic } from '../red';
 import { groupsView } from './parking-groups';
+import { cannotEdit, readEditPolicy, showEditor, type EditPolicy } from './parking-edit';
 import { askThen, failureText, getInTurn, messageRow, oneAtATime, runAction, url, type Failure, type ParkedMessage } from './parking-rows';
 
 declare const RED: EditorRED;
@@ -116,13 +118,35 @@ export function parkingBrowser(t: Translate): void {
       (xhr) => RED.notify(failureText(t, xhr), 'error'),
     );
   };
+  /** Whether this user may edit, per config (settings.js and the write permission): asked once per config. */
+  const policies = new Map<string, EditPolicy>();
+  /** Reads the message again, whole, and opens it for editing. */
+  const openEdit = (m: ParkedMessage): void => {
+    const policy = policies.get(config);
+    if (!policy) return;
+    getInTurn(
+      inTurn,
+      url(config, 'message'),
+      { messageId: m.messageId ?? '' },
+      (answer) => {
+        const whole = (answer as unknown as { message: ParkedMessage }).message;
+        if (whole.truncated) RED.notify(t('browser.edit.tooBig', { count: whole.size }), 'warning');
+        else showEditor(t, config, whole, policy, inTurn, refresh);
+      },
+      (xhr) => RED.notify(failureText(t, xhr), 'error'),
+    );
+  };
   const render = (answer: { messages?: ParkedMessage[]; total: number; queue: string }): void => {
     const messages = answer.messages ?? [];
     summary.text(t('browser.summary', { total: answer.total, queue: answer.queue, shown: messages.length }));
     // Ticked boxes stay ticked when the list is looked at again.
     const ticked = new Set(selectedIds());
     list.empty();
-    for (const m of messages) messageRow(t, m, { pick: { ticked: Boolean(m.messageId && ticked.has(m.messageId)) }, openBody }).appendTo(list);
+    const policy = policies.get(config);
+    for (const m of messages) {
+      const edit = { why: cannotEdit(t, m, policy), open: openEdit };
+      messageRow(t, m, { pick: { ticked: Boolean(m.messageId && ticked.has(m.messageId)) }, openBody, edit }).appendTo(list);
+    }
   };
   const groups = groupsView(t, groupsBox, summary, { inTurn, failed, openBody, changed: () => refresh() });
   const refresh = (): void => {
@@ -133,7 +157,14 @@ export function parkingBrowser(t: Translate): void {
       return;
     }
     summary.text(t('browser.loading'));
-    getInTurn(inTurn, url(config), undefined, (answer) => render(answer as unknown as { messages?: ParkedMessage[]; total: number; queue: string }), failed);
+    const readList = (): void => getInTurn(inTurn, url(config), undefined, (answer) => render(answer as unknown as { messages?: ParkedMessage[]; total: number; queue: string }), failed);
+    const wanted = config;
+    if (policies.has(config)) readList();
+    else
+      readEditPolicy(t, config, (policy) => {
+        policies.set(wanted, policy);
+        readList();
+      });
   };
   /** Asks first, in Node-RED's own confirmation style; then runs the action and lists again. */
   const confirmThen = (action: 'replay' | 'purge', ids?: string[]): void => {
