@@ -48,7 +48,7 @@ export function cannotEdit(t: Translate, m: ParkedMessage, policy: EditPolicy | 
 function headerRow(t: Translate, table: JQ, name: string, value: unknown, locked: boolean): void {
   const row = $('<tr>').addClass(locked ? 'rmq-edit-locked' : 'rmq-edit-header').appendTo(table);
   if (locked) {
-    $('<td>').css({ padding: '2px 4px', color: 'var(--red-ui-secondary-text-color, #888)', 'white-space': 'nowrap' }).append($('<i class="fa fa-lock">')).append(` ${name}`).appendTo(row);
+    $('<td>').css({ padding: '2px 4px', width: '30%', color: 'var(--red-ui-secondary-text-color, #888)', 'white-space': 'nowrap' }).append($('<i class="fa fa-lock">')).append(` ${name}`).appendTo(row);
     const shown = headerInput(value);
     $('<td colspan="2">').css({ padding: '2px 4px', color: 'var(--red-ui-secondary-text-color, #888)', 'font-family': 'monospace', 'word-break': 'break-all' }).text(shown.text).appendTo(row);
     return;
@@ -132,9 +132,13 @@ export function showEditor(t: Translate, config: string, m: ParkedMessage, polic
         .css({ 'font-weight': 'bold', display: 'block' })
         .text(`${t('browser.edit.body')} · ${m.contentType || t('browser.body.noType')}`)
         .appendTo(box);
+      const shown = editableBody(m.preview);
+      // As tall as the body, within 4 and 24 lines; the reader can pull it taller.
+      const lines = Math.min(Math.max(shown.split('\n').length + 1, 4), 24);
       body = $('<textarea id="rmq-parking-edit-body" spellcheck="false">')
-        .val(editableBody(m.preview))
-        .css({ width: '100%', 'box-sizing': 'border-box', height: '220px', 'font-family': 'monospace', 'font-size': '12px', resize: 'vertical' })
+        .val(shown)
+        .attr('rows', String(lines))
+        .css({ width: '100%', 'box-sizing': 'border-box', 'font-family': 'monospace', 'font-size': '12px', 'line-height': '1.4', resize: 'vertical' })
         .on('input', () => check())
         .appendTo(box);
       problem = $('<div class="rmq-parking-edit-problem">').css({ color: 'var(--red-ui-text-color-error, #c00)', 'margin-top': '4px' }).hide().appendTo(box);
