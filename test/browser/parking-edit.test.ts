@@ -168,7 +168,7 @@ describe('parking browser: edit & replay in a real browser (chromium, packed pac
     assert.equal(copy.headers.customer, 'c-2');
     assert.equal(copy.headers.note, 'sign fixed by on-call');
     assert.equal(copy.headers.channel, undefined);
-    assert.equal(copy.headers['edited-by'], 'anonymous');
+    assert.equal(copy.headers['replayed-by'], 'anonymous');
     assert.notEqual(copy.messageId, 'ui-edit-1');
     assert.equal(await broker.messageCount(names.parking), 0);
     await page.locator('tr.rmq-parking-row[data-message-id="ui-edit-1"]').waitFor({ state: 'detached' });

@@ -116,12 +116,12 @@ describe('edit & replay under adminAuth: who may, and the audit log (real Node-R
     }, 'the edited copy through the flow');
     const copy = seen as unknown as { payload: unknown; headers: Record<string, unknown> };
     assert.deepEqual(copy.payload, { amount: 3 });
-    assert.equal(copy.headers['edited-by'], 'alice');
+    assert.equal(copy.headers['replayed-by'], 'alice');
     assert.equal(copy.headers['replay-of'], 'auth-1');
     assert.equal(await broker.messageCount(names.parking), 0);
 
     // Node-RED's audit log: the edit with alice's name, bob's refusal with his.
-    const audit = (): string[] => red!.lines().filter((line) => line.includes('[audit]') && line.includes('rabbitmq-retry.parking.edit'));
+    const audit = (): string[] => red!.lines().filter((line) => line.includes('[audit]') && line.includes('rabbitmq-retry.edit'));
     await waitFor(() => audit().some((line) => line.includes('"username":"alice"')), 'the audit line of alice’s edit');
     const aliceLine = audit().find((line) => line.includes('"username":"alice"')) ?? '';
     assert.match(aliceLine, /"messageId":"auth-1"/);

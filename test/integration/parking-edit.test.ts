@@ -52,14 +52,14 @@ describe('parking: edit and replay one message (real broker)', function () {
   }
 
   /** The audit log's entries of the package (level 98) since the load. */
-  const audits = (): Msg[] => helper.log().args.map(([entry]: [Msg]) => entry).filter((entry: Msg) => entry.level === 98 && entry.event === 'rabbitmq-retry.parking.edit');
+  const audits = (): Msg[] => helper.log().args.map(([entry]: [Msg]) => entry).filter((entry: Msg) => entry.level === 98 && entry.event === 'rabbitmq-retry.edit');
 
   it('replays the edited copy: the flow sees the edited body and headers with the link to the original, which leaves parking', async () => {
     const out = await parkedOne({ rabbitmqRetry: { editParked: true } });
     const allowed = await helper.request().get(EDIT);
     assert.equal(allowed.status, 200);
     assert.equal(allowed.body.allowed, true);
-    assert.deepEqual(allowed.body.locked.prefixes, ['retry-', 'park-', 'x-']);
+    assert.deepEqual(allowed.body.locked.prefixes, ['retry-', 'park-', 'x-', 'replay-', 'replayed-']);
     const response = await helper.request().post(EDIT).send({ messageId: 'e1', body: '{"amount": 5, "order": 7}', headers: { customer: 'c-2', note: 'sign fixed' } });
     assert.equal(response.status, 200, JSON.stringify(response.body));
     assert.equal(response.body.replayed, 1);
@@ -69,8 +69,8 @@ describe('parking: edit and replay one message (real broker)', function () {
     const seen = out[0]!;
     assert.deepEqual(seen.payload, { amount: 5, order: 7 });
     assert.equal(seen.amqp.headers['replay-of'], 'e1');
-    assert.equal(seen.amqp.headers['edited-by'], 'anonymous');
-    assert.ok(!Number.isNaN(Date.parse(seen.amqp.headers['edited-at'])));
+    assert.equal(seen.amqp.headers['replayed-by'], 'anonymous');
+    assert.ok(!Number.isNaN(Date.parse(seen.amqp.headers['replayed-at'])));
     assert.equal(seen.amqp.headers.customer, 'c-2');
     assert.equal(seen.amqp.headers.note, 'sign fixed');
     // Left out of the edit: removed.

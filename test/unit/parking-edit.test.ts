@@ -7,7 +7,7 @@ import { editPermission } from '../../src/nodes/park-replay/edit-setting';
 
 describe('edit and replay of a parked message', () => {
   it('locks the attempt history, the park record, the broker’s x- headers, the trace context and its own link', () => {
-    for (const name of ['retry-attempt', 'retry-first-seen', 'retry-first-failure', 'retry-original-exchange', 'park-reason', 'park-error-stack', REPLAY_HEADER, 'x-death', 'x-first-death-queue', 'X-Death', 'traceparent', 'tracestate', 'Traceparent', 'replay-of', 'edited-by', 'edited-at']) {
+    for (const name of ['retry-attempt', 'retry-first-seen', 'retry-first-failure', 'retry-original-exchange', 'park-reason', 'park-error-stack', REPLAY_HEADER, 'x-death', 'x-first-death-queue', 'X-Death', 'traceparent', 'tracestate', 'Traceparent', 'replay-of', 'replayed-by', 'replayed-at', 'replay-id']) {
       assert.equal(isLockedHeader(name), true, name);
     }
     for (const name of ['customer', 'tenant', 'retry', 'parked', 'trace-id', 'content-encoding', 'xdeath']) assert.equal(isLockedHeader(name), false, name);

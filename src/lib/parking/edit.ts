@@ -5,28 +5,31 @@
  * message id, a header linking the original and who edited it when.
  */
 import type { MessageProperties, Options } from 'amqplib';
-import { ATTEMPT_HEADER, FIRST_SEEN_HEADER } from '../message';
 import { TRACEPARENT_HEADER, TRACESTATE_HEADER } from '../trace';
-import { REPLAY_HEADER } from './view';
 
-/** The headers an edited copy gets: the original's message id, and who edited it (the editor's user name, or `anonymous` without adminAuth) when (ISO). */
-export const EDIT_HEADERS = { replayOf: 'replay-of', editedBy: 'edited-by', editedAt: 'edited-at' } as const;
+/**
+ * The headers an edited copy gets: the original's message id, and who edited and replayed it (the
+ * editor's user name, or `anonymous` without adminAuth) when (ISO) — the names every replayed copy's
+ * stamp uses.
+ */
+export const EDIT_HEADERS = { replayOf: 'replay-of', editedBy: 'replayed-by', editedAt: 'replayed-at' } as const;
 
 /**
  * Headers nobody edits, because they are records rather than data: the attempt history and the
  * retry route (`retry-…`), the park record (`park-…`: reason, error, times, replay count — dropped
  * from the copy as in any replay), the broker's own (`x-…`: `x-death` and the rest, which RabbitMQ
  * reads or writes itself), the trace context (`traceparent`, `tracestate`: the copy continues the
- * message's trace) and the edit's own headers.
+ * message's trace) and a replay's own record (`replay-…`, `replayed-…`: the link to the original,
+ * who replayed it when).
  */
 export const LOCKED_HEADERS = {
-  prefixes: ['retry-', 'park-', 'x-'],
-  names: [ATTEMPT_HEADER, FIRST_SEEN_HEADER, REPLAY_HEADER, TRACEPARENT_HEADER, TRACESTATE_HEADER, ...Object.values(EDIT_HEADERS)],
+  prefixes: ['retry-', 'park-', 'x-', 'replay-', 'replayed-'],
+  names: [TRACEPARENT_HEADER, TRACESTATE_HEADER],
 } as const;
 
 export function isLockedHeader(name: string): boolean {
   const lower = name.toLowerCase();
-  return LOCKED_HEADERS.names.includes(lower as (typeof LOCKED_HEADERS.names)[number]) || LOCKED_HEADERS.prefixes.some((prefix) => lower.startsWith(prefix));
+  return (LOCKED_HEADERS.names as readonly string[]).includes(lower) || LOCKED_HEADERS.prefixes.some((prefix) => lower.startsWith(prefix));
 }
 
 /** What a person changed: the whole body as text (UTF-8), and the editable headers as they should be (a header left out is removed). */
@@ -48,7 +51,7 @@ export function readEdit(source: unknown): ParkedEdit {
   const headers = input.headers ?? {};
   if (typeof headers !== 'object' || headers === null || Array.isArray(headers)) throw new EditRefused('headers must be an object of header names and values');
   for (const [name, value] of Object.entries(headers)) {
-    if (isLockedHeader(name)) throw new EditRefused(`header '${name}' is locked: the attempt history, the park record, the broker's x- headers and the trace context are kept as they are`);
+    if (isLockedHeader(name)) throw new EditRefused(`header '${name}' is locked: the attempt history, the park record, the broker's x- headers, the trace context and the replay's record are kept as they are`);
     if (name.trim() === '' || name.length > MAX_NAME) throw new EditRefused(`header name '${name}' must be 1 to ${MAX_NAME} characters`);
     if (value === undefined || typeof value === 'function' || typeof value === 'bigint' || typeof value === 'symbol') throw new EditRefused(`header '${name}' has no value a message can carry`);
   }

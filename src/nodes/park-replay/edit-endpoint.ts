@@ -15,7 +15,8 @@ import { editParked } from '../shared/parking-actions';
 import { editPermission } from './edit-setting';
 import { answer, PARKING_PATH, usableConfig } from './parking-endpoints';
 
-export const EDIT_AUDIT_EVENT = 'rabbitmq-retry.parking.edit';
+/** The audit log's action: the event `rabbitmq-retry.edit`. */
+const EDIT_ACTION = 'edit';
 
 export function registerEditEndpoint(RED: NodeAPI): void {
   RED.httpAdmin.get(`${PARKING_PATH}/:config/edit`, RED.auth.needsPermission('rabbitmq-retry.read'), (req: AdminRequest, res: AdminResponse) => {
@@ -26,7 +27,7 @@ export function registerEditEndpoint(RED: NodeAPI): void {
       const user = req.user?.username;
       const permission = editPermission(RED.settings, user);
       if (!permission.allowed) {
-        audit(RED, EDIT_AUDIT_EVENT, { config: req.params.config, error: permission.reason }, req);
+        audit(RED, EDIT_ACTION, { config: req.params.config, error: permission.reason }, req);
         return { status: 403, body: { error: permission.reason } };
       }
       const found = usableConfig(RED, req.params.config);
@@ -39,10 +40,10 @@ export function registerEditEndpoint(RED: NodeAPI): void {
         const edit = readEdit(req.body);
         const result = await editParked(found.config, messageId, edit, { user, copyId, userId: `parking-edit-${copyId}` });
         if (!result) return { status: 404, body: { error: 'this message is no longer in the parking queue' } };
-        audit(RED, EDIT_AUDIT_EVENT, { ...about, replayId: copyId, headers: result.changed, bodyChanged: result.bodyChanged }, req);
+        audit(RED, EDIT_ACTION, { ...about, replayId: copyId, headers: result.changed, bodyChanged: result.bodyChanged }, req);
         return { status: 200, body: { queue: found.queue, replayed: result.replayed, remaining: result.remaining, messageId: copyId, replayOf: messageId } };
       } catch (err) {
-        audit(RED, EDIT_AUDIT_EVENT, { ...about, error: err instanceof Error ? err.message : String(err) }, req);
+        audit(RED, EDIT_ACTION, { ...about, error: err instanceof Error ? err.message : String(err) }, req);
         if (err instanceof EditRefused) return { status: 400, body: { error: err.message } };
         throw err;
       }

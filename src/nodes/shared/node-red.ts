@@ -83,7 +83,7 @@ export interface NodeAPI {
     /** The stored credentials of a deployed node, undefined for a node never deployed. */
     getCredentials(id: string): Record<string, string | undefined> | undefined;
   };
-  log: { warn(text: string): void; info(text: string): void; audit(msg: Record<string, unknown>, req?: AdminRequest): void };
+  log: { warn(text: string): void; info(text: string): void };
   /** Node-RED's property evaluation; the `env` type reads flow, group and process env like the core nodes. */
   util: {
     evaluateNodeProperty(value: string, type: 'env', node: Node | null): unknown;
