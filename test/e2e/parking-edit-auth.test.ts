@@ -125,7 +125,7 @@ describe('edit & replay under adminAuth: who may, and the audit log (real Node-R
     await waitFor(() => audit().some((line) => line.includes('"username":"alice"')), 'the audit line of alice’s edit');
     const aliceLine = audit().find((line) => line.includes('"username":"alice"')) ?? '';
     assert.match(aliceLine, /"messageId":"auth-1"/);
-    assert.ok(aliceLine.includes(`"replayId":"${answer.messageId}"`), aliceLine);
+    assert.ok(aliceLine.includes(`"copyId":"${answer.messageId}"`), aliceLine);
     assert.ok(audit().some((line) => line.includes('"username":"bob"') && line.includes('"error"')), audit().join('\n'));
   });
 });

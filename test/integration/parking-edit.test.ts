@@ -82,8 +82,8 @@ describe('parking: edit and replay one message (real broker)', function () {
     await waitFor(async () => (await broker.messageCount(names.mainQueue)) === 0, 'the copy acked');
     const [entry] = audits();
     assert.deepEqual(
-      { messageId: entry?.messageId, replayId: entry?.replayId, headers: entry?.headers, bodyChanged: entry?.bodyChanged, queue: entry?.queue },
-      { messageId: 'e1', replayId: response.body.messageId, headers: ['channel', 'customer', 'note'], bodyChanged: true, queue: names.parkingQueue },
+      { messageId: entry?.messageId, copyId: entry?.copyId, count: entry?.count, headers: entry?.headers, bodyChanged: entry?.bodyChanged, queue: entry?.queue },
+      { messageId: 'e1', copyId: response.body.messageId, count: 1, headers: ['channel', 'customer', 'note'], bodyChanged: true, queue: names.parkingQueue },
     );
   });
 

@@ -40,7 +40,7 @@ export function registerEditEndpoint(RED: NodeAPI): void {
         const edit = readEdit(req.body);
         const result = await editParked(found.config, messageId, edit, { user, copyId, userId: `parking-edit-${copyId}` });
         if (!result) return { status: 404, body: { error: 'this message is no longer in the parking queue' } };
-        audit(RED, EDIT_ACTION, { ...about, replayId: copyId, headers: result.changed, bodyChanged: result.bodyChanged }, req);
+        audit(RED, EDIT_ACTION, { ...about, count: result.replayed, copyId, headers: result.changed, bodyChanged: result.bodyChanged }, req);
         return { status: 200, body: { queue: found.queue, replayed: result.replayed, remaining: result.remaining, messageId: copyId, replayOf: messageId } };
       } catch (err) {
         audit(RED, EDIT_ACTION, { ...about, error: err instanceof Error ? err.message : String(err) }, req);
