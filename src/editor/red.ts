@@ -46,6 +46,8 @@ export interface JQ {
   find(selector: string): JQ;
   map<T>(each: (this: unknown, index: number, element: unknown) => T): { get(): T[] };
   typedInput(options: Record<string, unknown>): JQ;
+  /** A typedInput's value or type now. */
+  typedInput(method: 'value' | 'type'): string;
   /** The DOM element itself (e.g. to call an anchor's own click, which jQuery's trigger does not). */
   get(index: number): { click(): void } | undefined;
   remove(): JQ;
@@ -130,4 +132,6 @@ export interface EditorRED {
   actions: { add(name: string, handler: () => void): void };
   popover: { tooltip(target: JQ, content: string | (() => string)): Tooltip };
   tray: { show(options: TrayOptions): void; close(): void };
+  /** The logged-in user (every permission without adminAuth). */
+  user?: { hasPermission(permission: string): boolean };
 }

@@ -13,14 +13,16 @@ declare module 'node-red-node-test-helper' {
     /** Deploys a changed flow the way the editor does: 'full', 'flows' (modified flows) or 'nodes' (modified nodes). */
     setFlows(flow: object[], type: 'full' | 'flows' | 'nodes', credentials?: Record<string, Record<string, string>>): Promise<void>;
     getNode(id: string): TestNode;
+    /** settings.js properties for the next load (merged with the runtime's defaults); RED.settings has them. */
+    settings(userSettings: Record<string, unknown>): Record<string, unknown>;
     startServer(): Promise<void>;
     stopServer(): Promise<void>;
     /** The spy on RED.log.log since the last load: every log line (args[0] is {level, id, type, msg}). */
     log(): { args: Array<[{ level: number; id?: string; msg: unknown }]> };
     /** supertest on the runtime's admin app (RED.httpAdmin). */
     request(): {
-      post(path: string): { send(body: unknown): PromiseLike<{ status: number; text: string; headers: Record<string, string> }> };
-      get(path: string): PromiseLike<{ status: number; text: string; headers: Record<string, string> }>;
+      post(path: string): { send(body: unknown): PromiseLike<{ status: number; text: string; headers: Record<string, string>; body: Record<string, any> }> };
+      get(path: string): PromiseLike<{ status: number; text: string; headers: Record<string, string>; body: Record<string, any> }>;
     };
   }
   const helper: Helper;

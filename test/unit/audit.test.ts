@@ -8,7 +8,7 @@ function recorder(): { RED: Pick<NodeAPI, 'log'>; events: Array<{ event: Record<
   return { RED: { log }, events };
 }
 
-const request = (user?: unknown): AdminRequest => ({ body: {}, params: {}, ...(user === undefined ? {} : { user }) });
+const request = (user?: { username?: string }): AdminRequest => ({ body: {}, params: {}, ...(user === undefined ? {} : { user }) });
 
 describe('audit (Node-RED audit log of parking actions)', () => {
   it('names the event rabbitmq-retry.<action> and passes the details and the request along', () => {

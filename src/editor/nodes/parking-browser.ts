@@ -1,7 +1,8 @@
 /**
  * The parking browser: a sidebar tab listing what waits in the parking queue of a deployed retry
  * config (peeked, never consumed), with replay and delete of selected or all messages, each confirmed,
- * and any message's whole body (JSON pretty-printed, text, or hex); or, switched to groups, the queue
+ * any message's whole body (JSON pretty-printed, text, or hex) and, where settings.js allows it, its
+ * edit and replay (parking-edit.ts); or, switched to groups, the queue
  * by folded park reason (parking-groups.ts). Its controls sit at the top of the tab (in view in a
  * narrow window); the list is looked at again after every action and every 10 s while the tab is
  * shown; the groups, which read the whole queue, after every action and on refresh. Above them, the
@@ -13,6 +14,7 @@ import type { EditorRED, JQ, JQStatic } from '../red';
 import { groupsView } from './parking-groups';
 import { jobsPanel, replayDialog, searchBar, type SearchFilter } from './parking-console';
 import { historyView } from './parking-history';
+import { cannotEdit, readEditPolicy, showEditor, type EditPolicy } from './parking-edit';
 import { askThen, failureText, getInTurn, messageRow, oneAtATime, runAction, url, type Failure, type ParkedMessage } from './parking-rows';
 
 declare const RED: EditorRED;
@@ -132,6 +134,24 @@ export function parkingBrowser(t: Translate): void {
       (xhr) => RED.notify(failureText(t, xhr), 'error'),
     );
   };
+  /** Whether this user may edit, per config (settings.js and the write permission): asked once per config. */
+  const policies = new Map<string, EditPolicy>();
+  /** Reads the message again, whole, and opens it for editing. */
+  const openEdit = (m: ParkedMessage): void => {
+    const policy = policies.get(config);
+    if (!policy) return;
+    getInTurn(
+      inTurn,
+      url(config, 'message'),
+      { messageId: m.messageId ?? '' },
+      (answer) => {
+        const whole = (answer as unknown as { message: ParkedMessage }).message;
+        if (whole.truncated) RED.notify(t('browser.edit.tooBig', { count: whole.size }), 'warning');
+        else showEditor(t, config, whole, policy, inTurn, refresh);
+      },
+      (xhr) => RED.notify(failureText(t, xhr), 'error'),
+    );
+  };
   const render = (answer: { messages?: ParkedMessage[]; total: number; queue: string; matched?: number; lookedAt?: number }): void => {
     const messages = answer.messages ?? [];
     const searched = answer.lookedAt !== undefined && filter !== undefined;
@@ -143,7 +163,11 @@ export function parkingBrowser(t: Translate): void {
     // Ticked boxes stay ticked when the list is looked at again.
     const ticked = new Set(selectedIds());
     list.empty();
-    for (const m of messages) messageRow(t, m, { pick: { ticked: Boolean(m.messageId && ticked.has(m.messageId)) }, openBody }).appendTo(list);
+    const policy = policies.get(config);
+    for (const m of messages) {
+      const edit = { why: cannotEdit(t, m, policy), open: openEdit };
+      messageRow(t, m, { pick: { ticked: Boolean(m.messageId && ticked.has(m.messageId)) }, openBody, edit }).appendTo(list);
+    }
   };
   const jobs = jobsPanel(t, jobsBox, () => refresh());
   /** The "replay to…" tray for what `selection` selects, described by `what`; afterwards the list and the jobs again. */
@@ -170,7 +194,14 @@ export function parkingBrowser(t: Translate): void {
     }
     summary.text(t('browser.loading'));
     const search = filter ? { ...filter, window: searchWindow } : undefined;
-    getInTurn(inTurn, url(config, search ? 'search' : ''), search, (answer) => render(answer as unknown as { messages?: ParkedMessage[]; total: number; queue: string }), failed);
+    const readList = (): void => getInTurn(inTurn, url(config, search ? 'search' : ''), search, (answer) => render(answer as unknown as { messages?: ParkedMessage[]; total: number; queue: string }), failed);
+    const wanted = config;
+    if (policies.has(config)) readList();
+    else
+      readEditPolicy(t, config, (policy) => {
+        policies.set(wanted, policy);
+        readList();
+      });
   };
   /** What "replay to…" and "delete matches" act on: the ticked messages, else the search's matches (its window), else everything. */
   const currentSelection = (): { selection: Record<string, unknown>; what: string } => {

@@ -25,6 +25,8 @@ export interface ParkedMessage {
   previewEncoding?: 'utf8' | 'base64';
   truncated?: boolean;
   size: number;
+  /** All headers, JSON-safe (the whole message's read has them). */
+  headers?: Record<string, unknown>;
 }
 
 /**
@@ -72,8 +74,11 @@ export const failureText = (t: Translate, xhr: Failure): string => t('browser.fa
 /** A time as the user's locale writes it, '-' when unknown. */
 export const when = (iso: string | null | undefined): string => (iso ? new Date(iso).toLocaleString() : '-');
 
-/** One parked message as a table row: reason, details, preview, a button for the whole body; `pick` adds the tick box. */
-export function messageRow(t: Translate, m: ParkedMessage, options: { pick?: { ticked: boolean }; openBody: (m: ParkedMessage) => void }): JQ {
+/**
+ * One parked message as a table row: reason, details, preview, a button for the whole body; `pick`
+ * adds the tick box, `edit` the "Edit & replay" button (disabled, saying why, when `why` is set).
+ */
+export function messageRow(t: Translate, m: ParkedMessage, options: { pick?: { ticked: boolean }; openBody: (m: ParkedMessage) => void; edit?: { why: string | undefined; open: (m: ParkedMessage) => void } }): JQ {
   const replays = m.replays ?? 0;
   const row = $('<tr>').addClass('rmq-parking-row').attr('data-message-id', m.messageId ?? '').css('border-top', '1px solid var(--red-ui-secondary-border-color, #ddd)');
   if (options.pick) {
@@ -109,6 +114,19 @@ export function messageRow(t: Translate, m: ParkedMessage, options: { pick?: { t
     .css('margin-top', '2px')
     .on('click', () => options.openBody(m))
     .appendTo(cell);
+  if (options.edit) {
+    const { why, open } = options.edit;
+    // A disabled button gets no hover: its wrapper carries the tooltip.
+    const wrapper = $('<span class="rmq-parking-edit-wrap">').css({ display: 'inline-block', 'margin-left': '4px' }).appendTo(cell);
+    $('<button type="button" class="red-ui-button red-ui-button-small rmq-parking-edit-open"></button>')
+      .append($('<i class="fa fa-pencil">'))
+      .append(` ${t('browser.edit.open')}`)
+      .prop('disabled', why !== undefined)
+      .css('margin-top', '2px')
+      .on('click', () => open(m))
+      .appendTo(wrapper);
+    if (why !== undefined) wrapper.attr('title', why);
+  }
   return row;
 }
 

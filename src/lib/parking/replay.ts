@@ -2,11 +2,12 @@
  * Replaying parked messages once their cause is fixed: each one is published back to where it was
  * first published (confirmed, mandatory) and only then removed from the parking queue.
  */
-import type { MessageProperties, Options } from 'amqplib';
+import type { GetMessage, MessageProperties, Options } from 'amqplib';
 import { ATTEMPT_HEADER, copyPublishOptions, FAILURE_HEADERS, FIRST_FAILURE_HEADER, FIRST_SEEN_HEADER, ORIGINAL_EXCHANGE_HEADER, ORIGINAL_ROUTING_KEY_HEADER, PARK_HEADERS, readDeaths } from '../message';
 import type { BrokerConnection } from '../connection';
 import { MAX_SCAN, scanQueue } from './scan';
 import { describeParked, isEmptySelection, matchesSelection, REPLAY_HEADER, type ParkedMessage, type ParkedSelection } from './view';
+import { editedPublishOptions, type ParkedEdit } from './edit';
 import { messages } from '../observe';
 import type { RetryTopologyConfig } from '../topology';
 import { messagingAttributes, setTrace, spanName, traceOf, type MessageTracer } from '../trace';
@@ -85,6 +86,9 @@ export class ReplayStopped extends Error {
   }
 }
 
+/** Makes the copy other than the original (edit and replay): its body and publish options, from the message and the replay's options. */
+export type Rewrite = (message: GetMessage, replay: Options.Publish) => { content: Buffer; publish: Options.Publish };
+
 export interface ReplayResult {
   replayed: number;
   /** Messages still in the parking queue afterwards. */
@@ -113,6 +117,8 @@ export async function replayParked(
     stamp?: ReplayStamp;
     /** Called before each publish: resolves false to stop there (a paced replay waits here, a cancel says false). */
     before?: () => Promise<boolean>;
+    /** Makes the copy other than the original (edit and replay). */
+    rewrite?: Rewrite;
   },
 ): Promise<ReplayResult> {
   const publisher = connection.publisher('replay');
@@ -129,12 +135,14 @@ export async function replayParked(
     if (options.before !== undefined && !(await options.before())) return 'stop';
     if (parked.messageId !== null) found.add(parked.messageId);
     const target = options.stamp?.redirect ?? replayTarget(message.properties.headers, topology);
-    const publish = replayPublishOptions(message.properties, options.resetAttempts, options.stamp && { ...options.stamp, at: new Date().toISOString() });
+    const replay = replayPublishOptions(message.properties, options.resetAttempts, options.stamp && { ...options.stamp, at: new Date().toISOString() });
+    const copy = options.rewrite?.(message, replay) ?? { content: message.content, publish: replay };
+    const publish = copy.publish;
     // A replay span, a child of the parked message's trace context, whose context the replayed copy carries.
     const span = options.tracer?.start(spanName('replay', target.exchange), 'producer', messagingAttributes('replay', target.exchange, target.routingKey, message), traceOf(publish.headers as Record<string, unknown> | undefined));
     if (span !== undefined) setTrace((publish.headers ??= {}) as Record<string, unknown>, span.trace);
     try {
-      await publisher.publish(target.exchange, target.routingKey, message.content, publish);
+      await publisher.publish(target.exchange, target.routingKey, copy.content, publish);
     } catch (err) {
       failure = err;
       span?.fail(err);
@@ -151,4 +159,18 @@ export async function replayParked(
   }
   const ids = options.selection?.messageIds;
   return ids === undefined ? { replayed, remaining: result.remaining } : { replayed, remaining: result.remaining, notFound: ids.filter((id) => !found.has(id)) };
+}
+
+/**
+ * Edit and replay of one parked message (by messageId): replays it as replayParked does — published
+ * confirmed to where it came from, then removed from parking — as the edited copy (edit.ts). The
+ * result says `replayed: 0` and `notFound` when it is no longer parked.
+ */
+export async function replayEdited(
+  connection: BrokerConnection,
+  topology: RetryTopologyConfig,
+  options: { messageId: string; edit: ParkedEdit; by: { user: string | undefined; at: Date; messageId: string }; resetAttempts: boolean; onReplayed?: (parked: ParkedMessage) => void; tracer?: MessageTracer },
+): Promise<ReplayResult> {
+  const rewrite: Rewrite = (message, replay) => ({ content: Buffer.from(options.edit.body, 'utf8'), publish: editedPublishOptions(replay, message.properties, options.edit, options.by) });
+  return replayParked(connection, topology, { max: 1, resetAttempts: options.resetAttempts, selection: { messageIds: [options.messageId] }, onReplayed: options.onReplayed, tracer: options.tracer, rewrite });
 }

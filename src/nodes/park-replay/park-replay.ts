@@ -11,6 +11,7 @@ import { audit } from '../shared/audit';
 import { pacedOptionsFrom, type ReplayDestination } from '../../lib/parking';
 import type { RetryConfigNode } from '../shared/retry-config-node';
 import { findRetryConfig } from '../shared/retry-config-node';
+import { registerEditEndpoint } from './edit-endpoint';
 import { registerParkingEndpoints } from './parking-endpoints';
 import { registerReplayJobEndpoints } from './replay-job-endpoints';
 
@@ -158,4 +159,5 @@ export = function register(RED: NodeAPI): void {
   }
   RED.nodes.registerType('park-replay', ParkReplay);
   registerReplayJobEndpoints(RED, registerParkingEndpoints(RED));
+  registerEditEndpoint(RED);
 };

@@ -19,7 +19,7 @@ const REPLAY_LIMIT = 10_000;
 /** The most of one body the browser is sent (a larger one is shown cut, saying so). */
 export const BODY_LIMIT = 4 * 1024 * 1024;
 
-function answer(res: AdminResponse, work: () => Promise<{ status: number; body: unknown }>): void {
+export function answer(res: AdminResponse, work: () => Promise<{ status: number; body: unknown }>): void {
   work().then(
     (a) => res.status(a.status).json(a.body),
     (err: unknown) => res.status(502).json({ error: err instanceof Error ? err.message : String(err) }),
@@ -48,15 +48,17 @@ const count = (value: unknown, fallback: number): number => (typeof value === 's
 /** A deployed configuration with a usable topology and broker, or the answer saying why not. */
 export type UsableConfig = (configId: string | undefined) => { config: RetryConfigNode; queue: string } | { status: number; body: unknown };
 
+/** The deployed configuration with a usable topology and broker, or the answer saying why not. */
+export function usableConfig(RED: NodeAPI, configId: string | undefined): ReturnType<UsableConfig> {
+  const config = findRetryConfig(RED, configId);
+  if (!config) return { status: 404, body: { error: 'this retry configuration is not deployed: deploy it first' } };
+  if (!config.topology || !config.broker) return { status: 409, body: { error: config.problems.join('; ') || 'no broker' } };
+  return { config, queue: config.topology.parkingQueue };
+}
+
 /** Registers the endpoints; returns how they find a usable configuration (the paced replay endpoints use it too). */
 export function registerParkingEndpoints(RED: NodeAPI): UsableConfig {
-  /** The deployed configuration with a usable topology and broker, or the answer saying why not. */
-  function usable(configId: string | undefined): { config: RetryConfigNode; queue: string } | { status: number; body: unknown } {
-    const config = findRetryConfig(RED, configId);
-    if (!config) return { status: 404, body: { error: 'this retry configuration is not deployed: deploy it first' } };
-    if (!config.topology || !config.broker) return { status: 409, body: { error: config.problems.join('; ') || 'no broker' } };
-    return { config, queue: config.topology.parkingQueue };
-  }
+  const usable: UsableConfig = (configId) => usableConfig(RED, configId);
 
   async function run(configId: string | undefined, action: ParkAction, source: Record<string, unknown>, max: number, req?: AdminRequest): Promise<{ status: number; body: unknown }> {
     const found = usable(configId);

@@ -53,6 +53,8 @@ export interface AdminRequest {
   params: Record<string, string | undefined>;
   /** The URL's query, as express parses it. */
   query?: Record<string, unknown>;
+  /** The logged-in user under adminAuth (none without it). */
+  user?: { username?: string };
 }
 export interface AdminResponse {
   status(code: number): AdminResponse;
@@ -91,6 +93,8 @@ export interface NodeAPI {
     evaluateJSONataExpression(expression: unknown, msg: NodeMessage, callback: (err: Error | null, value: unknown) => void): void;
   };
   _(key: string, substitutions?: Record<string, unknown>): string;
+  /** settings.js's properties, as the runtime read them. */
+  settings?: Record<string, unknown>;
 }
 
 export function stringProp(value: unknown, fallback = ''): string {

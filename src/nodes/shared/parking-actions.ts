@@ -1,24 +1,30 @@
 /**
  * Peek, purge and replay of a retry config's parking queue, as the park-replay node and the editor's
- * parking browser (admin endpoints) both run them; and reading one parked message whole, for the browser.
+ * parking browser (admin endpoints) both run them; reading one parked message whole, for the browser;
+ * and the browser's edit and replay of one message.
  */
 import { randomUUID } from 'node:crypto';
 import {
+  changedHeaders,
+  checkEditedBody,
   countParkedAgain,
   describeFilter,
   findParked,
   groupParked,
+  MAX_SCAN,
   PacedReplay,
   peekGroup,
   peekHazard,
   peekParked,
   purgeParked,
+  replayEdited,
   replayParked,
   ReplayStopped,
   searchParked,
   searchWindow,
   selectionFrom,
   type PacedOptions,
+  type ParkedEdit,
   type ParkedLocator,
   type ParkedMessage,
   type ParkedSelection,
@@ -81,6 +87,9 @@ export interface Actor {
   by: string;
   userId: string;
 }
+
+/** How much of a body an edit reads to tell whether it changed (the audit log says so). */
+const BODY_COMPARE_BYTES = 4 * 1024 * 1024;
 
 /**
  * Runs `work` with the configuration's topology and connected broker. The broker connection is held
@@ -225,6 +234,29 @@ export function startPacedReplay(
         broker.connection.off('closing', stop);
       }
     }).catch(reject);
+  });
+}
+
+/**
+ * Edit and replay of one parked message: found by `messageId` (undefined when it is no longer
+ * parked), its edited body checked against its content type (EditRefused), then replayed as the
+ * edited copy (replayEdited). `changed`: the header names the edit changes, for the audit log.
+ */
+export async function editParked(
+  config: ParkingConfig,
+  messageId: string,
+  edit: ParkedEdit,
+  options: { user: string | undefined; copyId: string; userId: string },
+): Promise<{ replayed: number; remaining: number; changed: string[]; bodyChanged: boolean } | undefined> {
+  return withParkingQueue(config, options.userId, true, async (topology, broker) => {
+    const parked = await findParked(broker.connection, topology.parkingQueue, { messageId }, { limit: MAX_SCAN, bodyBytes: BODY_COMPARE_BYTES });
+    if (!parked) return undefined;
+    checkEditedBody(edit.body, parked.contentType);
+    const by = { user: options.user, at: new Date(), messageId: options.copyId };
+    const result = await replayEdited(broker.connection, topology, { messageId, edit, by, resetAttempts: true, onReplayed: replayedEvent(config, topology.mainQueue), tracer: openTelemetryTracer() });
+    if (result.replayed === 0) return undefined;
+    const bodyChanged = parked.truncated || parked.previewEncoding !== 'utf8' || parked.preview !== edit.body;
+    return { replayed: result.replayed, remaining: result.remaining, changed: changedHeaders(parked.headers, edit), bodyChanged };
   });
 }
 
