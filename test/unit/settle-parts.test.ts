@@ -18,6 +18,10 @@ class Acks implements AckTarget {
     if (this.closed) throw new Error('Channel closed');
     this.log.push(`nack ${message.fields.deliveryTag}${requeue ? ' requeue' : ''}`);
   }
+  reject(message: Message, requeue: boolean): void {
+    if (this.closed) throw new Error('Channel closed');
+    this.log.push(`reject ${message.fields.deliveryTag}${requeue ? ' requeue' : ''}`);
+  }
 }
 
 function delivery(log: string[], tag = 1, content = 'body', messageId = 'm-1'): TrackedDelivery & { acks: Acks } {
@@ -78,7 +82,7 @@ describe('Settler', () => {
     const s = settler(log);
     s.execute(delivery(log, 1), { kind: 'ack' }, 'ack');
     s.execute(delivery(log, 2), { kind: 'dead-letter' }, 'retry');
-    assert.deepEqual(log, ['ack 1', 'nack 2']);
+    assert.deepEqual(log, ['ack 1', 'reject 2']);
     const gone = delivery(log, 3);
     gone.acks.closed = true;
     assert.throws(() => s.execute(gone, { kind: 'ack' }, 'ack'), (err: SettleError) => err.kind === 'stale' && /attempt 1 will be repeated/.test(err.message));

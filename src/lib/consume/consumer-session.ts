@@ -132,6 +132,7 @@ export class ConsumerSession extends EventEmitter<ConsumerSessionEvents> {
     connection.off('disconnected', this.onDisconnected);
     this.deliveries.endAll('returned to the queue when the consumer stopped', true);
     await this.gate?.close(); // the keys of what was recorded or released meanwhile go out first
+    this.own.handBack(); // not failures: a nack, which RabbitMQ 4.3+ does not count (a close would)
     await this.own.close();
     // Only now: a connection closing while this stop runs still waits for the acks it flushed.
     connection.off('closing', this.onClosing);
