@@ -48,7 +48,11 @@ export class ConsumerSession extends EventEmitter<ConsumerSessionEvents> {
   private readonly intake: Intake;
   private readonly onConnected = (): void => void this.setup();
   private readonly onDisconnected = (): void => this.lostChannel('connection to the broker lost');
-  private readonly onClosing = (): void => this.own.flush();
+  /** The connection closes: the acks given so far go out first; a stopping consumer (its cancel sent) hands back the rest with a nack. */
+  private readonly onClosing = (): void => {
+    this.own.flush();
+    if (this.stopped) this.own.handBack();
+  };
 
   constructor(private readonly options: ConsumerSessionOptions) {
     super();
@@ -152,9 +156,12 @@ export class ConsumerSession extends EventEmitter<ConsumerSessionEvents> {
 
   private async pauseFor(reason: PauseReason): Promise<void> {
     if (this.stopped || !this.pauses.add(reason)) return;
-    this.intake.requeue(); // not processed yet: back to the queue
+    // The cancel goes out first (its frame is written at once), then the rate limit's held ones go back
+    // to the queue (a nack, not a failure): after the cancel the broker does not deliver them to us again.
+    const paused = this.applyPause();
+    this.intake.requeue();
     if (this.own.channel) this.setState(this.channelState());
-    await this.applyPause();
+    await paused;
   }
 
   private async resumeFrom(reason: PauseReason): Promise<void> {
