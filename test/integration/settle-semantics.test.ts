@@ -18,7 +18,7 @@ type Msg = Record<string, any>;
 
 /** The broker's version as [major, minor]. */
 function versionOf(broker: Broker): [number, number] {
-  const version = String(broker.model.connection.serverProperties.version);
+  const version = broker.model.connection.serverProperties.version;
   const [major, minor] = version.split('.').map(Number);
   return [major ?? 0, minor ?? 0];
 }
