@@ -21,7 +21,7 @@ export {
   type DeathRecord,
   type RetryInfo,
 } from './attempts';
-export { DEFAULT_PARK_REASON, PARK_HEADERS, clampReason, parkedPublishOptions, retryPublishOptions, type ParkInput } from './copies';
+export { DEFAULT_PARK_REASON, PARK_HEADERS, clampReason, parkedPublishOptions, retryPublishOptions, withoutBrokerCounts, type ParkInput } from './copies';
 export { FAILURE_HEADERS, FIRST_FAILURE_HEADER, errorMessage, errorName, failureDetails, failureHeaders, firstFailureMs, truncateStack, type FailureDetails } from './failure';
 export {
   CONSUMED_PROPERTY_KEYS,
