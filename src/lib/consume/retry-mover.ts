@@ -204,7 +204,7 @@ export class RetryMover extends EventEmitter<{ warning: [string] }> {
     const { message } = held;
     const p = message.properties;
     // Every header travels (the attempt count is the package's `retry-attempt`), but the tier's own delivery counts.
-    const headers = withoutBrokerCounts(Object.assign({}, p.headers) as Record<string, unknown>);
+    const headers = withoutBrokerCounts(Object.assign({}, p.headers));
     const options = copyPublishOptions(p, headers, p.deliveryMode === 2);
     try {
       await this.publisher.publish('', this.options.mainQueue, message.content, options);
