@@ -13,7 +13,7 @@
  * Plain CommonJS with Node built-ins only (type-checked through JSDoc), so a child Node-RED process
  * runs the way a user runs it: no tsx, no loader.
  *
- * amqplib's Channel.prototype consume/ack/nack are wrapped once per copy (2.x and 0.x, promise and
+ * amqplib's Channel.prototype consume/ack/nack/reject are wrapped once per copy (2.x and 0.x, promise and
  * callback API), so raw amqplib, this package and other packages are timed at the same points: the
  * delivery handed to a consumer callback after the first tenth of N (the run's warm-up) → the N-th
  * message acked (a multiple-ack counts every delivery it settles), per message acked in between. CPU: process.cpuUsage() of this process (user + system); the broker's CPU
@@ -192,6 +192,7 @@ function onAcked(count) {
  * @property {(this: object, queue: string, callback: Callback, ...rest: unknown[]) => unknown} consume
  * @property {(this: object, message: ConsumeMessage, allUpTo?: boolean) => void} ack
  * @property {(this: object, message: ConsumeMessage, allUpTo?: boolean, requeue?: boolean) => void} nack
+ * @property {((this: object, message: ConsumeMessage, requeue?: boolean) => void) | undefined} [reject]
  */
 
 /** @type {Set<object>} */
@@ -216,7 +217,7 @@ function channelClass(from) {
 function wrap(methods) {
   if (probed.has(methods)) return;
   probed.add(methods);
-  const { consume, ack, nack } = methods;
+  const { consume, ack, nack, reject } = methods;
   // `...rest`: options, and the completion callback of amqplib's callback API (what amqp-ts uses).
   methods.consume = function probedConsume(queue, callback, ...rest) {
     let tags = unacked.get(this);
@@ -246,6 +247,15 @@ function wrap(methods) {
     state.nacks += settled(this, message, allUpTo);
     if (state.onNack) state.onNack(message);
   };
+  // basic.reject (the package's dead-letter since RabbitMQ 4.3 counts only a reject): a nack of one message.
+  if (reject) {
+    methods.reject = function probedReject(message, requeue) {
+      reject.call(this, message, requeue);
+      if (state.acks < state.target) state.frames += 1;
+      state.nacks += settled(this, message, false);
+      if (state.onNack) state.onNack(message);
+    };
+  }
 }
 
 /**

@@ -63,7 +63,6 @@ return [msg, null];`;
 const QUORUM = '{"x-queue-type":"quorum"}';
 
 /** The kill switch of the downstream outage row: trips within seconds of an outage, probes every 5 s doubling to 20 s. */
-export const KILL_SWITCH = { circuitActivation: '10', circuitTripPercent: '50', circuitWindow: '10', circuitRestart: '5', circuitRestartMax: '20', circuitProbes: '3' } as const;
 
 /** The retry config's error rules of the permanent-error row: any HTTP 4xx answer is permanent. */
 export const PERMANENT_RULES = [{ name: 'client error', match: 'status', value: '4xx', kind: 'permanent' }] as const;
@@ -76,7 +75,7 @@ export interface FaultFlowOptions {
   outbox?: boolean;
   /** Attempts before parking (default 3). */
   maxAttempts?: number;
-  /** The consumer's kill switch with KILL_SWITCH's settings. */
+  /** The consumer's kill switch, on as a new node has it: every number at its default (issue 39: the defaults must protect a typical outage). */
   circuit?: boolean;
   /** The consumer's events output on, its kill switch events logged. */
   events?: boolean;
@@ -171,7 +170,7 @@ export function faultFlow(names: FaultNames, options: FaultFlowOptions = {}): Re
       decode: 'auto',
       invalidBody: 'park',
       ...(dedupe ? { dedupe: 'faults-dedupe', dedupeKeyType: 'messageId', dedupeNoKey: 'process', dedupeStoreDown: 'pause' } : {}),
-      ...(options.circuit ? { circuit: true, ...KILL_SWITCH } : {}),
+      ...(options.circuit ? { circuit: true } : {}),
       // The second output: the kill switch's events, logged.
       ...(options.events ? { events: true, statsEvery: '0' } : {}),
       x: 120,

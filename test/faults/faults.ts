@@ -196,8 +196,8 @@ export const OUTAGE_MS = 30_000;
  * A downstream outage: the PostgreSQL the effect writes to (a server of the run's own) stopped
  * (`pg_ctl -m immediate stop`) for 30 s while publishing goes on, every message good, 5 attempts. Without
  * the kill switch every message that meets the outage spends its attempts and is parked; with it the
- * consumer stops taking messages once half of its settles fail, probes, and consumes again once the
- * database answers. The window ends when the database accepts connections again.
+ * consumer (its kill switch at the defaults) stops taking messages once 15 % of its settles in 10 s fail,
+ * probes, and consumes again once the database answers. The window ends when the database accepts connections again.
  */
 const downstreamOutage = (circuit: boolean): Fault => ({
   id: circuit ? 'outage-kill-switch' : 'outage',

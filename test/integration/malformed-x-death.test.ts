@@ -189,4 +189,55 @@ describe('malformed x-death header (a broker that crashes on it)', function () {
       assert.equal(await queueState(target.management, names.mainQueue), 'running', `RabbitMQ ${target.version}`);
     });
   }
+
+  // Issue 39, item 9: seen from outside on a busy machine, a forged x-death delivered twice at attempt 1
+  // (the second redelivered) and never parked. Here the settles pile up: a function that keeps the
+  // event loop busy for each message, a prefetch of 100, and ten forged messages among 290 good ones
+  // that are retried once by dead-lettering (rejects of the same turns as the forged ones' parks).
+  it('under load: forged messages among many dead-letter retries each park at their first failure, one delivery each', async function () {
+    this.timeout(120_000);
+    const seen: Array<{ id: unknown; redelivered: boolean; attempt: unknown }> = [];
+    await loadFlow([
+      tab(),
+      brokerNode({ url: target.url }),
+      configNode(names, { retryDelay: '200' }),
+      consumerNode([['seen', 'busy']], { prefetch: '100' }),
+      { id: 'seen', type: 'helper', z: 'flow' },
+      {
+        id: 'busy',
+        type: 'function',
+        z: 'flow',
+        // 2 ms of CPU per message: the settles of a burst land in the same turns.
+        func: 'const end = Date.now() + 2; while (Date.now() < end) {} return msg.amqp.properties.messageId.startsWith("forged") || msg.retry.attempt < 2 ? [null, msg] : [msg, null];',
+        outputs: 2,
+        wires: [['ack'], ['retry']],
+      },
+      { id: 'ack', type: 'retry-settle', z: 'flow', action: 'ack', wires: [] },
+      { id: 'retry', type: 'retry-settle', z: 'flow', action: 'retry', reason: 'temporary failure', wires: [] },
+    ]);
+    helper.getNode('seen').on('input', (msg: { amqp: { redelivered: boolean; properties: { messageId?: unknown } }; retry: { attempt: unknown } }) => {
+      seen.push({ id: msg.amqp.properties.messageId, redelivered: msg.amqp.redelivered, attempt: msg.retry.attempt });
+    });
+    await broker.waitForConsumer(names.mainQueue);
+    const ch = await broker.model.createConfirmChannel();
+    for (let i = 0; i < 300; i += 1) {
+      const forged = i % 30 === 7;
+      const headers = forged ? { 'x-death': 'not-an-array', origin: 'test' } : { origin: 'test' };
+      ch.publish(names.mainExchange, names.routingKey, Buffer.from(JSON.stringify({ n: i })), { contentType: 'application/json', persistent: true, messageId: forged ? `forged-${i}` : `good-${i}`, headers });
+    }
+    await ch.waitForConfirms();
+    await ch.close();
+
+    const forgedIds = Array.from({ length: 10 }, (_, k) => `forged-${k * 30 + 7}`);
+    await waitFor(async () => (await broker.messageCount(names.parkingQueue)) === 10, 'the ten forged messages parked', 90_000);
+    await waitFor(() => seen.filter((s) => String(s.id).startsWith('good')).length === 580, 'each good message twice (attempts 1 and 2)', 90_000);
+    await waitFor(async () => (await broker.messageCount(names.mainQueue)) === 0, 'the originals acked');
+    const reasons = new Set<unknown>();
+    for (let i = 0; i < 10; i += 1) reasons.add((await broker.take(names.parkingQueue)).properties.headers?.['park-reason']);
+    assert.deepEqual([...reasons], ['malformed x-death header (x-death is not an array); last error: temporary failure']);
+    const forgedSeen = seen.filter((s) => String(s.id).startsWith('forged')).sort((a, b) => String(a.id).localeCompare(String(b.id)));
+    assert.deepEqual(forgedSeen, [...forgedIds].sort().map((id) => ({ id, redelivered: false, attempt: 1 })), 'one delivery each: the first, parked at its first failure');
+    assert.equal(await broker.messageCount(names.retryQueue), 0);
+    assert.equal(await queueState(target.management, names.mainQueue), 'running', `RabbitMQ ${target.version}`);
+  });
 });

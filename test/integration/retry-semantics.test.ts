@@ -86,8 +86,7 @@ describe('retry semantics (real broker)', function () {
 
   it('quorum main queue: a message the broker dead-letters at the delivery limit is parked, not dropped as a cycle', async () => {
     await load(alwaysRetry, { retryDelay: '200', mainQueueArgs: '{"x-queue-type":"quorum","x-delivery-limit":2}' });
-    // The package's consumer goes away; a consumer that crashes on the message (rejects it, requeue) takes its
-    // place. A reject: since RabbitMQ 4.3 a nack with requeue no longer counts towards the delivery limit.
+    // The package's consumer goes away; a consumer that crashes on the message (reject, requeue) takes its place.
     await helper.unload();
     await broker.publish(names.mainExchange, names.routingKey, { crash: true });
     const ch = await broker.ch();
@@ -97,6 +96,7 @@ describe('retry semantics (real broker)', function () {
         delivery = await ch.get(names.mainQueue);
         return delivery !== false || (await broker.messageCount(names.parkingQueue)) === 1;
       }, 'a delivery or the dead-letter');
+      // A crash, as RabbitMQ 4.3 counts it: a reject with requeue (a nack with requeue no longer counts there).
       if (delivery) ch.reject(delivery, true);
     }
     await waitFor(async () => (await broker.messageCount(names.parkingQueue)) === 1, 'the message dead-lettered into the parking queue');

@@ -17,6 +17,9 @@ function setup() {
     reject: (m: Message, requeue?: boolean) => {
       sent.push(`reject ${m.fields.deliveryTag}${requeue ? ' requeue' : ''}`);
     },
+    nackAll: (requeue?: boolean) => {
+      sent.push(`nack all${requeue ? ' requeue' : ''}`);
+    },
   };
   const flushes: Array<() => void> = [];
   const batcher = new AckBatcher(channel, (flush) => flushes.push(flush));
@@ -69,29 +72,54 @@ describe('ack batcher', () => {
     assert.deepEqual(sent.slice(3), ['ack 2 multiple']);
   });
 
-  it('batches dead-letter nacks like acks; a requeue nack goes at once; runs of one kind become one frame each, in order', () => {
+  it('a dead-letter is one reject per message at the end of the turn, before the multiple-ack that covers it; a return goes at once', () => {
     const { sent, batcher, endTurn, arrive } = setup();
-    const [m1, m2, m3, m4, m5, m6] = arrive(1, 2, 3, 4, 5, 6, 7);
+    const [m1, m2, m3, m4, m5, m6, m7] = arrive(1, 2, 3, 4, 5, 6, 7, 8);
     batcher.nack(m6!, true);
-    assert.deepEqual(sent, ['nack 6 requeue']);
-    batcher.nack(m1!, false);
+    assert.deepEqual(sent, ['nack 6 requeue'], 'a hand-back (not a failure) is a nack, written at once');
+    batcher.reject(m7!, true);
+    assert.deepEqual(sent.slice(1), ['reject 7 requeue'], 'a failure back to the queue is a reject, written at once');
+    batcher.reject(m1!, false);
     batcher.nack(m2!, false);
     batcher.ack(m3!);
-    batcher.nack(m4!, false);
+    batcher.reject(m4!, false);
     batcher.ack(m5!);
-    assert.deepEqual(sent, ['nack 6 requeue'], 'dead-letters wait for the end of the turn too');
+    assert.equal(sent.length, 2, 'dead-letters wait for the end of the turn too');
     endTurn();
-    // Below 7 (unsettled): nack-run up to 2, ack 3, nack 4, ack 5; each multiple frame covers only its own run.
-    assert.deepEqual(sent.slice(1), ['nack 2 multiple', 'ack 3 multiple', 'nack 4 multiple', 'ack 5 multiple']);
+    // Below 8 (unsettled): a reject frame per dead-letter (a nack without requeue is one too), then one
+    // multiple-ack for 3 and 5, which covers only what is still outstanding.
+    assert.deepEqual(sent.slice(2), ['reject 1', 'reject 2', 'reject 4', 'ack 5 multiple']);
   });
 
   it('settles above an unsettled delivery go one by one, of either kind', () => {
     const { sent, batcher, endTurn, arrive } = setup();
     const [, m2, m3] = arrive(1, 2, 3);
     batcher.ack(m3!);
-    batcher.nack(m2!, false);
+    batcher.reject(m2!, false);
     endTurn();
-    assert.deepEqual(sent, ['nack 2', 'ack 3']);
+    assert.deepEqual(sent, ['reject 2', 'ack 3']);
+  });
+
+  it('an ack run above an unsettled delivery ends there; a dead-letter never joins it', () => {
+    const { sent, batcher, endTurn, arrive } = setup();
+    const [m1, m2, , m4, m5] = arrive(1, 2, 3, 4, 5, 6);
+    batcher.ack(m1!);
+    batcher.reject(m2!, false);
+    batcher.ack(m4!);
+    batcher.reject(m5!, false);
+    endTurn();
+    assert.deepEqual(sent, ['reject 2', 'ack 1 multiple', 'ack 4', 'reject 5']);
+  });
+
+  it('handBack writes the pending settles, then returns every unsettled delivery with one nack (not counted by RabbitMQ 4.3)', () => {
+    const { sent, batcher, arrive } = setup();
+    const [m1, m2] = arrive(1, 2, 3, 4);
+    batcher.ack(m1!);
+    batcher.reject(m2!, false);
+    assert.equal(batcher.handBack(), 2);
+    assert.deepEqual(sent, ['reject 2', 'ack 1 multiple', 'nack all requeue']);
+    assert.equal(batcher.handBack(), 0, 'nothing left to hand back');
+    assert.equal(sent.length, 3);
   });
 
   it('schedules one flush per turn', () => {
@@ -123,6 +151,9 @@ describe('ack batcher', () => {
     assert.throws(() => batcher.ack(m2!), /Channel closed/);
     assert.throws(() => batcher.nack(m2!, false), /Channel closed/);
     assert.throws(() => batcher.nack(m2!, true), /Channel closed/);
+    assert.throws(() => batcher.reject(m2!, false), /Channel closed/);
+    assert.throws(() => batcher.reject(m2!, true), /Channel closed/);
+    assert.equal(batcher.handBack(), 0);
   });
 
   it('a channel that throws on ack (closed under us) closes the batcher instead of crashing the flush', () => {

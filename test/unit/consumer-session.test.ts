@@ -50,6 +50,12 @@ class FakeChannel extends EventEmitter {
   nack(message: ConsumeMessage, all = false, requeue = true): void {
     this.log.push(`nack ${message.fields.deliveryTag}${all ? '+' : ''}${requeue ? ' requeue' : ''}`);
   }
+  reject(message: ConsumeMessage, requeue = true): void {
+    this.log.push(`reject ${message.fields.deliveryTag}${requeue ? ' requeue' : ''}`);
+  }
+  nackAll(requeue = true): void {
+    this.log.push(`nack all${requeue ? ' requeue' : ''}`);
+  }
   assertExchange(name: string): Promise<void> {
     this.log.push(`declare exchange ${name}`);
     return Promise.resolve();

@@ -60,7 +60,7 @@ describe('editor rules (src/editor)', function () {
     assert.equal(validate.call({}, undefined), true, 'saved before mode existed');
     assert.equal(validate.call({ version: 2 }, undefined), false, 'saved with mode, now missing');
     const dedupe = { dedupe: '', dedupeKeyType: 'messageId', dedupeKey: '', dedupeNoKey: 'process', dedupeStoreDown: 'pause' };
-    const protection = { circuitActivation: '20', circuitTripPercent: '50', circuitWindow: '60', circuitRestart: '30', circuitRestartMax: '300', circuitProbes: '5', rateLimit: '0' };
+    const protection = { circuitActivation: '20', circuitTripPercent: '15', circuitWindow: '10', circuitRestart: '30', circuitRestartMax: '300', circuitProbes: '5', rateLimit: '0' };
     assert.deepEqual(missingProperties('retry-consumer', {}), { mode: 'retry', orderedPause: '5', parkingWatch: '30', statsEvery: '60', ...dedupe, ...protection });
     assert.deepEqual(missingProperties('retry-consumer', { version: 2 }), { statsEvery: '60', ...dedupe, ...protection });
     assert.deepEqual(missingProperties('retry-consumer', { version: 3 }), { ...dedupe, ...protection });

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import type { MessageProperties } from 'amqplib';
-import { clampReason, parkedPublishOptions, PARK_HEADERS, retryPublishOptions } from '../../src/lib/message/copies';
+import { clampReason, parkedPublishOptions, PARK_HEADERS, retryPublishOptions, withoutBrokerCounts } from '../../src/lib/message/copies';
 
 describe('parked message', () => {
   const properties = {
@@ -72,5 +72,16 @@ describe('parked message', () => {
     assert.equal(retried.persistent, false);
     assert.equal(retried.mandatory, true);
     assert.equal(retried.expiration, undefined);
+  });
+
+  it('a copy leaves out the counts the quorum queue wrote on the delivery (they are that queue\'s, of that stay)', () => {
+    const counted = { ...properties, headers: { ...properties.headers, 'x-delivery-count': 2, 'x-acquired-count': 5 } };
+    for (const copy of [retryPublishOptions(counted, 1, 1, { exchange: 'e', routingKey: 'k' }), parkedPublishOptions({ content: Buffer.alloc(0), properties: counted, fields: { exchange: 'e', routingKey: 'k' }, mainQueue: 'q', attempts: 1, reason: 'r', now: new Date(0) })]) {
+      assert.equal(copy.headers?.['x-delivery-count'], undefined);
+      assert.equal(copy.headers?.['x-acquired-count'], undefined);
+      assert.equal(copy.headers?.custom, 'kept');
+    }
+    assert.deepEqual(withoutBrokerCounts({ a: 1 }), { a: 1 }, 'nothing to leave out: the same headers');
+    assert.deepEqual(withoutBrokerCounts({ 'x-delivery-count': 0 }), {}, "RabbitMQ 3.10's 0 of a first delivery too");
   });
 });

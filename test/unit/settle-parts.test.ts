@@ -82,7 +82,7 @@ describe('Settler', () => {
     const s = settler(log);
     s.execute(delivery(log, 1), { kind: 'ack' }, 'ack');
     s.execute(delivery(log, 2), { kind: 'dead-letter' }, 'retry');
-    assert.deepEqual(log, ['ack 1', 'nack 2']);
+    assert.deepEqual(log, ['ack 1', 'reject 2']);
     const gone = delivery(log, 3);
     gone.acks.closed = true;
     assert.throws(() => s.execute(gone, { kind: 'ack' }, 'ack'), (err: SettleError) => err.kind === 'stale' && /attempt 1 will be repeated/.test(err.message));

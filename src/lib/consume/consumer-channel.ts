@@ -68,6 +68,14 @@ export class ConsumerChannel {
     this.batcher?.flush();
   }
 
+  /**
+   * Hands what is still unsettled back to the queue with one `basic.nack` (see AckBatcher.handBack): a
+   * stopping consumer's leftovers are not failures, and RabbitMQ 4.3+ then does not count them.
+   */
+  handBack(): number {
+    return this.batcher?.handBack() ?? 0;
+  }
+
   /** Lets go of a channel that is gone (closed, or its connection lost): nothing more is settled on it. */
   release(): void {
     this.batcher?.close();

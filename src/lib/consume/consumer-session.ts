@@ -48,7 +48,11 @@ export class ConsumerSession extends EventEmitter<ConsumerSessionEvents> {
   private readonly intake: Intake;
   private readonly onConnected = (): void => void this.setup();
   private readonly onDisconnected = (): void => this.lostChannel('connection to the broker lost');
-  private readonly onClosing = (): void => this.own.flush();
+  /** The connection closes: the acks given so far go out first; a stopping consumer (its cancel sent) hands back the rest with a nack. */
+  private readonly onClosing = (): void => {
+    this.own.flush();
+    if (this.stopped) this.own.handBack();
+  };
 
   constructor(private readonly options: ConsumerSessionOptions) {
     super();
@@ -132,6 +136,7 @@ export class ConsumerSession extends EventEmitter<ConsumerSessionEvents> {
     connection.off('disconnected', this.onDisconnected);
     this.deliveries.endAll('returned to the queue when the consumer stopped', true);
     await this.gate?.close(); // the keys of what was recorded or released meanwhile go out first
+    this.own.handBack(); // not failures: a nack, which RabbitMQ 4.3+ does not count (a close would)
     await this.own.close();
     // Only now: a connection closing while this stop runs still waits for the acks it flushed.
     connection.off('closing', this.onClosing);
@@ -151,9 +156,12 @@ export class ConsumerSession extends EventEmitter<ConsumerSessionEvents> {
 
   private async pauseFor(reason: PauseReason): Promise<void> {
     if (this.stopped || !this.pauses.add(reason)) return;
-    this.intake.requeue(); // not processed yet: back to the queue
+    // The cancel goes out first (its frame is written at once), then the rate limit's held ones go back
+    // to the queue (a nack, not a failure): after the cancel the broker does not deliver them to us again.
+    const paused = this.applyPause();
+    this.intake.requeue();
     if (this.own.channel) this.setState(this.channelState());
-    await this.applyPause();
+    await paused;
   }
 
   private async resumeFrom(reason: PauseReason): Promise<void> {

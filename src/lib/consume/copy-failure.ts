@@ -5,7 +5,11 @@
 import { SettleError, type CopyDecision, type TrackedDelivery } from '../settle';
 import type { DeliveryRegistry } from './registry';
 
-/** Ends the delivery's registration, nacks it back to the queue after `requeuePauseMs`, and returns the error to throw. */
+/**
+ * Ends the delivery's registration, rejects it back to the queue after `requeuePauseMs` (a failure of
+ * this message: `basic.reject`, counted towards a quorum queue's delivery limit on every RabbitMQ
+ * version, so a copy that never succeeds ends at the limit instead of looping), and returns the error to throw.
+ */
 export function requeueAfterPause(
   entry: TrackedDelivery,
   decision: CopyDecision,
@@ -18,7 +22,7 @@ export function requeueAfterPause(
   const timer = setTimeout(() => {
     if (entry.acks.closed) return; // the broker has it again already
     try {
-      entry.acks.nack(entry.message, true);
+      entry.acks.reject(entry.message, true);
     } catch {
       // Channel gone meanwhile: the broker requeues it by itself.
     }

@@ -15,7 +15,7 @@
  */
 import { EventEmitter } from 'node:events';
 import type { Channel, ConsumeMessage } from 'amqplib';
-import { copyPublishOptions, NOT_BEFORE_HEADER } from '../message';
+import { copyPublishOptions, NOT_BEFORE_HEADER, withoutBrokerCounts } from '../message';
 import { backoffDelay } from '../backoff';
 import type { BrokerConnection } from '../connection';
 import { closeChannel } from '../amqp';
@@ -213,9 +213,8 @@ export class RetryMover extends EventEmitter<{ warning: [string] }> {
   private async move(held: Held): Promise<void> {
     const { message } = held;
     const p = message.properties;
-    // Every header travels (the attempt count is the package's `retry-attempt`), but the tier's own delivery count.
-    const headers: Record<string, unknown> = Object.assign({}, p.headers);
-    delete headers['x-delivery-count'];
+    // Every header travels (the attempt count is the package's `retry-attempt`), but the tier's own delivery counts.
+    const headers = withoutBrokerCounts(Object.assign({}, p.headers));
     const options = copyPublishOptions(p, headers, p.deliveryMode === 2);
     try {
       await this.publisher.publish('', this.options.mainQueue, message.content, options);

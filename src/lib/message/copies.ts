@@ -58,7 +58,19 @@ export function parkedPublishOptions(input: ParkInput): Options.Publish {
     [PARK_HEADERS.originalQueue]: input.mainQueue,
     [PARK_HEADERS.attempt]: input.attempts,
   }, failureHeaders(input.failure, input.firstFailureMs ?? now, now, nowIso, input.kind));
-  return copyPublishOptions(p, withoutMalformedDeath(headers), true);
+  return copyPublishOptions(p, withoutBrokerCounts(withoutMalformedDeath(headers)), true);
+}
+
+/**
+ * The counts a quorum queue writes on a delivery (`x-delivery-count`: its returns — on RabbitMQ 4.3+
+ * only the failed ones, a reject or a lost channel; `x-acquired-count`, 4.3+: every return) are the
+ * queue's own, of that stay: a copy does not carry them. RabbitMQ shows a published one on the copy's
+ * next delivery until its own count passes 0, so a retried message would arrive looking returned.
+ */
+export function withoutBrokerCounts(headers: Record<string, unknown>): Record<string, unknown> {
+  if (headers['x-delivery-count'] !== undefined) delete headers['x-delivery-count'];
+  if (headers['x-acquired-count'] !== undefined) delete headers['x-acquired-count'];
+  return headers;
 }
 
 /**
@@ -90,5 +102,5 @@ export function retryPublishOptions(
     [ORIGINAL_ROUTING_KEY_HEADER]: route.routingKey,
   });
   if (firstFailureMs !== undefined) headers[FIRST_FAILURE_HEADER] = firstFailureMs;
-  return copyPublishOptions(p, withoutMalformedDeath(headers), p.deliveryMode === 2);
+  return copyPublishOptions(p, withoutBrokerCounts(withoutMalformedDeath(headers)), p.deliveryMode === 2);
 }

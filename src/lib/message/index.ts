@@ -22,7 +22,7 @@ export {
   type RetryInfo,
 } from './attempts';
 export { DELIVERY_COUNT_HEADER, deliveryCountRetryInfo } from './delivery-count';
-export { DEFAULT_PARK_REASON, PARK_HEADERS, clampReason, parkedPublishOptions, retryPublishOptions, type ParkInput } from './copies';
+export { DEFAULT_PARK_REASON, PARK_HEADERS, clampReason, parkedPublishOptions, retryPublishOptions, withoutBrokerCounts, type ParkInput } from './copies';
 export { FAILURE_HEADERS, FIRST_FAILURE_HEADER, errorMessage, errorName, failureDetails, failureHeaders, firstFailureMs, truncateStack, type FailureDetails } from './failure';
 export {
   CONSUMED_PROPERTY_KEYS,

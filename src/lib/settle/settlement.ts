@@ -10,10 +10,18 @@ export interface AckTarget {
   /** The channel is gone (or going): nothing can be settled on it any more; the broker has its deliveries again. */
   readonly closed: boolean;
   ack(message: Message): void;
-  /** `requeue` false: the queue's dead-letter exchange takes it. */
-  nack(message: Message, requeue: boolean): void;
-  /** `basic.reject` of this one message; with requeue written at once (a quorum queue counts it as a failed delivery). */
+  /**
+   * The message failed: `basic.reject`, one frame for this message, which every RabbitMQ version counts
+   * (a quorum queue's `x-delivery-count`, towards its delivery limit). `requeue` false: the queue's
+   * dead-letter exchange takes it; true: back to the queue.
+   */
   reject(message: Message, requeue: boolean): void;
+  /**
+   * Hands a message back that did not fail (rate limit, pause, stop): `basic.nack`, which RabbitMQ 4.3+
+   * does not count against a quorum queue's delivery limit (3.10 and 4.0 count every return). `requeue`
+   * false is a dead-letter, the same as `reject(message, false)`.
+   */
+  nack(message: Message, requeue: boolean): void;
 }
 
 /** A delivery waiting to be settled; it stays with its consumer, never on `msg` (Node-RED deep-clones msgs). */

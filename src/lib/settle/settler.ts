@@ -1,6 +1,6 @@
 /**
- * Carries a settle decision out on the delivery's channel: ack, or reject to the dead-letter exchange
- * (both batched per channel by its AckBatcher, below); or a confirmed, mandatory copy (a retry tier, the
+ * Carries a settle decision out on the delivery's channel: ack (batched per channel by its AckBatcher,
+ * below), or reject to the dead-letter exchange (one frame per message); or a confirmed, mandatory copy (a retry tier, the
  * parking queue) and only then the ack — never the other way round.
  */
 import type { Channel, Message, Options } from 'amqplib';
@@ -25,8 +25,8 @@ export class Settler {
       if (decision.kind === 'ack') entry.acks.ack(entry.message);
       // A reject with requeue, one frame: only a reject counts in x-delivery-count on RabbitMQ 4.3, and the queue delays it.
       else if (decision.kind === 'broker-retry') entry.acks.reject(entry.message, true);
-      // requeue=false: the queue's dead-letter exchange takes it to the retry queue.
-      else entry.acks.nack(entry.message, false);
+      // A failure: basic.reject without requeue, the queue's dead-letter exchange takes it to the retry queue.
+      else entry.acks.reject(entry.message, false);
     } catch {
       // amqplib throws when the channel closed under us: a stale delivery, not a crash.
       throw staleDelivery(entry, action);
@@ -53,7 +53,7 @@ export class Settler {
 }
 
 /** The part of an amqplib channel the batcher uses. */
-export type AckChannel = Pick<Channel, 'ack' | 'nack' | 'reject'>;
+export type AckChannel = Pick<Channel, 'ack' | 'nack' | 'reject' | 'nackAll'>;
 
 /** Defers a flush to the end of the event-loop turn; injectable for unit tests. */
 export type Scheduler = (flush: () => void) => void;
@@ -65,24 +65,26 @@ const endOfTurn: Scheduler = (flush) => {
 type Kind = 'ack' | 'dead-letter';
 
 /**
- * The AckBatcher coalesces the settles of one consumer channel into multiple-acks and multiple-nacks.
+ * The AckBatcher coalesces the acks of one consumer channel into multiple-acks.
  *
- * Why: each `channel.ack` or `channel.nack` is one AMQP frame, and amqplib writes each frame with a
- * socket write of its own, which the broker then processes. With a prefetch of 100 a flow settles
- * its msgs one Node-RED hop apart, each in its own `setImmediate`, so the acks and dead-letter nacks
- * (requeue false) of one event-loop turn are collected and written after it: below every delivery
- * still unsettled, ascending, one frame with `multiple` set per run of the same kind (an ack run, a
- * nack run, ...); above it, one plain frame each. A multiple frame never covers a delivery this
- * batcher has seen arrive and not yet seen settled, nor one of the other kind: the runs go out in
- * order, so when a run is written everything below it is settled already. Deliveries are registered
- * on arrival, before the flow can settle them, so that holds for every delivery of the channel.
+ * Why: each `channel.ack` is one AMQP frame, and amqplib writes each frame with a socket write of its
+ * own, which the broker then processes. With a prefetch of 100 a flow settles its msgs one Node-RED
+ * hop apart, each in its own `setImmediate`, so the acks and dead-letters of one event-loop turn are
+ * collected and written after it, ascending: below every delivery still unsettled the acks go as one
+ * frame with `multiple` set per run; above it, one plain frame each. A dead-letter is a `basic.reject`
+ * of its own, one frame per message, written before any multiple-ack that covers its tag (that ack
+ * then covers only what is still outstanding): RabbitMQ 4.3 counts a failure towards a quorum queue's
+ * delivery limit only for a reject (or a channel closed with it unacked), never for a nack. A multiple
+ * frame never covers a delivery this batcher has seen arrive and not yet seen settled. Deliveries are
+ * registered on arrival, before the flow can settle them, so that holds for every delivery of the channel.
  *
  * When no other delivery is in flight (prefetch 1, or the last of a burst) they go out at once:
  * waiting would add a turn of latency and save nothing. Otherwise they are written at the end of the
  * turn; if the channel closes in between, the broker redelivers those messages (as it does for a
  * frame lost with its socket) — a dead-letter then happens on the redelivery. `flush()` before
  * closing the channel on purpose (a closing connection then waits two turns, so amqplib, which writes
- * on setImmediate, puts them on the socket first). A nack that requeues is written at once.
+ * on setImmediate, puts them on the socket first). A return to the queue (`reject` or `nack` with
+ * requeue) is written at once; `handBack()` returns every unsettled delivery with one `nack`.
  */
 export class AckBatcher implements AckTarget {
   /** Delivery tags that arrived and were not settled through this batcher yet. */
@@ -118,37 +120,49 @@ export class AckBatcher implements AckTarget {
   }
 
   /**
-   * Nacks: without requeue (the dead-letter exchange takes it) at the end of this turn, like an ack;
-   * with requeue at once. Throws when the channel is known to be gone.
-   */
-  nack(message: Message, requeue: boolean): void {
-    if (!requeue) {
-      this.settle(message, 'dead-letter');
-      return;
-    }
-    if (this.gone) throw new Error('Channel closed');
-    this.unsettled.delete(message.fields.deliveryTag);
-    this.channel.nack(message, false, true);
-  }
-
-  /**
-   * Rejects (`basic.reject`, one frame for this message only): with requeue at once, never batched —
-   * on RabbitMQ 4.3 only a reject counts in a quorum queue's `x-delivery-count`. Without requeue like
-   * a dead-letter nack. Throws when the channel is known to be gone.
+   * The message failed: without requeue (the dead-letter exchange takes it) a `basic.reject` at the end
+   * of this turn, one frame for it; with requeue a `basic.reject` at once. Counted by every RabbitMQ
+   * version (a quorum queue's `x-delivery-count`). Throws when the channel is known to be gone.
    */
   reject(message: Message, requeue: boolean): void {
-    if (!requeue) {
-      this.settle(message, 'dead-letter');
-      return;
-    }
-    if (this.gone) throw new Error('Channel closed');
-    this.unsettled.delete(message.fields.deliveryTag);
+    if (!requeue) return this.settle(message, 'dead-letter');
+    this.returned(message);
     this.channel.reject(message, true);
   }
 
   /**
-   * Writes the pending settles: runs of one kind as multiple frames below every unsettled delivery,
-   * plain frames above. Says whether it wrote any.
+   * Hands the message back, not its fault: with requeue a `basic.nack` at once, which RabbitMQ 4.3+
+   * does not count against a quorum queue's delivery limit. Without requeue a dead-letter, as
+   * `reject(message, false)`. Throws when the channel is known to be gone.
+   */
+  nack(message: Message, requeue: boolean): void {
+    if (!requeue) return this.settle(message, 'dead-letter');
+    this.returned(message);
+    this.channel.nack(message, false, true);
+  }
+
+  /**
+   * Writes the pending settles, then hands every delivery still unsettled back to the queue with one
+   * `basic.nack` (multiple, requeue): a stopping consumer's leftovers, which RabbitMQ 4.3+ then does not
+   * count as failures (closing the channel with them unacked would). Call after the consumer's cancel
+   * is confirmed (nothing more arrives). Says how many it handed back.
+   */
+  handBack(): number {
+    this.flush();
+    const count = this.unsettled.size;
+    if (this.gone || count === 0) return 0;
+    this.unsettled.clear();
+    try {
+      this.channel.nackAll(true);
+    } catch {
+      this.close(); // the channel closed under us: the broker has them again anyway
+    }
+    return count;
+  }
+
+  /**
+   * Writes the pending settles: a reject per dead-letter; acks in runs, one multiple frame each below
+   * every unsettled delivery, plain frames above. Says whether it wrote any.
    */
   flush(): boolean {
     this.scheduled = false;
@@ -162,25 +176,25 @@ export class AckBatcher implements AckTarget {
     let lowestUnsettled = Infinity;
     for (const tag of this.unsettled) if (tag < lowestUnsettled) lowestUnsettled = tag;
     try {
-      // The run so far: its highest settle (the one a multiple frame names) and its kind.
+      // The ack run so far: its highest ack (the one a multiple frame names).
       let run: Message | undefined;
-      let runKind: Kind = 'ack';
       for (let k = 0; k < messages.length; k += 1) {
         const i = order ? (order[k] ?? k) : k;
         const message = messages[i];
         const kind = kinds[i];
         if (message === undefined || kind === undefined) continue;
-        if (message.fields.deliveryTag > lowestUnsettled) {
-          if (run) this.write(run, runKind, true);
+        if (kind === 'dead-letter') {
+          // One frame per message, before the multiple-ack that may cover its tag: a reject counts on every version.
+          this.channel.reject(message, false);
+        } else if (message.fields.deliveryTag > lowestUnsettled) {
+          if (run) this.channel.ack(run, true);
           run = undefined;
-          this.write(message, kind, false);
+          this.channel.ack(message, false);
         } else {
-          if (run && runKind !== kind) this.write(run, runKind, true);
           run = message; // the highest of the run so far
-          runKind = kind;
         }
       }
-      if (run) this.write(run, runKind, true);
+      if (run) this.channel.ack(run, true);
       return true;
     } catch {
       // The channel closed under us: the broker redelivers what these frames would have settled.
@@ -215,9 +229,10 @@ export class AckBatcher implements AckTarget {
     }
   }
 
-  private write(message: Message, kind: Kind, multiple: boolean): void {
-    if (kind === 'ack') this.channel.ack(message, multiple);
-    else this.channel.nack(message, multiple, false);
+  /** A delivery goes back to its queue now (not batched). */
+  private returned(message: Message): void {
+    if (this.gone) throw new Error('Channel closed');
+    this.unsettled.delete(message.fields.deliveryTag);
   }
 }
 

@@ -62,8 +62,8 @@ export const NUMBER_FIELDS = {
     statsEvery: { label: 'stats every', fallback: 60, min: 0, max: MAX_TIMER_SECONDS, unit: 's' },
     // Downstream protection (issue 26): the kill switch (with `circuit` on) and the rate limit.
     circuitActivation: { label: 'activation threshold', fallback: 20, min: 1, integer: true },
-    circuitTripPercent: { label: 'trip threshold', fallback: 50, min: 1, max: 100, unit: '%' },
-    circuitWindow: { label: 'window', fallback: 60, min: 1, max: MAX_TIMER_SECONDS, unit: 's' },
+    circuitTripPercent: { label: 'trip threshold', fallback: 15, min: 1, max: 100, unit: '%' },
+    circuitWindow: { label: 'window', fallback: 10, min: 1, max: MAX_TIMER_SECONDS, unit: 's' },
     circuitRestart: { label: 'restart timeout', fallback: 30, min: 0.1, max: MAX_TIMER_SECONDS, unit: 's' },
     circuitRestartMax: { label: 'longest restart timeout', fallback: 300, min: 0.1, max: MAX_TIMER_SECONDS, unit: 's' },
     circuitProbes: { label: 'probes', fallback: 5, min: 1, max: 65535, integer: true },
