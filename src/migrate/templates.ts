@@ -13,6 +13,12 @@ function numbers<T extends keyof typeof NUMBER_FIELDS>(type: T): { [K in keyof (
 
 const version = (type: string): number => PROPERTY_VERSIONS[type]?.version ?? 1;
 
+/** The defaults of the text properties a node type gained over its versions (a new node is saved at the latest, so the editor fills none). */
+function addedTexts(type: string): Record<string, string> {
+  const added = PROPERTY_VERSIONS[type]?.added ?? {};
+  return Object.fromEntries(Object.entries(added).flatMap(([name, a]) => (a.value === undefined ? [] : [[name, a.value]])));
+}
+
 type Place = Pick<FlowNode, 'id' | 'z' | 'x' | 'y' | 'name'>;
 
 function placed(place: Place): FlowNode {
@@ -34,6 +40,7 @@ export interface BrokerFields {
 export function retryBroker(place: Place, f: BrokerFields): FlowNode {
   return {
     ...placed(place),
+    ...addedTexts('retry-broker'),
     type: 'retry-broker',
     url: '',
     urlType: 'str',
@@ -68,6 +75,7 @@ export function retryConfig(place: Place, f: ConfigFields): FlowNode {
   delete node.z;
   return {
     ...node,
+    ...addedTexts('retry-config'),
     type: 'retry-config',
     broker: f.broker,
     mode: 'check',
@@ -95,6 +103,7 @@ export function retryConfig(place: Place, f: ConfigFields): FlowNode {
 export function retryConsumer(place: Place, config: string, prefetch: number, wires: string[][]): FlowNode {
   return {
     ...placed(place),
+    ...addedTexts('retry-consumer'),
     type: 'retry-consumer',
     config,
     ...numbers('retry-consumer'),

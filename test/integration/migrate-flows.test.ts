@@ -35,21 +35,23 @@ const exampleNodes: unknown[] = [
 
 /**
  * The test helper loads catch and complete itself for a flow that has them, once per such node: a
- * flow with two complete nodes would register the type twice. Once per runtime here.
+ * flow with two complete nodes would register the type twice. Once per runtime here, while this
+ * file's tests run (the other files list catch themselves: the wrapper must not outlive these).
  */
-function loadOncePerRuntime(type: string): void {
+function loadOncePerRuntime(type: string): () => void {
   const modules = (helper as unknown as { _nodeModules: Record<string, (red: object) => unknown> })._nodeModules;
   const load = modules[type];
-  if (!load) return;
+  if (!load) return () => undefined;
   const loaded = new WeakSet();
   modules[type] = (red) => {
     if (loaded.has(red)) return undefined;
     loaded.add(red);
     return load(red);
   };
+  return () => {
+    modules[type] = load;
+  };
 }
-loadOncePerRuntime('catch');
-loadOncePerRuntime('complete');
 
 const url = new URL(AMQP_URL);
 
@@ -141,6 +143,13 @@ describe('the dialog\'s check of an existing main queue configuration (real brok
 });
 
 describe('converted flows of the other AMQP packages in Node-RED (real broker)', function () {
+  let restore: Array<() => void> = [];
+  before(() => {
+    restore = [loadOncePerRuntime('catch'), loadOncePerRuntime('complete')];
+  });
+  after(() => {
+    for (const r of restore) r();
+  });
   this.timeout(90_000);
   let broker: Broker;
 
