@@ -6,7 +6,7 @@
  * arguments and ignore them) the deploy is refused with the broker's version, nothing declared.
  */
 import assert from 'node:assert/strict';
-import { Broker, MANAGEMENT_URL, waitFor } from '../helpers/broker';
+import { Broker, MANAGEMENT_URL, managementFetch, waitFor } from '../helpers/broker';
 import { brokerNode, configNode, consumerNode, tab, uniqueNames, type Names } from '../helpers/flows';
 import { errorsOf, helper, lastStatus, loadFlow } from '../helpers/node-red';
 import { skipBecause } from '../helpers/skips';
@@ -80,7 +80,7 @@ describe('broker-native delayed retry (real broker)', function () {
       assert.equal(headers['park-error-name'], 'Error');
       assert.equal(await broker.messageCount(names.mainQueue), 0, 'acked after the park was confirmed');
       assert.equal(await broker.exists('queue', names.retryQueue), false, 'no retry queue');
-      const args = ((await (await fetch(`${MANAGEMENT_URL}/api/queues/%2F/${encodeURIComponent(names.mainQueue)}`, { headers: { authorization: `Basic ${Buffer.from('guest:guest').toString('base64')}` } })).json()) as { arguments: Record<string, unknown> }).arguments;
+      const args = ((await (await managementFetch(`queues/%2F/${encodeURIComponent(names.mainQueue)}`)).json()) as { arguments: Record<string, unknown> }).arguments;
       assert.deepEqual(
         [args['x-queue-type'], args['x-delayed-retry-type'], args['x-delayed-retry-min'], args['x-delayed-retry-max'], args['x-delivery-limit']],
         ['quorum', 'failed', 400, 1000, 4],
