@@ -10,7 +10,7 @@ import { Broker, MANAGEMENT_URL, managementFetch, waitFor } from '../helpers/bro
 import { brokerNode, configNode, consumerNode, tab, uniqueNames, type Names } from '../helpers/flows';
 import { errorsOf, helper, lastStatus, loadFlow } from '../helpers/node-red';
 import { skipBecause } from '../helpers/skips';
-import { brokerRetryDelay, compareVersions } from '../../src/lib/topology';
+import { brokerRetryDelay, runsBrokerRetry } from '../../src/lib/topology';
 
 type Msg = Record<string, any>;
 
@@ -56,7 +56,7 @@ describe('broker-native delayed retry (real broker)', function () {
 
   describe('on RabbitMQ 4.3 or later', function () {
     beforeEach(function () {
-      if (compareVersions(version, '4.3.0') < 0) skipBecause(this, `broker-native delayed retry needs RabbitMQ 4.3+, the broker at AMQP_URL is ${version}`);
+      if (!runsBrokerRetry(version)) skipBecause(this, `broker-native delayed retry needs RabbitMQ 4.3+, the broker at AMQP_URL is ${version}`);
     });
 
     it('retries in the main queue, each wait no shorter than the broker delay, then parks the last attempt with its error', async () => {
@@ -104,7 +104,7 @@ describe('broker-native delayed retry (real broker)', function () {
 
   describe('on a broker older than 4.3', function () {
     beforeEach(function () {
-      if (compareVersions(version, '4.3.0') >= 0) skipBecause(this, `the refusal shows on brokers older than 4.3, the broker at AMQP_URL is ${version}`);
+      if (runsBrokerRetry(version)) skipBecause(this, `the refusal shows on brokers older than 4.3, the broker at AMQP_URL is ${version}`);
     });
 
     it('refuses at deploy with the broker version, and declares nothing', async () => {

@@ -11,7 +11,8 @@ import { HTTP_STARTING_RULES } from '../../src/lib/classify/rules';
 import { deliveryCountRetryInfo } from '../../src/lib/message/delivery-count';
 import { decide, decisionPolicy, type Decidable } from '../../src/lib/settle/decide';
 import { AckBatcher } from '../../src/lib/settle/settler';
-import { brokerRetryArguments, brokerRetryBounds, brokerRetryDelay, brokerRetryVersionProblem, compareVersions } from '../../src/lib/topology/broker-retry';
+import { brokerRetryArguments, brokerRetryBounds, brokerRetryDelay } from '../../src/lib/topology/broker-retry';
+import { brokerRetryVersionProblem, runsBrokerRetry } from '../../src/lib/topology/broker-version';
 import { planTopology, retryRoute, validateTopologyConfig, type RetryTopologyConfig } from '../../src/lib/topology/plan';
 import { jitteredDelays, retryQueueChoice, retryQueueNames, tierFor } from '../../src/lib/topology/retry-queues';
 import { retryWaitMs, shortWaitWarning } from '../../src/lib/topology/retry-wait';
@@ -86,7 +87,7 @@ describe('broker-native delayed retry (pure)', () => {
   });
 
   it('needs RabbitMQ 4.3: older versions are named, newer pass', () => {
-    assert.ok(compareVersions('4.3.6', '4.3.0') > 0 && compareVersions('4.10.0', '4.3.0') > 0 && compareVersions('4.2.9', '4.3.0') < 0 && compareVersions('4.3', '4.3.0') === 0);
+    assert.ok(runsBrokerRetry('4.3.6') && runsBrokerRetry('4.10.0') && !runsBrokerRetry('4.2.9') && runsBrokerRetry('4.3') && !runsBrokerRetry('') && !runsBrokerRetry(undefined));
     assert.equal(brokerRetryVersionProblem('4.3.6'), undefined);
     assert.equal(brokerRetryVersionProblem('5.0.0'), undefined);
     assert.match(brokerRetryVersionProblem('3.10.8') ?? '', /needs RabbitMQ 4\.3 or later, this is RabbitMQ 3\.10\.8/);

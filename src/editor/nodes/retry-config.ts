@@ -6,7 +6,8 @@
 import { argumentValueText, choices, fillSelect, migrate, numberProperty, showReasons, str, tabs, topologyProblemsOf, validators as v, withVersion, fail, type EditorNode, type Translate, type Validator } from '../index';
 import type { EditorRED, JQ, JQStatic, NodeDefinition } from '../red';
 import { errorRulesEditor, errorRulesOf, errorRulesValidator } from './error-rules';
-import { BROKER_RETRY_MIN_VERSION, compareVersions, DELAYED_RETRY_CHOICES } from '../../lib/topology/broker-retry';
+import { DELAYED_RETRY_CHOICES } from '../../lib/topology/broker-retry';
+import { runsBrokerRetry } from '../../lib/topology/broker-version';
 
 declare const RED: EditorRED;
 declare const $: JQStatic;
@@ -70,7 +71,7 @@ function offerBrokerRetry(t: (key: string, args?: Record<string, unknown>) => st
   if (told !== undefined) select.data('broker-version', told);
   const kept = select.data('broker-version');
   const version = told ?? (typeof kept === 'string' ? kept : undefined);
-  const tooOld = version !== undefined && compareVersions(version, BROKER_RETRY_MIN_VERSION) < 0;
+  const tooOld = version !== undefined && !runsBrokerRetry(version);
   select.find('option[value="broker"]').prop('disabled', tooOld && select.val() !== 'broker');
   $('.retry-config-broker-too-old').text(tooOld ? t('tip.brokerTooOld', { version }) : '').toggle(tooOld);
 }

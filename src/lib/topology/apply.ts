@@ -6,9 +6,8 @@
 import type { Channel } from 'amqplib';
 import type { QueueArguments } from './arguments';
 import type { PlannedQueue, TopologyMode, TopologyPlan } from './plan';
-import { brokerRetryVersionProblem } from './broker-retry';
 import { describeDifference, describeDifferences, describePreconditionFailure, diffArguments, parsePreconditionFailure, type ArgumentDifference } from './diff';
-import { parseBrokerVersion, requestOfPlan, versionFindings, type VersionFindings } from './broker-version';
+import { brokerRetryVersionProblem, parseBrokerVersion, requestOfPlan, versionFindings, type VersionFindings } from './broker-version';
 
 /** AMQP reply codes this module branches on. */
 export const AMQP_CODE = { ACCESS_REFUSED: 403, NOT_FOUND: 404, RESOURCE_LOCKED: 405, PRECONDITION_FAILED: 406 } as const;

@@ -19,8 +19,6 @@ export const DELAYED_RETRY_MAX = 'x-delayed-retry-max';
  */
 export const DELAYED_RETRY_FAILED = 'failed';
 
-/** The first RabbitMQ release whose quorum queues delay a returned message themselves. */
-export const BROKER_RETRY_MIN_VERSION = '4.3.0';
 
 /** How a configuration's retries wait: in retry queues (every version), or in the main queue by the broker (4.3+). */
 export type DelayedRetry = 'queues' | 'broker';
@@ -53,22 +51,4 @@ export function brokerRetryArguments(config: { retryDelaysMs: readonly number[];
     [DEAD_LETTER_EXCHANGE]: '',
     [DEAD_LETTER_ROUTING_KEY]: config.parkingQueue,
   };
-}
-
-/** Compares `4.3.6` with `4.3.0`: negative when older. Missing parts count as 0, text after a digit is ignored. */
-export function compareVersions(a: string, b: string): number {
-  const parts = (v: string): number[] => v.split('.').map((p) => Number.parseInt(p, 10) || 0);
-  const [x, y] = [parts(a), parts(b)];
-  for (let i = 0; i < Math.max(x.length, y.length); i += 1) {
-    const d = (x[i] ?? 0) - (y[i] ?? 0);
-    if (d !== 0) return d;
-  }
-  return 0;
-}
-
-/** Why this broker cannot run broker-native retry (one sentence with its version), or undefined when it can. */
-export function brokerRetryVersionProblem(version: string | undefined): string | undefined {
-  if (version !== undefined && version !== '' && compareVersions(version, BROKER_RETRY_MIN_VERSION) >= 0) return undefined;
-  const shown = version ? `RabbitMQ ${version}` : 'a broker that does not say its version';
-  return `broker-native delayed retry needs RabbitMQ 4.3 or later, this is ${shown} (older brokers accept its arguments and ignore them, so retries would not wait): choose "retry queues" as the delayed retry, or upgrade the broker`;
 }

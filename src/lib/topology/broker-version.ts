@@ -75,3 +75,16 @@ export function versionFindings(request: BrokerRequest, version: BrokerVersion |
   }
   return findings;
 }
+
+/** Whether a broker of this version (as it says it) delays a returned message itself: RabbitMQ 4.3 or later. */
+export function runsBrokerRetry(version: string | undefined): boolean {
+  const parsed = parseBrokerVersion(version);
+  return parsed !== undefined && versionAtLeast(parsed, 4, 3);
+}
+
+/** Why this broker cannot run broker-native retry (one sentence with its version), or undefined when it can. */
+export function brokerRetryVersionProblem(version: string | undefined): string | undefined {
+  if (runsBrokerRetry(version)) return undefined;
+  const shown = version ? `RabbitMQ ${version}` : 'a broker that does not say its version';
+  return `broker-native delayed retry needs RabbitMQ 4.3 or later, this is ${shown} (older brokers accept its arguments and ignore them, so retries would not wait): choose "retry queues" as the delayed retry, or upgrade the broker`;
+}

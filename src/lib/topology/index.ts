@@ -25,7 +25,6 @@ export {
 } from './plan';
 export { formatDelay, JITTER_STEPS, jitteredDelays, retryDelayFor, retryQueueChoice, retryQueueDelays, retryQueueFor, retryQueueNames, retryQueueOf, tierFor } from './retry-queues';
 export {
-  BROKER_RETRY_MIN_VERSION,
   DELAYED_RETRY_CHOICES,
   DELAYED_RETRY_FAILED,
   DELAYED_RETRY_MAX,
@@ -35,8 +34,6 @@ export {
   brokerRetryArguments,
   brokerRetryBounds,
   brokerRetryDelay,
-  brokerRetryVersionProblem,
-  compareVersions,
   type DelayedRetry,
 } from './broker-retry';
 export { retryWaitMs, shortWaitWarning, type RetryWaitConfig } from './retry-wait';
@@ -60,7 +57,7 @@ export {
   type TopologyInspection,
   type TopologyResult,
 } from './apply';
-export { parseBrokerVersion, requestOfPlan, versionAtLeast, versionFindings, type BrokerRequest, type BrokerVersion, type VersionFindings } from './broker-version';
+export { brokerRetryVersionProblem, parseBrokerVersion, requestOfPlan, runsBrokerRetry, versionAtLeast, versionFindings, type BrokerRequest, type BrokerVersion, type VersionFindings } from './broker-version';
 export { ManagementApi, managementEndpoint, type ManagementApiOptions, type ManagementEndpoint } from './management-api';
 export { chooseManagementApi, defaultManagementUrl, type ManagementChoice } from './management-url';
 export {
