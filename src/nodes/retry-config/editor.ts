@@ -3,11 +3,12 @@
  * definition through topologyProblemsOf, as the runtime refuses it at deploy), and the "check against
  * the broker" table, and the topology exported as a RabbitMQ definitions file.
  */
-import { argumentValueText, choices, fillSelect, migrate, numberProperty, showReasons, str, tabs, topologyProblemsOf, validators as v, withVersion, fail, type EditorNode, type Translate, type Validator } from '../index';
-import type { EditorRED, JQ, JQStatic, NodeDefinition } from '../red';
-import { errorRulesEditor, errorRulesOf, errorRulesValidator } from './error-rules';
+import { argumentValueText, choices, fillSelect, migrate, numberProperty, showReasons, str, tabs, topologyProblemsOf, validators as v, withVersion, fail, type EditorNode, type Translate, type Validator } from '../../editor/index';
+import type { EditorRED, JQ, JQStatic, NodeDefinition } from '../../editor/red';
+import { errorRulesEditor, errorRulesOf, errorRulesValidator } from '../../editor/nodes/error-rules';
 import { DELAYED_RETRY_CHOICES } from '../../lib/topology/broker-retry';
 import { runsBrokerRetry } from '../../lib/topology/broker-version';
+import { NODE_TYPE } from '../shared/node-types';
 
 declare const RED: EditorRED;
 declare const $: JQStatic;
@@ -185,9 +186,9 @@ export function retryConfig(t: Translate): NodeDefinition {
   const names = /queues and retry delays must all be different|queue name is empty/;
   return {
     category: 'config',
-    defaults: withVersion('retry-config', {
+    defaults: withVersion(NODE_TYPE.retryConfig, {
       name: { value: '' },
-      broker: { value: '', type: 'retry-broker', required: true, label: t('prop.broker') },
+      broker: { value: '', type: NODE_TYPE.retryBroker, required: true, label: t('prop.broker') },
       mode: { value: 'declare', label: t('prop.mode'), validate: v.oneOf(choices.topologyModes) },
       // Check mode on a queue another package made (a converted flow): only the retry and parking queues are declared.
       existingQueue: { value: false },
@@ -202,12 +203,12 @@ export function retryConfig(t: Translate): NodeDefinition {
       retryQueue: { value: '', label: t('prop.retryQueue'), validate: withTopology(v.name(), names) },
       retryDelay: { value: '5000', label: t('prop.retryDelay'), validate: withTopology(v.delays, /retry delays of at least|jitter/) },
       delayedRetry: { value: 'queues', label: t('prop.delayedRetry'), validate: withTopology(v.oneOf(DELAYED_RETRY_CHOICES), /broker-native/) },
-      retryJitter: numberProperty('retry-config', 'retryJitter', t('prop.retryJitter')),
+      retryJitter: numberProperty(NODE_TYPE.retryConfig, 'retryJitter', t('prop.retryJitter')),
       parkingQueue: { value: '', label: t('prop.parkingQueue'), validate: withTopology(v.name(), names) },
-      maxAttempts: numberProperty('retry-config', 'maxAttempts', t('prop.maxAttempts')),
-      maxAge: numberProperty('retry-config', 'maxAge', t('prop.maxAge')),
+      maxAttempts: numberProperty(NODE_TYPE.retryConfig, 'maxAttempts', t('prop.maxAttempts')),
+      maxAge: numberProperty(NODE_TYPE.retryConfig, 'maxAge', t('prop.maxAge')),
       // Partitioned ordered mode (issue 42): 0 or 1 is one main queue.
-      partitions: { ...numberProperty('retry-config', 'partitions', t('prop.partitions')), validate: withTopology(v.number('retry-config', 'partitions'), /partition/) },
+      partitions: { ...numberProperty(NODE_TYPE.retryConfig, 'partitions', t('prop.partitions')), validate: withTopology(v.number(NODE_TYPE.retryConfig, 'partitions'), /partition/) },
       partitionRouting: { value: 'auto', label: t('prop.partitionRouting'), validate: v.oneOf(choices.partitionRoutings) },
       // Arguments the topology sets itself (x-dead-letter-exchange, x-message-ttl, …) are refused here, as at deploy.
       mainQueueArgs: { value: '{}', label: t('prop.mainQueueArgs'), validate: withTopology(v.queueArguments, /^main queue argument|quorum main queue/) },
@@ -225,7 +226,7 @@ export function retryConfig(t: Translate): NodeDefinition {
         'retry-config-tabs',
         ['connection', 'topology', 'policy'].map((id) => ({ id: `retry-config-tab-${id}`, label: t(`tabs.${id}`) })),
       );
-      migrate(node, 'retry-config', 'node-config-input');
+      migrate(node, NODE_TYPE.retryConfig, 'node-config-input');
       $('#retry-config-check-button').on('click', () => checkTopology(t, node));
       $('#retry-config-export-button').on('click', () => exportDefinitions(t, node));
       fillSelect('#node-config-input-mode', choices.topologyModes, (m) => t(`mode.${m}`), node.mode);
