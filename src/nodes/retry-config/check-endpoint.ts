@@ -6,7 +6,8 @@
  */
 import { resolveConnectTargets } from '../../lib/connection';
 import { probeTopology } from '../../lib/topology';
-import { brokerSettingsOf, dialogBrokerValues } from '../shared/broker-node';
+import { brokerSettingsOf } from '../shared/broker-node';
+import { dialogBrokerValues } from './dialog-broker';
 import { tlsSocketOptions } from '../shared/tls-config';
 import { type AdminRequest, type AdminResponse, type NodeAPI, record, stringProp } from '../shared/node-red';
 import { topologyFromDefinition } from '../shared/retry-config-node';

@@ -7,7 +7,8 @@
  */
 import { resolveConnectTargets } from '../../lib/connection';
 import { definitionsFileName, planTopology, topologyDefinitions } from '../../lib/topology';
-import { brokerSettingsOf, dialogBrokerValues } from '../shared/broker-node';
+import { brokerSettingsOf } from '../shared/broker-node';
+import { dialogBrokerValues } from './dialog-broker';
 import { type AdminRequest, type AdminResponse, type NodeAPI, type NodeDef, record, stringProp } from '../shared/node-red';
 import { topologyFromDefinition } from '../shared/retry-config-node';
 
