@@ -16,7 +16,7 @@ export const FLOORS = ['health', 'consume', 'degrade', 'dedupe', 'outbox', 'sett
 
 /**
  * Modules bundled for the browser (they import single pure files, not indexes that pull in Node.js
- * APIs): src/editor, each node's dialog (src/nodes/<type>/editor.ts) and the pure modules they share.
+ * APIs): src/editor, each node's dialog (src/nodes/<type>/editor.ts, editor-*.ts) and the pure modules they share.
  */
 const BROWSER_SIDE = [path.join(SRC, 'editor'), ...nodeEditors(), path.join(SRC, 'nodes/shared/properties.ts'), path.join(SRC, 'nodes/shared/topology-definition.ts'), path.join(SRC, 'nodes/shared/node-red.ts')];
 
@@ -29,12 +29,9 @@ function filesUnder(dir: string): string[] {
   });
 }
 
-/** Each node type's dialog module: src/nodes/<type>/editor.ts. */
+/** Each node type's dialog modules: src/nodes/<type>/editor.ts and its parts, editor-*.ts. */
 function nodeEditors(): string[] {
-  const nodes = path.join(SRC, 'nodes');
-  return readdirSync(nodes)
-    .map((type) => path.join(nodes, type, 'editor.ts'))
-    .filter((file) => statSync(file, { throwIfNoEntry: false })?.isFile() === true);
+  return filesUnder(path.join(SRC, 'nodes')).filter((file) => /^editor(-[\w-]+)?\.ts$/.test(path.basename(file)));
 }
 
 /** Relative module specifiers a file imports or re-exports, resolved to files (a folder to its index). */
