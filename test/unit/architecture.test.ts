@@ -14,8 +14,11 @@ const LIB = path.join(SRC, 'lib');
 /** The floors, top to bottom (see src/lib/index.ts). */
 export const FLOORS = ['health', 'consume', 'degrade', 'dedupe', 'outbox', 'settle', 'classify', 'parking', 'topology', 'connection', 'publish', 'postgres', 'message', 'observe', 'trace', 'rules', 'amqp', 'backoff'];
 
-/** Modules bundled for the browser (they import single pure files, not indexes that pull in Node.js APIs). */
-const BROWSER_SIDE = [path.join(SRC, 'editor'), path.join(SRC, 'nodes/shared/properties.ts'), path.join(SRC, 'nodes/shared/topology-definition.ts'), path.join(SRC, 'nodes/shared/node-red.ts')];
+/**
+ * Modules bundled for the browser (they import single pure files, not indexes that pull in Node.js
+ * APIs): src/editor, each node's dialog (src/nodes/<type>/editor.ts, editor-*.ts) and the pure modules they share.
+ */
+const BROWSER_SIDE = [path.join(SRC, 'editor'), ...nodeEditors(), path.join(SRC, 'nodes/shared/properties.ts'), path.join(SRC, 'nodes/shared/topology-definition.ts'), path.join(SRC, 'nodes/shared/node-red.ts')];
 
 const NODE_TYPES = /['"`](retry-broker|retry-config|retry-consumer|retry-settle|retry-publish|park-publisher|park-replay|retry-dedupe|retry-postgres|outbox-write|outbox-relay|retry-health)['"`]/;
 
@@ -24,6 +27,11 @@ function filesUnder(dir: string): string[] {
     const file = path.join(dir, entry);
     return statSync(file).isDirectory() ? filesUnder(file) : file.endsWith('.ts') ? [file] : [];
   });
+}
+
+/** Each node type's dialog modules: src/nodes/<type>/editor.ts and its parts, editor-*.ts. */
+function nodeEditors(): string[] {
+  return filesUnder(path.join(SRC, 'nodes')).filter((file) => /^editor(-[\w-]+)?\.ts$/.test(path.basename(file)));
 }
 
 /** Relative module specifiers a file imports or re-exports, resolved to files (a folder to its index). */

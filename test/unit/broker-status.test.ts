@@ -1,6 +1,6 @@
 /** The broker's status while it waits to reconnect: the wait in whole seconds, rounded, never 0. */
 import assert from 'node:assert/strict';
-import { connectionStatus } from '../../src/nodes/shared/broker-node';
+import { connectionStatus } from '../../src/nodes/retry-broker/status';
 import { translator } from '../../src/nodes/shared/i18n';
 
 const shown = translator({ _: (key: string, args?: Record<string, unknown>) => `${key} ${JSON.stringify(args ?? {})}` });

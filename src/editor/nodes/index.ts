@@ -9,14 +9,15 @@ import type { NodeDefinition } from '../red';
 import { outboxRelay, outboxWrite } from './outbox';
 import { parkReplay } from './park-replay';
 import { parkingBrowser } from './parking-browser';
-import { retryBroker } from './retry-broker';
-import { retryConfig } from './retry-config';
 import { retryConsole } from './retry-console';
 import { retryConsumer } from './retry-consumer';
 import { retryHealth } from './retry-health';
 import { retryPublish } from './retry-publish';
 import { parkPublisher, retrySettle } from './simple';
-import { retryDedupe, retryPostgres } from './stores';
+import { retryBroker } from '../../nodes/retry-broker/editor';
+import { retryConfig } from '../../nodes/retry-config/editor';
+import { retryDedupe } from '../../nodes/retry-dedupe/editor';
+import { retryPostgres } from '../../nodes/retry-postgres/editor';
 
 export const DIALOGS: Record<string, (t: Translate) => NodeDefinition> = {
   'retry-broker': retryBroker,

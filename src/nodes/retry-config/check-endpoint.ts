@@ -6,9 +6,11 @@
  */
 import { resolveConnectTargets } from '../../lib/connection';
 import { probeTopology } from '../../lib/topology';
-import { brokerSettingsOf, dialogBrokerValues } from '../shared/broker-node';
+import { brokerSettingsOf } from '../shared/broker-node';
+import { dialogBrokerValues } from './dialog-broker';
 import { tlsSocketOptions } from '../shared/tls-config';
 import { type AdminRequest, type AdminResponse, type NodeAPI, record, stringProp } from '../shared/node-red';
+import { NODE_TYPE } from '../shared/node-types';
 import { topologyFromDefinition } from '../shared/retry-config-node';
 
 export const CHECK_TOPOLOGY_PATH = '/rabbitmq-retry/check-topology';
@@ -35,7 +37,7 @@ async function check(RED: NodeAPI, body: CheckRequest): Promise<{ status: number
   const broker = record(body.broker);
   let topology;
   try {
-    topology = topologyFromDefinition({ ...config, id: 'check', type: 'retry-config' });
+    topology = topologyFromDefinition({ ...config, id: 'check', type: NODE_TYPE.retryConfig });
   } catch (err) {
     return { status: 400, body: { error: (err as Error).message } };
   }

@@ -7,8 +7,10 @@
  */
 import { resolveConnectTargets } from '../../lib/connection';
 import { definitionsFileName, planTopology, topologyDefinitions } from '../../lib/topology';
-import { brokerSettingsOf, dialogBrokerValues } from '../shared/broker-node';
+import { brokerSettingsOf } from '../shared/broker-node';
+import { dialogBrokerValues } from './dialog-broker';
 import { type AdminRequest, type AdminResponse, type NodeAPI, type NodeDef, record, stringProp } from '../shared/node-red';
+import { NODE_TYPE } from '../shared/node-types';
 import { topologyFromDefinition } from '../shared/retry-config-node';
 
 export const DEFINITIONS_PATH = '/rabbitmq-retry/topology-definitions';
@@ -26,7 +28,7 @@ function vhostOf(RED: NodeAPI, broker: Record<string, unknown>): string {
 
 function definitionsOf(RED: NodeAPI, config: Record<string, unknown>, broker: Record<string, unknown>): Answer {
   try {
-    const topology = topologyFromDefinition({ ...config, id: stringProp(config.id) || 'export', type: 'retry-config' });
+    const topology = topologyFromDefinition({ ...config, id: stringProp(config.id) || 'export', type: NODE_TYPE.retryConfig });
     const definitions = topologyDefinitions(planTopology(topology), vhostOf(RED, broker));
     return { status: 200, body: definitions, file: definitionsFileName(topology.mainQueue) };
   } catch (err) {
@@ -40,10 +42,10 @@ function deployedDefinition(RED: NodeAPI, id: string): { config?: NodeDef; broke
   const all = new Map<string, NodeDef>();
   RED.nodes.eachNode((def) => {
     all.set(def.id, def);
-    if (def.id === id && def.type === 'retry-config') config = def;
+    if (def.id === id && def.type === NODE_TYPE.retryConfig) config = def;
   });
   const broker = config ? all.get(stringProp(config.broker)) : undefined;
-  return { config, broker: broker?.type === 'retry-broker' ? broker : undefined };
+  return { config, broker: broker?.type === NODE_TYPE.retryBroker ? broker : undefined };
 }
 
 function send(res: AdminResponse, answer: Answer): void {

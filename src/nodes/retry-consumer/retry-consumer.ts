@@ -8,7 +8,7 @@ import { isPartitioned, partitionTopology, type RetryTopologyConfig } from '../.
 import type { DecodeMode, DeliveredMessage } from '../../lib/message';
 import { readNumberFields } from '../../lib/rules';
 import { openTelemetryTracer } from '../../lib/trace';
-import type { BrokerUser } from '../shared/broker-node';
+import type { ConfigUser } from '../shared/users';
 import { findDedupeStore, keyReader, type DedupeStoreNode } from '../shared/dedupe-node';
 import { translator } from '../shared/i18n';
 import { registerHistoryEndpoint } from '../shared/history-endpoint';
@@ -148,7 +148,7 @@ export = function register(RED: NodeAPI): void {
     buffer.on('change', onBufferChange);
     const anyChannel = (): boolean => parts.some((p) => hasChannel(p.session.state));
 
-    const user: BrokerUser = {
+    const user: ConfigUser = {
       id: node.id,
       // The broker pushes connection states; while consuming (or paused), the session's own status wins.
       status: (pushed) => {
@@ -182,7 +182,7 @@ export = function register(RED: NodeAPI): void {
     else startParts([{ topology }]);
     broker.register(user);
     // The store's connection is open while a consumer uses it (its status follows the session's).
-    const storeUser: BrokerUser = { id: node.id, status: () => status.now() };
+    const storeUser: ConfigUser = { id: node.id, status: () => status.now() };
     dedupeNode?.register(storeUser);
 
     // Control messages, like the core nodes': stop taking messages without a redeploy, and go on (`resume` also closes the kill switch).

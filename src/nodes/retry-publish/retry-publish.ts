@@ -11,7 +11,8 @@ import { PublishError } from '../../lib/publish';
 import { encodePayload } from '../../lib/message';
 import { ensureQueueExists } from '../../lib/topology';
 import { messagingAttributes, openTelemetryTracer, setTrace, spanName, traceOf, type MessageSpan } from '../../lib/trace';
-import { findBroker, type BrokerUser } from '../shared/broker-node';
+import { findBroker } from '../shared/broker-node';
+import type { ConfigUser } from '../shared/users';
 import { stringProp, type Node, type NodeAPI, type NodeDef, type NodeMessage, type NodeStatus } from '../shared/node-red';
 import { publishTarget, publishOptions } from '../shared/publish-options';
 import { partitionSettings } from './partition-key';
@@ -56,7 +57,7 @@ export = function register(RED: NodeAPI): void {
     // pushed would stay, e.g. `buffer 19/1000`, once the broker has no change to push.
     let failing = false;
     let brokerStatus: NodeStatus | undefined;
-    const user: BrokerUser = {
+    const user: ConfigUser = {
       id: node.id,
       status: (status) => {
         brokerStatus = status;

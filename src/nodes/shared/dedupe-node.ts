@@ -5,11 +5,10 @@
  */
 import { keyFromValue, messageIdKey, type DedupeKeyResult, type DedupeStore } from '../../lib/dedupe';
 import type { DeliveredMessage } from '../../lib/message';
-import type { BrokerUser } from './broker-node';
+import { findConfig } from './config-lookup';
 import { stringProp, type Node, type NodeAPI, type NodeDef, type NodeMessage } from './node-red';
-
-/** A user of the store node (a consumer): gets its status pushed like a broker's user. */
-export type StoreUser = BrokerUser;
+import { NODE_TYPE } from './node-types';
+import type { ConfigUser } from './users';
 
 export interface DedupeStoreNode extends Node {
   /** undefined when the configuration cannot work; `problems` says why. */
@@ -20,14 +19,12 @@ export interface DedupeStoreNode extends Node {
   retentionMs: number;
   /** The store's server keeps nothing on disk: every processed key is forgotten on a restart (a Redis store says so at its first start). */
   forgetsOnRestart: boolean;
-  register(user: StoreUser): void;
-  deregister(user: StoreUser): Promise<void>;
+  register(user: ConfigUser): void;
+  deregister(user: ConfigUser): Promise<void>;
 }
 
 export function findDedupeStore(RED: NodeAPI, id: unknown): DedupeStoreNode | undefined {
-  if (typeof id !== 'string' || id === '') return undefined;
-  const node = RED.nodes.getNode(id);
-  return node && node.type === 'retry-dedupe' ? (node as DedupeStoreNode) : undefined;
+  return findConfig<DedupeStoreNode>(RED, NODE_TYPE.retryDedupe, id);
 }
 
 export const DEDUPE_KEY_TYPES = ['messageId', 'msg', 'jsonata'] as const;

@@ -4,7 +4,9 @@ import type { ConsumerSessions } from './consumer-sessions';
 import type { ReplayJobs } from './replay-jobs';
 import type { PartitionRouting, RetryTopologyConfig } from '../../lib/topology';
 import type { RetryBrokerNode } from './broker-node';
+import { findConfig } from './config-lookup';
 import type { Node, NodeAPI } from './node-red';
+import { NODE_TYPE } from './node-types';
 
 export interface RetryConfigNode extends Node {
   /** undefined when the configuration is invalid; `problems` then says why. */
@@ -31,9 +33,7 @@ export interface RetryConsumerNode extends Node {
 }
 
 export function findRetryConfig(RED: NodeAPI, id: unknown): RetryConfigNode | undefined {
-  if (typeof id !== 'string' || id === '') return undefined;
-  const node = RED.nodes.getNode(id);
-  return node && node.type === 'retry-config' ? (node as RetryConfigNode) : undefined;
+  return findConfig<RetryConfigNode>(RED, NODE_TYPE.retryConfig, id);
 }
 
 export { topologyFromDefinition, topologyProblemsOf } from './topology-definition';

@@ -1,8 +1,9 @@
 /** The retry-broker dialog: URL or host fields (text or an environment variable), credentials, TLS, limits, management API. */
-import { envFields, envInput, envLabel, envOr, migrate, numberProperty, showReasons, str, tabs, validators as v, withVersion, type Translate } from '../index';
+import { envFields, envInput, envLabel, envOr, migrate, numberProperty, showReasons, str, tabs, validators as v, withVersion, type Translate } from '../../editor/index';
 import { redactUrl } from '../../lib/connection/settings';
-import type { JQStatic, NodeDefinition } from '../red';
-import { hostProperty } from './common';
+import type { JQStatic, NodeDefinition } from '../../editor/red';
+import { hostProperty } from '../../editor/nodes/common';
+import { NODE_TYPE } from '../shared/node-types';
 
 declare const $: JQStatic;
 
@@ -14,20 +15,20 @@ function usesTls(): boolean {
 export function retryBroker(t: Translate): NodeDefinition {
   return {
     category: 'config',
-    defaults: withVersion('retry-broker', {
+    defaults: withVersion(NODE_TYPE.retryBroker, {
       name: { value: '' },
       url: { value: '', label: t('label.url'), validate: envOr('url', v.brokerUrl) },
       urlType: { value: 'str' },
       host: hostProperty(t),
       hostType: { value: 'str' },
-      port: numberProperty('retry-broker', 'port', t('label.port')),
+      port: numberProperty(NODE_TYPE.retryBroker, 'port', t('label.port')),
       vhost: { value: '/' },
       tls: { value: false },
       tlsConfig: { value: '', type: 'tls-config', required: false, label: t('label.tlsConfig') },
-      heartbeat: numberProperty('retry-broker', 'heartbeat', t('label.heartbeat')),
-      reconnectMax: numberProperty('retry-broker', 'reconnectMax', t('label.reconnectMax')),
-      bufferMessages: numberProperty('retry-broker', 'bufferMessages', t('label.bufferMessages')),
-      bufferMiB: numberProperty('retry-broker', 'bufferMiB', t('label.bufferMiB')),
+      heartbeat: numberProperty(NODE_TYPE.retryBroker, 'heartbeat', t('label.heartbeat')),
+      reconnectMax: numberProperty(NODE_TYPE.retryBroker, 'reconnectMax', t('label.reconnectMax')),
+      bufferMessages: numberProperty(NODE_TYPE.retryBroker, 'bufferMessages', t('label.bufferMessages')),
+      bufferMiB: numberProperty(NODE_TYPE.retryBroker, 'bufferMiB', t('label.bufferMiB')),
       managementUrl: { value: '', label: t('label.managementUrl'), validate: envOr('managementUrl', v.managementUrl) },
       managementUrlType: { value: 'str' },
     }),
@@ -46,7 +47,7 @@ export function retryBroker(t: Translate): NodeDefinition {
         'retry-broker-tabs',
         ['connection', 'security', 'advanced'].map((id) => ({ id: `retry-broker-tab-${id}`, label: t(`tabs.${id}`) })),
       );
-      migrate(this, 'retry-broker', 'node-config-input');
+      migrate(this, NODE_TYPE.retryBroker, 'node-config-input');
       // Like the core nodes: text, or the name of an environment variable (flow, group or process env).
       for (const field of envFields) envInput(field);
       const refresh = (): void => {

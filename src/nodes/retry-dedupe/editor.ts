@@ -1,57 +1,12 @@
-/** The dialogs of the database and store config nodes: retry-postgres and retry-dedupe. */
-import { choices, envInput, envLabel, envOr, fail, fillSelect, isEnvReference, numberProperty, showReasons, str, validators as v, type EditorNode, type Translate } from '../index';
-import type { JQStatic, NodeDefinition } from '../red';
+/** The retry-dedupe dialog: the store's kind (memory, Redis, PostgreSQL) and its fields, key lifetimes. */
+import { choices, envInput, envLabel, envOr, fail, fillSelect, isEnvReference, numberProperty, showReasons, str, validators as v, type EditorNode, type Translate } from '../../editor/index';
+import type { JQStatic, NodeDefinition } from '../../editor/red';
+import { tableName } from '../../editor/nodes/common';
 import { redactUrl } from '../../lib/connection/settings';
 import { redisPrefixProblem, redisUrlProblem } from '../../lib/dedupe/redis-url';
-import { parseConnectionString } from '../../lib/postgres/settings';
-import { hostProperty, tableName } from './common';
+import { NODE_TYPE } from '../shared/node-types';
 
 declare const $: JQStatic;
-
-export function retryPostgres(t: Translate): NodeDefinition {
-  return {
-    category: 'config',
-    defaults: {
-      name: { value: '' },
-      url: {
-        value: '',
-        label: t('label.url'),
-        validate: envOr('url', (value, opt) => {
-          const text = str(value);
-          return text === '' || isEnvReference(text) || !('problem' in parseConnectionString(text)) || fail(opt, t('errors.url'));
-        }),
-      },
-      urlType: { value: 'str' },
-      host: hostProperty(t),
-      hostType: { value: 'str' },
-      port: numberProperty('retry-postgres', 'port', t('label.port')),
-      database: { value: '' },
-      poolSize: numberProperty('retry-postgres', 'poolSize', t('label.poolSize')),
-      tls: { value: false },
-      tlsConfig: { value: '', type: 'tls-config', required: false, label: t('label.tlsConfig') },
-    },
-    credentials: { user: { type: 'text' }, password: { type: 'password' } },
-    label() {
-      if (this.name) return str(this.name);
-      if (this.url) return this.urlType === 'env' ? envLabel(this.url, 'env') : redactUrl(str(this.url));
-      return `postgres://${envLabel(this.host || '127.0.0.1', this.hostType)}:${str(this.port) || '5432'}/${str(this.database)}`;
-    },
-    oneditprepare() {
-      envInput('url');
-      envInput('host');
-      const refresh = (): void => {
-        $('.retry-postgres-hostfields').css('opacity', str($('#node-config-input-url').val()) !== '' ? 0.6 : 1);
-        $('.retry-postgres-tlsconfig').toggle($('#node-config-input-tls').is(':checked'));
-      };
-      $('#node-config-input-url, #node-config-input-tls').on('change keyup', refresh);
-      refresh();
-      showReasons(this, 'node-config-input');
-    },
-    oneditsave() {
-      if (!$('#node-config-input-tls').is(':checked')) $('#node-config-input-tlsConfig').val('');
-    },
-  };
-}
 
 export function retryDedupe(t: Translate): NodeDefinition {
   /** The kind chosen in the open dialog, else the saved one. */
@@ -64,9 +19,9 @@ export function retryDedupe(t: Translate): NodeDefinition {
     defaults: {
       name: { value: '' },
       kind: { value: 'memory', label: t('label.kind'), validate: v.oneOf(choices.dedupeKinds) },
-      retentionHours: numberProperty('retry-dedupe', 'retentionHours', t('label.retentionHours')),
-      leaseSeconds: numberProperty('retry-dedupe', 'leaseSeconds', t('label.leaseSeconds')),
-      maxKeys: numberProperty('retry-dedupe', 'maxKeys', t('label.maxKeys')),
+      retentionHours: numberProperty(NODE_TYPE.retryDedupe, 'retentionHours', t('label.retentionHours')),
+      leaseSeconds: numberProperty(NODE_TYPE.retryDedupe, 'leaseSeconds', t('label.leaseSeconds')),
+      maxKeys: numberProperty(NODE_TYPE.retryDedupe, 'maxKeys', t('label.maxKeys')),
       url: {
         value: 'redis://127.0.0.1:6379',
         label: t('label.url'),
@@ -90,7 +45,7 @@ export function retryDedupe(t: Translate): NodeDefinition {
       tlsConfig: { value: '', type: 'tls-config', required: false, label: t('label.tlsConfig') },
       postgres: {
         value: '',
-        type: 'retry-postgres',
+        type: NODE_TYPE.retryPostgres,
         required: false,
         label: t('label.postgres'),
         validate(this: EditorNode, value, opt) {
