@@ -64,27 +64,29 @@ function redisStore(tag: string, queue: string): RawStore {
 }
 
 /**
- * PostgreSQL: the package's table shape (one row per key, a lease or a retention as its expiry, the
- * expiry not indexed, so a complete can be a HOT update), one statement per call — the completes upserted, the claims inserted or taken over
- * when their lease ended, the keys this consumer got returned — on a pool of 4 (2 calls in flight, as the package).
+ * PostgreSQL: the package's table shape (one row per (scope, key), the queue as the scope, as the
+ * package's: the same index entries for the server to compare and write; a lease or a retention as
+ * its expiry, the expiry not indexed, so a complete can be a HOT update), one statement per call — the
+ * completes upserted, the claims inserted or taken over when their lease ended, the keys this consumer
+ * got returned — on a pool of 4 (2 calls in flight, as the package).
  */
-async function postgresStore(tag: string): Promise<RawStore> {
+async function postgresStore(tag: string, queue: string): Promise<RawStore> {
   const table = `bench_dedupe_${tag}`;
   const pool = new pg.Pool({ connectionString: DATABASE_URL, max: 4 });
-  await pool.query(`CREATE TABLE ${table} (key text PRIMARY KEY, state text NOT NULL, owner text, expires_at timestamptz NOT NULL)`);
+  await pool.query(`CREATE TABLE ${table} (scope text NOT NULL, key text NOT NULL, state text NOT NULL, owner text, expires_at timestamptz NOT NULL, PRIMARY KEY (scope, key))`);
   const statement = {
     name: `bench_raw_exchange_${tag}`,
     text: `WITH done AS (
-             INSERT INTO ${table} (key, state, owner, expires_at) SELECT k, 'done', NULL, now() + $2 * interval '1 millisecond' FROM unnest($1::text[]) k
-             ON CONFLICT (key) DO UPDATE SET state = 'done', owner = NULL, expires_at = EXCLUDED.expires_at)
-           INSERT INTO ${table} AS t (key, state, owner, expires_at) SELECT k, 'claimed', 'raw', now() + $4 * interval '1 millisecond' FROM unnest($3::text[]) k
-           ON CONFLICT (key) DO UPDATE SET owner = EXCLUDED.owner, expires_at = EXCLUDED.expires_at
+             INSERT INTO ${table} (scope, key, state, owner, expires_at) SELECT $5, k, 'done', NULL, now() + $2 * interval '1 millisecond' FROM unnest($1::text[]) k
+             ON CONFLICT (scope, key) DO UPDATE SET state = 'done', owner = NULL, expires_at = EXCLUDED.expires_at)
+           INSERT INTO ${table} AS t (scope, key, state, owner, expires_at) SELECT $5, k, 'claimed', 'raw', now() + $4 * interval '1 millisecond' FROM unnest($3::text[]) k
+           ON CONFLICT (scope, key) DO UPDATE SET owner = EXCLUDED.owner, expires_at = EXCLUDED.expires_at
             WHERE t.state = 'claimed' AND (t.expires_at <= now() OR t.owner = EXCLUDED.owner)
            RETURNING key`,
   };
   return {
     exchange: async (completes, claims) => {
-      const result = await pool.query<{ key: string }>({ ...statement, values: [completes, RETENTION_MS, claims, LEASE_MS] });
+      const result = await pool.query<{ key: string }>({ ...statement, values: [completes, RETENTION_MS, claims, LEASE_MS, queue] });
       const mine = new Set(result.rows.map((r) => r.key));
       return claims.map((k) => mine.has(k));
     },
@@ -104,7 +106,7 @@ interface Call {
 /** Consume + ack `count` messages (every messageId new) of `queue`, deduplicating in `kind`; its keys or table are removed afterwards. */
 export async function rawDedupe({ kind, queue, count, prefetch }: { kind: 'redis' | 'postgres'; queue: string; count: number; prefetch: number }): Promise<RunResult> {
   const tag = randomBytes(4).toString('hex');
-  const store = kind === 'redis' ? redisStore(tag, queue) : await postgresStore(tag);
+  const store = kind === 'redis' ? redisStore(tag, queue) : await postgresStore(tag, queue);
   const model = await connect(`bench raw dedupe consumer (${kind})`);
   try {
     const ch = await model.createChannel();

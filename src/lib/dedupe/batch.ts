@@ -17,9 +17,23 @@ function distinctBy<T>(items: readonly T[], idOf: (item: T) => string): { unique
   return { unique, at };
 }
 
-/** The distinct keys of a batch, and for each input the index of its distinct key. */
-export function distinctKeys(keys: readonly DedupeKey[]): { unique: DedupeKey[]; at: number[] } {
-  return distinctBy(keys, (k) => `${k.scope.length}:${k.scope}:${k.key}`);
+/**
+ * The distinct keys of a batch, and for each input the index of its distinct key; `at` undefined when
+ * they all are distinct (the usual batch: nothing to map back). A batch of one scope (a gate's) is
+ * checked by its key strings alone: no string made per key.
+ */
+export function distinctKeys(keys: readonly DedupeKey[]): { unique: readonly DedupeKey[]; at: number[] | undefined } {
+  const scope = keys[0]?.scope;
+  let oneScope = true;
+  for (let i = 1; i < keys.length && oneScope; i += 1) oneScope = (keys[i] as DedupeKey).scope === scope;
+  if (oneScope) {
+    const names = new Set<string>();
+    for (const k of keys) names.add(k.key);
+    if (names.size === keys.length) return { unique: keys, at: undefined };
+    return distinctBy(keys, (k) => k.key);
+  }
+  const mixed = distinctBy(keys, (k) => `${k.scope.length}:${k.scope}:${k.key}`);
+  return mixed.unique.length === keys.length ? { unique: keys, at: undefined } : mixed;
 }
 
 /**

@@ -77,7 +77,7 @@ export class MemoryDedupeStore implements DedupeStore, SyncDedupeStore {
   claim(keys: readonly DedupeKey[], owner: string, leaseMs: number): Promise<ClaimResult[]> {
     const { unique, at } = distinctKeys(keys);
     const results = unique.map((k) => this.claimOne(k, owner, leaseMs));
-    return Promise.resolve(at.map((i) => results[i] as ClaimResult));
+    return Promise.resolve(at === undefined ? results : at.map((i) => results[i] as ClaimResult));
   }
 
   complete(keys: readonly DedupeKey[], retentionMs: number): Promise<void> {

@@ -215,16 +215,18 @@ interface ClaimRow {
   until: string | null;
 }
 
-/** The `count` distinct keys' answers (a key without a row in the answer was taken), then per input key. */
-function claimResults(rows: readonly ClaimRow[], count: number, at: readonly number[]): ClaimResult[] {
-  const results: ClaimResult[] = [];
-  for (let i = 0; i < count; i++) results.push({ state: 'claimed' });
+const CLAIMED: ClaimResult = Object.freeze({ state: 'claimed' });
+const DONE: ClaimResult = Object.freeze({ state: 'done' });
+
+/** The `count` distinct keys' answers (a key without a row in the answer was taken), then per input key (`at`: see distinctKeys). */
+function claimResults(rows: readonly ClaimRow[], count: number, at: readonly number[] | undefined): ClaimResult[] {
+  const results = new Array<ClaimResult>(count).fill(CLAIMED);
   for (const row of rows) {
     // Taken by another owner between our snapshot and our insert, or held: look again soon.
     results[Number(row.ord) - 1] =
-      row.state === 'done' ? { state: 'done' } : { state: 'held', owner: row.owner ?? 'another consumer', until: row.until === null ? Date.now() + 1000 : Number(row.until) };
+      row.state === 'done' ? DONE : { state: 'held', owner: row.owner ?? 'another consumer', until: row.until === null ? Date.now() + 1000 : Number(row.until) };
   }
-  return at.map((i) => results[i] as ClaimResult);
+  return at === undefined ? results : at.map((i) => results[i] as ClaimResult);
 }
 
 type Named = { name: string; text: string };

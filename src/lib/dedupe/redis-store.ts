@@ -35,9 +35,14 @@ export interface RedisStoreSettings {
   onPersistence?: (persistence: RedisPersistence) => void;
 }
 
-/** One key's claim: 'c' claimed, 'd' done, 'h:<ttl>:<owner>' held (`mine` is this owner's value, `lease` ms). */
+/**
+ * One key's claim: 'c' claimed, 'd' done, 'h' held (`mine` is this owner's value, `lease` ms); a held
+ * key's `<ttl>:<owner>` goes to `held`. The answer of a batch is one string, a letter per key, not an
+ * array of replies: one bulk reply for the client to read instead of one per key (with held keys, an
+ * array: the letters, then each held key's details in order).
+ */
 const CLAIM_ONE = `
-local function claim(k, mine, lease)
+local function claim(k, mine, lease, held)
   local v = redis.call('GET', k)
   if not v then
     redis.call('SET', k, mine, 'PX', lease)
@@ -48,14 +53,20 @@ local function claim(k, mine, lease)
     redis.call('PEXPIRE', k, lease)
     return 'c'
   end
-  return 'h:' .. redis.call('PTTL', k) .. ':' .. string.sub(v, 3)
+  held[#held + 1] = redis.call('PTTL', k) .. ':' .. string.sub(v, 3)
+  return 'h'
+end
+local function answer(letters, held)
+  if #held == 0 then return table.concat(letters) end
+  table.insert(held, 1, table.concat(letters))
+  return held
 end`;
 
 const CLAIM = `${CLAIM_ONE}
-local out = {}
+local out, held = {}, {}
 local mine = 'c:' .. ARGV[1]
-for i, k in ipairs(KEYS) do out[i] = claim(k, mine, ARGV[2]) end
-return out`;
+for i, k in ipairs(KEYS) do out[i] = claim(k, mine, ARGV[2], held) end
+return answer(out, held)`;
 
 /** One key's release: deleted only while it is still this owner's claim (`mine`). */
 const RELEASE_ONE = `
@@ -75,21 +86,21 @@ return 0`;
 const EXCHANGE = `${CLAIM_ONE}${RELEASE_ONE}
 local done, gone = tonumber(ARGV[1]), tonumber(ARGV[2])
 local mine = 'c:' .. ARGV[3]
-local out = {}
+local out, held = {}, {}
 for i, k in ipairs(KEYS) do
   if i <= done then
     redis.call('SET', k, 'd', 'PX', ARGV[5])
   elseif i <= done + gone then
     release(k, mine)
   else
-    out[#out + 1] = claim(k, mine, ARGV[4])
+    out[#out + 1] = claim(k, mine, ARGV[4], held)
   end
 end
-return out`;
+return answer(out, held)`;
 
 interface Scripts {
-  dedupeExchange(...args: Array<string | number>): Promise<string[]>;
-  dedupeClaim(...args: Array<string | number>): Promise<string[]>;
+  dedupeExchange(...args: Array<string | number>): Promise<ClaimReply>;
+  dedupeClaim(...args: Array<string | number>): Promise<ClaimReply>;
   dedupeRelease(...args: Array<string | number>): Promise<number>;
 }
 
@@ -236,21 +247,28 @@ export class RedisDedupeStore implements DedupeStore {
   }
 }
 
+/** A claim script's reply: a letter per distinct key; with held keys, an array of the letters and each held key's `<ttl>:<owner>`. */
+type ClaimReply = string | string[];
+
 const CLAIMED: ClaimResult = Object.freeze({ state: 'claimed' });
 const DONE: ClaimResult = Object.freeze({ state: 'done' });
 
 /** A claim script's answers, one per distinct key, for each key asked (`at`: see distinctNames). */
-function answers(replies: readonly string[], at: readonly number[] | undefined): ClaimResult[] {
-  const results = replies.map(claimResult);
+export function answers(reply: ClaimReply, at: readonly number[] | undefined): ClaimResult[] {
+  const letters = typeof reply === 'string' ? reply : (reply[0] ?? '');
+  const results = new Array<ClaimResult>(letters.length);
+  let held = 1;
+  for (let i = 0; i < letters.length; i += 1) {
+    const letter = letters.charCodeAt(i);
+    results[i] = letter === 99 /* c */ ? CLAIMED : letter === 100 /* d */ ? DONE : heldResult((reply as string[])[held++] ?? '');
+  }
   return at === undefined ? results : at.map((i) => results[i] as ClaimResult);
 }
 
-/** A claim script's answer for one key. */
-function claimResult(reply: string): ClaimResult {
-  if (reply === 'c') return CLAIMED;
-  if (reply === 'd') return DONE;
-  const [, ttl, ...rest] = reply.split(':');
-  return { state: 'held', owner: rest.join(':'), until: Date.now() + Math.max(0, Number(ttl)) };
+/** A held key's details, `<ttl>:<owner>`. */
+function heldResult(detail: string): ClaimResult {
+  const colon = detail.indexOf(':');
+  return { state: 'held', owner: detail.slice(colon + 1), until: Date.now() + Math.max(0, Number(detail.slice(0, colon))) };
 }
 
 /** What one server keeps on disk; undefined when it does not say. */
