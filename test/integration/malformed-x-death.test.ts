@@ -99,6 +99,17 @@ describe('malformed x-death header (a broker that crashes on it)', function () {
     await waitFor(() => warnings.some((w) => /^message .+ parked in '.+parking-queue': malformed x-death header/.test(w)), 'the park is logged');
   });
 
+  /** The consumer wired to `wires` (of `seen`, a helper, and `retry`, a retry-settle). */
+  const loadRetryFlow = (wires: string[]): Promise<void> =>
+    loadFlow([
+      tab(),
+      brokerNode({ url: target.url }),
+      configNode(names),
+      consumerNode([wires]),
+      { id: 'seen', type: 'helper', z: 'flow' },
+      { id: 'retry', type: 'retry-settle', z: 'flow', action: 'retry', reason: 'temporary failure', wires: [] },
+    ]);
+
   // Issue 29: a forged x-death of any shape parks at the first failure, with the reason; never a redelivery.
   const shapes: Array<[string, (names: Names) => unknown, string]> = [
     ['a string', () => 'forged', 'x-death is not an array'],
@@ -110,14 +121,7 @@ describe('malformed x-death header (a broker that crashes on it)', function () {
     it(`x-death as ${shape}: the first retry parks it with the reason, never redelivered`, async () => {
       const seen: Array<{ redelivered: boolean; attempt: unknown }> = [];
       const warnings: string[] = [];
-      await loadFlow([
-        tab(),
-        brokerNode({ url: target.url }),
-        configNode(names),
-        consumerNode([['seen', 'retry']]),
-        { id: 'seen', type: 'helper', z: 'flow' },
-        { id: 'retry', type: 'retry-settle', z: 'flow', action: 'retry', reason: 'temporary failure', wires: [] },
-      ]);
+      await loadRetryFlow(['seen', 'retry']);
       helper.getNode('seen').on('input', (msg: { amqp: { redelivered: boolean }; retry: { attempt: unknown } }) => {
         seen.push({ redelivered: msg.amqp.redelivered, attempt: msg.retry.attempt });
       });
@@ -249,14 +253,7 @@ describe('malformed x-death header (a broker that crashes on it)', function () {
     it(`x-death as ${shape}: its park copy lost with the copy channel is tried again at once: parked at the first failure, never redelivered`, async () => {
       const seen: Array<{ redelivered: boolean; attempt: unknown }> = [];
       const warnings: string[] = [];
-      await loadFlow([
-        tab(),
-        brokerNode({ url: target.url }),
-        configNode(names),
-        consumerNode([['seen']]),
-        { id: 'seen', type: 'helper', z: 'flow' },
-        { id: 'retry', type: 'retry-settle', z: 'flow', action: 'retry', reason: 'temporary failure', wires: [] },
-      ]);
+      await loadRetryFlow(['seen']);
       const copies = (helper.getNode('broker') as unknown as { connection: { publisher(purpose: string): { publish(exchange: string, key: string, content: Buffer): Promise<void> } } }).connection.publisher('settle');
       const lost = uniqueName('xdeath-no-such-exchange');
       let closed = '';
