@@ -8,7 +8,7 @@
  */
 import assert from 'node:assert/strict';
 import * as amqp from 'amqplib';
-import { AMQP_URL, Broker, MANAGEMENT_URL, managementFetch, waitFor } from '../helpers/broker';
+import { AMQP_URL, Broker, MANAGEMENT_URL, managementFetch, uniqueName, waitFor } from '../helpers/broker';
 import { brokerNode, configNode, consumerNode, tab, uniqueNames, type Names } from '../helpers/flows';
 import { helper, loadFlow } from '../helpers/node-red';
 import { canStartPrivateNode, NO_PRIVATE_NODE, startPrivateNode, type PrivateNode } from '../helpers/private-node';
@@ -99,6 +99,17 @@ describe('malformed x-death header (a broker that crashes on it)', function () {
     await waitFor(() => warnings.some((w) => /^message .+ parked in '.+parking-queue': malformed x-death header/.test(w)), 'the park is logged');
   });
 
+  /** The consumer wired to `wires` (of `seen`, a helper, and `retry`, a retry-settle). */
+  const loadRetryFlow = (wires: string[]): Promise<void> =>
+    loadFlow([
+      tab(),
+      brokerNode({ url: target.url }),
+      configNode(names),
+      consumerNode([wires]),
+      { id: 'seen', type: 'helper', z: 'flow' },
+      { id: 'retry', type: 'retry-settle', z: 'flow', action: 'retry', reason: 'temporary failure', wires: [] },
+    ]);
+
   // Issue 29: a forged x-death of any shape parks at the first failure, with the reason; never a redelivery.
   const shapes: Array<[string, (names: Names) => unknown, string]> = [
     ['a string', () => 'forged', 'x-death is not an array'],
@@ -110,14 +121,7 @@ describe('malformed x-death header (a broker that crashes on it)', function () {
     it(`x-death as ${shape}: the first retry parks it with the reason, never redelivered`, async () => {
       const seen: Array<{ redelivered: boolean; attempt: unknown }> = [];
       const warnings: string[] = [];
-      await loadFlow([
-        tab(),
-        brokerNode({ url: target.url }),
-        configNode(names),
-        consumerNode([['seen', 'retry']]),
-        { id: 'seen', type: 'helper', z: 'flow' },
-        { id: 'retry', type: 'retry-settle', z: 'flow', action: 'retry', reason: 'temporary failure', wires: [] },
-      ]);
+      await loadRetryFlow(['seen', 'retry']);
       helper.getNode('seen').on('input', (msg: { amqp: { redelivered: boolean }; retry: { attempt: unknown } }) => {
         seen.push({ redelivered: msg.amqp.redelivered, attempt: msg.retry.attempt });
       });
@@ -240,4 +244,38 @@ describe('malformed x-death header (a broker that crashes on it)', function () {
     assert.equal(await broker.messageCount(names.retryQueue), 0);
     assert.equal(await queueState(target.management, names.mainQueue), 'running', `RabbitMQ ${target.version}`);
   });
+  // Issue 39, item 9, the way a forged message came back at attempt 1 (`redelivered`) instead of being
+  // parked: its park copy failed because the broker closed the consumers' shared copy channel under it
+  // (here: another publish on that channel to an exchange that does not exist, written just before
+  // the park copy, so the broker's 404 closes the channel with the copy in flight). Not the message's
+  // fault: the copy is tried again at once on a new channel, and the message parks at its first failure.
+  for (const [shape, forge, problem] of shapes.filter(([s]) => s === 'a string' || s === 'a list of non-tables')) {
+    it(`x-death as ${shape}: its park copy lost with the copy channel is tried again at once: parked at the first failure, never redelivered`, async () => {
+      const seen: Array<{ redelivered: boolean; attempt: unknown }> = [];
+      const warnings: string[] = [];
+      await loadRetryFlow(['seen']);
+      const copies = (helper.getNode('broker') as unknown as { connection: { publisher(purpose: string): { publish(exchange: string, key: string, content: Buffer): Promise<void> } } }).connection.publisher('settle');
+      const lost = uniqueName('xdeath-no-such-exchange');
+      let closed = '';
+      helper.getNode('seen').on('input', (msg: { amqp: { redelivered: boolean }; retry: { attempt: unknown } }) => {
+        seen.push({ redelivered: msg.amqp.redelivered, attempt: msg.retry.attempt });
+        // The same channel, in this order, in one turn: the broker closes it (404) with the park copy in flight (once).
+        if (seen.length === 1) copies.publish(lost, 'x', Buffer.from('closes the channel')).catch((err: unknown) => (closed = (err as Error).message));
+        helper.getNode('retry').receive(msg);
+      });
+      for (const id of ['consumer', 'retry']) helper.getNode(id).on('call:warn', (call: { args: unknown[] }) => warnings.push(String(call.args[0])));
+      for (const id of ['consumer', 'retry']) helper.getNode(id).on('call:error', (call: { args: unknown[] }) => warnings.push(String(call.args[0])));
+      await broker.waitForConsumer(names.mainQueue);
+      await broker.publish(names.mainExchange, names.routingKey, { n: 1 }, { messageId: 'forged-lost-copy', headers: { 'x-death': forge(names), origin: 'test' } });
+
+      const parked = await broker.take(names.parkingQueue);
+      assert.equal(parked.properties.headers?.['park-reason'], `malformed x-death header (${problem}); last error: temporary failure`);
+      assert.equal(parked.properties.headers?.['x-death'], undefined, 'the parked copy does not carry the forged header');
+      await waitFor(async () => (await broker.messageCount(names.mainQueue)) === 0, 'the original acked');
+      assert.equal(await broker.messageCount(names.retryQueue), 0, 'nothing went to the retry queue');
+      assert.match(closed, /does not exist \(404 NOT_FOUND; the broker closed this publishing channel/, 'the broker closed the copy channel');
+      assert.deepEqual(seen, [{ redelivered: false, attempt: 1 }], `one delivery: parked at its first failure (${warnings.join(' | ')})`);
+      assert.equal(await queueState(target.management, names.mainQueue), 'running', `RabbitMQ ${target.version}`);
+    });
+  }
 });

@@ -2,6 +2,7 @@
 import assert from 'node:assert/strict';
 import type { ConsumeMessage, Message } from 'amqplib';
 import { Drain } from '../../src/lib/consume';
+import { PublishError } from '../../src/lib/publish';
 import { OrderedHold, Settler, SettleError, type AckTarget, type CopyDecision, type TrackedDelivery } from '../../src/lib/settle';
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
@@ -53,6 +54,39 @@ describe('Settler', () => {
       settler(log, () => Promise.reject(new Error('no route'))).copy(delivery(log), park, 'park'),
       /no route/,
     );
+    assert.deepEqual(log, ['publish q.parking']);
+  });
+
+  // Issue 39, item 9: a park copy lost because the broker closed the shared copy channel for another publish.
+  it('copy: a publish lost with its channel is tried once more at once, then acked', async () => {
+    const log: string[] = [];
+    let tries = 0;
+    const lost = (): Promise<void> => (++tries === 1 ? Promise.reject(new PublishError('publish failed: channel closed (404)', 'channel-closed')) : Promise.resolve());
+    await settler(log, lost).copy(delivery(log), park, 'park');
+    assert.deepEqual(log, ['publish q.parking', 'publish q.parking', 'ack 1']);
+  });
+
+  it('copy: lost with its channel twice, the second error is the caller\'s; acks nothing', async () => {
+    const log: string[] = [];
+    let tries = 0;
+    const lost = (): Promise<void> => Promise.reject(new PublishError(`lost ${++tries}`, 'channel-closed'));
+    await assert.rejects(settler(log, lost).copy(delivery(log), park, 'park'), /lost 2/);
+    assert.deepEqual(log, ['publish q.parking', 'publish q.parking']);
+  });
+
+  it('copy: a publish the broker refused or returned, or lost with a delivery whose channel is gone too, is not tried again', async () => {
+    for (const failure of ['nacked', 'unroutable', 'unencodable', 'buffer-full'] as const) {
+      const log: string[] = [];
+      await assert.rejects(settler(log, () => Promise.reject(new PublishError(failure, failure))).copy(delivery(log), park, 'park'), new RegExp(failure));
+      assert.deepEqual(log, ['publish q.parking'], failure);
+    }
+    const log: string[] = [];
+    const entry = delivery(log);
+    const lost = (): Promise<void> => {
+      entry.acks.closed = true; // the connection went: every channel with it
+      return Promise.reject(new PublishError('lost', 'channel-closed'));
+    };
+    await assert.rejects(settler(log, lost).copy(entry, park, 'park'), /lost/);
     assert.deepEqual(log, ['publish q.parking']);
   });
 

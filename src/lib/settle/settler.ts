@@ -41,7 +41,16 @@ export class Settler {
    */
   async copy(entry: TrackedDelivery, decision: CopyDecision, action: SettleAction): Promise<void> {
     if (entry.acks.closed) throw staleDelivery(entry, action);
-    await this.publisher.publish('', decision.queue, entry.message.content, decision.options);
+    try {
+      await this.publisher.publish('', decision.queue, entry.message.content, decision.options);
+    } catch (err) {
+      // Lost with its channel while the delivery's own channel lives: the broker closed the consumers'
+      // shared copy channel for another publish on it (a 404, a 406). Not this message's fault: once more
+      // at once, on a new channel, rather than back to the queue (a forged x-death would come back at
+      // attempt 1 instead of being parked at its first failure). A second failure is the caller's.
+      if (!lostWithChannel(err) || entry.acks.closed) throw err;
+      await this.publisher.publish('', decision.queue, entry.message.content, decision.options);
+    }
     if (entry.acks.closed) {
       throw new SettleError(
         `message ${entry.id} was copied to '${decision.queue}', but its channel was lost before the ack: the broker redelivers it, so it may be handled twice`,
@@ -50,6 +59,11 @@ export class Settler {
     }
     this.execute(entry, { kind: 'ack' }, action);
   }
+}
+
+/** A publish that failed because its channel closed (PublishError's `channel-closed`), not because the broker refused or returned it. */
+function lostWithChannel(err: unknown): boolean {
+  return typeof err === 'object' && err !== null && (err as { failure?: unknown }).failure === 'channel-closed';
 }
 
 /** The part of an amqplib channel the batcher uses. */
