@@ -16,6 +16,7 @@ import { metrics, registerMetricsEndpoint } from '../shared/metrics';
 import { downstreamRunning, type NodeAPI, type NodeDef, type NodeMessage } from '../shared/node-red';
 import { DECODE_MODES, NUMBER_FIELDS, restartMaxProblem } from '../shared/properties';
 import { findRetryConfig, type RetryConsumerNode } from '../shared/retry-config-node';
+import { MsgIds } from '../shared/msg-ids';
 import { StatusUpdates } from '../shared/status';
 import { startPart, type ConsumerPart } from './consumer-part';
 import { hasChannel, sessionStatus, type StatusContext } from './consumer-status';
@@ -27,8 +28,10 @@ import { partitionsStatus } from './partition-status';
  */
 const DRAIN_MS = 10_000;
 
-function toMsg(delivered: DeliveredMessage): NodeMessage {
+/** The msg of a delivery; `ids`: its `_msgid` given here (a msg the consumer sends), not by Node-RED. */
+function toMsg(delivered: DeliveredMessage, ids?: MsgIds): NodeMessage {
   const msg: NodeMessage = { payload: delivered.payload, topic: delivered.amqp.routingKey, amqp: delivered.amqp, retry: delivered.retry };
+  if (ids !== undefined) msg._msgid = ids.next();
   if (delivered.traceparent !== undefined) {
     msg.traceparent = delivered.traceparent;
     if (delivered.tracestate !== undefined) msg.tracestate = delivered.tracestate;
@@ -137,6 +140,8 @@ export = function register(RED: NodeAPI): void {
 
     const buffer = broker.connection.publishers.buffer;
     const parts: ConsumerPart[] = [];
+    const msgIds = new MsgIds();
+    const sentMsg = (delivered: DeliveredMessage): NodeMessage => toMsg(delivered, msgIds);
     const context = (): StatusContext => ({ blockedBy: buffer.state.blockedBy, store: dedupeNode?.store?.description ?? '', circuit: parts[0]?.session.circuit, rateLimit: values.rateLimit, storeForgets: dedupeNode?.forgetsOnRestart });
     const status = new StatusUpdates(
       () => (partitioned ? partitionsStatus(parts.map((p) => p.view(t, context())), t, values.rateLimit) : parts[0] && sessionStatus(parts[0].session.state, parts[0].session.stats, t, context())) ?? broker.connectionStatus(),
@@ -163,7 +168,7 @@ export = function register(RED: NodeAPI): void {
       if (closing) return;
       for (const { topology: part, partition } of topologies) {
         parts.push(
-          startPart({ node, config, session: sessionFor(part), topology: part, partition, status, recorder, toMsg, statsEveryMs: events ? values.statsEvery * 1000 : undefined, circuit: def.circuit === true }),
+          startPart({ node, config, session: sessionFor(part), topology: part, partition, status, recorder, toMsg: sentMsg, statsEveryMs: events ? values.statsEvery * 1000 : undefined, circuit: def.circuit === true }),
         );
       }
       status.now();
