@@ -59,21 +59,21 @@ export class ConsumerSessions extends EventEmitter<ConsumerSessionsEvents> {
 
   /** The session that gave out a delivery id, if it is one of these. */
   issuer(deliveryId: string): ConsumerSession | undefined {
-    if (this.last?.deliveries.issued(deliveryId)) return this.last;
-    this.last = this.members.find((m) => m.session.deliveries.issued(deliveryId))?.session;
+    if (this.last?.settles.issued(deliveryId)) return this.last;
+    this.last = this.members.find((m) => m.session.settles.issued(deliveryId))?.session;
     return this.last;
   }
 
   /**
    * Settles the delivery an id names: an ack (or a dead-letter) returns its outcome at once; a copy
    * (retry tier, park), or an ack waiting for its key to be recorded, returns undefined and `later` gets
-   * its outcome or error (see `Deliveries.settleNow`). Throws {@link SettleError} when no session here
+   * its outcome or error (see `Settles.settleNow`). Throws {@link SettleError} when no session here
    * gave it out, or when it cannot be settled (any more). `kind`: what the error rules made of the failure.
    */
   settle(deliveryId: string, action: SettleAction, reason: string, failure: FailureDetails | undefined, kind: ErrorKind | undefined, later: SettleLater, delayMs?: number): SettleOutcome | undefined {
     const session = this.issuer(deliveryId);
     if (!session) throw consumerGone(deliveryId);
-    return session.deliveries.settleNow(deliveryId, action, reason, failure, kind, later, delayMs);
+    return session.settles.settleNow(deliveryId, action, reason, failure, kind, later, delayMs);
   }
 
   /** Tells every consumer of the configuration that a parked message was replayed; each looks at its queues soon (a burst shares a look). */
