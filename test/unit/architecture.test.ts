@@ -15,7 +15,15 @@ const LIB = path.join(SRC, 'lib');
 export const FLOORS = ['health', 'consume', 'degrade', 'dedupe', 'outbox', 'settle', 'classify', 'parking', 'topology', 'connection', 'publish', 'postgres', 'message', 'observe', 'trace', 'rules', 'amqp', 'backoff'];
 
 /** Modules bundled for the browser (they import single pure files, not indexes that pull in Node.js APIs). */
-const BROWSER_SIDE = [path.join(SRC, 'editor'), path.join(SRC, 'nodes/shared/properties.ts'), path.join(SRC, 'nodes/shared/topology-definition.ts'), path.join(SRC, 'nodes/shared/node-red.ts')];
+const BROWSER_SIDE = [
+  path.join(SRC, 'editor'),
+  path.join(SRC, 'nodes/retry-consumer/editor.ts'),
+  path.join(SRC, 'nodes/retry-settle/editor.ts'),
+  path.join(SRC, 'nodes/park-publisher/editor.ts'),
+  path.join(SRC, 'nodes/shared/properties.ts'),
+  path.join(SRC, 'nodes/shared/topology-definition.ts'),
+  path.join(SRC, 'nodes/shared/node-red.ts'),
+];
 
 const NODE_TYPES = /['"`](retry-broker|retry-config|retry-consumer|retry-settle|retry-publish|park-publisher|park-replay|retry-dedupe|retry-postgres|outbox-write|outbox-relay|retry-health)['"`]/;
 

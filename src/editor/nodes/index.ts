@@ -12,11 +12,12 @@ import { parkingBrowser } from './parking-browser';
 import { retryBroker } from './retry-broker';
 import { retryConfig } from './retry-config';
 import { retryConsole } from './retry-console';
-import { retryConsumer } from './retry-consumer';
 import { retryHealth } from './retry-health';
 import { retryPublish } from './retry-publish';
-import { parkPublisher, retrySettle } from './simple';
 import { retryDedupe, retryPostgres } from './stores';
+import { parkPublisher } from '../../nodes/park-publisher/editor';
+import { retryConsumer } from '../../nodes/retry-consumer/editor';
+import { retrySettle } from '../../nodes/retry-settle/editor';
 
 export const DIALOGS: Record<string, (t: Translate) => NodeDefinition> = {
   'retry-broker': retryBroker,
