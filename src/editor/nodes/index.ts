@@ -10,14 +10,15 @@ import { outboxRelay, outboxWrite } from './outbox';
 import { parkReplay } from './park-replay';
 import { parkingBrowser } from './parking-browser';
 import { retryConsole } from './retry-console';
-import { retryConsumer } from './retry-consumer';
 import { retryHealth } from './retry-health';
 import { retryPublish } from './retry-publish';
-import { parkPublisher, retrySettle } from './simple';
 import { retryBroker } from '../../nodes/retry-broker/editor';
 import { retryConfig } from '../../nodes/retry-config/editor';
 import { retryDedupe } from '../../nodes/retry-dedupe/editor';
 import { retryPostgres } from '../../nodes/retry-postgres/editor';
+import { parkPublisher } from '../../nodes/park-publisher/editor';
+import { retryConsumer } from '../../nodes/retry-consumer/editor';
+import { retrySettle } from '../../nodes/retry-settle/editor';
 
 export const DIALOGS: Record<string, (t: Translate) => NodeDefinition> = {
   'retry-broker': retryBroker,

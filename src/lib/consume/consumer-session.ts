@@ -2,23 +2,22 @@
  * Consumes the main queue of a retry topology with manual acknowledgement. The session keeps the
  * lifecycle — topology check, consume, channel loss, pause, stop and its drain — and owns its parts:
  * its channel (`consumer-channel.ts`), the setups' re-checks (`recheck.ts`), why it pauses
- * (`pauses.ts`), where deliveries enter (`intake.ts`, through the rate limit when on), the deliveries
- * (from arrival to settlement; their events are the messages for the flow), in ordered mode the hold,
- * and the kill switch when on: it stops consuming as a pause does and probes with prefetch 1.
- *
- * No Node-RED here: the node adapter turns `deliveries`' message events into msgs; a settle by id goes
- * to `deliveries.settle`.
+ * (`pauses.ts`), where deliveries enter (`intake.ts`, the channel's consume callback, through the rate
+ * limit when on), the deliveries (`deliveries.ts`: their `message` events are the flow's msgs) and
+ * their settles (`settles.ts`, which the end nodes call by id), in ordered mode the hold, and the kill
+ * switch when on: it stops consuming as a pause does and probes with prefetch 1. No Node-RED here.
  */
 import { EventEmitter } from 'node:events';
 import type { Channel } from 'amqplib';
 import { closeChannel } from '../amqp';
-import { DedupeStoreError, type DedupeGate } from '../dedupe';
+import type { DedupeGate } from '../dedupe';
 import { messages } from '../observe';
 import { OrderedHold, type AckBatcher } from '../settle';
-import { planTopology, TopologyError, type TopologyPlan } from '../topology';
+import { planTopology, type TopologyPlan } from '../topology';
 import { Breaker, type CircuitView } from './breaker';
 import { ConsumerChannel } from './consumer-channel';
 import type { Deliveries } from './deliveries';
+import type { Settles } from './settles';
 import type { ConsumerDepths } from './depths';
 import { Drain } from './drain';
 import { Intake } from './intake';
@@ -28,8 +27,10 @@ import { brokerCancelText, consumerDepths, dedupeGate, prepareConsuming, session
 import type { ConsumerSessionEvents, ConsumerSessionOptions, SessionState, SessionStats, StopOptions } from './types';
 
 export class ConsumerSession extends EventEmitter<ConsumerSessionEvents> {
-  /** The deliveries from arrival to settlement; their `message` events are what the flow gets. */
+  /** The deliveries on arrival; their `message` events are what the flow gets. */
   readonly deliveries: Deliveries;
+  /** The settles of its deliveries by id: what the end nodes call. */
+  readonly settles: Settles;
   private readonly plan: TopologyPlan;
   private readonly hold: OrderedHold | undefined;
   /** Depths of the main, retry and parking queues: at the last look (every `parkingWatchMs`, soon after a park or a replay), or now. */
@@ -60,15 +61,10 @@ export class ConsumerSession extends EventEmitter<ConsumerSessionEvents> {
     // Ordered across Node-RED instances: the broker feeds one consumer of the queue at a time.
     this.plan = planTopology(ordered ? { ...topology, singleActiveConsumer: true } : topology);
     this.hold = ordered ? new OrderedHold(ordered.pauseMs) : undefined;
-    this.hold?.on('blocked', (detail) => this.setState({ phase: 'blocked', detail }));
-    this.hold?.on('released', () => {
-      if (!this.stopped && this.own.channel) this.setState(this.channelState());
-    });
-    this.gate = dedupeGate(options);
-    this.gate?.on('down', (why) => this.storeDown(why));
-    this.gate?.on('up', () => this.storeUp());
-    this.gate?.on('warning', (text) => this.emit('warning', text));
+    this.hold?.on('blocked', (detail) => this.setState({ phase: 'blocked', detail })).on('released', () => !this.stopped && this.own.channel && this.setState(this.channelState()));
+    this.gate = dedupeGate(options, { down: (why) => this.storeDown(why), up: () => this.storeUp(), warning: (text) => this.emit('warning', text) });
     this.deliveries = sessionDeliveries(options, this.hold, this.gate);
+    this.settles = this.deliveries.settles;
     this.breaker = options.circuit ? new Breaker(options.circuit, this.deliveries) : undefined;
     this.breaker?.on('change', (change) => {
       if (change.state === 'open') void this.pauseFor('circuit');
@@ -115,11 +111,8 @@ export class ConsumerSession extends EventEmitter<ConsumerSessionEvents> {
     this.queues.start(this.options.parkingWatchMs ?? 0, active);
   }
 
-  /**
-   * Stops consuming (basic.cancel), gives the messages the flow holds up to `drainMs` to be settled,
-   * then closes the channel: whatever is still unsettled goes back to the queue (the broker
-   * redelivers it). Nothing is lost. No drain when `settlePath()` says the flow cannot settle any more.
-   */
+  /** Stops consuming (basic.cancel), gives the flow's messages up to `drainMs` to be settled (no drain when `settlePath()` says the flow cannot
+   * settle any more), then closes the channel: whatever is still unsettled goes back to the queue (redelivered). Nothing is lost. */
   async stop(options: StopOptions = {}): Promise<void> {
     this.stopped = true;
     this.recheck.stop();
@@ -213,7 +206,7 @@ export class ConsumerSession extends EventEmitter<ConsumerSessionEvents> {
   /** A consumer of the main queue on `channel`, with the prefetch the kill switch allows now. */
   private consume(channel: Channel, acks: AckBatcher): Promise<void> {
     const prefetch = this.breaker?.prefetch(this.options.prefetch) ?? this.options.prefetch;
-    return this.own.consume(channel, this.options.topology.mainQueue, prefetch, (m) => (m ? this.intake.arrived(channel, acks, m) : this.cancelledByBroker(channel)));
+    return this.own.consume(channel, this.options.topology.mainQueue, prefetch, this.intake.consumer(channel, acks, (gone) => this.cancelledByBroker(gone)));
   }
 
   private setState(state: SessionState): void {
@@ -262,12 +255,10 @@ export class ConsumerSession extends EventEmitter<ConsumerSessionEvents> {
         this.setState({ phase: 'waiting-for-connection' });
         return;
       }
-      const text = setupFailure(err, topology.mainQueue);
+      const failure = setupFailure(err, topology.mainQueue);
       await this.own.close();
-      if (err instanceof TopologyError) this.setState({ phase: 'topology-error', detail: text, objects: err.objects });
-      else if (err instanceof DedupeStoreError) this.setState({ phase: 'store-down', detail: text, storeProblem: err.problem });
-      else this.setState({ phase: 'channel-lost', detail: text });
-      this.report(text);
+      this.setState(failure);
+      this.report(failure.detail);
       this.scheduleSetup();
     }
   }

@@ -1,51 +1,27 @@
 /**
- * A consumer's deliveries from arrival to settlement. On arrival a delivery is registered under an
- * opaque id with its settle deadline, its body decoded into what the flow gets, and handed on as a
- * `message` event — with deduplication on, only once the gate admitted its key (a duplicate is acked
- * without entering the flow). A settle by id goes through `decide()` and the settler; an ack of a
- * deduplicated delivery waits for its key to be recorded, a retry or park releases it. Outcomes are
- * counted and reported. A failed copy (park, retry tier) is handled here, in one place.
+ * A consumer's deliveries on arrival: each is registered under an opaque id with its settle deadline,
+ * its body decoded into what the flow gets, and handed on as a `message` event — with deduplication
+ * on, only once the gate admitted its key (a duplicate is acked without entering the flow). Their
+ * settles are its {@link Settles} (`settles.ts`), which the end nodes reach directly: the walk of one
+ * message goes on from the flow to there, not back here (docs/architecture.md).
  */
 import { EventEmitter } from 'node:events';
 import type { ConsumeMessage } from 'amqplib';
 import type { ErrorKind } from '../classify';
 import type { DeliveredMessage, FailureDetails, RetryInfo } from '../message';
-import {
-  decide,
-  onArrival,
-  PAST_TENSE,
-  SettleError,
-  staleDelivery,
-  type AckTarget,
-  type CopyDecision,
-  type Decision,
-  type SettleAction,
-  type SettleLater,
-  type SettleOutcome,
-  type TrackedDelivery,
-} from '../settle';
+import { onArrival, type AckTarget, type SettleAction, type SettleLater, type SettleOutcome, type TrackedDelivery } from '../settle';
 import { Admission, type Arrival } from './admission';
-import { requeueAfterPause } from './copy-failure';
 import { deliveredOf } from './delivered';
-import { endSpans, failSpans, startProcess, startSettle } from './delivery-spans';
-import { notSettleable, type DeliveryRegistry } from './registry';
-import { KeyedSettles } from './keyed-settles';
-import { SettleDeadlines } from './settle-deadlines';
-import { SettleOutcomes } from './settle-outcomes';
+import { startProcess } from './delivery-spans';
+import type { DeliveryRegistry } from './registry';
+import { Settles } from './settles';
 import type { DeliveriesOptions, DeliveryEvents } from './types';
 
 export class Deliveries extends EventEmitter<DeliveryEvents> {
-  private copies = 0;
-  /** Acks and lost-channel settles of deduplicated deliveries, waiting on the store. */
-  private readonly keyed: KeyedSettles | undefined;
+  /** Their settles: what the end nodes call (`session.settles`), and the settle deadlines. */
+  readonly settles: Settles;
   /** Deduplication on arrival, when the consumer deduplicates. */
   private readonly admission: Admission | undefined;
-  /** Once stopping, a held message is not run again (it goes back to the queue with the channel). */
-  private stopping = false;
-  /** The counters, metrics, park warnings and `settled` reports of what the settles came to. */
-  private readonly outcomes: SettleOutcomes;
-  /** The settle timeout of live deliveries and of lost-channel deliveries' keys. */
-  private readonly deadlines: SettleDeadlines;
 
   constructor(
     private readonly registry: DeliveryRegistry<TrackedDelivery>,
@@ -53,29 +29,13 @@ export class Deliveries extends EventEmitter<DeliveryEvents> {
   ) {
     super();
     this.admission = options.dedupe ? new Admission(options.dedupe) : undefined;
-    this.outcomes = new SettleOutcomes(options.metrics, {
-      warning: (text) => this.emit('warning', text),
-      changed: () => this.emit('changed'),
-      reporting: () => this.listenerCount('settled') > 0,
-      settled: (settled) => this.emit('settled', settled),
-    });
-    this.deadlines = new SettleDeadlines(registry, options.settleTimeoutMs, {
-      // Nobody said what went wrong: a failure that may heal, as without error rules.
-      retry: (id, reason) => this.settle(id, 'retry', reason, undefined, 'transient'),
-      release: (key) => this.options.dedupe?.gate.release(key),
-      warning: (text) => this.emit('warning', text),
-      error: (text) => this.emit('error', text),
-    });
-    const gate = options.dedupe?.gate;
-    this.keyed = gate && new KeyedSettles(gate, this.deadlines.orphans, {
-      ack: (entry, action, reason, kind) => this.recordedAck(entry, action, reason, kind),
-      duplicate: (entry) => this.finished(entry, { kind: 'duplicate' }, ''),
-    });
+    // Ordered mode's hold runs a held delivery again: a new arrival, under its key (it stays claimed).
+    this.settles = new Settles(registry, options, this, (entry, retry) => this.track(entry.acks, entry.message, retry, entry.receivedAt, entry.dedupeKey));
   }
 
   /** Deliveries received, acked, retried, parked, and duplicates acked without entering the flow. */
-  get counters(): SettleOutcomes['counters'] {
-    return this.outcomes.counters;
+  get counters(): Settles['counters'] {
+    return this.settles.counters;
   }
 
   /** Deliveries waiting to be settled. */
@@ -85,7 +45,7 @@ export class Deliveries extends EventEmitter<DeliveryEvents> {
 
   /** Settles under way: copies (retry tier, parking queue) waiting for their confirm, acks waiting for their key to be recorded. */
   get copying(): number {
-    return this.copies + (this.keyed?.completing ?? 0);
+    return this.settles.copying;
   }
 
   /** Deliveries waiting for their deduplication key (held by another copy or consumer, or the store), or for its expression. */
@@ -105,82 +65,25 @@ export class Deliveries extends EventEmitter<DeliveryEvents> {
     this.track(acks, message, retry, receivedAt);
   }
 
-  /** {@link settleNow} as a promise (the settle timeout, an invalid body): rejects with {@link SettleError} when it cannot be settled (any more). */
+  /** {@link Settles.settle}, for a library user that holds the deliveries (the end nodes call `settles` itself). */
   settle(id: string, action: SettleAction, reason = '', failure?: FailureDetails, kind?: ErrorKind, delayMs?: number): Promise<SettleOutcome> {
-    return new Promise((resolve, reject) => {
-      const now = this.settleNow(id, action, reason, failure, kind, (result) => (result instanceof Error ? reject(result) : resolve(result)), delayMs);
-      if (now !== undefined) resolve(now);
-    }); // what settleNow throws rejects it
+    return this.settles.settle(id, action, reason, failure, kind, delayMs);
   }
 
-  /**
-   * The one way a delivery is settled (the settle nodes' hot path: no promise). An ack, a dead-letter
-   * or a hold returns its outcome at once; a copy (retry tier, park), or the ack of a deduplicated
-   * delivery waiting for its key to be recorded, returns undefined and `later` gets its outcome or
-   * error once known (never before this returns). One that cannot settle throws its {@link SettleError}.
-   * `kind`: what the error rules made of the failure (a retry-settle in retry mode, the settle timeout), see `decide`;
-   * `delayMs`: the wait a retry asked for (`msg.retry.delay`, an HTTP `Retry-After`), see `decide`.
-   */
+  /** {@link Settles.settleNow}, for a library user that holds the deliveries. */
   settleNow(id: string, action: SettleAction, reason: string, failure: FailureDetails | undefined, kind: ErrorKind | undefined, later: SettleLater, delayMs?: number): SettleOutcome | undefined {
-    const { registry } = this;
-    const entry = registry.entry(id);
-    if (!entry) {
-      this.keyed?.orphan(id, action);
-      throw notSettleable(registry.ending(id), id, action);
-    }
-    registry.end(id, PAST_TENSE[action]);
-    const decision = decide(this.options.policy, entry, action, reason, Date.now(), failure, kind, delayMs);
-    if (entry.spans !== undefined && this.options.tracer !== undefined) startSettle(this.options.tracer, this.options.mainQueue, entry.spans, entry, decision);
-    const key = entry.dedupeKey;
-    // Released on a retry or a park, so the next delivery is processed again; an ordered hold keeps it.
-    if (key !== undefined && decision.kind !== 'ack' && decision.kind !== 'hold') this.options.dedupe?.gate.release(key);
-    switch (decision.kind) {
-      case 'republish':
-      case 'park':
-        void this.settleByCopy(entry, decision, action, reason, kind).then(
-          (outcome) => later(outcome, id),
-          (err: unknown) => later(err instanceof Error ? err : new Error(String(err)), id),
-        );
-        return undefined;
-      case 'hold':
-        if (entry.acks.closed) throw this.unsettled(entry, staleDelivery(entry, action));
-        this.options.hold?.hold(entry, decision.reason, (attempt) => {
-          if (!this.stopping) this.track(entry.acks, entry.message, { ...entry.retry, attempt }, entry.receivedAt, entry.dedupeKey);
-        });
-        return this.finished(entry, decision, reason, kind);
-      default:
-        // The key is recorded before the ack: at once with a store that answers at once (memory), else after its round trip.
-        if (key !== undefined && decision.kind === 'ack') {
-          const { keyed } = this;
-          if (keyed && !keyed.gate.completeNow(key)) return keyed.ackWhenRecorded(entry, key, action, reason, kind, later);
-        }
-        if (entry.spans !== undefined && entry.acks.closed) throw this.unsettled(entry, staleDelivery(entry, action));
-        this.options.settler.execute(entry, decision, action);
-        if (decision.kind === 'ack') this.options.hold?.release();
-        return this.finished(entry, decision, reason, kind);
-    }
+    return this.settles.settleNow(id, action, reason, failure, kind, later, delayMs);
   }
 
-  /**
-   * Ends every unsettled delivery (its channel is gone or closing: the broker has it again); returns
-   * how many. `flowGone`: nothing will settle them any more (the consumer stopped), so their keys are
-   * released; otherwise the flow may still finish one (a late ack still records its key) until its
-   * settle deadline, when its key is released as the settle timeout's retry would have.
-   */
+  /** Ends every unsettled delivery (see {@link Settles.endAll}); returns how many. */
   endAll(how: string, flowGone = false): number {
-    this.deadlines.clear();
-    const ended = this.registry.endAll(how);
-    if (this.options.tracer !== undefined) for (const entry of ended) if (entry.spans !== undefined) failSpans(entry.spans, `not settled: ${how}`);
-    if (this.options.dedupe) this.deadlines.keysOfEnded(ended, flowGone);
-    return ended.length;
+    return this.settles.endAll(how, flowGone);
   }
 
   /** The consumer stops: nothing more is admitted, no held message runs again; the warnings held back so far are written. */
   stop(): void {
-    this.stopping = true;
+    this.settles.stop();
     this.options.dedupe?.gate.endAdmissions();
-    this.outcomes.flush();
-    this.deadlines.flush();
   }
 
   /** Decodes a delivery, and hands it to the flow: at once, or once the gate admitted its key (`admitted`: a held message run again). */
@@ -217,7 +120,7 @@ export class Deliveries extends EventEmitter<DeliveryEvents> {
         }
         return this.hand(entry, delivered, 'deliver', '');
       case 'duplicate':
-        return this.keyed?.duplicate(entry);
+        return this.settles.duplicate(entry);
       case 'park':
         if (outcome.error !== undefined) this.emit('error', `message ${entry.id}: ${outcome.error}`);
         return this.hand(entry, delivered, 'park', outcome.reason);
@@ -229,7 +132,7 @@ export class Deliveries extends EventEmitter<DeliveryEvents> {
   /** Registers a delivery with its settle deadline and does what its arrival calls for. */
   private hand(entry: TrackedDelivery, delivered: DeliveredMessage, arrival: 'deliver' | 'report-invalid' | 'park', why: string): void {
     const { options } = this;
-    entry.deadline = this.deadlines.started();
+    entry.deadline = this.settles.deadline();
     if (options.tracer !== undefined) startProcess(options.tracer, options.mainQueue, entry, delivered);
     this.registry.add(entry);
     this.emit('changed');
@@ -241,52 +144,8 @@ export class Deliveries extends EventEmitter<DeliveryEvents> {
         this.emit('invalid', delivered, why);
         break;
       case 'park':
-        this.settle(entry.id, 'park', why).catch((err: unknown) => this.emit('error', (err as Error).message));
+        this.settles.settle(entry.id, 'park', why).catch((err: unknown) => this.emit('error', (err as Error).message));
         break;
     }
-  }
-
-  /** The ack of a deduplicated delivery once its key is recorded (see KeyedSettles). */
-  private recordedAck(entry: TrackedDelivery, action: SettleAction, reason: string, kind: ErrorKind | undefined): SettleOutcome {
-    try {
-      this.options.settler.execute(entry, { kind: 'ack' }, action);
-    } finally {
-      this.emit('changed');
-    }
-    this.options.hold?.release();
-    return this.finished(entry, { kind: 'ack' }, reason, kind);
-  }
-
-  /**
-   * A retry tier or a park: the confirmed copy, then the ack. When the copy fails the delivery is not
-   * settled: it goes back to the queue after a pause (no hot loop, nothing dropped), and a later settle
-   * of it is told so.
-   */
-  private async settleByCopy(entry: TrackedDelivery, decision: CopyDecision, action: SettleAction, reason: string, kind: ErrorKind | undefined): Promise<SettleOutcome> {
-    this.copies += 1;
-    try {
-      await this.options.settler.copy(entry, decision, action);
-    } catch (err) {
-      this.copies -= 1;
-      this.emit('changed'); // nothing was counted: a waiting drain looks again
-      if (err instanceof SettleError) throw this.unsettled(entry, err); // stale: the channel is gone, the broker has it
-      throw this.unsettled(entry, requeueAfterPause(entry, decision, err, this.registry, this.options));
-    }
-    this.copies -= 1;
-    if (decision.kind === 'park') this.options.hold?.release();
-    return this.finished(entry, decision, reason, kind); // counts it, which emits 'changed'
-  }
-
-  /** A settle that failed: its spans end failed (when recorded); returns the error to throw. */
-  private unsettled(entry: TrackedDelivery, err: SettleError): SettleError {
-    if (entry.spans !== undefined) failSpans(entry.spans, err);
-    return err;
-  }
-
-  /** Counts a settle that is done (its spans end), records its metrics and reports it. */
-  private finished(entry: TrackedDelivery, decision: Decision | { kind: 'duplicate' }, reason: string, kind?: ErrorKind): SettleOutcome {
-    const outcome = this.outcomes.finished(entry, decision, reason, kind);
-    if (entry.spans !== undefined) endSpans(entry.spans, outcome, kind);
-    return outcome;
   }
 }

@@ -1,8 +1,8 @@
 /**
  * consume — consuming the main queue of a retry topology: the session's lifecycle (topology check,
  * consume, reconnect, pause, stop and drain) and the parts it owns — its channel (consumer-channel),
- * its setups' re-checks (recheck), why it pauses (pauses), where deliveries enter (intake) and its
- * deliveries from arrival to settlement — and the retry mover for quorum tiers.
+ * its setups' re-checks (recheck), why it pauses (pauses), where deliveries enter (intake), its
+ * deliveries on arrival (deliveries) and their settles (settles) — and the retry mover for quorum tiers.
  */
 export { ConsumerSession } from './consumer-session';
 export { Breaker, downstreamFailed, type CircuitView } from './breaker';
@@ -10,6 +10,7 @@ export { Throttle, type HeldDelivery } from './throttle';
 export { Admission, NO_DEDUPE_KEY, type Arrival, type DeliveryDedupe } from './admission';
 export { ConsumerDepths, type DepthWatch } from './depths';
 export { Deliveries } from './deliveries';
+export { Settles, type RunAgain } from './settles';
 export { DeliveryRegistry, notSettleable, type DeliveryStatus, type NotLive } from './registry';
 export { Drain } from './drain';
 export { Orphans } from './orphans';

@@ -1,5 +1,6 @@
 /**
- * Where the broker's deliveries enter a consumer session: one from a channel the session let go of
+ * Where the broker's deliveries enter a consumer session (the consume callback of its channel, step 1
+ * of the walk of one message: docs/architecture.md): one from a channel the session let go of
  * (paused, stopping, lost) is only noted on its acks, so the broker requeues it; the others pass the
  * rate limit when on (waiting unacked: no multiple ack covers them) and reach the deliveries with
  * their retry information. One per session, which owns it.
@@ -30,6 +31,11 @@ export class Intake {
   /** Deliveries the rate limit holds back now. */
   get held(): number {
     return this.throttle?.held ?? 0;
+  }
+
+  /** The consume callback of `channel`: the broker's deliveries arrive here; null (the broker cancelled the consumer) goes to `cancelled`. */
+  consumer(channel: Channel, acks: AckBatcher, cancelled: (channel: Channel) => void): (message: ConsumeMessage | null) => void {
+    return (message) => (message ? this.arrived(channel, acks, message) : cancelled(channel));
   }
 
   arrived(channel: Channel, acks: AckBatcher, message: ConsumeMessage): void {

@@ -10,7 +10,7 @@ import { applyTopology, retryQueueNames, TopologyError, type TopologyPlan } from
 import { Deliveries } from './deliveries';
 import { ConsumerDepths } from './depths';
 import { DeliveryRegistry } from './registry';
-import type { ConsumerSessionOptions, SessionStats } from './types';
+import type { ConsumerSessionOptions, SessionState, SessionStats } from './types';
 
 /** The depths of the consumer's queues, looked at through the connection's shared watch or one of its own. */
 export function consumerDepths(options: ConsumerSessionOptions): ConsumerDepths {
@@ -22,11 +22,11 @@ export function consumerDepths(options: ConsumerSessionOptions): ConsumerDepths 
   return new ConsumerDepths(own, queues, own);
 }
 
-/** The gate deliveries pass with deduplication on. */
-export function dedupeGate(options: ConsumerSessionOptions): DedupeGate | undefined {
+/** The gate deliveries pass with deduplication on, its events told to the session (`on`). */
+export function dedupeGate(options: ConsumerSessionOptions, on: { down(why: string): void; up(): void; warning(text: string): void }): DedupeGate | undefined {
   const { dedupe } = options;
   if (!dedupe) return undefined;
-  return new DedupeGate({
+  const gate = new DedupeGate({
     store: dedupe.store,
     scope: options.topology.mainQueue,
     // A claim must outlive the flow's settle timeout, or a duplicate could be taken while the first is still in the flow.
@@ -34,6 +34,7 @@ export function dedupeGate(options: ConsumerSessionOptions): DedupeGate | undefi
     retentionMs: dedupe.retentionMs,
     storeDown: dedupe.storeDown,
   });
+  return gate.on('down', (why) => on.down(why)).on('up', () => on.up()).on('warning', (text) => on.warning(text));
 }
 
 export function sessionDeliveries(options: ConsumerSessionOptions, hold: OrderedHold | undefined, gate: DedupeGate | undefined): Deliveries {
@@ -79,9 +80,11 @@ export function brokerCancelText(mainQueue: string): string {
   );
 }
 
-/** What a failed setup says. */
-export function setupFailure(err: unknown, mainQueue: string): string {
-  return err instanceof TopologyError || err instanceof DedupeStoreError ? err.message : `cannot consume '${mainQueue}': ${(err as Error).message}`;
+/** The state a failed setup leaves the session in, with what it says (`detail`). */
+export function setupFailure(err: unknown, mainQueue: string): SessionState & { detail: string } {
+  if (err instanceof TopologyError) return { phase: 'topology-error', detail: err.message, objects: err.objects };
+  if (err instanceof DedupeStoreError) return { phase: 'store-down', detail: err.message, storeProblem: err.problem };
+  return { phase: 'channel-lost', detail: `cannot consume '${mainQueue}': ${(err as Error).message}` };
 }
 
 /** A session's numbers: its deliveries' counts, the parking queue's depth when known, what the rate limit holds when any. */

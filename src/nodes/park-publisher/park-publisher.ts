@@ -1,15 +1,15 @@
 /**
- * `park-publisher`: moves the message msg refers to into the parking queue — a confirmed, mandatory
- * publish of the original body, properties and headers plus failure headers, and only then the ack —
- * and sends the msg on with `msg.park`. See shared/settle-node.ts.
+ * `park-publisher`: moves the message msg refers to into the parking queue and sends the msg on with
+ * `msg.park`. The composition root: its controller (`controller.ts`) does the work.
  */
 import type { Node, NodeAPI, NodeDef } from '../shared/node-red';
-import { settleNode } from '../shared/settle-node';
+import { NODE_TYPE } from '../shared/node-types';
+import { ParkPublisherController } from './controller';
 
 export = function register(RED: NodeAPI): void {
   function ParkPublisher(this: Node, def: NodeDef): void {
     RED.nodes.createNode(this, def);
-    settleNode(RED, this, def, 'park');
+    new ParkPublisherController(RED, this, def);
   }
-  RED.nodes.registerType('park-publisher', ParkPublisher);
+  RED.nodes.registerType(NODE_TYPE.parkPublisher, ParkPublisher);
 };

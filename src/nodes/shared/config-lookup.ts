@@ -6,8 +6,7 @@
 import type { ConfigNodeType } from './node-types';
 import type { Node, NodeAPI } from './node-red';
 
-// The caller names the shape the config node of that type has (declared beside its runtime): a checked type and id, then that shape.
-// eslint-disable-next-line @typescript-eslint/no-unnecessary-type-parameters
+// eslint-disable-next-line @typescript-eslint/no-unnecessary-type-parameters -- the caller names the shape of the config node it finds (declared beside that node's runtime)
 export function findConfig<T extends Node>(RED: NodeAPI, type: ConfigNodeType, id: unknown): T | undefined {
   if (typeof id !== 'string' || id === '') return undefined;
   const node = RED.nodes.getNode(id);

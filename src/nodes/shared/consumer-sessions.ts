@@ -1,14 +1,17 @@
 /**
  * The consumer sessions of one retry configuration, owned by its retry-config node
- * (`RetryConfigNode.consumers`): the end nodes (settle-node.ts) settle through them, and events for
- * every consumer of the configuration (a replay) reach them here.
+ * (`RetryConfigNode.consumers`): an end node finds through them the session that settles a msg's
+ * delivery ({@link deliveryTarget}), and events for every consumer of the configuration (a replay)
+ * reach them here. Like `http response` ends what `http in` started.
  */
 import { EventEmitter } from 'node:events';
-import type { ErrorClassifier, ErrorKind } from '../../lib/classify';
+import type { ErrorClassifier } from '../../lib/classify';
 import type { ConsumerSession } from '../../lib/consume';
-import type { FailureDetails } from '../../lib/message';
 import type { OutcomeEvent } from '../../lib/observe';
-import { SettleError, type SettleAction, type SettleLater, type SettleOutcome } from '../../lib/settle';
+import { SettleError, type SettleAction } from '../../lib/settle';
+import { findConfig } from './config-lookup';
+import type { Node, NodeAPI, NodeMessage } from './node-red';
+import { NODE_TYPE } from './node-types';
 
 export interface ConsumerSessionsEvents {
   /** A parked message of the configuration was replayed to its main queue. */
@@ -59,21 +62,9 @@ export class ConsumerSessions extends EventEmitter<ConsumerSessionsEvents> {
 
   /** The session that gave out a delivery id, if it is one of these. */
   issuer(deliveryId: string): ConsumerSession | undefined {
-    if (this.last?.deliveries.issued(deliveryId)) return this.last;
-    this.last = this.members.find((m) => m.session.deliveries.issued(deliveryId))?.session;
+    if (this.last?.settles.issued(deliveryId)) return this.last;
+    this.last = this.members.find((m) => m.session.settles.issued(deliveryId))?.session;
     return this.last;
-  }
-
-  /**
-   * Settles the delivery an id names: an ack (or a dead-letter) returns its outcome at once; a copy
-   * (retry tier, park), or an ack waiting for its key to be recorded, returns undefined and `later` gets
-   * its outcome or error (see `Deliveries.settleNow`). Throws {@link SettleError} when no session here
-   * gave it out, or when it cannot be settled (any more). `kind`: what the error rules made of the failure.
-   */
-  settle(deliveryId: string, action: SettleAction, reason: string, failure: FailureDetails | undefined, kind: ErrorKind | undefined, later: SettleLater, delayMs?: number): SettleOutcome | undefined {
-    const session = this.issuer(deliveryId);
-    if (!session) throw consumerGone(deliveryId);
-    return session.deliveries.settleNow(deliveryId, action, reason, failure, kind, later, delayMs);
   }
 
   /** Tells every consumer of the configuration that a parked message was replayed; each looks at its queues soon (a burst shares a look). */
@@ -81,6 +72,59 @@ export class ConsumerSessions extends EventEmitter<ConsumerSessionsEvents> {
     for (const { session } of this.members) session.queues.lookSoon();
     this.emit('replayed', event);
   }
+}
+
+/** A retry-config node as an end node sees it: its id and its consumers' sessions. */
+type SessionsOwner = Node & { consumers: ConsumerSessions };
+
+/** The delivery a msg refers to, as the consumer put it on `msg.amqp`. */
+export function deliveryOf(msg: NodeMessage): { deliveryId?: string; config?: string } {
+  const amqp = msg.amqp as { deliveryId?: unknown; config?: unknown } | undefined;
+  return {
+    deliveryId: typeof amqp?.deliveryId === 'string' ? amqp.deliveryId : undefined,
+    config: typeof amqp?.config === 'string' ? amqp.config : undefined,
+  };
+}
+
+/**
+ * Finds the consumer sessions of the retry configuration a msg names. The last configuration found is
+ * kept: Node-RED forgets a node as soon as it starts stopping it, and a stopping configuration's
+ * consumers still settle what the flow holds (their drain). A msg that does not name its configuration
+ * (a msg.amqp built by hand) is looked for among the deployed ones.
+ */
+export function sessionsFinder(RED: NodeAPI): (configId: string | undefined, deliveryId: string) => ConsumerSessions | undefined {
+  let last: SessionsOwner | undefined;
+  const find = (id: string): SessionsOwner | undefined => findConfig<SessionsOwner>(RED, NODE_TYPE.retryConfig, id);
+  return (configId, deliveryId) => {
+    if (last && (configId === undefined || last.id === configId) && last.consumers.issuer(deliveryId)) return last.consumers;
+    let found = configId === undefined ? undefined : find(configId);
+    if (configId === undefined) {
+      RED.nodes.eachNode((def) => {
+        const config = def.type === NODE_TYPE.retryConfig && !found ? find(def.id) : undefined;
+        if (config?.consumers.issuer(deliveryId)) found = config;
+      });
+    }
+    if (found) last = found;
+    return (found ?? (last && last.id === configId ? last : undefined))?.consumers;
+  };
+}
+
+/** Where a msg's delivery is settled: its id, its configuration's sessions and the session that issued it. */
+export interface DeliveryTarget {
+  deliveryId: string;
+  /** The retry configuration the msg names (`msg.amqp.config`). */
+  config: string | undefined;
+  sessions: ConsumerSessions;
+  session: ConsumerSession;
+}
+
+/** The target of a msg's settle (`action`), or why it has none (an error for the end node to report). */
+export function deliveryTarget(find: ReturnType<typeof sessionsFinder>, msg: NodeMessage, action: SettleAction): DeliveryTarget | Error {
+  const { deliveryId, config } = deliveryOf(msg);
+  if (deliveryId === undefined) return new Error(`msg.amqp.deliveryId is missing: ${action} needs the msg that came out of a retry consumer (keep msg.amqp when you build a new msg)`);
+  const sessions = find(config, deliveryId);
+  const session = sessions?.issuer(deliveryId);
+  return sessions && session ? { deliveryId, config, sessions, session } : consumerGone(deliveryId);
 }
 
 /** No consumer here gave out this delivery id (any more): the broker has the message again. */

@@ -1,27 +1,9 @@
-/** The dialogs of the settle end nodes: park-publisher and retry-settle. */
-import { choices, fillSelect, str, validators, type Translate } from '../index';
-import type { JQStatic, NodeDefinition } from '../red';
-import { CATEGORY, COLOR, italicWhenNamed } from './common';
+/** The retry-settle dialog: ack or retry, and the reason a retry gives. Pure: the editor bundle takes it (scripts/build-editor.mjs). */
+import { choices, fillSelect, str, validators, type Translate } from '../../editor/index';
+import { CATEGORY, COLOR, italicWhenNamed } from '../../editor/nodes/common';
+import type { JQStatic, NodeDefinition } from '../../editor/red';
 
 declare const $: JQStatic;
-
-export function parkPublisher(t: Translate): NodeDefinition {
-  return {
-    category: CATEGORY,
-    color: COLOR,
-    defaults: { name: { value: '' }, reason: { value: '' } },
-    inputs: 1,
-    outputs: 1,
-    icon: 'rabbitmq-retry-park.svg',
-    paletteLabel: () => t('paletteLabel'),
-    inputLabels: () => t('inputLabel'),
-    outputLabels: () => t('outputLabel'),
-    label() {
-      return str(this.name) || t('nodeLabel.park');
-    },
-    labelStyle: italicWhenNamed,
-  };
-}
 
 export function retrySettle(t: Translate): NodeDefinition {
   return {

@@ -5,7 +5,7 @@
  */
 import type { Classification } from '../../lib/classify';
 import { shortWaitWarning, type RetryTopologyConfig } from '../../lib/topology';
-import type { NodeMessage } from './node-red';
+import type { NodeMessage } from '../shared/node-red';
 
 /** `msg.retry.delay` when it is a number of ms (0 or more), else 0. */
 export function flowDelay(msg: NodeMessage): number {

@@ -1,0 +1,15 @@
+/** The msg a delivery becomes: what the flow gets, and what a deduplication key expression reads. */
+import type { DeliveredMessage } from '../../lib/message';
+import type { MsgIds } from '../shared/msg-ids';
+import type { NodeMessage } from '../shared/node-red';
+
+/** `ids`: the `_msgid` given here (a msg the consumer sends), not by Node-RED's generateId per message. */
+export function toMsg(delivered: DeliveredMessage, ids?: MsgIds): NodeMessage {
+  const msg: NodeMessage = { payload: delivered.payload, topic: delivered.amqp.routingKey, amqp: delivered.amqp, retry: delivered.retry };
+  if (ids !== undefined) msg._msgid = ids.next();
+  if (delivered.traceparent !== undefined) {
+    msg.traceparent = delivered.traceparent;
+    if (delivered.tracestate !== undefined) msg.tracestate = delivered.tracestate;
+  }
+  return msg;
+}

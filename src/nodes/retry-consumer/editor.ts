@@ -1,0 +1,140 @@
+/**
+ * The retry-consumer dialog: mode, prefetch, timeouts, the events output, decoding, deduplication, and
+ * downstream protection (kill switch, rate limit). Pure: the editor bundle takes it (scripts/build-editor.mjs).
+ */
+import { choices, fail, fillSelect, migrate, numberProperty, showReasons, str, validators as v, withVersion, type EditorNode, type Translate } from '../../editor/index';
+import { CATEGORY, COLOR, italicWhenNamed } from '../../editor/nodes/common';
+import type { EditorRED, JQStatic, NodeDefinition } from '../../editor/red';
+import { NODE_TYPE } from '../shared/node-types';
+import { NUMBER_FIELDS } from '../shared/properties';
+
+declare const RED: EditorRED;
+declare const $: JQStatic;
+/** The editor's JSONata, when it has it: an expression is checked as the runtime will parse it. */
+declare const jsonata: ((expression: string) => unknown) | undefined;
+
+const TYPE = NODE_TYPE.retryConsumer;
+
+export function retryConsumer(t: Translate): NodeDefinition {
+  return {
+    category: CATEGORY,
+    color: COLOR,
+    defaults: consumerDefaults(t),
+    inputs: 1,
+    outputs: 1,
+    icon: 'rabbitmq-retry-consumer.svg',
+    paletteLabel: () => t('paletteLabel'),
+    inputLabels: () => t('inputLabel'),
+    outputLabels: (i) => (i === 0 ? t('outputLabel') : t('eventsLabel')),
+    label() {
+      if (this.name) return str(this.name);
+      const config = this.config ? RED.nodes.node(str(this.config)) : null;
+      return config?.mainQueue ? t('label.consume', { queue: str(config.mainQueue) }) : t('paletteLabel');
+    },
+    labelStyle: italicWhenNamed,
+    oneditprepare() {
+      prepareDialog(this, t);
+    },
+    oneditsave() {
+      // The second output exists only while events are on: existing flows keep one output.
+      this.outputs = $('#node-input-events').prop('checked') === true ? 2 : 1;
+    },
+  };
+}
+
+/** The dialog's properties: their defaults and checks (the runtime reads the same NUMBER_FIELDS). */
+function consumerDefaults(t: Translate): NodeDefinition['defaults'] {
+  return withVersion(TYPE, {
+    name: { value: '' },
+    config: { value: '', type: NODE_TYPE.retryConfig, required: true, label: t('label.config') },
+    prefetch: numberProperty(TYPE, 'prefetch', t('label.prefetch')),
+    settleTimeout: numberProperty(TYPE, 'settleTimeout', t('label.settleTimeout')),
+    decode: { value: 'auto', label: t('label.decode'), validate: v.oneOf(choices.decodeModes) },
+    invalidBody: { value: 'park', label: t('label.invalidBody'), validate: v.oneOf(choices.invalidBodyActions) },
+    mode: { value: 'retry', label: t('label.mode'), validate: v.oneOf(choices.consumerModes) },
+    orderedPause: numberProperty(TYPE, 'orderedPause', t('label.orderedPause')),
+    parkingWatch: numberProperty(TYPE, 'parkingWatch', t('label.parkingWatch')),
+    events: { value: false },
+    statsEvery: numberProperty(TYPE, 'statsEvery', t('label.statsEvery')),
+    dedupe: { value: '', type: NODE_TYPE.retryDedupe, required: false, label: t('label.dedupe') },
+    dedupeKey: {
+      value: '',
+      label: t('label.dedupeKey'),
+      validate(this: EditorNode, value, opt) {
+        const input = $('#node-input-dedupeKeyType');
+        const type = input.length > 0 ? input.val() : this.dedupeKeyType;
+        if (type === 'msg' && str(value) === '') return fail(opt, t('errors.dedupeKey'));
+        if (type === 'jsonata' && typeof jsonata === 'function') {
+          try {
+            jsonata(str(value));
+          } catch (err) {
+            return fail(opt, t('errors.dedupeExpression', { message: (err as Error).message }));
+          }
+        }
+        return true;
+      },
+    },
+    dedupeKeyType: { value: 'messageId' },
+    dedupeNoKey: { value: 'process', label: t('label.dedupeNoKey'), validate: v.oneOf(choices.dedupeNoKey) },
+    dedupeStoreDown: { value: 'pause', label: t('label.dedupeStoreDown'), validate: v.oneOf(choices.dedupeStoreDown) },
+    circuit: { value: false },
+    circuitActivation: numberProperty(TYPE, 'circuitActivation', t('label.circuitActivation')),
+    circuitTripPercent: numberProperty(TYPE, 'circuitTripPercent', t('label.circuitTripPercent')),
+    circuitWindow: numberProperty(TYPE, 'circuitWindow', t('label.circuitWindow')),
+    circuitRestart: numberProperty(TYPE, 'circuitRestart', t('label.circuitRestart')),
+    circuitRestartMax: {
+      ...numberProperty(TYPE, 'circuitRestartMax', t('label.circuitRestartMax')),
+      validate(this: EditorNode, value, opt) {
+        const own = v.number(TYPE, 'circuitRestartMax').call(this, value, opt);
+        if (own !== true) return own;
+        // Not below the first restart timeout (the runtime refuses it too: restartMaxProblem).
+        const input = $('#node-input-circuitRestart');
+        const restart = Number(str(input.length > 0 ? input.val() : this.circuitRestart).trim() || NUMBER_FIELDS[TYPE].circuitRestart.fallback);
+        return Number(str(value).trim() || NUMBER_FIELDS[TYPE].circuitRestartMax.fallback) < restart ? fail(opt, t('errors.restartMax', { restart })) : true;
+      },
+    },
+    circuitProbes: numberProperty(TYPE, 'circuitProbes', t('label.circuitProbes')),
+    rateLimit: numberProperty(TYPE, 'rateLimit', t('label.rateLimit')),
+    outputs: { value: 1 },
+  });
+}
+
+/** Fills the dialog's selects and typed input, and shows only the sections its choices use. */
+function prepareDialog(node: EditorNode, t: Translate): void {
+  fillSelect('#node-input-mode', choices.consumerModes, (m) => t(`mode.${m}`), node.mode);
+  fillSelect('#node-input-decode', choices.decodeModes, (m) => t(`decode.${m}`), node.decode);
+  fillSelect('#node-input-invalidBody', choices.invalidBodyActions, (m) => t(`invalidBody.${m}`), node.invalidBody);
+  fillSelect('#node-input-dedupeNoKey', choices.dedupeNoKey, (m) => t(`dedupeNoKey.${m}`), node.dedupeNoKey);
+  fillSelect('#node-input-dedupeStoreDown', choices.dedupeStoreDown, (m) => t(`dedupeStoreDown.${m}`), node.dedupeStoreDown);
+  migrate(node, TYPE, 'node-input');
+  // The key: the messageId (nothing to type), a msg property, or a JSONata expression on the msg the flow would get.
+  $('#node-input-dedupeKey').typedInput({
+    default: 'messageId',
+    typeField: '#node-input-dedupeKeyType',
+    types: [{ value: 'messageId', label: t('dedupeKeyType.messageId'), hasValue: false }, 'msg', 'jsonata'],
+  });
+  const refreshDedupe = (): void => {
+    const store = str($('#node-input-dedupe').val());
+    $('.retry-consumer-dedupe').toggle(store !== '' && store !== '_ADD_');
+  };
+  $('#node-input-dedupe').on('change', refreshDedupe);
+  refreshDedupe();
+  const refreshMode = (): void => {
+    const ordered = $('#node-input-mode').val() === 'ordered';
+    $('.retry-consumer-ordered').toggle(ordered);
+    $('.retry-consumer-parallel').toggle(!ordered);
+  };
+  $('#node-input-mode').on('change', refreshMode);
+  refreshMode();
+  const refreshCircuit = (): void => {
+    $('.retry-consumer-circuit').toggle($('#node-input-circuit').prop('checked') === true);
+  };
+  $('#node-input-circuit').on('change', refreshCircuit);
+  refreshCircuit();
+  const refreshEvents = (): void => {
+    $('.retry-consumer-events').toggle($('#node-input-events').prop('checked') === true);
+  };
+  $('#node-input-events').on('change', refreshEvents);
+  refreshEvents();
+  showReasons(node, 'node-input');
+}

@@ -1,0 +1,72 @@
+/**
+ * The retry-settle node's controller: a msg that came out of a retry consumer is acked (done) or
+ * retried (dead-letter to the retry queue; parks once attempts are exhausted). A retry is first what
+ * the configuration's error rules make of the failure: a permanent one parks at once, a done one is
+ * acked. Step 4 of the walk of one message (docs/architecture.md).
+ */
+import { permanentReason, type Classification } from '../../lib/classify';
+import type { SettleAction } from '../../lib/settle';
+import { deliveryTarget, sessionsFinder, type DeliveryTarget } from '../shared/consumer-sessions';
+import { translator } from '../shared/i18n';
+import { errorText, stringProp, type DoneFunction, type Node, type NodeAPI, type NodeDef, type NodeMessage, type SendFunction } from '../shared/node-red';
+import { findConfig } from '../shared/config-lookup';
+import { NODE_TYPE } from '../shared/node-types';
+import type { RetryConfigNode } from '../shared/retry-config-node';
+import { EndNode } from '../shared/settle-node';
+import { SettleReplies } from '../shared/settle-reply';
+import { requestedDelay, ShortWaitWarnings } from './retry-delay';
+
+export class RetrySettleController {
+  private readonly action: SettleAction;
+  private readonly reason: string;
+  private readonly find: ReturnType<typeof sessionsFinder>;
+  private readonly replies: SettleReplies;
+  private readonly end: EndNode;
+  private readonly shortWaits: ShortWaitWarnings;
+
+  constructor(
+    private readonly RED: NodeAPI,
+    node: Node,
+    def: NodeDef,
+  ) {
+    const t = translator(RED);
+    this.action = def.action === 'retry' ? 'retry' : 'ack';
+    this.reason = stringProp(def.reason);
+    this.find = sessionsFinder(RED);
+    // It says when a retry parked, having run out of attempts (or at once, a permanent failure).
+    this.replies = new SettleReplies(
+      node,
+      t,
+      (parks) => ({ fill: 'yellow', shape: 'dot', text: t(parks.permanent ? 'retry-settle.status.parkedPermanent' : 'retry-settle.status.parkedAfter', { attempt: parks.attempt }) }),
+      false,
+    );
+    this.end = new EndNode(this.replies);
+    this.shortWaits = new ShortWaitWarnings((text) => node.warn(text));
+    node.on('input', (msg, send, done) => this.input(msg, send, done));
+    node.on('close', () => this.replies.stop());
+  }
+
+  /** Ack settles as asked; a retry is what the configuration's error rules make of the failure. */
+  private input(msg: NodeMessage, send: SendFunction, done: DoneFunction): void {
+    const target = deliveryTarget(this.find, msg, this.action);
+    if (target instanceof Error) return this.replies.failed(target, done);
+    const reason = errorText(msg.error) || this.reason;
+    if (this.action !== 'retry') return this.end.settle(target, msg, send, done, this.action, reason);
+    const classifier = target.sessions.classifier;
+    if (!classifier || classifier.size === 0) return this.retry(target, msg, send, done, reason, requestedDelay(msg));
+    const apply = (c: Classification): void => {
+      if (c.kind === 'done') this.end.settle(target, msg, send, done, 'ack', reason, 'done');
+      else if (c.kind === 'permanent') this.end.settle(target, msg, send, done, 'retry', permanentReason(c.rule, reason), 'permanent');
+      else this.retry(target, msg, send, done, reason, requestedDelay(msg, c));
+    };
+    const classified = classifier.classify({ error: msg.error, statusCode: msg.statusCode, msg });
+    if (classified instanceof Promise) classified.then(apply, (err: unknown) => this.replies.failed(err, done));
+    else apply(classified);
+  }
+
+  /** A transient failure: retried, after the wait it asked for (warned, rarely, when the configuration cannot wait that long). */
+  private retry(target: DeliveryTarget, msg: NodeMessage, send: SendFunction, done: DoneFunction, reason: string, delayMs: number): void {
+    if (delayMs > 0) this.shortWaits.check(findConfig<RetryConfigNode>(this.RED, NODE_TYPE.retryConfig, target.config)?.topology, msg, delayMs);
+    this.end.settle(target, msg, send, done, 'retry', reason, 'transient', delayMs);
+  }
+}
