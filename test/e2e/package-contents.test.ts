@@ -2,7 +2,7 @@
  * The tarball as npm publishes it (`npm pack`, extracted): what its README links to is in it — every
  * relative link and image of the packed README.md, CHANGELOG.md and docs/**.md resolves to a file
  * inside the package (and to a heading of it, for `#…`) — and the editor is in it once, as the bundle
- * resources/editor.js that the editor loads: not its compiled sources (dist/editor) beside it, and no
+ * resources/editor.js that the editor loads: not its compiled sources (dist/editor, dist/nodes/<type>/editor.*) beside it, and no
  * source map of code that runs in the browser.
  */
 import assert from 'node:assert/strict';
@@ -75,13 +75,13 @@ describe('the packed package (npm pack)', function () {
   it('ships the editor once, as the bundle the editor loads, and no source maps of browser code', () => {
     assert.ok(files.includes('resources/editor.js'), 'resources/editor.js');
     assert.deepEqual(
-      files.filter((file) => file.startsWith('dist/editor/')),
+      files.filter((file) => file.startsWith('dist/editor/') || /^dist\/nodes\/[^/]+\/editor\./.test(file)),
       [],
-      'dist/editor: the compiled editor sources, bundled into resources/editor.js',
+      'dist/editor and dist/nodes/<type>/editor.*: the compiled editor sources, bundled into resources/editor.js',
     );
     const browserMaps = files
       .filter((file) => file.endsWith('.map'))
-      .filter((file) => ((JSON.parse(readFileSync(path.join(root, file), 'utf8')) as { sources?: string[] }).sources ?? []).some((source) => source.includes('src/editor/')));
+      .filter((file) => ((JSON.parse(readFileSync(path.join(root, file), 'utf8')) as { sources?: string[] }).sources ?? []).some((source) => source.includes('src/editor/') || /src\/nodes\/[^/]+\/editor\.ts$/.test(source)));
     assert.deepEqual(browserMaps, [], 'source maps of editor code');
     // What runs in Node keeps its maps (stack traces point into src/).
     assert.ok(files.includes('dist/lib/index.js.map'), 'dist/lib keeps its source maps');

@@ -14,8 +14,18 @@ const LIB = path.join(SRC, 'lib');
 /** The floors, top to bottom (see src/lib/index.ts). */
 export const FLOORS = ['health', 'consume', 'degrade', 'dedupe', 'outbox', 'settle', 'classify', 'parking', 'topology', 'connection', 'publish', 'postgres', 'message', 'observe', 'trace', 'rules', 'amqp', 'backoff'];
 
-/** Modules bundled for the browser (they import single pure files, not indexes that pull in Node.js APIs). */
-const BROWSER_SIDE = [path.join(SRC, 'editor'), path.join(SRC, 'nodes/shared/properties.ts'), path.join(SRC, 'nodes/shared/topology-definition.ts'), path.join(SRC, 'nodes/shared/node-red.ts')];
+/**
+ * Modules bundled for the browser (they import single pure files, not indexes that pull in Node.js
+ * APIs): the editor, the pure node tables it reads, and each node type's dialog (`src/nodes/<type>/editor.ts`).
+ */
+const BROWSER_SIDE = [
+  path.join(SRC, 'editor'),
+  path.join(SRC, 'nodes/shared/properties.ts'),
+  path.join(SRC, 'nodes/shared/topology-definition.ts'),
+  path.join(SRC, 'nodes/shared/node-red.ts'),
+  path.join(SRC, 'nodes/shared/node-types.ts'),
+  ...readdirSync(path.join(SRC, 'nodes')).map((type) => path.join(SRC, 'nodes', type, 'editor.ts')),
+];
 
 const NODE_TYPES = /['"`](retry-broker|retry-config|retry-consumer|retry-settle|retry-publish|park-publisher|park-replay|retry-dedupe|retry-postgres|outbox-write|outbox-relay|retry-health)['"`]/;
 
