@@ -97,7 +97,9 @@ export class RelayController {
         (err: unknown) => done(err as Error),
       );
     });
-    node.on('close', (_removed, done) => this.close().then(done, done));
+    node.on('close', (_removed, done) => {
+      this.close().then(done, done);
+    });
   }
 
   private shown(): NodeStatus {
