@@ -2,7 +2,7 @@
  * The tarball as npm publishes it (`npm pack`, extracted): what its README links to is in it — every
  * relative link and image of the packed README.md, CHANGELOG.md and docs/**.md resolves to a file
  * inside the package (and to a heading of it, for `#…`) — and the editor is in it once, as the bundle
- * resources/editor.js that the editor loads: not its compiled sources (dist/editor) beside it, and no
+ * resources/editor.js that the editor loads: not its compiled sources (dist/editor, dist/nodes/<type>/editor.*) beside it, and no
  * source map of code that runs in the browser.
  */
 import assert from 'node:assert/strict';

@@ -18,7 +18,7 @@ export const FLOORS = ['health', 'consume', 'degrade', 'dedupe', 'outbox', 'sett
  * Modules bundled for the browser (they import single pure files, not indexes that pull in Node.js
  * APIs): src/editor, each node's dialog (src/nodes/<type>/editor.ts, editor-*.ts) and the pure modules they share.
  */
-const BROWSER_SIDE = [path.join(SRC, 'editor'), ...nodeEditors(), path.join(SRC, 'nodes/shared/properties.ts'), path.join(SRC, 'nodes/shared/topology-definition.ts'), path.join(SRC, 'nodes/shared/node-red.ts')];
+const BROWSER_SIDE = [path.join(SRC, 'editor'), ...nodeEditors(), path.join(SRC, 'nodes/shared/properties.ts'), path.join(SRC, 'nodes/shared/topology-definition.ts'), path.join(SRC, 'nodes/shared/node-red.ts'), path.join(SRC, 'nodes/shared/node-types.ts')];
 
 const NODE_TYPES = /['"`](retry-broker|retry-config|retry-consumer|retry-settle|retry-publish|park-publisher|park-replay|retry-dedupe|retry-postgres|outbox-write|outbox-relay|retry-health)['"`]/;
 

@@ -1,17 +1,20 @@
 /**
- * Every node type's dialog, by type: its definition for `RED.nodes.registerType`, a pure function of
+ * Every node type's dialog, by type (each kept in its node's folder, src/nodes/<type>/editor.ts, or
+ * here for the types not moved there yet): its definition for `RED.nodes.registerType`, a pure function of
  * the type's translator (nothing runs in the editor until Node-RED calls its functions), so the build
  * can read it too (scripts/build-editor.mjs writes its static part into each node's .html).
  */
 import type { Translate } from '../index';
 import { migrateAction } from '../migrate-action';
 import type { NodeDefinition } from '../red';
-import { outboxRelay, outboxWrite } from './outbox';
-import { parkReplay } from './park-replay';
+import { NODE_TYPE } from '../../nodes/shared/node-types';
+import { outboxRelay } from '../../nodes/outbox-relay/editor';
+import { outboxWrite } from '../../nodes/outbox-write/editor';
+import { parkReplay } from '../../nodes/park-replay/editor';
 import { parkingBrowser } from './parking-browser';
-import { retryConsole } from './retry-console';
-import { retryHealth } from './retry-health';
-import { retryPublish } from './retry-publish';
+import { retryConsole } from '../../nodes/retry-console/editor';
+import { retryHealth } from '../../nodes/retry-health/editor';
+import { retryPublish } from '../../nodes/retry-publish/editor';
 import { retryBroker } from '../../nodes/retry-broker/editor';
 import { retryConfig } from '../../nodes/retry-config/editor';
 import { retryDedupe } from '../../nodes/retry-dedupe/editor';
@@ -26,14 +29,14 @@ export const DIALOGS: Record<string, (t: Translate) => NodeDefinition> = {
   'retry-consumer': retryConsumer,
   'retry-settle': retrySettle,
   'park-publisher': parkPublisher,
-  'retry-publish': retryPublish,
-  'park-replay': parkReplay,
+  [NODE_TYPE.retryPublish]: retryPublish,
+  [NODE_TYPE.parkReplay]: parkReplay,
   'retry-dedupe': retryDedupe,
   'retry-postgres': retryPostgres,
-  'outbox-write': outboxWrite,
-  'outbox-relay': outboxRelay,
-  'retry-health': retryHealth,
-  'retry-console': retryConsole,
+  [NODE_TYPE.outboxWrite]: outboxWrite,
+  [NODE_TYPE.outboxRelay]: outboxRelay,
+  [NODE_TYPE.retryHealth]: retryHealth,
+  [NODE_TYPE.retryConsole]: retryConsole,
 };
 
 /**
@@ -41,6 +44,6 @@ export const DIALOGS: Record<string, (t: Translate) => NodeDefinition> = {
  * parking browser, retry-broker the action that converts flows of other AMQP packages.
  */
 export const EXTRAS: Record<string, (t: Translate) => void> = {
-  'park-replay': parkingBrowser,
+  [NODE_TYPE.parkReplay]: parkingBrowser,
   'retry-broker': migrateAction,
 };

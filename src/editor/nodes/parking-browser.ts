@@ -8,13 +8,15 @@
  * shown; the groups, which read the whole queue, after every action and on refresh. Above them, the
  * config's consumers' history as small charts (parking-history.ts), fresh with the list.
  */
-import { bodyViews, renderBody, type BodyView } from '../body-view';
 import { str, type Translate } from '../index';
 import type { EditorRED, JQ, JQStatic } from '../red';
-import { groupsView } from './parking-groups';
-import { jobsPanel, replayDialog, searchBar, type SearchFilter } from './parking-console';
-import { historyView } from './parking-history';
+import { NODE_TYPE } from '../../nodes/shared/node-types';
+import { showBody } from './parking-body';
+import { jobsPanel, replayDialog, searchBar, type JobsPanel, type SearchFilter } from './parking-console';
 import { cannotEdit, readEditPolicy, showEditor, type EditPolicy } from './parking-edit';
+import { groupsView, type GroupsView } from './parking-groups';
+import { historyView } from './parking-history';
+import { browserLayout, type BrowserLayout, type BrowserView } from './parking-layout';
 import { askThen, failureText, getInTurn, messageRow, oneAtATime, runAction, url, type Failure, type ParkedMessage } from './parking-rows';
 
 declare const RED: EditorRED;
@@ -22,243 +24,234 @@ declare const $: JQStatic;
 
 const REFRESH_MS = 10_000;
 
-/** Text for the tray's title, which Node-RED inserts as HTML. */
-const escapeHtml = (text: string): string => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
-
-/** A tray with one message's whole body: its views as buttons, the chosen one in a <pre>. */
-function showBody(t: Translate, message: ParkedMessage): void {
-  const views = bodyViews(message);
-  RED.tray.show({
-    title: escapeHtml(t('browser.body.title', { id: message.messageId ?? `#${message.position + 1}` })),
-    width: 700,
-    buttons: [{ id: 'rmq-parking-body-close', text: t('browser.body.close'), class: 'primary', click: () => RED.tray.close() }],
-    open(tray) {
-      const body = tray.find('.red-ui-tray-body').addClass('rmq-parking-body').css({ padding: '12px', overflow: 'auto' });
-      const size = message.truncated ? t('browser.body.cut', { shown: new TextEncoder().encode(message.preview).length, count: message.size }) : '';
-      $('<div class="form-tips">')
-        .text(`${t('browser.body.about', { count: message.size, type: message.contentType || t('browser.body.noType') })}${size ? ` ${size}` : ''}`)
-        .appendTo(body);
-      const buttons = $('<span class="button-group" style="display: inline-block; margin: 8px 0;"></span>').appendTo(body);
-      const pre = $('<pre class="rmq-parking-body-text" style="white-space: pre-wrap; word-break: break-all; font-size: 12px; margin: 0;"></pre>').appendTo(body);
-      const more = $('<div class="form-tips rmq-parking-body-more"></div>').appendTo(body);
-      const show = (view: BodyView): void => {
-        const rendered = renderBody(message, view);
-        pre.text(rendered.text).attr('data-view', view);
-        more.text(rendered.hidden > 0 ? t('browser.body.hexMore', { count: rendered.hidden }) : '').toggle(rendered.hidden > 0);
-        buttons.find('button').removeClass('selected');
-        buttons.find(`#rmq-parking-body-view-${view}`).addClass('selected');
-      };
-      for (const view of views) {
-        $('<button type="button" class="red-ui-button red-ui-button-small toggle">')
-          .attr('id', `rmq-parking-body-view-${view}`)
-          .text(t(`browser.body.${view}`))
-          .on('click', () => show(view))
-          .appendTo(buttons);
-      }
-      show(views[0] ?? 'hex');
-    },
-  });
+interface ListAnswer {
+  messages?: ParkedMessage[];
+  total: number;
+  queue: string;
+  matched?: number;
+  lookedAt?: number;
 }
 
-export function parkingBrowser(t: Translate): void {
-  let config = '';
-  const content = $('<div class="rmq-parking" style="padding: 8px; overflow-y: auto; height: 100%; box-sizing: border-box;"></div>');
-  // The controls first, wrapping in a narrow sidebar rather than running off its edge.
-  const controls = $('<div class="rmq-parking-controls" style="display: flex; flex-wrap: wrap; gap: 4px; align-items: center; margin-bottom: 6px;"></div>').appendTo(content);
-  const select = $('<select id="rmq-parking-config" style="flex: 1 1 120px; min-width: 0; max-width: 100%;"></select>').appendTo(controls);
-  const refreshButton = $('<button type="button" class="red-ui-button red-ui-button-small" id="rmq-parking-refresh"><i class="fa fa-refresh"></i></button>').appendTo(controls);
-  // Messages one by one, or by group (folded park reason).
-  const views = $('<span class="button-group"></span>').appendTo(controls);
-  const viewButton = (view: 'list' | 'groups', icon: string, key: string): JQ =>
-    $('<button type="button" class="red-ui-button red-ui-button-small toggle"></button>')
-      .attr('id', `rmq-parking-view-${view}`)
-      .append($('<i>').addClass(`fa ${icon}`))
-      .append(` ${t(`browser.${key}`)}`)
-      .on('click', () => showView(view))
-      .appendTo(views);
-  viewButton('list', 'fa-list', 'viewList');
-  viewButton('groups', 'fa-object-group', 'viewGroups');
-  // The paced replays with their progress, then the search (list view), then what is shown.
-  const jobsBox = $('<div>').appendTo(content);
-  const searchBox = $('<div>').appendTo(content);
-  let filter: SearchFilter | undefined;
-  let searchWindow = '';
-  searchBar(t, searchBox, (next, window) => {
-    filter = next;
-    searchWindow = window;
-    actions.find('#rmq-parking-purge-matches').toggle(filter !== undefined);
-    refresh();
-  });
-  const summary = $('<div class="rmq-parking-summary" style="margin-bottom: 6px;"></div>').appendTo(content);
-  // Its consumers' last hour (or day), minute by minute, as small charts (parking-history.ts).
-  const history = historyView(t, $('<div class="rmq-parking-history" style="margin-bottom: 8px; border-bottom: 1px solid var(--red-ui-secondary-border-color, #ddd); padding-bottom: 4px;"></div>').appendTo(content));
-  const actions = $('<div class="rmq-parking-actions" style="display: flex; flex-wrap: wrap; gap: 4px; margin-bottom: 6px;"></div>').appendTo(content);
-  const list = $('<table class="rmq-parking-list" style="width: 100%; border-collapse: collapse; font-size: 12px;"></table>').appendTo(content);
-  const groupsBox = $('<div class="rmq-parking-groups" style="font-size: 12px;"></div>').hide().appendTo(content);
-  let view: 'list' | 'groups' = 'list';
-  // The list, the groups, a body and every action read the queue one at a time.
-  const inTurn = oneAtATime();
+/** The tab's state (the config shown, the search, the view) and what it does; its parts fill the layout's boxes. */
+class ParkingBrowser {
+  private config = '';
+  private filter: SearchFilter | undefined;
+  private searchWindow = '';
+  private view: BrowserView = 'list';
+  /** The list, the groups, a body and every action read the queue one at a time. */
+  private readonly inTurn = oneAtATime();
+  /** Whether this user may edit, per config (settings.js and the write permission): asked once per config. */
+  private readonly policies = new Map<string, EditPolicy>();
+  readonly ui: BrowserLayout;
+  private readonly history: { refresh(config: string): void };
+  private readonly jobs: JobsPanel;
+  private readonly groups: GroupsView;
 
-  const button = (id: string, icon: string, key: string, onClick: () => void): JQ =>
-    $('<button type="button" class="red-ui-button red-ui-button-small"></button>')
-      .attr('id', id)
-      .append($('<i>').addClass(`fa ${icon}`))
-      .append(` ${t(`browser.${key}`)}`)
-      .on('click', onClick)
-      .appendTo(actions);
-  const selectedIds = (): string[] =>
-    list
+  constructor(private readonly t: Translate) {
+    this.ui = browserLayout(t, (view) => this.showView(view));
+    searchBar(t, this.ui.searchBox, (next, window) => {
+      this.filter = next;
+      this.searchWindow = window;
+      this.ui.actions.find('#rmq-parking-purge-matches').toggle(this.filter !== undefined);
+      this.refresh();
+    });
+    this.history = historyView(t, this.ui.historyBox);
+    this.jobs = jobsPanel(t, this.ui.jobsBox, () => this.refresh());
+    this.groups = groupsView(t, this.ui.groupsBox, this.ui.summary, {
+      inTurn: this.inTurn,
+      failed: (xhr) => this.failed(xhr),
+      openBody: (m) => this.openBody(m),
+      changed: () => this.refresh(),
+      replayTo: (key, count) => this.replayTo({ group: key }, t('browser.console.whatGroup', { count, key })),
+    });
+    this.addActions();
+    this.ui.select.on('change', () => this.refresh());
+    this.ui.refreshButton.on('click', () => this.refresh());
+  }
+
+  /** The deployed retry configs in the select, keeping the one chosen. */
+  fillConfigs(): void {
+    const { select, summary } = this.ui;
+    const previous = str(select.val()) || this.config;
+    select.empty();
+    RED.nodes.eachConfig((n) => {
+      if (n.type === NODE_TYPE.retryConfig) $('<option>').attr('value', str(n.id)).text(str(n.name) || str(n.mainQueue) || str(n.id)).appendTo(select);
+    });
+    if (previous && select.find(`option[value="${previous}"]`).length > 0) select.val(previous);
+    if (select.find('option').length === 0) summary.text(this.t('browser.noConfig'));
+  }
+
+  /** Reads the chosen config's list (or groups), its paced replays and its history again. */
+  refresh(): void {
+    this.config = str(this.ui.select.val());
+    const config = this.config;
+    if (!config) return;
+    this.jobs.refresh(config);
+    this.history.refresh(config);
+    if (this.view === 'groups') {
+      this.groups.refresh(config);
+      return;
+    }
+    this.ui.summary.text(this.t('browser.loading'));
+    if (this.policies.has(config)) this.readList();
+    else
+      readEditPolicy(this.t, config, (policy) => {
+        this.policies.set(config, policy);
+        this.readList();
+      });
+  }
+
+  /** Whether the list is what someone looks at now (the timer refreshes only that). */
+  listShown(): boolean {
+    return this.ui.content.is(':visible') && this.view === 'list';
+  }
+
+  private readList(): void {
+    const search = this.filter ? { ...this.filter, window: this.searchWindow } : undefined;
+    getInTurn(this.inTurn, url(this.config, search ? 'search' : ''), search, (answer) => this.render(answer as unknown as ListAnswer), (xhr) => this.failed(xhr));
+  }
+
+  private failed(xhr: Failure): void {
+    this.ui.summary.text(failureText(this.t, xhr));
+    this.ui.list.empty();
+  }
+
+  private selectedIds(): string[] {
+    return this.ui.list
       .find('input.rmq-parking-pick:checked')
       .map((_i, element) => str($(element).val()))
       .get();
-  const fillConfigs = (): void => {
-    const previous = str(select.val()) || config;
-    select.empty();
-    RED.nodes.eachConfig((n) => {
-      if (n.type === 'retry-config') $('<option>').attr('value', str(n.id)).text(str(n.name) || str(n.mainQueue) || str(n.id)).appendTo(select);
-    });
-    if (previous && select.find(`option[value="${previous}"]`).length > 0) select.val(previous);
-    if (select.find('option').length === 0) summary.text(t('browser.noConfig'));
-  };
-  const failed = (xhr: Failure): void => {
-    summary.text(failureText(t, xhr));
-    list.empty();
-  };
-  /** Reads the message again, whole (the list has its first bytes only), and shows it. */
-  const openBody = (m: ParkedMessage): void => {
-    getInTurn(
-      inTurn,
-      url(config, 'message'),
-      m.messageId ? { messageId: m.messageId } : { position: String(m.position) },
-      (answer) => showBody(t, (answer as unknown as { message: ParkedMessage }).message),
-      (xhr) => RED.notify(failureText(t, xhr), 'error'),
-    );
-  };
-  /** Whether this user may edit, per config (settings.js and the write permission): asked once per config. */
-  const policies = new Map<string, EditPolicy>();
-  /** Reads the message again, whole, and opens it for editing. */
-  const openEdit = (m: ParkedMessage): void => {
-    const policy = policies.get(config);
-    if (!policy) return;
-    getInTurn(
-      inTurn,
-      url(config, 'message'),
-      { messageId: m.messageId ?? '' },
-      (answer) => {
-        const whole = (answer as unknown as { message: ParkedMessage }).message;
-        if (whole.truncated) RED.notify(t('browser.edit.tooBig', { count: whole.size }), 'warning');
-        else showEditor(t, config, whole, policy, inTurn, refresh);
-      },
-      (xhr) => RED.notify(failureText(t, xhr), 'error'),
-    );
-  };
-  const render = (answer: { messages?: ParkedMessage[]; total: number; queue: string; matched?: number; lookedAt?: number }): void => {
+  }
+
+  private render(answer: ListAnswer): void {
+    const { t } = this;
     const messages = answer.messages ?? [];
-    const searched = answer.lookedAt !== undefined && filter !== undefined;
-    summary.text(
+    const searched = answer.lookedAt !== undefined && this.filter !== undefined;
+    this.ui.summary.text(
       searched
         ? t('browser.console.searched', { matched: answer.matched ?? 0, looked: (answer.lookedAt ?? 0).toLocaleString(), total: answer.total.toLocaleString(), queue: answer.queue, shown: messages.length })
         : t('browser.summary', { total: answer.total, queue: answer.queue, shown: messages.length }),
     );
     // Ticked boxes stay ticked when the list is looked at again.
-    const ticked = new Set(selectedIds());
-    list.empty();
-    const policy = policies.get(config);
+    const ticked = new Set(this.selectedIds());
+    this.ui.list.empty();
+    const policy = this.policies.get(this.config);
     for (const m of messages) {
-      const edit = { why: cannotEdit(t, m, policy), open: openEdit };
-      messageRow(t, m, { pick: { ticked: Boolean(m.messageId && ticked.has(m.messageId)) }, openBody, edit }).appendTo(list);
+      const edit = { why: cannotEdit(t, m, policy), open: (picked: ParkedMessage) => this.openEdit(picked) };
+      messageRow(t, m, { pick: { ticked: Boolean(m.messageId && ticked.has(m.messageId)) }, openBody: (picked) => this.openBody(picked), edit }).appendTo(this.ui.list);
     }
-  };
-  const jobs = jobsPanel(t, jobsBox, () => refresh());
+  }
+
+  /** Reads the message again, whole (the list has its first bytes only), and shows it. */
+  private openBody(m: ParkedMessage): void {
+    getInTurn(
+      this.inTurn,
+      url(this.config, 'message'),
+      m.messageId ? { messageId: m.messageId } : { position: String(m.position) },
+      (answer) => showBody(this.t, (answer as unknown as { message: ParkedMessage }).message),
+      (xhr) => RED.notify(failureText(this.t, xhr), 'error'),
+    );
+  }
+
+  /** Reads the message again, whole, and opens it for editing. */
+  private openEdit(m: ParkedMessage): void {
+    const { config, t } = this;
+    const policy = this.policies.get(config);
+    if (!policy) return;
+    getInTurn(
+      this.inTurn,
+      url(config, 'message'),
+      { messageId: m.messageId ?? '' },
+      (answer) => {
+        const whole = (answer as unknown as { message: ParkedMessage }).message;
+        if (whole.truncated) RED.notify(t('browser.edit.tooBig', { count: whole.size }), 'warning');
+        else showEditor(t, config, whole, policy, this.inTurn, () => this.refresh());
+      },
+      (xhr) => RED.notify(failureText(t, xhr), 'error'),
+    );
+  }
+
   /** The "replay to…" tray for what `selection` selects, described by `what`; afterwards the list and the jobs again. */
-  const replayTo = (selection: Record<string, unknown>, what: string): void =>
-    replayDialog(t, config, selection, what, () => {
-      refresh();
-      jobs.refresh(config);
+  private replayTo(selection: Record<string, unknown>, what: string): void {
+    replayDialog(this.t, this.config, selection, what, () => {
+      this.refresh();
+      this.jobs.refresh(this.config);
     });
-  const groups = groupsView(t, groupsBox, summary, {
-    inTurn,
-    failed,
-    openBody,
-    changed: () => refresh(),
-    replayTo: (key, count) => replayTo({ group: key }, t('browser.console.whatGroup', { count, key })),
-  });
-  const refresh = (): void => {
-    config = str(select.val());
-    if (!config) return;
-    jobs.refresh(config);
-    history.refresh(config);
-    if (view === 'groups') {
-      groups.refresh(config);
-      return;
-    }
-    summary.text(t('browser.loading'));
-    const search = filter ? { ...filter, window: searchWindow } : undefined;
-    const readList = (): void => getInTurn(inTurn, url(config, search ? 'search' : ''), search, (answer) => render(answer as unknown as { messages?: ParkedMessage[]; total: number; queue: string }), failed);
-    const wanted = config;
-    if (policies.has(config)) readList();
-    else
-      readEditPolicy(t, config, (policy) => {
-        policies.set(wanted, policy);
-        readList();
-      });
-  };
+  }
+
   /** What "replay to…" and "delete matches" act on: the ticked messages, else the search's matches (its window), else everything. */
-  const currentSelection = (): { selection: Record<string, unknown>; what: string } => {
-    const ids = selectedIds();
+  private currentSelection(): { selection: Record<string, unknown>; what: string } {
+    const ids = this.selectedIds();
+    const { filter, searchWindow, t } = this;
     if (ids.length > 0) return { selection: { messageIds: ids }, what: t('browser.console.whatSelected', { count: ids.length }) };
     if (filter) return { selection: { filter, window: searchWindow }, what: t('browser.console.whatMatches', { window: searchWindow || '5000' }) };
     return { selection: {}, what: t('browser.console.whatAll') };
-  };
+  }
+
   /** Asks first, in Node-RED's own confirmation style; then runs the action and lists again. */
-  const confirmThen = (action: 'replay' | 'purge', ids?: string[]): void => {
+  private confirmThen(action: 'replay' | 'purge', ids?: string[]): void {
+    const { t } = this;
     if (ids && ids.length === 0) {
       RED.notify(t('browser.noneSelected'), 'warning');
       return;
     }
     const question = ids ? t(`browser.confirm.${action}`, { count: ids.length }) : t(`browser.confirm.${action}All`);
-    askThen(t, question, t(`browser.${action}${ids ? 'Selected' : 'All'}`), () =>
-      runAction(t, inTurn, config, action, ids ? { messageIds: ids } : {}, (failure) => {
-        if (failure) failed(failure);
-        refresh();
-      }),
-    );
-  };
-  function showView(next: 'list' | 'groups'): void {
-    view = next;
+    askThen(t, question, t(`browser.${action}${ids ? 'Selected' : 'All'}`), () => this.run(action, ids ? { messageIds: ids } : {}));
+  }
+
+  private purgeMatches(): void {
+    const { filter, searchWindow, t } = this;
+    if (!filter) return;
+    askThen(t, t('browser.console.confirmPurgeMatches', { window: searchWindow || '5000' }), t('browser.console.purgeMatches'), () => this.run('purge', { filter, window: searchWindow }));
+  }
+
+  private run(action: 'replay' | 'purge', selection: Record<string, unknown>): void {
+    runAction(this.t, this.inTurn, this.config, action, selection, (failure) => {
+      if (failure) this.failed(failure);
+      this.refresh();
+    });
+  }
+
+  private showView(next: BrowserView): void {
+    const { views, actions, searchBox, list, groupsBox } = this.ui;
+    this.view = next;
     views.find('button').removeClass('selected');
     views.find(`#rmq-parking-view-${next}`).addClass('selected');
     actions.toggle(next === 'list');
     searchBox.toggle(next === 'list');
     list.toggle(next === 'list');
     groupsBox.toggle(next === 'groups');
-    refresh();
+    this.refresh();
   }
-  views.find('#rmq-parking-view-list').addClass('selected');
-  button('rmq-parking-replay-selected', 'fa-undo', 'replaySelected', () => confirmThen('replay', selectedIds()));
-  button('rmq-parking-replay-all', 'fa-undo', 'replayAll', () => confirmThen('replay'));
-  button('rmq-parking-purge-selected', 'fa-trash', 'purgeSelected', () => confirmThen('purge', selectedIds()));
-  button('rmq-parking-purge-all', 'fa-trash', 'purgeAll', () => confirmThen('purge'));
-  button('rmq-parking-replay-to', 'fa-share', 'console.replayTo', () => {
-    const { selection, what } = currentSelection();
-    replayTo(selection, what);
-  });
-  button('rmq-parking-purge-matches', 'fa-trash', 'console.purgeMatches', () => {
-    if (!filter) return;
-    askThen(t, t('browser.console.confirmPurgeMatches', { window: searchWindow || '5000' }), t('browser.console.purgeMatches'), () =>
-      runAction(t, inTurn, config, 'purge', { filter, window: searchWindow }, (failure) => {
-        if (failure) failed(failure);
-        refresh();
-      }),
-    );
-  }).hide();
-  select.on('change', refresh);
-  refreshButton.on('click', refresh);
+
+  private addActions(): void {
+    const button = (id: string, icon: string, key: string, onClick: () => void): JQ =>
+      $('<button type="button" class="red-ui-button red-ui-button-small"></button>')
+        .attr('id', id)
+        .append($('<i>').addClass(`fa ${icon}`))
+        .append(` ${this.t(`browser.${key}`)}`)
+        .on('click', onClick)
+        .appendTo(this.ui.actions);
+    button('rmq-parking-replay-selected', 'fa-undo', 'replaySelected', () => this.confirmThen('replay', this.selectedIds()));
+    button('rmq-parking-replay-all', 'fa-undo', 'replayAll', () => this.confirmThen('replay'));
+    button('rmq-parking-purge-selected', 'fa-trash', 'purgeSelected', () => this.confirmThen('purge', this.selectedIds()));
+    button('rmq-parking-purge-all', 'fa-trash', 'purgeAll', () => this.confirmThen('purge'));
+    button('rmq-parking-replay-to', 'fa-share', 'console.replayTo', () => {
+      const { selection, what } = this.currentSelection();
+      this.replayTo(selection, what);
+    });
+    button('rmq-parking-purge-matches', 'fa-trash', 'console.purgeMatches', () => this.purgeMatches()).hide();
+  }
+}
+
+/** Adds the parking browser to the editor: its sidebar tab, kept fresh, and the action that shows it. */
+export function parkingBrowser(t: Translate): void {
+  const browser = new ParkingBrowser(t);
   // Fresh while someone looks at it: what a node or another user parked, replayed or purged meanwhile.
   setInterval(() => {
-    if (content.is(':visible') && view === 'list') refresh();
+    if (browser.listShown()) browser.refresh();
   }, REFRESH_MS);
-
+  const fillConfigs = (): void => browser.fillConfigs();
   RED.events.on('runtime-state', fillConfigs);
   RED.events.on('deploy', fillConfigs);
   RED.sidebar.addTab({
@@ -266,11 +259,11 @@ export function parkingBrowser(t: Translate): void {
     label: t('browser.tab'),
     name: t('browser.name'),
     iconClass: 'fa fa-archive',
-    content,
+    content: browser.ui.content,
     enableOnEdit: true,
     onchange: () => {
-      fillConfigs();
-      refresh();
+      browser.fillConfigs();
+      browser.refresh();
     },
   });
   RED.actions.add('rabbitmq-retry:show-parking-browser', () => RED.sidebar.show('rabbitmq-retry-parking'));

@@ -79,6 +79,45 @@ function readHeaders(t: Translate, table: JQ, locked: EditPolicy['locked']): Rec
   return headers;
 }
 
+/** The tray's form in `box`: the body (checked on each change by `check`), the editable headers and the locked ones. */
+function editForm(t: Translate, box: JQ, m: ParkedMessage, policy: EditPolicy, check: () => void): { body: JQ; table: JQ; problem: JQ } {
+  const id = m.messageId ?? '';
+  $('<div class="form-tips">').text(t('browser.edit.about', { id })).css('margin-bottom', '10px').appendTo(box);
+  $('<label>')
+    .css({ 'font-weight': 'bold', display: 'block' })
+    .text(`${t('browser.edit.body')} · ${m.contentType || t('browser.body.noType')}`)
+    .appendTo(box);
+  const shown = editableBody(m.preview);
+  // As tall as the body, within 4 and 24 lines; the reader can pull it taller.
+  const lines = Math.min(Math.max(shown.split('\n').length + 1, 4), 24);
+  const body = $('<textarea id="rmq-parking-edit-body" spellcheck="false">')
+    .val(shown)
+    .attr('rows', String(lines))
+    .css({ width: '100%', 'box-sizing': 'border-box', 'font-family': 'monospace', 'font-size': '12px', 'line-height': '1.4', resize: 'vertical' })
+    .on('input', check)
+    .appendTo(box);
+  const problem = $('<div class="rmq-parking-edit-problem">').css({ color: 'var(--red-ui-text-color-error, #c00)', 'margin-top': '4px' }).hide().appendTo(box);
+  $('<label>').css({ 'font-weight': 'bold', display: 'block', 'margin-top': '12px' }).text(t('browser.edit.headers')).appendTo(box);
+  const table = $('<table class="rmq-parking-edit-headers">').css({ width: '100%', 'border-collapse': 'collapse', 'font-size': '12px' }).appendTo(box);
+  const headers = m.headers ?? {};
+  const names = Object.keys(headers).sort();
+  for (const name of names.filter((n) => !lockedBy(policy.locked, n))) headerRow(t, table, name, headers[name], false);
+  $('<button type="button" class="red-ui-button red-ui-button-small" id="rmq-parking-edit-add">')
+    .append($('<i class="fa fa-plus">'))
+    .append(` ${t('browser.edit.add')}`)
+    .css('margin', '6px 0')
+    .on('click', () => headerRow(t, table, '', '', false))
+    .appendTo(box);
+  const lockedNames = names.filter((n) => lockedBy(policy.locked, n));
+  if (lockedNames.length > 0) {
+    $('<label>').css({ 'font-weight': 'bold', display: 'block', 'margin-top': '12px' }).text(t('browser.edit.locked')).appendTo(box);
+    $('<div class="form-tips">').text(t('browser.edit.lockedWhy')).css('margin-bottom', '4px').appendTo(box);
+    const lockedTable = $('<table class="rmq-parking-edit-locked">').css({ width: '100%', 'border-collapse': 'collapse', 'font-size': '12px' }).appendTo(box);
+    for (const name of lockedNames) headerRow(t, lockedTable, name, headers[name], true);
+  }
+  return { body, table, problem };
+}
+
 /**
  * The edit tray for one message, read whole (`m` from GET …/message): replays the edited copy after
  * a confirmation, in its turn, then `after` (the list is read again).
@@ -127,39 +166,7 @@ export function showEditor(t: Translate, config: string, m: ParkedMessage, polic
     ],
     open(tray) {
       const box = tray.find('.red-ui-tray-body').addClass('rmq-parking-edit').css({ padding: '12px', overflow: 'auto' });
-      $('<div class="form-tips">').text(t('browser.edit.about', { id })).css('margin-bottom', '10px').appendTo(box);
-      $('<label>')
-        .css({ 'font-weight': 'bold', display: 'block' })
-        .text(`${t('browser.edit.body')} · ${m.contentType || t('browser.body.noType')}`)
-        .appendTo(box);
-      const shown = editableBody(m.preview);
-      // As tall as the body, within 4 and 24 lines; the reader can pull it taller.
-      const lines = Math.min(Math.max(shown.split('\n').length + 1, 4), 24);
-      body = $('<textarea id="rmq-parking-edit-body" spellcheck="false">')
-        .val(shown)
-        .attr('rows', String(lines))
-        .css({ width: '100%', 'box-sizing': 'border-box', 'font-family': 'monospace', 'font-size': '12px', 'line-height': '1.4', resize: 'vertical' })
-        .on('input', () => check())
-        .appendTo(box);
-      problem = $('<div class="rmq-parking-edit-problem">').css({ color: 'var(--red-ui-text-color-error, #c00)', 'margin-top': '4px' }).hide().appendTo(box);
-      $('<label>').css({ 'font-weight': 'bold', display: 'block', 'margin-top': '12px' }).text(t('browser.edit.headers')).appendTo(box);
-      table = $('<table class="rmq-parking-edit-headers">').css({ width: '100%', 'border-collapse': 'collapse', 'font-size': '12px' }).appendTo(box);
-      const headers = m.headers ?? {};
-      const names = Object.keys(headers).sort();
-      for (const name of names.filter((n) => !lockedBy(policy.locked, n))) headerRow(t, table, name, headers[name], false);
-      $('<button type="button" class="red-ui-button red-ui-button-small" id="rmq-parking-edit-add">')
-        .append($('<i class="fa fa-plus">'))
-        .append(` ${t('browser.edit.add')}`)
-        .css('margin', '6px 0')
-        .on('click', () => headerRow(t, table, '', '', false))
-        .appendTo(box);
-      const lockedNames = names.filter((n) => lockedBy(policy.locked, n));
-      if (lockedNames.length > 0) {
-        $('<label>').css({ 'font-weight': 'bold', display: 'block', 'margin-top': '12px' }).text(t('browser.edit.locked')).appendTo(box);
-        $('<div class="form-tips">').text(t('browser.edit.lockedWhy')).css('margin-bottom', '4px').appendTo(box);
-        const lockedTable = $('<table class="rmq-parking-edit-locked">').css({ width: '100%', 'border-collapse': 'collapse', 'font-size': '12px' }).appendTo(box);
-        for (const name of lockedNames) headerRow(t, lockedTable, name, headers[name], true);
-      }
+      ({ body, table, problem } = editForm(t, box, m, policy, () => check()));
       check();
     },
   });

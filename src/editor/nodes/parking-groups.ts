@@ -26,6 +26,47 @@ export interface GroupsView {
   refresh(config: string): void;
 }
 
+/** One group: its key, counts and buttons; its messages open below it, a page at a time (`on.open`). */
+function groupBlock(t: Translate, group: ParkedGroup, on: { open(table: JQ, more: JQ): void; act(action: 'replay' | 'purge'): void; replayTo(): void }): JQ {
+  const block = $('<div class="rmq-parking-group">').attr('data-key', group.key).css({ 'border-top': '1px solid var(--red-ui-secondary-border-color, #ddd)', padding: '4px 2px' });
+  $('<div class="rmq-parking-group-key">')
+    .css({ 'font-weight': 'bold', 'word-break': 'break-word' })
+    .text(group.key === NO_REASON_KEY ? t('browser.noReason') : group.key)
+    .attr('title', group.example ?? '')
+    .appendTo(block);
+  const details = $('<div class="rmq-parking-group-details">')
+    .css('color', 'var(--red-ui-secondary-text-color, #888)')
+    .text(t('browser.groupLine', { count: group.count.toLocaleString(), first: when(group.firstAt), last: when(group.lastAt) }))
+    .appendTo(block);
+  if (group.replayed > 0) {
+    $('<span class="rmq-parking-group-replayed">')
+      .css({ 'margin-left': '6px', color: 'var(--red-ui-text-color-warning, #e67e22)' })
+      .text(`· ${t('browser.groupReplayed', { count: group.replayed })}`)
+      .appendTo(details);
+  }
+  const buttons = $('<div>').css({ display: 'flex', 'flex-wrap': 'wrap', gap: '4px', 'margin-top': '2px' }).appendTo(block);
+  const button = (cls: string, icon: string, key: string, onClick: () => void): JQ =>
+    $('<button type="button" class="red-ui-button red-ui-button-small">')
+      .addClass(cls)
+      .append($('<i>').addClass(`fa ${icon}`))
+      .append(` ${t(`browser.${key}`)}`)
+      .on('click', onClick)
+      .appendTo(buttons);
+  const table = $('<table class="rmq-parking-group-list" style="width: 100%; border-collapse: collapse; font-size: 12px;"></table>').appendTo(block);
+  const more = $('<button type="button" class="red-ui-button red-ui-button-small rmq-parking-group-more"></button>').text(t('browser.groupMore')).hide().appendTo(block);
+  let open = false;
+  button('rmq-parking-group-open', 'fa-list', 'groupOpen', () => {
+    open = !open;
+    table.empty();
+    more.hide();
+    if (open) on.open(table, more);
+  });
+  button('rmq-parking-group-replay', 'fa-undo', 'groupReplay', () => on.act('replay'));
+  button('rmq-parking-group-purge', 'fa-trash', 'groupPurge', () => on.act('purge'));
+  button('rmq-parking-group-replay-to', 'fa-share', 'console.replayTo', () => on.replayTo());
+  return block;
+}
+
 /**
  * The groups view in `box`; `summary` says what it shows, `failed` shows an error, `openBody` shows
  * one message whole, `changed` runs after a group was replayed or deleted; every read waits its turn.
@@ -67,50 +108,13 @@ export function groupsView(
     );
   };
 
-  const groupBlock = (group: ParkedGroup): JQ => {
-    const block = $('<div class="rmq-parking-group">').attr('data-key', group.key).css({ 'border-top': '1px solid var(--red-ui-secondary-border-color, #ddd)', padding: '4px 2px' });
-    $('<div class="rmq-parking-group-key">')
-      .css({ 'font-weight': 'bold', 'word-break': 'break-word' })
-      .text(group.key === NO_REASON_KEY ? t('browser.noReason') : group.key)
-      .attr('title', group.example ?? '')
-      .appendTo(block);
-    const details = $('<div class="rmq-parking-group-details">')
-      .css('color', 'var(--red-ui-secondary-text-color, #888)')
-      .text(t('browser.groupLine', { count: group.count.toLocaleString(), first: when(group.firstAt), last: when(group.lastAt) }))
-      .appendTo(block);
-    if (group.replayed > 0) {
-      $('<span class="rmq-parking-group-replayed">')
-        .css({ 'margin-left': '6px', color: 'var(--red-ui-text-color-warning, #e67e22)' })
-        .text(`· ${t('browser.groupReplayed', { count: group.replayed })}`)
-        .appendTo(details);
-    }
-    const buttons = $('<div>').css({ display: 'flex', 'flex-wrap': 'wrap', gap: '4px', 'margin-top': '2px' }).appendTo(block);
-    const button = (cls: string, icon: string, key: string, onClick: () => void): JQ =>
-      $('<button type="button" class="red-ui-button red-ui-button-small">')
-        .addClass(cls)
-        .append($('<i>').addClass(`fa ${icon}`))
-        .append(` ${t(`browser.${key}`)}`)
-        .on('click', onClick)
-        .appendTo(buttons);
-    const table = $('<table class="rmq-parking-group-list" style="width: 100%; border-collapse: collapse; font-size: 12px;"></table>').appendTo(block);
-    const more = $('<button type="button" class="red-ui-button red-ui-button-small rmq-parking-group-more"></button>').text(t('browser.groupMore')).hide().appendTo(block);
-    let open = false;
-    button('rmq-parking-group-open', 'fa-list', 'groupOpen', () => {
-      open = !open;
-      table.empty();
-      more.hide();
-      if (open) openPage(group, table, more, 0);
-    });
-    button('rmq-parking-group-replay', 'fa-undo', 'groupReplay', () => act(group, 'replay'));
-    button('rmq-parking-group-purge', 'fa-trash', 'groupPurge', () => act(group, 'purge'));
-    button('rmq-parking-group-replay-to', 'fa-share', 'console.replayTo', () => deps.replayTo(group.key, group.count));
-    return block;
-  };
-
   const render = (answer: GroupsAnswer): void => {
     summary.text(t('browser.groupsSummary', { total: answer.total, queue: answer.queue, count: answer.groups.length }));
     box.empty();
-    for (const group of answer.groups.slice(0, shown)) groupBlock(group).appendTo(box);
+    for (const group of answer.groups.slice(0, shown)) {
+      const on = { open: (table: JQ, more: JQ) => openPage(group, table, more, 0), act: (action: 'replay' | 'purge') => act(group, action), replayTo: () => deps.replayTo(group.key, group.count) };
+      groupBlock(t, group, on).appendTo(box);
+    }
     if (answer.groups.length > shown) {
       $('<button type="button" class="red-ui-button red-ui-button-small rmq-parking-more-groups">')
         .text(t('browser.moreGroups'))

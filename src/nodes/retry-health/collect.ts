@@ -9,6 +9,7 @@ import type { BrokerInput, ConsumerInput, DatabaseInput, HealthInput, RelayInput
 import { findBroker } from '../shared/broker-node';
 import { findDedupeStore } from '../shared/dedupe-node';
 import { stringProp, type NodeAPI, type NodeDef } from '../shared/node-red';
+import { NODE_TYPE, type NodeType } from '../shared/node-types';
 import type { RelayNode } from '../shared/outbox-node';
 import { findPostgres } from '../shared/postgres-node';
 import { findRetryConfig, type RetryConsumerNode } from '../shared/retry-config-node';
@@ -50,7 +51,7 @@ function broker(RED: NodeAPI, def: NodeDef): BrokerInput | undefined {
 function consumers(RED: NodeAPI, defs: NodeDef[]): ConsumerInput[] {
   const found: ConsumerInput[] = [];
   const seen = new Set<string>();
-  for (const def of defs.filter((d) => d.type === 'retry-config')) {
+  for (const def of defs.filter((d) => d.type === NODE_TYPE.retryConfig)) {
     const config = findRetryConfig(RED, def.id);
     if (!config) continue;
     const queue = config.topology?.mainQueue ?? '';
@@ -65,7 +66,7 @@ function consumers(RED: NodeAPI, defs: NodeDef[]): ConsumerInput[] {
       found.push({ id: owner, name, queue, phase, detail, ...(storeProblem ? { storeProblem } : {}), circuit: session.circuit?.state });
     }
   }
-  for (const def of defs.filter((d) => d.type === 'retry-consumer' && !seen.has(d.id))) {
+  for (const def of defs.filter((d) => d.type === NODE_TYPE.retryConsumer && !seen.has(d.id))) {
     const node: RetryConsumerNode | null = RED.nodes.getNode(def.id);
     if (!node) continue;
     const queue = findRetryConfig(RED, def.config)?.topology?.mainQueue ?? '';
@@ -113,22 +114,22 @@ export async function collectHealth(RED: NodeAPI, pingMs = PING_MS): Promise<Hea
     // Only the nodes that run (a disabled flow's are not instances).
     if (RED.nodes.getNode(def.id)) defs.push(def);
   });
-  const of = (type: string): NodeDef[] => defs.filter((def) => def.type === type);
+  const of = (type: NodeType): NodeDef[] => defs.filter((def) => def.type === type);
   // What a store or a database is used by: the running nodes that name it.
-  const stores = new Set(of('retry-consumer').map((def) => stringProp(def.dedupe)));
+  const stores = new Set(of(NODE_TYPE.retryConsumer).map((def) => stringProp(def.dedupe)));
   const databases = new Set(
-    defs.filter((def) => def.type === 'outbox-write' || def.type === 'outbox-relay' || (def.type === 'retry-dedupe' && def.kind === 'postgres')).map((def) => stringProp(def.postgres)),
+    defs.filter((def) => def.type === NODE_TYPE.outboxWrite || def.type === NODE_TYPE.outboxRelay || (def.type === NODE_TYPE.retryDedupe && def.kind === 'postgres')).map((def) => stringProp(def.postgres)),
   );
   const present = <T>(list: Array<T | undefined>): T[] => list.filter((item): item is T => item !== undefined);
   const [storeInputs, databaseInputs] = await Promise.all([
-    Promise.all(of('retry-dedupe').map((def) => store(RED, def, stores.has(def.id), pingMs))),
-    Promise.all(of('retry-postgres').map((def) => database(RED, def, databases.has(def.id), pingMs))),
+    Promise.all(of(NODE_TYPE.retryDedupe).map((def) => store(RED, def, stores.has(def.id), pingMs))),
+    Promise.all(of(NODE_TYPE.retryPostgres).map((def) => database(RED, def, databases.has(def.id), pingMs))),
   ]);
   return {
-    brokers: present(of('retry-broker').map((def) => broker(RED, def))),
+    brokers: present(of(NODE_TYPE.retryBroker).map((def) => broker(RED, def))),
     consumers: consumers(RED, defs),
     stores: present(storeInputs),
     databases: present(databaseInputs),
-    relays: present(of('outbox-relay').map((def) => relay(RED, def))),
+    relays: present(of(NODE_TYPE.outboxRelay).map((def) => relay(RED, def))),
   };
 }

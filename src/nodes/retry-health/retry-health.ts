@@ -4,34 +4,26 @@
  * authentication its probes need (`http in` → `retry health` → `http response`). The same report is
  * an admin endpoint, GET <admin root>/rabbitmq-retry/health (permission `rabbitmq-retry.read`),
  * registered once with the node type.
+ *
+ * The composition root: the report collected from the nodes that own each part (collect.ts), given
+ * to each node's controller (controller.ts) and to the admin endpoint.
  */
 import { healthReport, type HealthReport } from '../../lib/health';
 import { translator } from '../shared/i18n';
 import type { AdminResponse, Node, NodeAPI, NodeDef } from '../shared/node-red';
+import { NODE_TYPE } from '../shared/node-types';
+import { HEALTH_PATH, statusCodeOf } from './answer';
 import { collectHealth } from './collect';
-import { HEALTH_PATH, healthStatus, statusCodeOf } from './answer';
+import { HealthController } from './controller';
 
 export = function register(RED: NodeAPI): void {
   const report = async (): Promise<HealthReport> => healthReport(await collectHealth(RED), Date.now());
 
   function RetryHealth(this: Node, def: NodeDef): void {
     RED.nodes.createNode(this, def);
-    const node = this;
-    const t = translator(RED);
-    node.on('input', (msg, send, done) => {
-      report().then(
-        (answer) => {
-          msg.payload = answer;
-          msg.statusCode = statusCodeOf(answer);
-          node.status(healthStatus(answer, t));
-          send(msg);
-          done();
-        },
-        (err: unknown) => done(err instanceof Error ? err : new Error(String(err))),
-      );
-    });
+    new HealthController(this, report, translator(RED));
   }
-  RED.nodes.registerType('retry-health', RetryHealth);
+  RED.nodes.registerType(NODE_TYPE.retryHealth, RetryHealth);
 
   RED.httpAdmin.get(HEALTH_PATH, RED.auth.needsPermission('rabbitmq-retry.read'), (_req, res: AdminResponse) => {
     report().then(

@@ -1,8 +1,9 @@
-/** The park-replay dialog; the parking browser, the editor's sidebar tab on parking queues (parking-browser.ts), comes with the type (EXTRAS in index.ts). */
-import { choices, fillSelect, migrate, numberProperty, rule, str, validators as v, withVersion, type Translate } from '../index';
+/** The park-replay dialog; the parking browser, the editor's sidebar tab on parking queues (src/editor/nodes/parking-browser.ts), comes with the type (EXTRAS in src/editor/nodes/index.ts). */
+import { choices, fillSelect, migrate, numberProperty, rule, str, validators as v, withVersion, type Translate } from '../../editor/index';
 import { reasonFilterProblem } from '../../lib/rules/property-rules';
-import type { EditorRED, JQStatic, NodeDefinition } from '../red';
-import { CATEGORY, COLOR, italicWhenNamed } from './common';
+import type { EditorRED, JQStatic, NodeDefinition } from '../../editor/red';
+import { CATEGORY, COLOR, italicWhenNamed } from '../../editor/nodes/common';
+import { NODE_TYPE } from '../shared/node-types';
 
 declare const RED: EditorRED;
 declare const $: JQStatic;
@@ -11,10 +12,10 @@ export function parkReplay(t: Translate): NodeDefinition {
   return {
     category: CATEGORY,
     color: COLOR,
-    defaults: withVersion('park-replay', {
+    defaults: withVersion(NODE_TYPE.parkReplay, {
       name: { value: '' },
-      config: { value: '', type: 'retry-config', required: true, label: t('label.config') },
-      max: numberProperty('park-replay', 'max', t('label.max')),
+      config: { value: '', type: NODE_TYPE.retryConfig, required: true, label: t('label.config') },
+      max: numberProperty(NODE_TYPE.parkReplay, 'max', t('label.max')),
       resetAttempts: { value: true },
       action: { value: 'replay', label: t('label.action'), validate: v.oneOf(choices.parkNodeActions) },
       // Which parked messages a replay or purge takes: text (any case) or /regular expression/; empty: all.
@@ -35,7 +36,7 @@ export function parkReplay(t: Translate): NodeDefinition {
     labelStyle: italicWhenNamed,
     oneditprepare() {
       fillSelect('#node-input-action', choices.parkNodeActions, (a) => t(`action.${a}`), this.action);
-      migrate(this, 'park-replay', 'node-input');
+      migrate(this, NODE_TYPE.parkReplay, 'node-input');
       const toggle = (): void => {
         const action = $('#node-input-action').val();
         $('.park-replay-only').toggle(action === 'replay' || action === 'topic');

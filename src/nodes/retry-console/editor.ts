@@ -1,7 +1,8 @@
 /** The retry-console dialog: a retry config, how often it sends by itself, how many minutes of history. */
-import { numberProperty, str, type Translate } from '../index';
-import type { EditorRED, NodeDefinition } from '../red';
-import { CATEGORY, COLOR, italicWhenNamed } from './common';
+import { numberProperty, str, type Translate } from '../../editor/index';
+import type { EditorRED, NodeDefinition } from '../../editor/red';
+import { CATEGORY, COLOR, italicWhenNamed } from '../../editor/nodes/common';
+import { NODE_TYPE } from '../shared/node-types';
 
 declare const RED: EditorRED;
 
@@ -11,9 +12,9 @@ export function retryConsole(t: Translate): NodeDefinition {
     color: COLOR,
     defaults: {
       name: { value: '' },
-      config: { value: '', type: 'retry-config', required: true, label: t('label.config') },
-      every: numberProperty('retry-console', 'every', t('label.every')),
-      minutes: numberProperty('retry-console', 'minutes', t('label.minutes')),
+      config: { value: '', type: NODE_TYPE.retryConfig, required: true, label: t('label.config') },
+      every: numberProperty(NODE_TYPE.retryConsole, 'every', t('label.every')),
+      minutes: numberProperty(NODE_TYPE.retryConsole, 'minutes', t('label.minutes')),
       // The history's series it sends, comma-separated (acked, retried, parked, replayed, duplicates, depth); empty: all.
       series: { value: '' },
     },

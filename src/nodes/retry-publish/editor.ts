@@ -1,7 +1,8 @@
 /** The retry-publish dialog. */
-import { choices, fillSelect, str, validators as v, type Translate } from '../index';
-import type { JQStatic, NodeDefinition } from '../red';
-import { CATEGORY, COLOR, italicWhenNamed } from './common';
+import { choices, fillSelect, str, validators as v, type Translate } from '../../editor/index';
+import type { JQStatic, NodeDefinition } from '../../editor/red';
+import { CATEGORY, COLOR, italicWhenNamed } from '../../editor/nodes/common';
+import { NODE_TYPE } from '../shared/node-types';
 
 declare const $: JQStatic;
 
@@ -11,7 +12,7 @@ export function retryPublish(t: Translate): NodeDefinition {
     color: COLOR,
     defaults: {
       name: { value: '' },
-      broker: { value: '', type: 'retry-broker', required: true, label: t('label.broker') },
+      broker: { value: '', type: NODE_TYPE.retryBroker, required: true, label: t('label.broker') },
       mode: { value: 'publish', label: t('label.mode'), validate: v.oneOf(choices.publishModes) },
       exchange: { value: '', label: t('label.exchange'), validate: v.shortString },
       routingKey: { value: '', label: t('label.routingKey'), validate: v.shortString },
@@ -20,7 +21,7 @@ export function retryPublish(t: Translate): NodeDefinition {
       contentType: { value: '', label: t('label.contentType'), validate: v.contentType },
       keepIds: { value: false },
       // Partitioned ordered mode (issue 42): a partitioned retry-config, and where a msg's key is.
-      partitions: { value: '', type: 'retry-config', required: false, label: t('label.partitions') },
+      partitions: { value: '', type: NODE_TYPE.retryConfig, required: false, label: t('label.partitions') },
       key: { value: 'key', label: t('label.key'), validate: v.shortString },
       keyType: { value: 'msg' },
     },

@@ -1,0 +1,40 @@
+/** The outbox-relay dialog: its broker, database and table, how it polls, retries and keeps sent rows. */
+import { choices, fillSelect, numberProperty, str, validators as v, type Translate } from '../../editor/index';
+import { CATEGORY, COLOR, italicWhenNamed, tableName } from '../../editor/nodes/common';
+import type { NodeDefinition } from '../../editor/red';
+import { NODE_TYPE } from '../shared/node-types';
+
+export function outboxRelay(t: Translate): NodeDefinition {
+  return {
+    category: CATEGORY,
+    color: COLOR,
+    defaults: {
+      name: { value: '' },
+      broker: { value: '', type: NODE_TYPE.retryBroker, required: true, label: t('label.broker') },
+      postgres: { value: '', type: NODE_TYPE.retryPostgres, required: true, label: t('label.postgres') },
+      table: { value: 'rabbitmq_retry_outbox', label: t('label.table'), validate: tableName(t) },
+      mode: { value: 'declare', validate: v.oneOf(choices.topologyModes) },
+      batchSize: numberProperty(NODE_TYPE.outboxRelay, 'batchSize', t('label.batchSize')),
+      pollSeconds: numberProperty(NODE_TYPE.outboxRelay, 'pollSeconds', t('label.pollSeconds')),
+      maxAttempts: numberProperty(NODE_TYPE.outboxRelay, 'maxAttempts', t('label.maxAttempts')),
+      backoffSeconds: numberProperty(NODE_TYPE.outboxRelay, 'backoffSeconds', t('label.backoffSeconds')),
+      backoffMaxSeconds: numberProperty(NODE_TYPE.outboxRelay, 'backoffMaxSeconds', t('label.backoffMaxSeconds')),
+      retentionDays: numberProperty(NODE_TYPE.outboxRelay, 'retentionDays', t('label.retentionDays')),
+      deleteSent: { value: false },
+      ordered: { value: false },
+    },
+    inputs: 1,
+    outputs: 1,
+    icon: 'rabbitmq-retry-publish.svg',
+    paletteLabel: () => t('paletteLabel'),
+    inputLabels: () => t('inputLabel'),
+    outputLabels: () => t('outputLabel'),
+    label() {
+      return str(this.name) || t('nodeLabel', { table: str(this.table) || 'rabbitmq_retry_outbox' });
+    },
+    labelStyle: italicWhenNamed,
+    oneditprepare() {
+      fillSelect('#node-input-mode', choices.topologyModes, (m) => t(`mode.${m}`), this.mode || 'declare');
+    },
+  };
+}
