@@ -140,6 +140,7 @@ async function runPair(fault: PairRow, launch: NodeRedLaunch, userDirs: [string,
     settleTimeout: fault.settleTimeout,
     dropFirst: fault.dropFirst,
     prefetch: fault.prefetch,
+    slowMs: fault.slowMs,
   });
   await withChannel(broker.url, (ch) => ch.assertQueue(names.processedQueue, { durable: true }));
   const db = new PostgresDatabase({ connectionString: DATABASE_URL });
