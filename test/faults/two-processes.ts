@@ -126,14 +126,14 @@ export const PAIR_ROWS: PairRow[] = [
   {
     ...base,
     id: 'pair-delete-in-flight',
-    name: "both processes' connections closed while their flows hold messages (management API DELETE, new connections refused for 8 s, then DELETE again), a 200 ms step",
-    slowMs: 200,
+    name: "both processes' connections closed while their flows hold messages (management API DELETE, new connections refused for 12 s, then DELETE again), a 500 ms step",
+    slowMs: 500,
     inject: async (ctx) => {
-      // The flows' records wait for the broker through the outage: what they hold outlives its settle deadline.
+      // Longer than the settle timeout: the flows' records wait for the broker, what they hold outlives its settle deadline.
       await refuseConnections(ctx, true);
       try {
         await closeNodeRedConnections(ctx);
-        await pause(8_000);
+        await pause(12_000);
       } finally {
         await refuseConnections(ctx, false);
       }

@@ -36,6 +36,42 @@ describe('orphaned deliveries (lost channel, flow still on them)', () => {
     assert.equal(o.size, 0);
   });
 
+  it('while the connection is down no key comes due; once it is back each gets the settle timeout from then', () => {
+    const o = new Orphans();
+    o.add('n:1', 'a', 100);
+    o.suspend();
+    o.add('n:2', 'b', 200);
+    assert.equal(o.next, Infinity, 'no deadline runs while the channel is gone');
+    assert.deepEqual(o.expire(1000), [], 'the flow may be waiting for the broker to finish them');
+    o.resume(1500);
+    assert.equal(o.next, 1500, 'the settle timeout from the return, not from their delivery');
+    assert.deepEqual(o.expire(1400), []);
+    assert.deepEqual(o.expire(1500), [
+      { id: 'n:1', key: 'a' },
+      { id: 'n:2', key: 'b' },
+    ]);
+  });
+
+  it('a late deadline is kept when the connection comes back earlier; a key released before is not due again', () => {
+    const o = new Orphans();
+    o.add('n:1', 'a', 100);
+    assert.deepEqual(o.expire(100), [{ id: 'n:1', key: 'a' }]);
+    o.add('n:2', 'b', 900);
+    o.suspend();
+    o.resume(500);
+    assert.equal(o.next, 900);
+    assert.deepEqual(o.expire(899), []);
+    assert.deepEqual(o.expire(900), [{ id: 'n:2', key: 'b' }]);
+    assert.equal(o.settle('n:1', 'retry'), undefined, 'released at its deadline already');
+  });
+
+  it('suspended: the consumer stopping releases every key still claimed (nothing settles them any more)', () => {
+    const o = new Orphans();
+    o.add('n:1', 'a', 100);
+    o.suspend();
+    assert.deepEqual(o.expire(Infinity), [{ id: 'n:1', key: 'a' }]);
+  });
+
   it('bounded: the oldest are forgotten', () => {
     const o = new Orphans(2);
     o.add('n:1', 'a', 1);

@@ -175,6 +175,11 @@ export class Deliveries extends EventEmitter<DeliveryEvents> {
     return ended.length;
   }
 
+  /** The consumer has a channel again: the keys of lost channels' deliveries the flow still holds get the settle timeout from now. */
+  channelBack(): void {
+    if (this.options.dedupe) this.deadlines.connectionBack();
+  }
+
   /** The consumer stops: nothing more is admitted, no held message runs again; the warnings held back so far are written. */
   stop(): void {
     this.stopping = true;
