@@ -7,7 +7,7 @@
  *
  * Asserted: lost 0 in every row, duplicate effects 0 in every row but the Redis restarted with
  * nothing on disk (reported), no event of a rolled-back outbox write processed, and in the row that
- * leaves 5 % of the first deliveries unsettled: every copy settled within the settle timeout + 8 s of
+ * leaves 5 % of the first deliveries unsettled: every copy settled within the settle timeout + 7 s of
  * the end of publishing (a recovery bound: a claim is released when the settle timeout ends its
  * delivery, and held copies are looked at again early). The drain is reported for every row.
  *

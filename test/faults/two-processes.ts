@@ -120,8 +120,8 @@ export const PAIR_ROWS: PairRow[] = [
     dropFirst: true,
     // The dropped deliveries and the copies held behind them fill about 100 slots at 100 ids/s.
     prefetch: 100,
-    // A lost channel's keys are released a settle timeout after the reconnect (a second or two after the close), not after their delivery.
-    drainMarginS: 8,
+    // A lost channel's keys are released as much later as the connection was down (a second or two here).
+    drainMarginS: 7,
     inject: (ctx) => closeAll(ctx, 1),
   },
   {

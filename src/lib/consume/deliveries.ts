@@ -175,7 +175,7 @@ export class Deliveries extends EventEmitter<DeliveryEvents> {
     return ended.length;
   }
 
-  /** The consumer has a channel again: the keys of lost channels' deliveries the flow still holds get the settle timeout from now. */
+  /** The consumer has a channel again: the keys of lost channels' deliveries the flow still holds are released as much later as it was gone. */
   channelBack(): void {
     if (this.options.dedupe) this.deadlines.connectionBack();
   }

@@ -6,8 +6,8 @@
  * and its copies (the redelivery among them) are processed instead of waiting for the claim's lease.
  * While the connection is down no key is released: the flow may be waiting for the broker to finish
  * the message (a publish that waits through the reconnect, then the effect), and a copy processed
- * meanwhile would repeat that effect. When it is back, each key still claimed gets the settle timeout
- * from then ({@link resume}).
+ * meanwhile would repeat that effect. When it is back, each deadline moves by the time it was down
+ * ({@link resume}): the settle timeout does not count it.
  */
 
 interface Orphan {
@@ -24,8 +24,8 @@ const MAX_ORPHANS = 10_000;
 export class Orphans {
   /** By delivery id, in the order their channels were lost, which is also deadline order. */
   private readonly byId = new Map<string, Orphan>();
-  /** The connection is down: no deadline runs (see {@link suspend}). */
-  private suspended = false;
+  /** When the channel was lost, while it is gone: no deadline runs (see {@link suspend}). */
+  private suspendedAt: number | undefined;
 
   constructor(private readonly max = MAX_ORPHANS) {}
 
@@ -42,26 +42,29 @@ export class Orphans {
   }
 
   /**
-   * The channel is gone: no key is released until {@link resume} (the flow may be waiting for the
-   * broker to finish what it holds).
+   * The channel is gone (at `now`): no key is released until {@link resume} (the flow may be waiting
+   * for the broker to finish what it holds). A loss while suspended changes nothing.
    */
-  suspend(): void {
-    this.suspended = true;
+  suspend(now: number): void {
+    this.suspendedAt ??= now;
   }
 
   /**
-   * The connection is back: deadlines run again, each key still claimed released at `deadline` at the
-   * earliest (the settle timeout from now). Every orphan's own deadline is at most that, so they stay
-   * in deadline order.
+   * The consumer has a channel again (at `now`): deadlines run again, each key still claimed released
+   * as much later as the connection was down (the settle timeout does not count that time). Every
+   * deadline moves by the same time, so they stay in order.
    */
-  resume(deadline: number): void {
-    this.suspended = false;
-    for (const orphan of this.byId.values()) if (!orphan.released && orphan.deadline < deadline) orphan.deadline = deadline;
+  resume(now: number): void {
+    const since = this.suspendedAt;
+    this.suspendedAt = undefined;
+    if (since === undefined) return;
+    const down = Math.max(0, now - since);
+    for (const orphan of this.byId.values()) if (!orphan.released) orphan.deadline += down;
   }
 
   /** The earliest deadline of a key still claimed (Infinity: none, or suspended). */
   get next(): number {
-    if (this.suspended) return Infinity;
+    if (this.suspendedAt !== undefined) return Infinity;
     for (const orphan of this.byId.values()) if (!orphan.released) return orphan.deadline;
     return Infinity;
   }
@@ -72,7 +75,7 @@ export class Orphans {
    */
   expire(now: number): Array<{ id: string; key: string }> {
     const due: Array<{ id: string; key: string }> = [];
-    if (this.suspended && now !== Infinity) return due;
+    if (this.suspendedAt !== undefined && now !== Infinity) return due;
     for (const [id, orphan] of this.byId) {
       if (orphan.released) continue;
       if (orphan.deadline > now) break;

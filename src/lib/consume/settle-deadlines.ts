@@ -65,7 +65,7 @@ export class SettleDeadlines {
    */
   keysOfEnded(ended: readonly TrackedDelivery[], flowGone: boolean): void {
     // The connection may be gone with the channel: no key is released before it is back (`connectionBack`).
-    if (!flowGone) this.orphans.suspend();
+    if (!flowGone) this.orphans.suspend(performance.now());
     for (const entry of ended) {
       if (entry.dedupeKey === undefined) continue;
       if (flowGone) this.hooks.release(entry.dedupeKey);
@@ -76,11 +76,11 @@ export class SettleDeadlines {
   }
 
   /**
-   * The consumer has a channel again: the lost channels' keys still claimed are released a settle
-   * timeout from now at the earliest (the flow's own broker steps may have waited for the connection).
+   * The consumer has a channel again: the lost channels' keys still claimed are released as much later
+   * as it was gone (the flow's own broker steps may have waited for the connection).
    */
   connectionBack(): void {
-    this.orphans.resume(this.settleTimeoutMs > 0 ? performance.now() + this.settleTimeoutMs : Infinity);
+    this.orphans.resume(performance.now());
     this.watchOrphans();
   }
 
