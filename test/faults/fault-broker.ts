@@ -56,6 +56,8 @@ export interface BrokerNode {
   urls: string[];
   /** AMQP_URL as the deployed flow's broker config reads it. */
   nodeRedUrl: string;
+  /** The management HTTP API of the node Node-RED is connected to. */
+  managementUrl: string;
   /** rabbitmqctl on the node Node-RED is connected to. */
   ctl(...args: string[]): Promise<string>;
   /** Stops the node Node-RED is connected to (the whole Erlang VM). */
@@ -94,6 +96,7 @@ function single(): BrokerNode {
     url,
     urls: [url],
     nodeRedUrl: url,
+    managementUrl: `http://127.0.0.1:${ports.management}`,
     ctl: (...args) => nodeScript('ctl', NAME, ...args),
     stopNode: async () => {
       await nodeScript('stop', NAME);
@@ -131,6 +134,7 @@ function cluster(): BrokerNode {
     url: url(3),
     urls: [url(3), url(2), url(1)],
     nodeRedUrl: [url(1), url(2), url(3)].join(', '),
+    managementUrl: `http://127.0.0.1:${port(1) + 10_000}`,
     ctl: (...args) => script('rabbitmq-node.sh', ['ctl', `${CLUSTER}-1`, ...args]),
     stopNode: async () => {
       await script('rabbitmq-node.sh', ['stop', `${CLUSTER}-1`]);

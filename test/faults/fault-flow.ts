@@ -58,6 +58,11 @@ if (msg.payload.poison) {
 }
 msg.payload = { id: msg.amqp.properties.messageId, at: Date.now(), tag: msg.amqp.consumerTag };
 msg.statements = [{ sql: 'INSERT INTO ' + env.get('EFFECTS_TABLE') + ' (message_id) VALUES ($1)', params: [msg.payload.id] }];
+const slow = Number(env.get('SLOW_MS'));
+if (slow > 0) {
+    setTimeout(() => node.send([msg, null]), slow);
+    return null;
+}
 return [msg, null];`;
 
 const QUORUM = '{"x-queue-type":"quorum"}';
@@ -95,6 +100,8 @@ export interface FaultFlowOptions {
   recordFirst?: boolean;
   /** The consumer's prefetch (default 20). */
   prefetch?: number;
+  /** The processing step holds each msg this long before passing it on (ms; default 0): messages are in the flow when a fault hits. */
+  slowMs?: number;
 }
 
 export function faultFlow(names: FaultNames, options: FaultFlowOptions = {}): Record<string, unknown>[] {
@@ -114,6 +121,7 @@ export function faultFlow(names: FaultNames, options: FaultFlowOptions = {}): Re
         { name: 'EFFECTS_TABLE', value: names.effectsTable, type: 'str' },
         { name: 'POISON_STATUS', value: options.permanent ? '400' : '', type: 'str' },
         { name: 'DROP_FIRST', value: options.dropFirst ? '1' : '', type: 'str' },
+        { name: 'SLOW_MS', value: String(options.slowMs ?? 0), type: 'str' },
       ],
     },
     { id: 'faults-db', type: 'retry-postgres', name: 'fault database', url: '${DATABASE_URL}', host: '127.0.0.1', port: '5432', database: 'test', poolSize: '10' },

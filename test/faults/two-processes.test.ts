@@ -7,7 +7,7 @@
  *
  * Asserted: lost 0 in every row, duplicate effects 0 in every row but the Redis restarted with
  * nothing on disk (reported), no event of a rolled-back outbox write processed, and in the row that
- * leaves 5 % of the first deliveries unsettled: every copy settled within the settle timeout + 5 s of
+ * leaves 5 % of the first deliveries unsettled: every copy settled within the settle timeout + 7 s of
  * the end of publishing (a recovery bound: a claim is released when the settle timeout ends its
  * delivery, and held copies are looked at again early). The drain is reported for every row.
  *
@@ -140,6 +140,7 @@ async function runPair(fault: PairRow, launch: NodeRedLaunch, userDirs: [string,
     settleTimeout: fault.settleTimeout,
     dropFirst: fault.dropFirst,
     prefetch: fault.prefetch,
+    slowMs: fault.slowMs,
   });
   await withChannel(broker.url, (ch) => ch.assertQueue(names.processedQueue, { durable: true }));
   const db = new PostgresDatabase({ connectionString: DATABASE_URL });

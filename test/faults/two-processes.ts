@@ -9,8 +9,9 @@ import { cpSync, mkdtempSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { NodeRedProcess, type NodeRedLaunch } from '../helpers/node-red-process';
+import { managementFetch } from '../helpers/broker';
 import type { PrivateServer } from '../helpers/private-stores';
-import { pause, type BrokerNode } from './fault-broker';
+import { pause, waitUntil, type BrokerNode } from './fault-broker';
 
 /** What a row's fault gets to hurt. */
 export interface PairContext {
@@ -37,6 +38,8 @@ export interface PairRow {
   dropFirst?: boolean;
   /** The consumer's prefetch, when not 20. */
   prefetch?: number;
+  /** The flow holds each msg this long (ms) before its record and effect: messages are in the flow when the fault hits. */
+  slowMs?: number;
   /** The deduplication store is PostgreSQL (the effect's database, the key recorded in its transaction) instead of the run's Redis. */
   postgresStore?: boolean;
   /** The events are written once into an outbox table; a relay in each process publishes them. */
@@ -67,6 +70,32 @@ const closeAll = async ({ broker }: PairContext, times: number): Promise<void> =
   }
 };
 
+/** A request to the management API of the run's broker; fails on an answer other than 2xx or 404. */
+async function managementApi({ broker }: PairContext, path: string, init: RequestInit = {}): Promise<Response> {
+  const response = await managementFetch(path, init, broker.managementUrl);
+  if (!response.ok && response.status !== 404) throw new Error(`management ${init.method ?? 'GET'} ${path}: ${response.status}`);
+  return response;
+}
+
+/** The broker refuses new connections to the vhost (`max-connections` 0), or takes them again. */
+async function refuseConnections(ctx: PairContext, refuse: boolean): Promise<void> {
+  const path = 'vhost-limits/%2F/max-connections';
+  await managementApi(ctx, path, refuse ? { method: 'PUT', body: JSON.stringify({ value: 0 }) } : { method: 'DELETE' });
+}
+
+/** The connections of both Node-RED processes (not the test's), each closed through the management API (DELETE /api/connections/<name>). */
+const closeNodeRedConnections = async (ctx: PairContext): Promise<void> => {
+  const api = (path: string, method = 'GET'): Promise<Response> => managementApi(ctx, path, { method, headers: { 'x-reason': 'fault suite' } });
+  let names: string[] = [];
+  // Its list lags the connections by a few seconds: both processes' are waited for.
+  await waitUntil(async () => {
+    const list = (await (await api('connections?columns=name,client_properties')).json()) as Array<{ name: string; client_properties?: { connection_name?: string } }>;
+    names = list.filter((c) => c.client_properties?.connection_name?.startsWith('node-red ')).map((c) => c.name);
+    return names.length >= 2;
+  }, "both Node-RED processes' connections in the management API");
+  await Promise.all(names.map((name) => api(`connections/${encodeURIComponent(name)}`, 'DELETE')));
+};
+
 const redisRestart = async ({ redis }: PairContext): Promise<void> => {
   await redis.stop();
   await pause(3_000);
@@ -91,8 +120,27 @@ export const PAIR_ROWS: PairRow[] = [
     dropFirst: true,
     // The dropped deliveries and the copies held behind them fill about 100 slots at 100 ids/s.
     prefetch: 100,
-    drainMarginS: 5,
+    // A lost channel's keys are released as much later as the connection was down (a second or two here).
+    drainMarginS: 7,
     inject: (ctx) => closeAll(ctx, 1),
+  },
+  {
+    ...base,
+    id: 'pair-delete-in-flight',
+    name: "both processes' connections closed while their flows hold messages (management API DELETE, new connections refused for 12 s, then DELETE again), a 500 ms step",
+    slowMs: 500,
+    inject: async (ctx) => {
+      // Longer than the settle timeout: the flows' records wait for the broker, what they hold outlives its settle deadline.
+      await refuseConnections(ctx, true);
+      try {
+        await closeNodeRedConnections(ctx);
+        await pause(12_000);
+      } finally {
+        await refuseConnections(ctx, false);
+      }
+      await pause(4_000);
+      await closeNodeRedConnections(ctx);
+    },
   },
   {
     ...base,

@@ -309,6 +309,7 @@ describe('deliveries', () => {
       await until(() => delivered.length === 1);
       acks.close();
       assert.equal(deliveries.endAll('its channel was lost'), 1);
+      deliveries.channelBack(); // the consumer has a channel again: deadlines run (none while it is gone)
       const again = new AckBatcher({ ack: () => undefined, nack: () => undefined, reject: () => undefined, nackAll: () => undefined });
       deliveries.arrived(again, keyed(7, 'pay-2'), attempt1, Date.now()); // the broker redelivers it
       await sleep(5);
@@ -332,6 +333,7 @@ describe('deliveries', () => {
       const [ackId, retryId] = delivered.map((m) => m.amqp.deliveryId);
       acks.close();
       deliveries.endAll('its channel was lost');
+      deliveries.channelBack();
       await assert.rejects(deliveries.settle(ackId!, 'ack'));
       await nextTurn();
       await nextTurn();

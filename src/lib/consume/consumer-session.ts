@@ -240,6 +240,7 @@ export class ConsumerSession extends EventEmitter<ConsumerSessionEvents> {
       if (this.stopped || this.own.channel) return;
       const channel = await connection.createChannel();
       const acks = this.own.take(channel);
+      this.deliveries.channelBack();
       channel.on('close', () => this.channelGone(channel, 'consumer channel closed', true));
       if (!this.pauses.any) await this.consume(channel, acks);
       if (this.stopped) return await this.own.close(); // stopped while this setup was under way: stop() could not see the channel yet

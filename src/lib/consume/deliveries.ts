@@ -80,6 +80,11 @@ export class Deliveries extends EventEmitter<DeliveryEvents> {
     return this.settles.endAll(how, flowGone);
   }
 
+  /** The consumer has a channel again: the keys of lost channels' deliveries the flow still holds are released as much later as it was gone. */
+  channelBack(): void {
+    if (this.options.dedupe) this.deadlines.connectionBack();
+  }
+
   /** The consumer stops: nothing more is admitted, no held message runs again; the warnings held back so far are written. */
   stop(): void {
     this.settles.stop();

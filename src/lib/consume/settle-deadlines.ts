@@ -64,6 +64,8 @@ export class SettleDeadlines {
    * them), else remembered until their settle deadline (a late ack still records its key).
    */
   keysOfEnded(ended: readonly TrackedDelivery[], flowGone: boolean): void {
+    // The connection may be gone with the channel: no key is released before it is back (`connectionBack`).
+    if (!flowGone) this.orphans.suspend(performance.now());
     for (const entry of ended) {
       if (entry.dedupeKey === undefined) continue;
       if (flowGone) this.hooks.release(entry.dedupeKey);
@@ -71,6 +73,15 @@ export class SettleDeadlines {
     }
     if (flowGone) for (const orphan of this.orphans.expire(Infinity)) this.hooks.release(orphan.key);
     else this.watchOrphans();
+  }
+
+  /**
+   * The consumer has a channel again: the lost channels' keys still claimed are released as much later
+   * as it was gone (the flow's own broker steps may have waited for the connection).
+   */
+  connectionBack(): void {
+    this.orphans.resume(performance.now());
+    this.watchOrphans();
   }
 
   /** Waits for the earliest orphan's deadline (after {@link clear}). */
