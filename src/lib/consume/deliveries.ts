@@ -80,9 +80,9 @@ export class Deliveries extends EventEmitter<DeliveryEvents> {
     return this.settles.endAll(how, flowGone);
   }
 
-  /** The consumer has a channel again: the keys of lost channels' deliveries the flow still holds are released as much later as it was gone. */
+  /** The consumer has a channel again (see {@link Settles.channelBack}). */
   channelBack(): void {
-    if (this.options.dedupe) this.deadlines.connectionBack();
+    this.settles.channelBack();
   }
 
   /** The consumer stops: nothing more is admitted, no held message runs again; the warnings held back so far are written. */

@@ -174,6 +174,11 @@ export class Settles {
     return ended.length;
   }
 
+  /** The consumer has a channel again: the keys of lost channels' deliveries the flow still holds are released as much later as it was gone. */
+  channelBack(): void {
+    if (this.options.dedupe) this.deadlines.connectionBack();
+  }
+
   /** The consumer stops: no held message runs again; the warnings held back so far are written. */
   stop(): void {
     this.stopping = true;
