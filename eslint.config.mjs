@@ -42,4 +42,30 @@ export default tseslint.config(
       '@typescript-eslint/no-floating-promises': 'off',
     },
   },
+  {
+    // House rule: files under 300 lines, functions under 80, split by responsibility.
+    files: ['src/**/*.ts'],
+    // The files that still break the limits, being restructured on other branches right now (issue 43:
+    // the nodes' folders, the editor's dialogs, the consume path). The lead removes this list after merging them.
+    ignores: [
+      'src/editor/nodes/parking-browser.ts',
+      'src/editor/nodes/parking-edit.ts',
+      'src/editor/nodes/parking-groups.ts',
+      'src/editor/nodes/retry-config.ts',
+      'src/editor/nodes/retry-consumer.ts',
+      'src/lib/consume/consumer-session.ts',
+      'src/nodes/outbox-relay/outbox-relay.ts',
+      'src/nodes/outbox-write/outbox-write.ts',
+      'src/nodes/retry-broker/retry-broker.ts',
+      'src/nodes/retry-console/retry-console.ts',
+      'src/nodes/retry-consumer/retry-consumer.ts',
+      'src/nodes/retry-dedupe/retry-dedupe.ts',
+      'src/nodes/retry-publish/retry-publish.ts',
+      'src/nodes/shared/settle-node.ts',
+    ],
+    rules: {
+      'max-lines': ['error', { max: 300 }],
+      'max-lines-per-function': ['error', { max: 80 }],
+    },
+  },
 );

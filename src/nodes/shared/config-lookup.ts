@@ -6,6 +6,7 @@
 import type { ConfigNodeType } from './node-types';
 import type { Node, NodeAPI } from './node-red';
 
+// eslint-disable-next-line @typescript-eslint/no-unnecessary-type-parameters -- T is the caller's config node shape, named at each call (findConfig<BrokerNode>(…))
 export function findConfig<T extends Node>(RED: NodeAPI, type: ConfigNodeType, id: unknown): T | undefined {
   if (typeof id !== 'string' || id === '') return undefined;
   const node = RED.nodes.getNode(id);
