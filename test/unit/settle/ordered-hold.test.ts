@@ -1,32 +1,9 @@
 /** The settle path's parts without a broker, through their narrow interfaces: Settler.copy, OrderedHold, Drain. */
 import assert from 'node:assert/strict';
-import type { ConsumeMessage, Message } from 'amqplib';
-import { OrderedHold, type AckTarget, type TrackedDelivery } from '../../../src/lib/settle';
+import { OrderedHold } from '../../../src/lib/settle';
+import { delivery } from '../fixtures/tracked-delivery';
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
-
-/** An ack target that writes down what it is told, in order with the publishes. */
-class Acks implements AckTarget {
-  closed = false;
-  constructor(private readonly log: string[]) {}
-  ack(message: Message): void {
-    if (this.closed) throw new Error('Channel closed');
-    this.log.push(`ack ${message.fields.deliveryTag}`);
-  }
-  nack(message: Message, requeue: boolean): void {
-    if (this.closed) throw new Error('Channel closed');
-    this.log.push(`nack ${message.fields.deliveryTag}${requeue ? ' requeue' : ''}`);
-  }
-  reject(message: Message, requeue: boolean): void {
-    if (this.closed) throw new Error('Channel closed');
-    this.log.push(`reject ${message.fields.deliveryTag}${requeue ? ' requeue' : ''}`);
-  }
-}
-
-function delivery(log: string[], tag = 1, content = 'body', messageId = 'm-1'): TrackedDelivery & { acks: Acks } {
-  const message = { content: Buffer.from(content), fields: { deliveryTag: tag }, properties: { messageId, headers: {} } } as unknown as ConsumeMessage;
-  return { id: `t:${tag}`, acks: new Acks(log), message, retry: { attempt: 1, maxAttempts: 3, remaining: 2, firstDeathReason: null, deaths: [] }, receivedAt: 0, deadline: Infinity };
-}
 
 describe('OrderedHold', () => {
   it('counts the attempts of the held message; any other message starts at 1, with no limit', () => {

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
-import type { Message, ConsumeMessage } from 'amqplib';
-import { AckBatcher, type AckChannel, Settler, SettleError, type AckTarget, type CopyDecision, type TrackedDelivery } from '../../../src/lib/settle';
+import type { Message } from 'amqplib';
+import { AckBatcher, type AckChannel, Settler, SettleError, type CopyDecision } from '../../../src/lib/settle';
+import { delivery } from '../fixtures/tracked-delivery';
 
 /** A channel that records what would go to the broker, and a scheduler the test runs by hand. */
 function setup() {
@@ -33,29 +34,6 @@ function setup() {
     return m;
   });
   return { sent, batcher, endTurn, arrive, failAcks: () => (throwOnAck = true), scheduled: () => flushes.length };
-}
-
-/** An ack target that writes down what it is told, in order with the publishes. */
-class Acks implements AckTarget {
-  closed = false;
-  constructor(private readonly log: string[]) {}
-  ack(message: Message): void {
-    if (this.closed) throw new Error('Channel closed');
-    this.log.push(`ack ${message.fields.deliveryTag}`);
-  }
-  nack(message: Message, requeue: boolean): void {
-    if (this.closed) throw new Error('Channel closed');
-    this.log.push(`nack ${message.fields.deliveryTag}${requeue ? ' requeue' : ''}`);
-  }
-  reject(message: Message, requeue: boolean): void {
-    if (this.closed) throw new Error('Channel closed');
-    this.log.push(`reject ${message.fields.deliveryTag}${requeue ? ' requeue' : ''}`);
-  }
-}
-
-function delivery(log: string[], tag = 1, content = 'body', messageId = 'm-1'): TrackedDelivery & { acks: Acks } {
-  const message = { content: Buffer.from(content), fields: { deliveryTag: tag }, properties: { messageId, headers: {} } } as unknown as ConsumeMessage;
-  return { id: `t:${tag}`, acks: new Acks(log), message, retry: { attempt: 1, maxAttempts: 3, remaining: 2, firstDeathReason: null, deaths: [] }, receivedAt: 0, deadline: Infinity };
 }
 
 const park: CopyDecision = { kind: 'park', queue: 'q.parking', reason: 'why', options: { persistent: true } };

@@ -4,41 +4,14 @@
  * from x-delivery-count, decide's broker route, and the ack batcher's reject.
  */
 import assert from 'node:assert/strict';
-import type { Message, MessageProperties } from 'amqplib';
+import type { Message } from 'amqplib';
 import { deliveryCountRetryInfo } from '../../../src/lib/message/delivery-count';
-import { decide, decisionPolicy, type Decidable } from '../../../src/lib/settle/decide';
+import { decide, decisionPolicy } from '../../../src/lib/settle/decide';
 import { AckBatcher } from '../../../src/lib/settle/settler';
 import { brokerRetryArguments, brokerRetryBounds, brokerRetryDelay } from '../../../src/lib/topology/broker-retry';
 import { brokerRetryVersionProblem, runsBrokerRetry } from '../../../src/lib/topology/broker-version';
 import { planTopology, retryRoute, validateTopologyConfig, type RetryTopologyConfig } from '../../../src/lib/topology/plan';
-
-const NOW = Date.parse('2026-11-28T12:00:00Z');
-
-function topology(extra: Partial<RetryTopologyConfig> = {}): RetryTopologyConfig {
-  return {
-    mode: 'declare',
-    mainExchange: 'orders',
-    mainExchangeType: 'direct',
-    mainQueue: 'orders',
-    routingKeys: ['rk'],
-    retryExchange: '',
-    retryExchangeType: 'fanout',
-    retryQueue: 'orders.retry',
-    retryDelaysMs: [1000, 10_000],
-    parkingQueue: 'orders.parking',
-    maxAttempts: 5,
-    maxAgeMs: 0,
-    mainQueueArguments: {},
-    retryQueueArguments: {},
-    parkingQueueArguments: {},
-    ...extra,
-  };
-}
-
-function delivery(attempt: number, maxAttempts = 5): Decidable {
-  const properties = { messageId: 'm-1', headers: {} } as unknown as MessageProperties;
-  return { message: { content: Buffer.from('{}'), properties, fields: { exchange: 'orders', routingKey: 'rk' } }, retry: { attempt, maxAttempts }, receivedAt: NOW };
-}
+import { NOW, topology, delivery } from '../fixtures/retry-timing';
 
 describe('broker-native delayed retry (pure)', () => {
   it('the broker delays min × failures, capped at max (as measured on 4.3.6: 1 s, 2 s, 3 s …)', () => {

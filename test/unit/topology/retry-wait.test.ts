@@ -4,42 +4,14 @@
  * from x-delivery-count, decide's broker route, and the ack batcher's reject.
  */
 import assert from 'node:assert/strict';
-import type { MessageProperties } from 'amqplib';
 import { parseRetryAfter, retryAfterOf } from '../../../src/lib/classify/retry-after';
 import { ErrorClassifier } from '../../../src/lib/classify/match';
 import { HTTP_STARTING_RULES } from '../../../src/lib/classify/rules';
-import { decide, decisionPolicy, type Decidable } from '../../../src/lib/settle/decide';
-import { planTopology, retryRoute, validateTopologyConfig, type RetryTopologyConfig } from '../../../src/lib/topology/plan';
+import { decide, decisionPolicy } from '../../../src/lib/settle/decide';
+import { planTopology, retryRoute, validateTopologyConfig } from '../../../src/lib/topology/plan';
 import { jitteredDelays, retryQueueChoice, retryQueueNames, tierFor } from '../../../src/lib/topology/retry-queues';
 import { retryWaitMs, shortWaitWarning } from '../../../src/lib/topology/retry-wait';
-
-const NOW = Date.parse('2026-11-28T12:00:00Z');
-
-function topology(extra: Partial<RetryTopologyConfig> = {}): RetryTopologyConfig {
-  return {
-    mode: 'declare',
-    mainExchange: 'orders',
-    mainExchangeType: 'direct',
-    mainQueue: 'orders',
-    routingKeys: ['rk'],
-    retryExchange: '',
-    retryExchangeType: 'fanout',
-    retryQueue: 'orders.retry',
-    retryDelaysMs: [1000, 10_000],
-    parkingQueue: 'orders.parking',
-    maxAttempts: 5,
-    maxAgeMs: 0,
-    mainQueueArguments: {},
-    retryQueueArguments: {},
-    parkingQueueArguments: {},
-    ...extra,
-  };
-}
-
-function delivery(attempt: number, maxAttempts = 5): Decidable {
-  const properties = { messageId: 'm-1', headers: {} } as unknown as MessageProperties;
-  return { message: { content: Buffer.from('{}'), properties, fields: { exchange: 'orders', routingKey: 'rk' } }, retry: { attempt, maxAttempts }, receivedAt: NOW };
-}
+import { NOW, topology, delivery } from '../fixtures/retry-timing';
 
 describe('retry timing (pure)', () => {
   it('a requested delay goes to the first tier at least that long, else the longest; never to an earlier tier than the attempt', () => {
