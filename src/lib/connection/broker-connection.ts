@@ -6,13 +6,13 @@
  * connection is lost, goes on with the next one at once (round-robin); backoff only after a full round.
  */
 import { EventEmitter } from 'node:events';
-import * as amqp from 'amqplib';
 import type { Channel, ChannelModel } from 'amqplib';
 import { backoffDelay, type BackoffOptions } from '../backoff';
 import { closeChannel } from '../amqp';
 import { Waiters } from './waiters';
 import { type Publisher, type PublisherOptions, Publishers, type PublishLimits } from '../publish';
 import { describeConnectionError } from './errors';
+import { dialRound } from './dial';
 import { resolveConnectTargets, type ConnectTarget } from './settings';
 
 /** `invalid`: the configuration cannot work (bad URL, unusable TLS settings); nothing is tried. */
@@ -27,16 +27,6 @@ export interface ConnectionState {
   /** While `connected`: the broker's `host:port`. */
   address?: string;
 }
-
-/** A socket that has not finished the AMQP handshake by then counts as not answering. */
-const CONNECT_TIMEOUT_MS = 10_000;
-/**
- * What the socket buffers before amqplib's muxer stops moving frames to it (Node's default: 16 KiB).
- * A batch of publishes (the outbox relay's, ConfirmPublisher.sendBatch) is written with the socket
- * corked, in one system call instead of one per frame, as long as its frames fit: 100 events of 1 KB
- * are about 120 KiB. Bounded all the same: past it, publishes wait for the drain as before.
- */
-const SOCKET_WRITE_HWM = 256 * 1024;
 
 export interface BrokerConnectionOptions {
   /** Brokers to try, in order: one, or the nodes of a cluster (see resolveConnectTargets)... */
@@ -244,37 +234,15 @@ export class BrokerConnection extends EventEmitter<BrokerConnectionEvents> {
     if (this.stopping || this.configError) return;
     this.attempt += 1;
     this.setState({ phase: 'connecting' });
-    const { targets } = this;
-    const failures: string[] = [];
-    // From the next target on, wrapping around: each target once per round.
-    const round = [...targets.slice(this.next), ...targets.slice(0, this.next)];
-    for (const target of round) {
-      let model: ChannelModel;
-      try {
-        // writableHighWaterMark goes to net.Socket (amqplib passes its socket options on); not in amqplib's types.
-        const socketOptions: Record<string, unknown> = {
-          writableHighWaterMark: SOCKET_WRITE_HWM,
-          ...this.options.socketOptions,
-          timeout: CONNECT_TIMEOUT_MS,
-          clientProperties: { connection_name: this.options.connectionName },
-        };
-        model = await amqp.connect(target.url, socketOptions);
-      } catch (err) {
-        const why = describeConnectionError(err as Error, target);
-        failures.push(targets.length > 1 ? `${target.address}: ${why}` : why);
-        if (this.stopping) return;
-        continue;
-      }
-      if (this.stopping) {
-        await model.close().catch(() => undefined);
-        return;
-      }
-      // Round-robin: after a loss the next attempt starts with the following node.
-      this.next = (targets.indexOf(target) + 1) % targets.length;
-      this.attach(model, target);
+    const dialed = await dialRound(this.targets, this.next, this.options, () => this.stopping);
+    if (dialed === undefined) return;
+    if ('failures' in dialed) {
+      this.scheduleReconnect(dialed.failures.join('; '));
       return;
     }
-    this.scheduleReconnect(failures.join('; '));
+    // Round-robin: after a loss the next attempt starts with the following node.
+    this.next = (this.targets.indexOf(dialed.target) + 1) % this.targets.length;
+    this.attach(dialed.model, dialed.target);
   }
 
   private attach(model: ChannelModel, target: ConnectTarget): void {

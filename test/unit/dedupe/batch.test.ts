@@ -1,0 +1,35 @@
+/** Pure parts of the stores: the memory store's bounds, batches, Redis URLs, PostgreSQL settings, errors and table names. */
+import assert from 'node:assert/strict';
+import { distinctKeys, distinctNames } from '../../../src/lib/dedupe/batch';
+
+const k = (key: string, scope = 'q'): { scope: string; key: string } => ({ scope, key });
+
+describe('store batches', () => {
+  it('asks each key once and maps the answers back', () => {
+    const { unique, at } = distinctKeys([k('a'), k('b'), k('a'), k('a', 'other')]);
+    assert.deepEqual(unique, [k('a'), k('b'), k('a', 'other')]);
+    assert.deepEqual(at, [0, 1, 0, 2]);
+    const again = distinctKeys([k('a'), k('b'), k('a')]);
+    assert.deepEqual(again, { unique: [k('a'), k('b')], at: [0, 1, 0] }, 'one scope, a key twice');
+  });
+
+  it('a batch of distinct keys: the same list, nothing to map back (one scope or several)', () => {
+    const keys = [k('a'), k('b'), k('a', 'other')];
+    const all = distinctKeys(keys);
+    assert.equal(all.unique, keys);
+    assert.equal(all.at, undefined);
+    const one = [k('a'), k('b')];
+    assert.equal(distinctKeys(one).unique, one);
+    assert.equal(distinctKeys(one).at, undefined);
+    assert.deepEqual(distinctKeys([]), { unique: [], at: undefined });
+  });
+
+  it('names made strings: each asked once, answers mapped back only when some came twice', () => {
+    assert.deepEqual(distinctNames(['a', 'b', 'a', 'c']), { unique: ['a', 'b', 'c'], at: [0, 1, 0, 2] });
+    const names = ['a', 'b'];
+    const all = distinctNames(names);
+    assert.equal(all.unique, names, 'all distinct: the same list, nothing to map back');
+    assert.equal(all.at, undefined);
+    assert.deepEqual(distinctNames([]), { unique: [], at: undefined });
+  });
+});
