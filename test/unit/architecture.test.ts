@@ -5,8 +5,9 @@
  * folders' indexes too (the editor's browser bundle takes single pure files instead).
  */
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
+import { NODE_TYPES as ALL_NODE_TYPES } from '../../src/nodes/shared/node-types';
 
 const SRC = path.resolve(__dirname, '../../src');
 const LIB = path.join(SRC, 'lib');
@@ -170,5 +171,31 @@ describe('architecture of src/lib', function () {
 describe('architecture of src/nodes and src/editor', function () {
   it('has no import circles, among the nodes, the editor and the lib', function () {
     assert.deepEqual(circlesAmong(filesUnder(SRC)), []);
+  });
+
+  it('each node type is one folder: its runtime, its controller, its dialog, its html and its locales', function () {
+    const missing: string[] = [];
+    for (const type of ALL_NODE_TYPES) {
+      for (const file of [`${type}.ts`, 'controller.ts', 'editor.ts', `${type}.html`, `locales/en-US/${type}.json`]) {
+        if (!existsSync(path.join(SRC, 'nodes', type, file))) missing.push(`src/nodes/${type}/${file}`);
+      }
+    }
+    const folders = readdirSync(path.join(SRC, 'nodes')).filter((entry) => entry !== 'shared');
+    assert.deepEqual(missing, []);
+    assert.deepEqual(folders.sort(), [...ALL_NODE_TYPES].sort(), 'src/nodes holds one folder per node type, and shared/');
+  });
+
+  it("a node's folder imports no other node's folder, and shared/ imports none: what two use is shared", function () {
+    const wrong: string[] = [];
+    const nodes = path.join(SRC, 'nodes');
+    for (const file of filesUnder(nodes)) {
+      const from = path.relative(nodes, file).split(path.sep)[0];
+      for (const { spec, target } of importsOf(file)) {
+        if (!target.startsWith(`${nodes}${path.sep}`)) continue;
+        const to = path.relative(nodes, target).split(path.sep)[0];
+        if (to !== from && to !== 'shared') wrong.push(`${path.relative(SRC, file)} imports '${spec}'`);
+      }
+    }
+    assert.deepEqual(wrong, []);
   });
 });

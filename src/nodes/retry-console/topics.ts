@@ -7,7 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import { healthReport } from '../../lib/health';
 import type { GroupResult } from '../../lib/parking';
-import { collectHealth } from '../retry-health/collect';
+import { collectHealth } from '../shared/health-collect';
 import { audit } from '../shared/audit';
 import { historyAnswer, minutesOf } from '../shared/history-endpoint';
 import type { Translate } from '../shared/i18n';

@@ -5,7 +5,7 @@
  * an admin endpoint, GET <admin root>/rabbitmq-retry/health (permission `rabbitmq-retry.read`),
  * registered once with the node type.
  *
- * The composition root: the report collected from the nodes that own each part (collect.ts), given
+ * The composition root: the report collected from the nodes that own each part (shared/health-collect.ts, which retry-console reads too), given
  * to each node's controller (controller.ts) and to the admin endpoint.
  */
 import { healthReport, type HealthReport } from '../../lib/health';
@@ -13,7 +13,7 @@ import { translator } from '../shared/i18n';
 import type { AdminResponse, Node, NodeAPI, NodeDef } from '../shared/node-red';
 import { NODE_TYPE } from '../shared/node-types';
 import { HEALTH_PATH, statusCodeOf } from './answer';
-import { collectHealth } from './collect';
+import { collectHealth } from '../shared/health-collect';
 import { HealthController } from './controller';
 
 export = function register(RED: NodeAPI): void {

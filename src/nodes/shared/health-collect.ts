@@ -6,13 +6,13 @@
  * deployed flows are walked at each request.
  */
 import type { BrokerInput, ConsumerInput, DatabaseInput, HealthInput, RelayInput, StoreInput } from '../../lib/health';
-import { findBroker } from '../shared/broker-node';
-import { findDedupeStore } from '../shared/dedupe-node';
-import { stringProp, type NodeAPI, type NodeDef } from '../shared/node-red';
-import { NODE_TYPE, type NodeType } from '../shared/node-types';
-import type { RelayNode } from '../shared/outbox-node';
-import { findPostgres } from '../shared/postgres-node';
-import { findRetryConfig, type RetryConsumerNode } from '../shared/retry-config-node';
+import { findBroker } from './broker-node';
+import { findDedupeStore } from './dedupe-node';
+import { stringProp, type NodeAPI, type NodeDef } from './node-red';
+import { NODE_TYPE, type NodeType } from './node-types';
+import type { RelayNode } from './outbox-node';
+import { findPostgres } from './postgres-node';
+import { findRetryConfig, type RetryConsumerNode } from './retry-config-node';
 
 /** How long a store or a database may take to answer a probe's ping. */
 export const PING_MS = 2000;
