@@ -7,6 +7,7 @@ import { bool, type Conversion, num, text } from './core';
 import type { Mapper } from './mapper';
 import { ABREITS_TYPES, consumerIn, publisherOut, server } from './abreits';
 import { retrySettle } from './templates';
+import { NODE_TYPE } from '../nodes/shared/node-types';
 import type { FlowNode } from './types';
 
 export const AMQP_ACK = 'node-red-contrib-amqp-ack';
@@ -25,7 +26,7 @@ function ackNode(ctx: Conversion, node: FlowNode): void {
     ctx.moveInputs(node.id, [node.id, ...onward]);
     notes.push('it passed the msg on after settling: the nodes it fed are wired from its inputs now (they run alongside the settle)');
   }
-  ctx.entry(node, AMQP_ACK, 'converted', ['retry-settle'], notes);
+  ctx.entry(node, AMQP_ACK, 'converted', [NODE_TYPE.retrySettle], notes);
 }
 
 function consumer(ctx: Conversion, node: FlowNode): void {

@@ -6,6 +6,7 @@
  */
 import { type Conversion, nameOf } from './core';
 import { change, parkPublisher, retryBroker, retryConfig, retryConsumer, retryPublish, retrySettle, scoped, switchOn, type BrokerFields } from './templates';
+import { NODE_TYPE } from '../nodes/shared/node-types';
 import type { FlowNode } from './types';
 
 /** The old broker node becomes a retry-broker with the same id; user and password move into its credentials. */
@@ -16,7 +17,7 @@ export function convertBroker(ctx: Conversion, node: FlowNode, pkg: string, fiel
   const password = old.password ?? '';
   if (user !== '' || password !== '') ctx.credentials[node.id] = { user, password };
   const moved = user !== '' || password !== '' ? ['user and password moved into the retry-broker\'s credentials'] : ['no credentials in the input: enter the user and password in the retry-broker (guest only works from localhost)'];
-  ctx.entry(node, pkg, 'converted', ['retry-broker'], [...moved, ...notes]);
+  ctx.entry(node, pkg, 'converted', [NODE_TYPE.retryBroker], [...moved, ...notes]);
 }
 
 export interface ConsumerFields {
@@ -60,7 +61,7 @@ export function convertConsumer(ctx: Conversion, node: FlowNode, pkg: string, f:
   ctx.replace(node.id, retryConsumer({ id: node.id, z: node.z, x: node.x, y: node.y, name: nameOf(node) }, config.id, prefetch, node.wires ?? []));
   if (f.acks === 'on-arrival') (ctx.autoAck === 'settle-at-end' ? settleAtEnd : ackOnArrival)(ctx, node, notes);
   if (f.acks === 'msg-manualAck') manualAckRouter(ctx, node, notes);
-  ctx.entry(node, pkg, 'converted', ['retry-consumer', 'retry-config'], notes);
+  ctx.entry(node, pkg, 'converted', [NODE_TYPE.retryConsumer, NODE_TYPE.retryConfig], notes);
 }
 
 /** The old node acked each message as it arrived: a retry-settle (ack) wired from the consumer does the same. */
@@ -157,5 +158,5 @@ export function convertPublisher(ctx: Conversion, node: FlowNode, pkg: string, f
     notes.push('a change node in front of it sets the routing key (msg.topic) and the fixed properties (msg.properties wins, as before)');
   }
   notes.push('publishes with confirms and mandatory: an unroutable message is an error now, not dropped silently');
-  ctx.entry(node, pkg, 'converted', ['retry-publish'], notes);
+  ctx.entry(node, pkg, 'converted', [NODE_TYPE.retryPublish], notes);
 }

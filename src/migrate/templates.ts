@@ -3,6 +3,7 @@
  * editor's defaults (src/editor/nodes/*, src/nodes/shared/properties.ts). The converter fills in
  * what the old node said. Pure.
  */
+import { NODE_TYPE } from '../nodes/shared/node-types';
 import { NUMBER_FIELDS, PROPERTY_VERSIONS } from '../nodes/shared/properties';
 import type { FlowNode } from './types';
 
@@ -40,13 +41,13 @@ export interface BrokerFields {
 export function retryBroker(place: Place, f: BrokerFields): FlowNode {
   return {
     ...placed(place),
-    ...addedTexts('retry-broker'),
-    type: 'retry-broker',
+    ...addedTexts(NODE_TYPE.retryBroker),
+    type: NODE_TYPE.retryBroker,
     url: '',
     urlType: 'str',
     host: f.host || '127.0.0.1',
     hostType: 'str',
-    ...numbers('retry-broker'),
+    ...numbers(NODE_TYPE.retryBroker),
     port: f.port || (f.tls ? 5671 : 5672),
     vhost: f.vhost || '/',
     tls: f.tls,
@@ -54,7 +55,7 @@ export function retryBroker(place: Place, f: BrokerFields): FlowNode {
     ...(f.heartbeat !== undefined ? { heartbeat: f.heartbeat } : {}),
     managementUrl: '',
     managementUrlType: 'str',
-    version: version('retry-broker'),
+    version: version(NODE_TYPE.retryBroker),
   };
 }
 
@@ -75,8 +76,8 @@ export function retryConfig(place: Place, f: ConfigFields): FlowNode {
   delete node.z;
   return {
     ...node,
-    ...addedTexts('retry-config'),
-    type: 'retry-config',
+    ...addedTexts(NODE_TYPE.retryConfig),
+    type: NODE_TYPE.retryConfig,
     broker: f.broker,
     mode: 'check',
     existingQueue: true,
@@ -91,22 +92,22 @@ export function retryConfig(place: Place, f: ConfigFields): FlowNode {
     retryQueue: '',
     retryDelay: '5000',
     parkingQueue: '',
-    ...numbers('retry-config'),
+    ...numbers(NODE_TYPE.retryConfig),
     mainQueueArgs: JSON.stringify(f.mainQueueArgs ?? {}),
     retryQueueArgs: '{}',
     parkingQueueArgs: '{}',
     errorRules: [],
-    version: version('retry-config'),
+    version: version(NODE_TYPE.retryConfig),
   };
 }
 
 export function retryConsumer(place: Place, config: string, prefetch: number, wires: string[][]): FlowNode {
   return {
     ...placed(place),
-    ...addedTexts('retry-consumer'),
-    type: 'retry-consumer',
+    ...addedTexts(NODE_TYPE.retryConsumer),
+    type: NODE_TYPE.retryConsumer,
     config,
-    ...numbers('retry-consumer'),
+    ...numbers(NODE_TYPE.retryConsumer),
     prefetch,
     decode: 'auto',
     invalidBody: 'park',
@@ -119,17 +120,17 @@ export function retryConsumer(place: Place, config: string, prefetch: number, wi
     dedupeStoreDown: 'pause',
     circuit: false,
     outputs: 1,
-    version: version('retry-consumer'),
+    version: version(NODE_TYPE.retryConsumer),
     wires: [wires[0] ?? []],
   };
 }
 
 export function retrySettle(place: Place, action: 'ack' | 'retry', reason = ''): FlowNode {
-  return { ...placed(place), type: 'retry-settle', action, reason, wires: [] };
+  return { ...placed(place), type: NODE_TYPE.retrySettle, action, reason, wires: [] };
 }
 
 export function parkPublisher(place: Place, reason: string): FlowNode {
-  return { ...placed(place), type: 'park-publisher', reason, wires: [[]] };
+  return { ...placed(place), type: NODE_TYPE.parkPublisher, reason, wires: [[]] };
 }
 
 export interface PublishFields {
@@ -142,7 +143,7 @@ export interface PublishFields {
 export function retryPublish(place: Place, f: PublishFields, wires: string[][]): FlowNode {
   return {
     ...placed(place),
-    type: 'retry-publish',
+    type: NODE_TYPE.retryPublish,
     broker: f.broker,
     mode: 'publish',
     exchange: f.exchange,

@@ -185,6 +185,17 @@ describe('architecture of src/nodes and src/editor', function () {
     assert.deepEqual(folders.sort(), [...ALL_NODE_TYPES].sort(), 'src/nodes holds one folder per node type, and shared/');
   });
 
+  it('names a node type only through NODE_TYPE (src/nodes/shared/node-types.ts), never as a string', function () {
+    const types = new RegExp(`['"\`](${ALL_NODE_TYPES.join('|')})['"\`]`);
+    const wrong = filesUnder(SRC)
+      .filter((file) => file !== path.join(SRC, 'nodes/shared/node-types.ts'))
+      .flatMap((file) => {
+        const found = types.exec(withoutComments(readFileSync(file, 'utf8')));
+        return found ? [`${path.relative(SRC, file)} writes '${found[1] ?? ''}'`] : [];
+      });
+    assert.deepEqual(wrong, []);
+  });
+
   it("a node's folder imports no other node's folder, and shared/ imports none: what two use is shared", function () {
     const wrong: string[] = [];
     const nodes = path.join(SRC, 'nodes');

@@ -7,7 +7,7 @@
 import type { Translate } from '../index';
 import { migrateAction } from '../migrate-action';
 import type { NodeDefinition } from '../red';
-import { NODE_TYPE } from '../../nodes/shared/node-types';
+import { NODE_TYPE, type NodeType } from '../../nodes/shared/node-types';
 import { outboxRelay } from '../../nodes/outbox-relay/editor';
 import { outboxWrite } from '../../nodes/outbox-write/editor';
 import { parkReplay } from '../../nodes/park-replay/editor';
@@ -23,21 +23,22 @@ import { parkPublisher } from '../../nodes/park-publisher/editor';
 import { retryConsumer } from '../../nodes/retry-consumer/editor';
 import { retrySettle } from '../../nodes/retry-settle/editor';
 
+/** Every node type's dialog: the compiler says when a type has none. */
 export const DIALOGS: Record<string, (t: Translate) => NodeDefinition> = {
-  'retry-broker': retryBroker,
-  'retry-config': retryConfig,
-  'retry-consumer': retryConsumer,
-  'retry-settle': retrySettle,
-  'park-publisher': parkPublisher,
+  [NODE_TYPE.retryBroker]: retryBroker,
+  [NODE_TYPE.retryConfig]: retryConfig,
+  [NODE_TYPE.retryConsumer]: retryConsumer,
+  [NODE_TYPE.retrySettle]: retrySettle,
+  [NODE_TYPE.parkPublisher]: parkPublisher,
   [NODE_TYPE.retryPublish]: retryPublish,
   [NODE_TYPE.parkReplay]: parkReplay,
-  'retry-dedupe': retryDedupe,
-  'retry-postgres': retryPostgres,
+  [NODE_TYPE.retryDedupe]: retryDedupe,
+  [NODE_TYPE.retryPostgres]: retryPostgres,
   [NODE_TYPE.outboxWrite]: outboxWrite,
   [NODE_TYPE.outboxRelay]: outboxRelay,
   [NODE_TYPE.retryHealth]: retryHealth,
   [NODE_TYPE.retryConsole]: retryConsole,
-};
+} satisfies Record<NodeType, (t: Translate) => NodeDefinition>;
 
 /**
  * What a node type adds to the editor besides its dialog, once registered: park-replay brings the
@@ -45,5 +46,5 @@ export const DIALOGS: Record<string, (t: Translate) => NodeDefinition> = {
  */
 export const EXTRAS: Record<string, (t: Translate) => void> = {
   [NODE_TYPE.parkReplay]: parkingBrowser,
-  'retry-broker': migrateAction,
+  [NODE_TYPE.retryBroker]: migrateAction,
 };

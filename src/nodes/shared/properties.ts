@@ -10,6 +10,8 @@ import { MAX_TIMER_SECONDS, type NumberField } from '../../lib/rules/number-fiel
 import type { InvalidBodyPolicy } from '../../lib/settle/decide';
 import type { TopologyMode } from '../../lib/topology/plan';
 
+import { NODE_TYPE } from './node-types';
+
 const MIB = 1024 * 1024;
 
 /** Every value of a union, listed once: the compiler says when the list misses one. */
@@ -40,21 +42,21 @@ export const PARK_NODE_ACTIONS = [...PARK_ACTIONS, 'topic'] as const;
 
 /** Every number property of every node type: the runtime reads them with these, the editor validates with them. */
 export const NUMBER_FIELDS = {
-  'retry-broker': {
+  [NODE_TYPE.retryBroker]: {
     port: { label: 'port', fallback: 5672, min: 1, max: 65535, integer: true },
     heartbeat: { label: 'heartbeat', fallback: 30, min: 0, max: 65535, integer: true, unit: 's' },
     reconnectMax: { label: 'maximum reconnect delay', fallback: 5, min: 1, max: MAX_TIMER_SECONDS, unit: 's' },
     bufferMessages: { label: 'publish buffer (messages)', fallback: DEFAULT_PUBLISH_LIMITS.maxMessages, min: 1, integer: true },
     bufferMiB: { label: 'publish buffer (MiB)', fallback: DEFAULT_PUBLISH_LIMITS.maxBytes / MIB, min: 0.001, unit: 'MiB' },
   },
-  'retry-config': {
+  [NODE_TYPE.retryConfig]: {
     maxAttempts: { label: 'max attempts', fallback: 3, min: 1, integer: true },
     maxAge: { label: 'max age', fallback: 0, min: 0, unit: 's' },
     // Issue 42: partitioned ordered mode (0 or 1: one main queue, as before).
     partitions: { label: 'partitions', fallback: 0, min: 0, max: 256, integer: true },
     retryJitter: { label: 'retry jitter', fallback: 0, min: 0, max: 100, unit: '%' },
   },
-  'retry-consumer': {
+  [NODE_TYPE.retryConsumer]: {
     prefetch: { label: 'prefetch', fallback: 10, min: 1, max: 65535, integer: true },
     orderedPause: { label: 'pause', fallback: 5, min: 0, max: MAX_TIMER_SECONDS, unit: 's' },
     settleTimeout: { label: 'settle timeout', fallback: 60, min: 0, max: MAX_TIMER_SECONDS, unit: 's' },
@@ -69,19 +71,19 @@ export const NUMBER_FIELDS = {
     circuitProbes: { label: 'probes', fallback: 5, min: 1, max: 65535, integer: true },
     rateLimit: { label: 'rate limit', fallback: 0, min: 0, max: 1_000_000, unit: 'messages/s' },
   },
-  'park-replay': {
+  [NODE_TYPE.parkReplay]: {
     max: { label: 'at most', fallback: 100, min: 1, integer: true },
   },
-  'retry-console': {
+  [NODE_TYPE.retryConsole]: {
     every: { label: 'every', fallback: 10, min: 0, max: MAX_TIMER_SECONDS, unit: 's' },
     minutes: { label: 'history', fallback: 60, min: 1, max: 1440, integer: true, unit: 'minutes' },
   },
-  'retry-dedupe': {
+  [NODE_TYPE.retryDedupe]: {
     retentionHours: { label: 'keep processed keys', fallback: 24, min: 0.001, max: 24 * 365, unit: 'h' },
     leaseSeconds: { label: 'claim lease', fallback: 300, min: 1, max: MAX_TIMER_SECONDS, unit: 's' },
     maxKeys: { label: 'most keys in memory', fallback: 100_000, min: 1, integer: true },
   },
-  'outbox-relay': {
+  [NODE_TYPE.outboxRelay]: {
     batchSize: { label: 'batch', fallback: 100, min: 1, max: 10_000, integer: true },
     pollSeconds: { label: 'poll every', fallback: 5, min: 0.05, max: MAX_TIMER_SECONDS, unit: 's' },
     maxAttempts: { label: 'max attempts', fallback: 10, min: 1, integer: true },
@@ -89,7 +91,7 @@ export const NUMBER_FIELDS = {
     backoffMaxSeconds: { label: 'longest backoff', fallback: 300, min: 0.01, max: MAX_TIMER_SECONDS, unit: 's' },
     retentionDays: { label: 'keep sent rows', fallback: 7, min: 0, max: 3650, unit: 'days' },
   },
-  'retry-postgres': {
+  [NODE_TYPE.retryPostgres]: {
     port: { label: 'port', fallback: 5432, min: 1, max: 65535, integer: true },
     poolSize: { label: 'connections', fallback: 10, min: 1, max: 1000, integer: true },
   },
@@ -102,17 +104,17 @@ export const NUMBER_FIELDS = {
  */
 export const PROPERTY_VERSIONS: Record<string, { version: number; added: Record<string, { since: number; value?: string }> }> = {
   // Number fields mean their NUMBER_FIELDS fallback; others name their value.
-  'retry-broker': {
+  [NODE_TYPE.retryBroker]: {
     version: 3,
     // A field without its type is text (`${VAR}` text included), as before the env type existed.
     added: { bufferMessages: { since: 2 }, bufferMiB: { since: 2 }, urlType: { since: 3, value: 'str' }, hostType: { since: 3, value: 'str' }, managementUrlType: { since: 3, value: 'str' } },
   },
   // --- issue 27 (H10): park-replay's reason filter (absent: every reason) ---
-  'park-replay': { version: 3, added: { action: { since: 2, value: 'replay' }, reason: { since: 3, value: '' } } },
+  [NODE_TYPE.parkReplay]: { version: 3, added: { action: { since: 2, value: 'replay' }, reason: { since: 3, value: '' } } },
   // --- issue 26 (H4): error rules (absent: none, every failure transient) ---
   // --- issue 42: partitions (absent: not partitioned); issue 39: broker-native delayed retry and jitter (absent: retry queues, no jitter) ---
-  'retry-config': { version: 4, added: { maxAge: { since: 2 }, errorRules: { since: 3, value: '[]' }, partitions: { since: 4 }, partitionRouting: { since: 4, value: 'auto' }, delayedRetry: { since: 4, value: 'queues' }, retryJitter: { since: 4 } } },
-  'retry-consumer': {
+  [NODE_TYPE.retryConfig]: { version: 4, added: { maxAge: { since: 2 }, errorRules: { since: 3, value: '[]' }, partitions: { since: 4 }, partitionRouting: { since: 4, value: 'auto' }, delayedRetry: { since: 4, value: 'queues' }, retryJitter: { since: 4 } } },
+  [NODE_TYPE.retryConsumer]: {
     version: 5,
     added: {
       mode: { since: 2, value: 'retry' },

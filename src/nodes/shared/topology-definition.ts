@@ -9,6 +9,7 @@ import { EXCHANGE_TYPES, type ExchangeType, type RetryTopologyConfig, validateTo
 import { PARTITION_ROUTINGS } from '../../lib/topology/partitions';
 import { parseDelays, parseQueueArguments, queueNamesOf } from '../../lib/topology/parse';
 import { stringProp } from './node-red';
+import { NODE_TYPE } from './node-types';
 import { NUMBER_FIELDS } from './properties';
 
 function exchangeType(value: unknown, fallback: ExchangeType): ExchangeType {
@@ -18,7 +19,7 @@ function exchangeType(value: unknown, fallback: ExchangeType): ExchangeType {
 /** The topology a node definition describes; throws with every problem found. */
 export function topologyFromDefinition(def: Record<string, unknown>): RetryTopologyConfig {
   const names = queueNamesOf(stringProp(def.mainQueue), stringProp(def.retryQueue), stringProp(def.parkingQueue));
-  const numbers = readNumberFields(def, NUMBER_FIELDS['retry-config']);
+  const numbers = readNumberFields(def, NUMBER_FIELDS[NODE_TYPE.retryConfig]);
   const topology: RetryTopologyConfig = {
     mode: def.mode === 'check' ? 'check' : 'declare',
     mainExchange: stringProp(def.mainExchange),
