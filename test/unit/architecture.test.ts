@@ -196,6 +196,23 @@ describe('architecture of src/nodes and src/editor', function () {
     assert.deepEqual(wrong, []);
   });
 
+  it('shared/ holds only what two or more use (node types, other shared modules, the editor, the converter)', function () {
+    const shared = path.join(SRC, 'nodes', 'shared');
+    const users = new Map<string, Set<string>>();
+    for (const file of filesUnder(SRC)) {
+      const rel = path.relative(SRC, file).split(path.sep);
+      const user = rel[0] === 'nodes' ? (rel[1] === 'shared' ? path.relative(SRC, file) : `nodes/${rel[1] ?? ''}`) : (rel[0] ?? '');
+      for (const { target } of importsOf(file)) {
+        if (path.dirname(target) !== shared || target === file) continue;
+        users.set(target, (users.get(target) ?? new Set()).add(user));
+      }
+    }
+    const alone = filesUnder(shared)
+      .filter((file) => (users.get(file)?.size ?? 0) < 2)
+      .map((file) => `${path.relative(SRC, file)} (used by ${[...(users.get(file) ?? [])].join(', ') || 'nothing'}): move it into its node's folder`);
+    assert.deepEqual(alone, []);
+  });
+
   it("a node's folder imports no other node's folder, and shared/ imports none: what two use is shared", function () {
     const wrong: string[] = [];
     const nodes = path.join(SRC, 'nodes');

@@ -14,7 +14,7 @@ import type { RetryConsumerNode } from '../shared/retry-config-node';
 import { StatusUpdates } from '../shared/status';
 import { startPart, type ConsumerPart } from './consumer-part';
 import { hasChannel, sessionStatus, type StatusContext } from './consumer-status';
-import { MsgIds } from '../shared/msg-ids';
+import { MsgIds } from './msg-ids';
 import { toMsg } from './delivered-msg';
 import { partitionsStatus } from './partition-status';
 import { sessionOptions, type ConsumerSettings } from './settings';

@@ -1,6 +1,6 @@
 /** The msg a delivery becomes: what the flow gets, and what a deduplication key expression reads. */
 import type { DeliveredMessage } from '../../lib/message';
-import type { MsgIds } from '../shared/msg-ids';
+import type { MsgIds } from './msg-ids';
 import type { NodeMessage } from '../shared/node-red';
 
 /** `ids`: the `_msgid` given here (a msg the consumer sends), not by Node-RED's generateId per message. */

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { MsgIds } from '../../../../src/nodes/shared/msg-ids';
+import { MsgIds } from '../../../../src/nodes/retry-consumer/msg-ids';
 
 describe('msg ids (msg._msgid of consumed messages)', () => {
   it('gives 16 hex digits like Node-RED, a counter after one random prefix', () => {
