@@ -44,7 +44,9 @@ export default tseslint.config(
   },
   {
     // House rule: files under 300 lines, functions under 80, split by responsibility.
-    files: ['src/**/*.ts'],
+    files: ['src/**/*.ts', 'bench/**/*.ts'],
+    // Not split yet (issue 43 follow-up): bench/lib's scenario code and one tool, each over a limit.
+    ignores: ['bench/lib/common.ts', 'bench/lib/dedupe-raw.ts', 'bench/lib/peers.ts', 'bench/lib/scale-scenarios.ts', 'bench/lib/scenarios.ts', 'bench/lib/store-scenarios.ts', 'bench/tools/profile.ts'],
     rules: {
       'max-lines': ['error', { max: 300 }],
       'max-lines-per-function': ['error', { max: 80 }],
