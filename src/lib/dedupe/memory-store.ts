@@ -12,7 +12,7 @@
  * a median of 39.6 µs of CPU a message that way, 30.1 µs this way, 26.8 µs without deduplication).
  */
 import { distinctKeys } from './batch';
-import type { ClaimResult, DedupeKey, DedupeStore, StoreExchange, SyncDedupeStore } from './store';
+import { CLAIMED, DONE, type ClaimResult, type DedupeKey, type DedupeStore, type StoreExchange, type SyncDedupeStore } from './store';
 
 /** A live claim (or one whose lease ended, not yet swept). */
 interface Claim {
@@ -30,8 +30,6 @@ export interface MemoryStoreOptions {
 
 /** A mask: expired records are swept every 256 writes (and at once when over the bound). */
 const SWEEP_EVERY = 255;
-const CLAIMED: ClaimResult = Object.freeze({ state: 'claimed' });
-const DONE: ClaimResult = Object.freeze({ state: 'done' });
 
 export class MemoryDedupeStore implements DedupeStore, SyncDedupeStore {
   readonly description = 'memory';

@@ -13,7 +13,7 @@
 import { createHash } from 'node:crypto';
 import { declareOrCheckTable, postgresErrorText, postgresProblem, type ExpectedColumn, type ExpectedIndex, type Queryable, type TableName } from '../postgres';
 import { distinctKeys } from './batch';
-import { DedupeStoreError, type ClaimResult, type DedupeKey, type DedupeStore, type StoreExchange } from './store';
+import { CLAIMED, DONE, DedupeStoreError, type ClaimResult, type DedupeKey, type DedupeStore, type StoreExchange } from './store';
 import { TableSweep, type SweepOptions } from './table-sweep';
 
 /** The database as the store needs it: statements, and its name. */
@@ -214,9 +214,6 @@ interface ClaimRow {
   owner: string | null;
   until: string | null;
 }
-
-const CLAIMED: ClaimResult = Object.freeze({ state: 'claimed' });
-const DONE: ClaimResult = Object.freeze({ state: 'done' });
 
 /** The `count` distinct keys' answers (a key without a row in the answer was taken), then per input key (`at`: see distinctKeys). */
 function claimResults(rows: readonly ClaimRow[], count: number, at: readonly number[] | undefined): ClaimResult[] {

@@ -15,7 +15,7 @@ import { createRedisClient, dataServers, type RedisClient } from './redis-client
 import { redisStoreError } from './redis-errors';
 import { parsePersistence, redisKeeps, type RedisPersistence } from './redis-persistence';
 import { describeRedis, parseRedisUrl } from './redis-url';
-import { type ClaimResult, type DedupeKey, type DedupeStore, type StoreExchange } from './store';
+import { CLAIMED, DONE, type ClaimResult, type DedupeKey, type DedupeStore, type StoreExchange } from './store';
 
 export interface RedisStoreSettings {
   /**
@@ -249,9 +249,6 @@ export class RedisDedupeStore implements DedupeStore {
 
 /** A claim script's reply: a letter per distinct key; with held keys, an array of the letters and each held key's `<ttl>:<owner>`. */
 type ClaimReply = string | string[];
-
-const CLAIMED: ClaimResult = Object.freeze({ state: 'claimed' });
-const DONE: ClaimResult = Object.freeze({ state: 'done' });
 
 /** A claim script's answers, one per distinct key, for each key asked (`at`: see distinctNames). */
 export function answers(reply: ClaimReply, at: readonly number[] | undefined): ClaimResult[] {

@@ -24,6 +24,10 @@ export type ClaimResult =
   /** Another owner's live claim: look again when it settles or at `until` (ms since epoch). */
   | { state: 'held'; owner: string; until: number };
 
+/** The two answers without details, shared by every store (frozen: one object each, not one per key). */
+export const CLAIMED: ClaimResult = Object.freeze({ state: 'claimed' });
+export const DONE: ClaimResult = Object.freeze({ state: 'done' });
+
 export interface DedupeStore {
   /** Names the store for statuses and logs, without secrets: `memory`, `redis 10.0.0.5:6379`, `postgres app@db/orders_dedupe`. */
   readonly description: string;

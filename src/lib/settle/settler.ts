@@ -4,6 +4,7 @@
  * parking queue) and only then the ack — never the other way round.
  */
 import type { Channel, Message, Options } from 'amqplib';
+import { PublishError } from '../publish';
 import type { CopyDecision, Decision } from './decide';
 import { SettleError, staleDelivery, type AckTarget, type SettleAction, type TrackedDelivery } from './settlement';
 
@@ -63,7 +64,7 @@ export class Settler {
 
 /** A publish that failed because its channel closed (PublishError's `channel-closed`), not because the broker refused or returned it. */
 function lostWithChannel(err: unknown): boolean {
-  return typeof err === 'object' && err !== null && (err as { failure?: unknown }).failure === 'channel-closed';
+  return err instanceof PublishError && err.failure === 'channel-closed';
 }
 
 /** The part of an amqplib channel the batcher uses. */
