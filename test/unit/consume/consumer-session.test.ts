@@ -9,7 +9,7 @@ import type { Channel, ConsumeMessage, Options } from 'amqplib';
 import { ConsumerSession, type SessionConnection, type SessionState } from '../../../src/lib/consume';
 import type { DeliveredMessage } from '../../../src/lib/message';
 import { SettleError } from '../../../src/lib/settle';
-import type { RetryTopologyConfig } from '../../../src/lib/topology';
+import { consumerTopology } from '../fixtures/topology-seed';
 
 const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 async function until(check: () => boolean, what: string): Promise<void> {
@@ -114,23 +114,7 @@ class FakeConnection extends EventEmitter implements SessionConnection {
   }
 }
 
-const topology: RetryTopologyConfig = {
-  mode: 'declare',
-  mainExchange: '',
-  mainExchangeType: 'direct',
-  mainQueue: 'q',
-  routingKeys: [],
-  retryExchange: '',
-  retryExchangeType: 'fanout',
-  retryQueue: 'q.retry',
-  retryDelaysMs: [1000],
-  parkingQueue: 'q.parking',
-  maxAttempts: 3,
-  maxAgeMs: 0,
-  mainQueueArguments: {},
-  retryQueueArguments: {},
-  parkingQueueArguments: {},
-};
+const topology = consumerTopology;
 
 let tag = 0;
 function message(headers: Record<string, unknown> = {}): ConsumeMessage {

@@ -14,26 +14,10 @@ import { DeliveryRegistry } from '../../../src/lib/consume/registry';
 import type { Settled } from '../../../src/lib/consume/types';
 import type { DeliveredMessage } from '../../../src/lib/message';
 import { AckBatcher, decisionPolicy, OrderedHold, Settler, SettleError, type CopyPublisher, type SettleOutcome, type TrackedDelivery } from '../../../src/lib/settle';
-import type { RetryTopologyConfig } from '../../../src/lib/topology';
 import { openTelemetryTracer, type MessageTracer } from '../../../src/lib/trace';
+import { consumerTopology } from '../fixtures/topology-seed';
 
-const topology: RetryTopologyConfig = {
-  mode: 'declare',
-  mainExchange: '',
-  mainExchangeType: 'direct',
-  mainQueue: 'q',
-  routingKeys: [],
-  retryExchange: '',
-  retryExchangeType: 'fanout',
-  retryQueue: 'q.retry',
-  retryDelaysMs: [1000],
-  parkingQueue: 'q.parking',
-  maxAttempts: 3,
-  maxAgeMs: 0,
-  mainQueueArguments: {},
-  retryQueueArguments: {},
-  parkingQueueArguments: {},
-};
+const topology = consumerTopology;
 
 function message(tag: number, headers: Record<string, unknown> = {}): ConsumeMessage {
   return {
