@@ -151,12 +151,15 @@ describe('downstream protection: kill switch and rate limit (real broker)', func
     for (let n = 1; n <= total; n++) await broker.publish(names.mainExchange, names.routingKey, { n });
     await waitFor(() => session.stats.acked === total, 'every message acked');
 
-    // Over any stretch from one hand-over to a later one: at most rate × elapsed plus the burst (a tenth of a second, at least 1).
+    // Over any stretch from one hand-over to a later one: at most rate × elapsed plus the burst (a tenth of a second, at least 1),
+    // and one more: the test stamps a hand-over after the bucket gave its token (the body decoded between, a GC pause), so a
+    // stretch it sees can be a little shorter than the bucket's (seen on 4.3.6: 12 in 499.5 ms, the bucket's 12 in 500 ms).
+    // Without the limit all 40 arrive within milliseconds; at twice the rate, 40 within a second: both still fail.
     const burst = Math.max(1, rate / 10);
     const over: string[] = [];
     for (let i = 0; i < handed.length; i++) {
       for (let j = i; j < handed.length; j++) {
-        const allowed = burst + (rate * (handed[j]! - handed[i]!)) / 1000 + 0.01;
+        const allowed = burst + 1 + (rate * (handed[j]! - handed[i]!)) / 1000;
         if (j - i + 1 > allowed) over.push(`${j - i + 1} in ${(handed[j]! - handed[i]!).toFixed(1)} ms`);
       }
     }
