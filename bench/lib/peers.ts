@@ -141,6 +141,11 @@ process.once('exit', () => {
   for (const red of NodeRedProcess.running) red.child.kill('SIGKILL');
 });
 
+/** More options for each measured process, e.g. BENCH_PEERS_NODE_ARGS='--cpu-prof --cpu-prof-dir=/tmp/prof' (a profile of each run; see bench/tools/profile.ts --summarize). */
+const EXTRA_NODE_ARGS = (process.env.BENCH_PEERS_NODE_ARGS ?? '').split(' ').filter((a) => a !== '');
+/** Where each measured process's output tail is written (BENCH_PEERS_LOG_DIR), e.g. with BENCH_PEERS_NODE_ARGS='--trace-gc'. */
+const LOG_DIR = process.env.BENCH_PEERS_LOG_DIR;
+
 let results: string | undefined;
 let runNumber = 0;
 
@@ -149,7 +154,7 @@ async function measure(label: string, count: number, start: Start): Promise<Chil
   results ??= mkdtempSync(path.join(os.tmpdir(), 'bench-peers-results-'));
   runNumber += 1;
   const out = path.join(results, `run-${runNumber}.json`);
-  const child = await start({ env: childProbeEnv(out, count), nodeArgs: ['--require', PROBE_FILE] }).catch((err: unknown) => {
+  const child = await start({ env: childProbeEnv(out, count), nodeArgs: ['--require', PROBE_FILE, ...EXTRA_NODE_ARGS] }).catch((err: unknown) => {
     throw new Error(`${label}: ${err instanceof Error ? err.message : String(err)}`);
   });
   try {
@@ -165,6 +170,7 @@ async function measure(label: string, count: number, start: Start): Promise<Chil
     });
     return JSON.parse(readFileSync(out, 'utf8')) as ChildResult;
   } finally {
+    if (LOG_DIR !== undefined) writeFileSync(path.join(LOG_DIR, `run-${runNumber}.log`), `${label}\n${child.log()}`);
     await child.stop();
     rmSync(out, { force: true });
   }

@@ -7,6 +7,7 @@ import type { Channel, Message, Options } from 'amqplib';
 import { PublishError } from '../publish';
 import type { CopyDecision, Decision } from './decide';
 import { SettleError, staleDelivery, type AckTarget, type SettleAction, type TrackedDelivery } from './settlement';
+import { TagSet } from './tag-set';
 
 /** Publishes a copy and resolves once the broker confirmed it and did not return it. */
 export interface CopyPublisher {
@@ -103,7 +104,7 @@ type Kind = 'ack' | 'dead-letter';
  */
 export class AckBatcher implements AckTarget {
   /** Delivery tags that arrived and were not settled through this batcher yet. */
-  private readonly unsettled = new Set<number>();
+  private readonly unsettled = new TagSet();
   /**
    * Settled, not yet written, in the order they were settled (two parallel lists: no object per
    * settle). `inOrder` while each tag is above the one before, the usual case: no sort needed then.
@@ -188,8 +189,7 @@ export class AckBatcher implements AckTarget {
     this.pendingMessages = [];
     this.pendingKinds = [];
     this.inOrder = true;
-    let lowestUnsettled = Infinity;
-    for (const tag of this.unsettled) if (tag < lowestUnsettled) lowestUnsettled = tag;
+    const lowestUnsettled = this.unsettled.lowest();
     try {
       // The ack run so far: its highest ack (the one a multiple frame names).
       let run: Message | undefined;

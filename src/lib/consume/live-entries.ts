@@ -1,0 +1,51 @@
+/**
+ * A registry's live deliveries by id, in the order they were added: a plain object in dictionary
+ * mode, not a Map. A Map that gains and loses an entry per message rebuilds its table every few dozen
+ * messages, and V8 links each table it leaves to the next one (for iterators still walking it). Once
+ * one such table reached the old generation (at a busy start, while the young generation is still
+ * small), it kept every later table alive through young collections, and with them the deliveries
+ * they held: in a real Node-RED process about 1 KB per message was promoted to the old generation and
+ * each young collection took 3–10 times as long (docs/benchmark.md, *Where the GC time went*). An
+ * object's dictionary has no such link. Ids must not be array indexes (the registry's have a `:`):
+ * those would be listed first, by number.
+ */
+export class LiveEntries<T> {
+  private byId: Record<string, T> = Object.create(null) as Record<string, T>;
+  private count = 0;
+
+  get size(): number {
+    return this.count;
+  }
+
+  get(id: string): T | undefined {
+    return this.byId[id];
+  }
+
+  has(id: string): boolean {
+    return this.byId[id] !== undefined;
+  }
+
+  set(id: string, entry: T): void {
+    if (this.byId[id] === undefined) this.count += 1;
+    this.byId[id] = entry;
+  }
+
+  /** Removes an id; says whether it was there. */
+  delete(id: string): boolean {
+    if (this.byId[id] === undefined) return false;
+    // eslint-disable-next-line @typescript-eslint/no-dynamic-delete -- a dictionary object is the point (no Map, see above)
+    delete this.byId[id];
+    this.count -= 1;
+    return true;
+  }
+
+  /** The entries, oldest first (the order their ids were added in). */
+  values(): T[] {
+    return this.count === 0 ? [] : Object.values(this.byId);
+  }
+
+  clear(): void {
+    this.byId = Object.create(null) as Record<string, T>;
+    this.count = 0;
+  }
+}
