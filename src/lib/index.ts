@@ -21,6 +21,7 @@
  * - rules      property rules shared with the editor
  * - amqp       AMQP values and closing channels
  * - backoff    capped exponential delays (reconnect, kill switch restart, outbox retries, re-checks)
+ * - collections keyed sets for what changes per message, without Map and Set (V8 links their old tables)
  */
 export * as health from './health';
 export * as consume from './consume';
@@ -40,3 +41,4 @@ export * as trace from './trace';
 export * as rules from './rules';
 export * as amqp from './amqp';
 export * as backoff from './backoff';
+export * as collections from './collections';

@@ -13,7 +13,7 @@ const SRC = path.resolve(__dirname, '../../src');
 const LIB = path.join(SRC, 'lib');
 
 /** The floors, top to bottom (see src/lib/index.ts). */
-export const FLOORS = ['health', 'consume', 'degrade', 'dedupe', 'outbox', 'settle', 'classify', 'parking', 'topology', 'connection', 'publish', 'postgres', 'message', 'observe', 'trace', 'rules', 'amqp', 'backoff'];
+export const FLOORS = ['health', 'consume', 'degrade', 'dedupe', 'outbox', 'settle', 'classify', 'parking', 'topology', 'connection', 'publish', 'postgres', 'message', 'observe', 'trace', 'rules', 'amqp', 'backoff', 'collections'];
 
 /**
  * Modules bundled for the browser (they import single pure files, not indexes that pull in Node.js

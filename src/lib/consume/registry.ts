@@ -5,8 +5,8 @@
  * (bounded) so a second settle gets a precise warning instead of a broker channel error.
  */
 import { randomBytes } from 'node:crypto';
+import { Dictionary } from '../collections';
 import { SettleError, type SettleAction } from '../settle';
-import { LiveEntries } from './live-entries';
 
 export type DeliveryStatus<T> =
   | { status: 'live'; entry: T }
@@ -27,8 +27,8 @@ export type NotLive = Exclude<DeliveryStatus<unknown>, { status: 'live' }>;
 const UNKNOWN: NotLive = { status: 'unknown' };
 
 export class DeliveryRegistry<T extends { id: string }> {
-  /** Not a Map: see live-entries.ts. */
-  private readonly live = new LiveEntries<T>();
+  /** Not a Map: see collections/dictionary.ts. */
+  private readonly live = new Dictionary<T>();
   /**
    * Endings in a ring indexed by the id's number: remembering one is two array writes, where a Map of
    * the last 10 000 endings cost about 1.5 µs per settle (hashing, growth, and generations to evict).

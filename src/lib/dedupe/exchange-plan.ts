@@ -24,7 +24,7 @@ export function planExchange<C extends { key: string }>(
   claims: readonly C[],
   completes: readonly string[],
   releases: readonly string[],
-  writing: ReadonlySet<string> | ReadonlyMap<string, unknown>,
+  writing: { readonly size: number; has(key: string): boolean },
 ): ExchangePlan<C> {
   // One set of this call's writes, and only when something is checked against it.
   const completed = completes.length > 0 && (releases.length > 0 || claims.length > 0) ? new Set(completes) : undefined;

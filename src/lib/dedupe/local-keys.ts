@@ -4,6 +4,7 @@
  * then, or it takes over the claim on a release), or for its lease to end (a flow that never settles
  * it). Few keys ever get a copy, so a key's list of them is made only when the first comes.
  */
+import { Dictionary } from '../collections';
 import type { Admission } from './gate-terms';
 
 /** What a waiting copy is told once its admission is known. */
@@ -27,7 +28,8 @@ export interface LeaseWatch {
 }
 
 export class LocalKeys {
-  private readonly keys = new Map<string, LocalKey>();
+  /** Not a Map: a key comes and goes per message (see collections/dictionary.ts). */
+  private readonly keys = new Dictionary<LocalKey>();
   /** Admissions ended: no copy waits any more, and none is looked at again. */
   private closed = false;
 

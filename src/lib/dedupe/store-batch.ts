@@ -6,6 +6,7 @@
  * call when one answers. A claim never passes a write of its key (`exchange-plan.ts`). A call that
  * fails keeps its keys for the next flush and says so; while the store is down nothing goes out.
  */
+import { Dictionary } from '../collections';
 import { planExchange } from './exchange-plan';
 import type { ClaimResult, DedupeKey, DedupeStore } from './store';
 
@@ -44,7 +45,7 @@ export class StoreBatch<C extends { key: string }> {
   private scheduled = false;
   private inFlight = 0;
   /** Keys with a complete or release in a call in flight (how many such calls). */
-  private readonly writesInFlight = new Map<string, number>();
+  private readonly writesInFlight = new Dictionary<number>(); // not a Map: see collections/dictionary.ts
 
   constructor(
     private readonly store: DedupeStore,

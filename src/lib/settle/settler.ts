@@ -4,10 +4,10 @@
  * parking queue) and only then the ack — never the other way round.
  */
 import type { Channel, Message, Options } from 'amqplib';
+import { TagSet } from '../collections';
 import { PublishError } from '../publish';
 import type { CopyDecision, Decision } from './decide';
 import { SettleError, staleDelivery, type AckTarget, type SettleAction, type TrackedDelivery } from './settlement';
-import { TagSet } from './tag-set';
 
 /** Publishes a copy and resolves once the broker confirmed it and did not return it. */
 export interface CopyPublisher {

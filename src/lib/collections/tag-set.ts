@@ -3,7 +3,7 @@
  * plain object in dictionary mode, not a Set. A Set that gains and loses a tag per message rebuilds
  * its table every few dozen messages, and V8 links each table it leaves to the next one; once one of
  * them is in the old generation, every later table is kept alive through young collections (see
- * `consume/live-entries.ts`, which replaces the registry's Map for the same reason). Tags arrive in
+ * `dictionary.ts`, which replaces the delivery registry's Map for the same reason). Tags arrive in
  * ascending order on a channel, so the lowest is found by walking up from the last lowest.
  */
 export class TagSet {

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { TagSet } from '../../../src/lib/settle/tag-set';
+import { TagSet } from '../../../src/lib/collections/tag-set';
 
 describe('tag set (a channel’s unsettled delivery tags)', () => {
   it('counts tags, ignores a tag added twice, says whether a delete found one', () => {

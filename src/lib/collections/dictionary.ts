@@ -1,15 +1,15 @@
 /**
- * A registry's live deliveries by id, in the order they were added: a plain object in dictionary
- * mode, not a Map. A Map that gains and loses an entry per message rebuilds its table every few dozen
+ * Entries by key, in the order they were added: a plain object in dictionary mode, not a Map (a
+ * registry's live deliveries by id, a deduplication gate's keys held here). A Map that gains and loses an entry per message rebuilds its table every few dozen
  * messages, and V8 links each table it leaves to the next one (for iterators still walking it). Once
  * one such table reached the old generation (at a busy start, while the young generation is still
  * small), it kept every later table alive through young collections, and with them the deliveries
  * they held: in a real Node-RED process about 1 KB per message was promoted to the old generation and
  * each young collection took 3–10 times as long (docs/benchmark.md, *Where the GC time went*). An
- * object's dictionary has no such link. Ids must not be array indexes (the registry's have a `:`):
- * those would be listed first, by number.
+ * object's dictionary has no such link. Keys that are array indexes ("42") are listed first, by
+ * number, in {@link values} (the registry's ids have a `:`).
  */
-export class LiveEntries<T> {
+export class Dictionary<T> {
   private byId: Record<string, T> = Object.create(null) as Record<string, T>;
   private count = 0;
 

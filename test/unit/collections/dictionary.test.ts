@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
-import { LiveEntries } from '../../../src/lib/consume/live-entries';
+import { Dictionary } from '../../../src/lib/collections/dictionary';
 
-describe('live entries (a registry’s deliveries by id)', () => {
+describe('dictionary (entries by key, no Map)', () => {
   it('finds, counts and removes entries by id', () => {
-    const live = new LiveEntries<{ n: number }>();
+    const live = new Dictionary<{ n: number }>();
     live.set('t:1', { n: 1 });
     live.set('t:2', { n: 2 });
     assert.equal(live.size, 2);
@@ -17,7 +17,7 @@ describe('live entries (a registry’s deliveries by id)', () => {
   });
 
   it('replacing an entry under the same id does not count it twice', () => {
-    const live = new LiveEntries<string>();
+    const live = new Dictionary<string>();
     live.set('t:1', 'a');
     live.set('t:1', 'b');
     assert.equal(live.size, 1);
@@ -25,7 +25,7 @@ describe('live entries (a registry’s deliveries by id)', () => {
   });
 
   it('lists the entries oldest first, across removals and many ids', () => {
-    const live = new LiveEntries<number>();
+    const live = new Dictionary<number>();
     for (let n = 1; n <= 5000; n += 1) {
       live.set(`t:${n}`, n);
       if (n % 3 !== 0) live.delete(`t:${n}`);
@@ -37,7 +37,7 @@ describe('live entries (a registry’s deliveries by id)', () => {
   });
 
   it('an id such as __proto__ or constructor is an id like any other', () => {
-    const live = new LiveEntries<number>();
+    const live = new Dictionary<number>();
     assert.equal(live.get('constructor'), undefined);
     live.set('__proto__', 1);
     live.set('constructor', 2);
@@ -47,7 +47,7 @@ describe('live entries (a registry’s deliveries by id)', () => {
   });
 
   it('clear empties it', () => {
-    const live = new LiveEntries<number>();
+    const live = new Dictionary<number>();
     live.set('t:1', 1);
     live.clear();
     assert.equal(live.size, 0);
