@@ -170,7 +170,10 @@ async function measure(label: string, count: number, start: Start): Promise<Chil
     });
     return JSON.parse(readFileSync(out, 'utf8')) as ChildResult;
   } finally {
-    if (LOG_DIR !== undefined) writeFileSync(path.join(LOG_DIR, `run-${runNumber}.log`), `${label}\n${child.log()}`);
+    if (LOG_DIR !== undefined) {
+      mkdirSync(LOG_DIR, { recursive: true });
+      writeFileSync(path.join(LOG_DIR, `run-${runNumber}.log`), `${label}\n${child.log()}`);
+    }
     await child.stop();
     rmSync(out, { force: true });
   }

@@ -9,17 +9,18 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import type { DedupeKey } from '../../src/lib/dedupe';
-import { dedupeStatements, dedupeTableDdl, PostgresDedupeStore } from '../../src/lib/dedupe/postgres-store';
+import { dedupeStatements } from '../../src/lib/dedupe/postgres-statements';
+import { dedupeTableDdl, PostgresDedupeStore } from '../../src/lib/dedupe/postgres-store';
 import { parseTableName, PostgresDatabase, type TableName } from '../../src/lib/postgres';
 import { DATABASE_URL } from '../helpers/private-stores';
 
 /** A literal for each parameter of a statement (EXECUTE takes no bound parameters). */
 const args: Record<string, string> = {
-  claim: `ARRAY['s']::text[], ARRAY['k']::text[], 'o', 1000`,
-  exchange: `ARRAY['s']::text[], ARRAY['k']::text[], 'o', 1000, ARRAY['s']::text[], ARRAY['d']::text[], 1000`,
-  exchangeReleasing: `ARRAY['s']::text[], ARRAY['k']::text[], 'o', 1000, ARRAY['s']::text[], ARRAY['d']::text[], 1000, ARRAY['s']::text[], ARRAY['r']::text[]`,
-  complete: `ARRAY['s']::text[], ARRAY['k']::text[], 1000`,
-  release: `ARRAY['s']::text[], ARRAY['k']::text[], 'o'`,
+  claim: `'s', ARRAY['k']::text[], 'o', 1000`,
+  exchange: `'s', ARRAY['k']::text[], 'o', 1000, ARRAY['d']::text[], 1000`,
+  exchangeReleasing: `'s', ARRAY['k']::text[], 'o', 1000, ARRAY['d']::text[], 1000, ARRAY['r']::text[]`,
+  complete: `'s', ARRAY['k']::text[], 1000`,
+  release: `'s', ARRAY['k']::text[], 'o'`,
 };
 
 describe('deduplication store: PostgreSQL statement plans (real service)', () => {

@@ -133,6 +133,25 @@ for (const subject of subjects) {
       assert.deepEqual(await store.claim([k('b-1')], 'A', 60_000), [{ state: 'done' }]);
     });
 
+    it('a batch of keys in several scopes: each answered in order, each scope its own record', async () => {
+      await store.claim([k('m-1', 'refunds')], 'other', 60_000);
+      await store.complete([k('m-2'), k('m-2', 'refunds')], 60_000);
+      const results = await store.claim([k('m-1'), k('m-1', 'refunds'), k('m-2', 'refunds'), k('m-3'), k('m-1')], 'A', 60_000);
+      assert.deepEqual(
+        results.map((r) => r.state),
+        ['claimed', 'held', 'done', 'claimed', 'claimed'],
+      );
+      await store.release([k('m-3'), k('m-1', 'refunds')], 'A');
+      assert.deepEqual(await store.claim([k('m-1', 'refunds')], 'B', 60_000).then((r) => r.map((x) => x.state)), ['held'], "another owner's claim stays");
+      if (!store.exchange) return;
+      const answers = await store.exchange({ complete: [k('m-1')], retentionMs: 60_000, release: [k('m-4', 'refunds')], claim: [k('m-3', 'refunds'), k('m-3'), k('m-2')], owner: 'B', leaseMs: 60_000 });
+      assert.deepEqual(
+        answers.map((r) => r.state),
+        ['claimed', 'claimed', 'done'],
+      );
+      assert.deepEqual(await store.claim([k('m-1'), k('m-3')], 'C', 60_000).then((r) => r.map((x) => x.state)), ['done', 'held']);
+    });
+
     it('takes keys as long as maxKeyBytes, with any characters', async () => {
       const long = 'x'.repeat(store.maxKeyBytes - 'orders'.length - 8);
       const odd = 'pay:ment/ü 1\n"\'%*';

@@ -44,3 +44,43 @@ export function distinctNames(names: readonly string[]): { unique: readonly stri
   if (new Set(names).size === names.length) return { unique: names, at: undefined };
   return distinctBy(names, (name) => name);
 }
+
+/** The keys of a batch that share one scope: their names, and where each is in the batch (undefined: the whole batch, in order). */
+export interface ScopeGroup {
+  scope: string;
+  names: string[];
+  positions: number[] | undefined;
+}
+
+/**
+ * A batch's keys by scope, in the order each scope first comes: a store sends one statement per
+ * scope, its key names in one list and the scope once. A gate's batches have one scope (the usual
+ * case: one group, nothing to map back).
+ */
+export function byScope(keys: readonly DedupeKey[]): ScopeGroup[] {
+  const scope = commonScope([keys]);
+  if (scope !== undefined) return [{ scope, names: keys.map((k) => k.key), positions: undefined }];
+  const groups = new Map<string, ScopeGroup & { positions: number[] }>();
+  keys.forEach((k, i) => {
+    let group = groups.get(k.scope);
+    if (!group) {
+      group = { scope: k.scope, names: [], positions: [] };
+      groups.set(k.scope, group);
+    }
+    group.names.push(k.key);
+    group.positions.push(i);
+  });
+  return [...groups.values()];
+}
+
+/** The scope every key of the lists has; undefined when they have several (or there are none). */
+export function commonScope(lists: ReadonlyArray<readonly DedupeKey[]>): string | undefined {
+  let scope: string | undefined;
+  for (const keys of lists) {
+    for (const k of keys) {
+      if (scope === undefined) scope = k.scope;
+      else if (k.scope !== scope) return undefined;
+    }
+  }
+  return scope;
+}

@@ -10,9 +10,9 @@
  *     scope text NOT NULL, key text NOT NULL, state text NOT NULL, owner text,
  *     expires_at timestamptz NOT NULL, PRIMARY KEY (scope, key));
  */
-import { createHash } from 'node:crypto';
 import { declareOrCheckTable, postgresErrorText, postgresProblem, type ExpectedColumn, type ExpectedIndex, type Queryable, type TableName } from '../postgres';
-import { distinctKeys } from './batch';
+import { byScope, commonScope, distinctKeys, type ScopeGroup } from './batch';
+import { dedupeStatements, type DedupeStatements } from './postgres-statements';
 import { CLAIMED, DONE, DedupeStoreError, type ClaimResult, type DedupeKey, type DedupeStore, type StoreExchange } from './store';
 import { TableSweep, type SweepOptions } from './table-sweep';
 
@@ -114,42 +114,61 @@ export class PostgresDedupeStore implements DedupeStore {
 
   async claim(keys: readonly DedupeKey[], owner: string, leaseMs: number): Promise<ClaimResult[]> {
     const { unique, at } = distinctKeys(keys);
-    const params = [unique.map((k) => k.scope), unique.map((k) => k.key), owner, Math.max(1, Math.round(leaseMs))];
-    const result = await this.run(() => this.db.query<ClaimRow>(this.statements.claim, params));
-    return claimResults(result.rows, unique.length, at);
+    const lease = Math.max(1, Math.round(leaseMs));
+    const groups = byScope(unique);
+    let results: ClaimResult[];
+    if (groups.length === 1) {
+      const { scope, names } = groups[0] as ScopeGroup;
+      results = claimResults((await this.run(() => this.db.query<ClaimRow>(this.statements.claim, [scope, names, owner, lease]))).rows, names.length);
+    } else {
+      // Keys of several scopes (never a gate's batch): a statement per scope.
+      results = new Array<ClaimResult>(unique.length);
+      await Promise.all(
+        groups.map(async ({ scope, names, positions }) => {
+          const { rows } = await this.run(() => this.db.query<ClaimRow>(this.statements.claim, [scope, names, owner, lease]));
+          claimResults(rows, names.length).forEach((result, i) => (results[(positions as number[])[i] as number] = result));
+        }),
+      );
+    }
+    return at === undefined ? results : at.map((i) => results[i] as ClaimResult);
   }
 
   /**
    * One statement: the completes, the releases, then the claims (a round trip instead of three; the
    * gate keeps the lists apart). Without releases (the usual call) the statement has no release part,
-   * and without completes either it is the claim: an empty part still costs its executor setup.
+   * and without completes either it is the claim: an empty part still costs its executor setup. Keys
+   * of several scopes (never a gate's) go as the three calls, in that order.
    */
   async exchange(calls: StoreExchange): Promise<ClaimResult[]> {
     if (calls.complete.length === 0 && calls.release.length === 0) return this.claim(calls.claim, calls.owner, calls.leaseMs);
+    const scope = commonScope([calls.claim, calls.complete, calls.release]);
+    if (scope === undefined) {
+      await this.complete(calls.complete, calls.retentionMs);
+      await this.release(calls.release, calls.owner);
+      return this.claim(calls.claim, calls.owner, calls.leaseMs);
+    }
     const { unique, at } = distinctKeys(calls.claim);
-    const done = distinctKeys(calls.complete).unique;
     const params: unknown[] = [
-      unique.map((k) => k.scope),
+      scope,
       unique.map((k) => k.key),
       calls.owner,
       Math.max(1, Math.round(calls.leaseMs)),
-      done.map((k) => k.scope),
-      done.map((k) => k.key),
+      distinctKeys(calls.complete).unique.map((k) => k.key),
       Math.max(1, Math.round(calls.retentionMs)),
     ];
     let statement = this.statements.exchange;
     if (calls.release.length > 0) {
       // Each key once: an upsert may not touch a row twice.
-      const gone = distinctKeys(calls.release).unique;
-      params.push(gone.map((k) => k.scope), gone.map((k) => k.key));
+      params.push(distinctKeys(calls.release).unique.map((k) => k.key));
       statement = this.statements.exchangeReleasing;
     }
     const result = await this.run(() => this.db.query<ClaimRow>(statement, params));
-    return claimResults(result.rows, unique.length, at);
+    const results = claimResults(result.rows, unique.length);
+    return at === undefined ? results : at.map((i) => results[i] as ClaimResult);
   }
 
   async complete(keys: readonly DedupeKey[], retentionMs: number): Promise<void> {
-    await this.run(() => this.completeWithin(this.db, keys, retentionMs));
+    if (keys.length > 0) await this.run(() => this.completeWithin(this.db, keys, retentionMs));
   }
 
   /**
@@ -157,13 +176,12 @@ export class PostgresDedupeStore implements DedupeStore {
    * record commits with the effect, and a crash before the ack cannot repeat the effect.
    */
   async completeWithin(client: Queryable, keys: readonly DedupeKey[], retentionMs: number): Promise<void> {
-    const { unique } = distinctKeys(keys);
-    await client.query(this.statements.complete, [unique.map((k) => k.scope), unique.map((k) => k.key), Math.max(1, Math.round(retentionMs))]);
+    // Each key once: an upsert may not touch a row twice.
+    for (const { scope, names } of byScope(distinctKeys(keys).unique)) await client.query(this.statements.complete, [scope, names, Math.max(1, Math.round(retentionMs))]);
   }
 
   async release(keys: readonly DedupeKey[], owner: string): Promise<void> {
-    const { unique } = distinctKeys(keys);
-    await this.run(() => this.db.query(this.statements.release, [unique.map((k) => k.scope), unique.map((k) => k.key), owner]));
+    for (const { scope, names } of byScope(distinctKeys(keys).unique)) await this.run(() => this.db.query(this.statements.release, [scope, names, owner]));
   }
 
   /** Deletes expired rows, range by range from where the last sweep stopped (see TableSweep); how many went. */
@@ -215,78 +233,13 @@ interface ClaimRow {
   until: string | null;
 }
 
-/** The `count` distinct keys' answers (a key without a row in the answer was taken), then per input key (`at`: see distinctKeys). */
-function claimResults(rows: readonly ClaimRow[], count: number, at: readonly number[] | undefined): ClaimResult[] {
+/** The answers for a claim of `count` keys (a key without a row in the answer was taken). */
+function claimResults(rows: readonly ClaimRow[], count: number): ClaimResult[] {
   const results = new Array<ClaimResult>(count).fill(CLAIMED);
   for (const row of rows) {
     // Taken by another owner between our snapshot and our insert, or held: look again soon.
     results[Number(row.ord) - 1] =
       row.state === 'done' ? DONE : { state: 'held', owner: row.owner ?? 'another consumer', until: row.until === null ? Date.now() + 1000 : Number(row.until) };
   }
-  return at === undefined ? results : at.map((i) => results[i] as ClaimResult);
-}
-
-type Named = { name: string; text: string };
-export interface DedupeStatements {
-  claim: Named;
-  exchange: Named;
-  exchangeReleasing: Named;
-  complete: Named;
-  release: Named;
-}
-
-/** A statement named by its text: prepared once per connection; another table (or version) is another name. */
-function named(text: string): Named {
-  return { name: `rabbitmq_retry_dedupe_${createHash('sha1').update(text).digest('hex').slice(0, 16)}`, text };
-}
-
-/**
- * The statements on a table. Claims ($1 scopes, $2 keys, $3 owner, $4 lease ms): an ended lease or
- * the owner's own claim is taken; the answer is a row per key not taken (its position and its row as
- * it was), none when all were taken (the usual case), so the probe of the current row runs only for
- * those (an anti join before the lateral; measured: ~9 % less server CPU per key than answering every
- * key, and no rows for the client to decode). The exchange adds completes
- * ($5 scopes, $6 keys, $7 retention ms), exchangeReleasing also releases ($8 scopes, $9 keys), before them: every part of
- * one statement sees the table as it was before it, which is why no key may be in two lists.
- * Rows are found by the primary key one input row at a time (`LATERAL … LIMIT 1`), never by a join
- * the planner may choose to run as a scan: a pooled connection keeps its plan, and one made while the
- * table was new and empty would scan the whole table on every call later (measured: 15 keys a call
- * took 1.5 ms at the start and 4.8 ms after 20 000 keys). So a release is an upsert too: it ends
- * the owner's claim (expired now: free to claim, swept later) through the primary key; a key without
- * a row gets an expired claim, which is the same as none. The arrays go in as `(SELECT $n)`: the
- * planner cannot see their length, so PostgreSQL keeps the generic plan after five calls; seeing it,
- * one-key calls (a quiet queue) always looked cheaper planned anew and every call paid its planning
- * (measured: a one-key exchange took 620 µs of server CPU planned anew, 360 µs on the generic plan).
- */
-export function dedupeStatements(t: string): DedupeStatements {
-  const claims = `input AS (
-           SELECT * FROM unnest((SELECT $1::text[]), (SELECT $2::text[])) WITH ORDINALITY AS i(scope, key, ord)
-         ), taken AS (
-           INSERT INTO ${t} AS t (scope, key, state, owner, expires_at)
-           SELECT scope, key, 'claimed', $3, now() + $4 * interval '1 millisecond' FROM input
-           ON CONFLICT (scope, key) DO UPDATE SET state = 'claimed', owner = EXCLUDED.owner, expires_at = EXCLUDED.expires_at
-            WHERE t.expires_at <= now() OR (t.state = 'claimed' AND t.owner = EXCLUDED.owner)
-           RETURNING scope, key
-         )
-         SELECT i.ord, cur.state, cur.owner, (extract(epoch FROM cur.expires_at) * 1000)::bigint AS until
-           FROM input i
-           LEFT JOIN taken ON taken.scope = i.scope AND taken.key = i.key
-           LEFT JOIN LATERAL (SELECT c.state, c.owner, c.expires_at FROM ${t} c WHERE c.scope = i.scope AND c.key = i.key LIMIT 1) cur ON true
-          WHERE taken.key IS NULL`;
-  const complete = (scopes: string, keys: string, retention: string): string =>
-    `INSERT INTO ${t} (scope, key, state, owner, expires_at)
-       SELECT scope, key, 'done', NULL, now() + ${retention} * interval '1 millisecond' FROM unnest((SELECT ${scopes}::text[]), (SELECT ${keys}::text[])) AS i(scope, key)
-       ON CONFLICT (scope, key) DO UPDATE SET state = 'done', owner = NULL, expires_at = EXCLUDED.expires_at`;
-  const release = (scopes: string, keys: string, owner: string): string =>
-    `INSERT INTO ${t} AS t (scope, key, state, owner, expires_at)
-       SELECT scope, key, 'claimed', ${owner}, 'epoch' FROM unnest((SELECT ${scopes}::text[]), (SELECT ${keys}::text[])) AS i(scope, key)
-       ON CONFLICT (scope, key) DO UPDATE SET expires_at = 'epoch'
-        WHERE t.state = 'claimed' AND t.owner = EXCLUDED.owner`;
-  return {
-    claim: named(`WITH ${claims}`),
-    exchange: named(`WITH done AS (${complete('$5', '$6', '$7')}), ${claims}`),
-    exchangeReleasing: named(`WITH done AS (${complete('$5', '$6', '$7')}), gone AS (${release('$8', '$9', '$3')}), ${claims}`),
-    complete: named(complete('$1', '$2', '$3')),
-    release: named(release('$1', '$2', '$3')),
-  };
+  return results;
 }

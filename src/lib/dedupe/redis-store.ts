@@ -10,12 +10,13 @@
  * and tells its owner.
  */
 import type { Redis } from 'ioredis';
-import { distinctNames } from './batch';
+import { byScope, commonScope, distinctNames } from './batch';
 import { createRedisClient, dataServers, type RedisClient } from './redis-client';
 import { redisStoreError } from './redis-errors';
 import { parsePersistence, redisKeeps, type RedisPersistence } from './redis-persistence';
 import { describeRedis, parseRedisUrl } from './redis-url';
-import { CLAIMED, DONE, type ClaimResult, type DedupeKey, type DedupeStore, type StoreExchange } from './store';
+import { answers, CLAIM, EXCHANGE, RELEASE, type Scripts } from './redis-scripts';
+import type { ClaimResult, DedupeKey, DedupeStore, StoreExchange } from './store';
 
 export interface RedisStoreSettings {
   /**
@@ -33,75 +34,6 @@ export interface RedisStoreSettings {
   timeoutMs?: number;
   /** Told once, at the first start that answers, what the server keeps on disk (not told when it does not say). */
   onPersistence?: (persistence: RedisPersistence) => void;
-}
-
-/**
- * One key's claim: 'c' claimed, 'd' done, 'h' held (`mine` is this owner's value, `lease` ms); a held
- * key's `<ttl>:<owner>` goes to `held`. The answer of a batch is one string, a letter per key, not an
- * array of replies: one bulk reply for the client to read instead of one per key (with held keys, an
- * array: the letters, then each held key's details in order).
- */
-const CLAIM_ONE = `
-local function claim(k, mine, lease, held)
-  local v = redis.call('GET', k)
-  if not v then
-    redis.call('SET', k, mine, 'PX', lease)
-    return 'c'
-  elseif v == 'd' then
-    return 'd'
-  elseif v == mine then
-    redis.call('PEXPIRE', k, lease)
-    return 'c'
-  end
-  held[#held + 1] = redis.call('PTTL', k) .. ':' .. string.sub(v, 3)
-  return 'h'
-end
-local function answer(letters, held)
-  if #held == 0 then return table.concat(letters) end
-  table.insert(held, 1, table.concat(letters))
-  return held
-end`;
-
-const CLAIM = `${CLAIM_ONE}
-local out, held = {}, {}
-local mine = 'c:' .. ARGV[1]
-for i, k in ipairs(KEYS) do out[i] = claim(k, mine, ARGV[2], held) end
-return answer(out, held)`;
-
-/** One key's release: deleted only while it is still this owner's claim (`mine`). */
-const RELEASE_ONE = `
-local function release(k, mine)
-  if redis.call('GET', k) == mine then redis.call('DEL', k) end
-end`;
-
-const RELEASE = `${RELEASE_ONE}
-local mine = 'c:' .. ARGV[1]
-for _, k in ipairs(KEYS) do release(k, mine) end
-return 0`;
-
-/**
- * Completes, releases and claims in one call (KEYS: the completes, the releases, the claims; ARGV:
- * how many completes, how many releases, owner, lease ms, retention ms), in that order.
- */
-const EXCHANGE = `${CLAIM_ONE}${RELEASE_ONE}
-local done, gone = tonumber(ARGV[1]), tonumber(ARGV[2])
-local mine = 'c:' .. ARGV[3]
-local out, held = {}, {}
-for i, k in ipairs(KEYS) do
-  if i <= done then
-    redis.call('SET', k, 'd', 'PX', ARGV[5])
-  elseif i <= done + gone then
-    release(k, mine)
-  else
-    out[#out + 1] = claim(k, mine, ARGV[4], held)
-  end
-end
-return answer(out, held)`;
-
-interface Scripts {
-  dedupeExchange(...args: Array<string | number>): Promise<ClaimReply>;
-  dedupeClaim(...args: Array<string | number>): Promise<ClaimReply>;
-  dedupeRelease(...args: Array<string | number>): Promise<number>;
 }
 
 export class RedisDedupeStore implements DedupeStore {
@@ -175,6 +107,16 @@ export class RedisDedupeStore implements DedupeStore {
   }
 
   async claim(keys: readonly DedupeKey[], owner: string, leaseMs: number): Promise<ClaimResult[]> {
+    if (this.severalSlots([keys])) {
+      const results = new Array<ClaimResult>(keys.length);
+      await Promise.all(
+        byScope(keys).map(async ({ scope, names, positions }) => {
+          const answered = await this.claim(ofScope(scope, names), owner, leaseMs);
+          answered.forEach((result, i) => (results[(positions as number[])[i] as number] = result));
+        }),
+      );
+      return results;
+    }
     const { unique, at } = distinctNames(keys.map((k) => this.keyOf(k)));
     const scripts = this.client as unknown as Scripts;
     const replies = await this.run(() => scripts.dedupeClaim(unique.length, ...unique, owner, Math.max(1, Math.round(leaseMs))));
@@ -183,6 +125,11 @@ export class RedisDedupeStore implements DedupeStore {
 
   /** One script call: the completes, the releases, then the claims (a round trip instead of three). */
   async exchange(calls: StoreExchange): Promise<ClaimResult[]> {
+    if (this.severalSlots([calls.complete, calls.release, calls.claim])) {
+      await this.complete(calls.complete, calls.retentionMs);
+      await this.release(calls.release, calls.owner);
+      return this.claim(calls.claim, calls.owner, calls.leaseMs);
+    }
     const { unique, at } = distinctNames(calls.claim.map((k) => this.keyOf(k)));
     const scripts = this.client as unknown as Scripts;
     // The script's arguments in one array: the number of keys, the keys, then its ARGV.
@@ -196,6 +143,10 @@ export class RedisDedupeStore implements DedupeStore {
   }
 
   async complete(keys: readonly DedupeKey[], retentionMs: number): Promise<void> {
+    if (this.severalSlots([keys])) {
+      for (const { scope, names } of byScope(keys)) await this.complete(ofScope(scope, names), retentionMs);
+      return;
+    }
     const pipeline = this.client.pipeline();
     for (const k of keys) pipeline.set(this.keyOf(k), 'd', 'PX', Math.max(1, Math.round(retentionMs)));
     const replies = await this.run(() => pipeline.exec());
@@ -204,6 +155,10 @@ export class RedisDedupeStore implements DedupeStore {
   }
 
   async release(keys: readonly DedupeKey[], owner: string): Promise<void> {
+    if (this.severalSlots([keys])) {
+      for (const { scope, names } of byScope(keys)) await this.release(ofScope(scope, names), owner);
+      return;
+    }
     const scripts = this.client as unknown as Scripts;
     await this.run(() => scripts.dedupeRelease(keys.length, ...keys.map((k) => this.keyOf(k)), owner));
   }
@@ -229,6 +184,15 @@ export class RedisDedupeStore implements DedupeStore {
     return this.scopePart + k.key;
   }
 
+  /**
+   * Whether the keys of one call would be in several slots: in a cluster each scope is its own hash
+   * tag, and a script or a pipeline takes the keys of one slot. Such a batch (never a gate's: it has
+   * one scope) goes as one call per scope.
+   */
+  private severalSlots(lists: ReadonlyArray<readonly DedupeKey[]>): boolean {
+    return this.tagged && commonScope(lists) === undefined && lists.some((keys) => keys.length > 0);
+  }
+
   private async readPersistence(): Promise<void> {
     const found = await this.persistence().catch(() => undefined);
     if (found) this.settings.onPersistence?.(found);
@@ -247,25 +211,9 @@ export class RedisDedupeStore implements DedupeStore {
   }
 }
 
-/** A claim script's reply: a letter per distinct key; with held keys, an array of the letters and each held key's `<ttl>:<owner>`. */
-type ClaimReply = string | string[];
-
-/** A claim script's answers, one per distinct key, for each key asked (`at`: see distinctNames). */
-export function answers(reply: ClaimReply, at: readonly number[] | undefined): ClaimResult[] {
-  const letters = typeof reply === 'string' ? reply : (reply[0] ?? '');
-  const results = new Array<ClaimResult>(letters.length);
-  let held = 1;
-  for (let i = 0; i < letters.length; i += 1) {
-    const letter = letters.charCodeAt(i);
-    results[i] = letter === 99 /* c */ ? CLAIMED : letter === 100 /* d */ ? DONE : heldResult((reply as string[])[held++] ?? '');
-  }
-  return at === undefined ? results : at.map((i) => results[i] as ClaimResult);
-}
-
-/** A held key's details, `<ttl>:<owner>`. */
-function heldResult(detail: string): ClaimResult {
-  const colon = detail.indexOf(':');
-  return { state: 'held', owner: detail.slice(colon + 1), until: Date.now() + Math.max(0, Number(detail.slice(0, colon))) };
+/** The keys of one scope, by name. */
+function ofScope(scope: string, names: readonly string[]): DedupeKey[] {
+  return names.map((key) => ({ scope, key }));
 }
 
 /** What one server keeps on disk; undefined when it does not say. */

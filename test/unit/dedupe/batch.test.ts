@@ -1,6 +1,6 @@
 /** Pure parts of the stores: the memory store's bounds, batches, Redis URLs, PostgreSQL settings, errors and table names. */
 import assert from 'node:assert/strict';
-import { distinctKeys, distinctNames } from '../../../src/lib/dedupe/batch';
+import { byScope, commonScope, distinctKeys, distinctNames } from '../../../src/lib/dedupe/batch';
 
 const k = (key: string, scope = 'q'): { scope: string; key: string } => ({ scope, key });
 
@@ -31,5 +31,30 @@ describe('store batches', () => {
     assert.equal(all.unique, names, 'all distinct: the same list, nothing to map back');
     assert.equal(all.at, undefined);
     assert.deepEqual(distinctNames([]), { unique: [], at: undefined });
+  });
+});
+
+describe('store batches by scope', () => {
+  it("one scope (a gate's batch): one group, the names in order, nothing to map back", () => {
+    assert.deepEqual(byScope([k('a'), k('b'), k('a')]), [{ scope: 'q', names: ['a', 'b', 'a'], positions: undefined }]);
+  });
+
+  it('several scopes: a group each, in the order each first came, with where each key was', () => {
+    assert.deepEqual(byScope([k('a'), k('b', 'other'), k('c'), k('d', 'other'), k('e', '')]), [
+      { scope: 'q', names: ['a', 'c'], positions: [0, 2] },
+      { scope: 'other', names: ['b', 'd'], positions: [1, 3] },
+      { scope: '', names: ['e'], positions: [4] },
+    ]);
+  });
+
+  it('no keys: no group', () => {
+    assert.deepEqual(byScope([]), []);
+  });
+
+  it('the common scope of several lists: undefined once two differ, or with no key at all', () => {
+    assert.equal(commonScope([[k('a')], [], [k('b'), k('c')]]), 'q');
+    assert.equal(commonScope([[k('a')], [k('b', 'other')]]), undefined);
+    assert.equal(commonScope([[k('a', '')], [k('b', '')]]), '', 'the empty scope is a scope');
+    assert.equal(commonScope([[], []]), undefined);
   });
 });

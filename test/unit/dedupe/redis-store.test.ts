@@ -1,5 +1,6 @@
 import { strict as assert } from 'node:assert';
-import { RedisDedupeStore, answers } from '../../../src/lib/dedupe/redis-store';
+import { answers } from '../../../src/lib/dedupe/redis-scripts';
+import { RedisDedupeStore } from '../../../src/lib/dedupe/redis-store';
 
 // The Redis key of a record; the store is never connected (its client connects on prepare()).
 describe('RedisDedupeStore.keyOf', () => {

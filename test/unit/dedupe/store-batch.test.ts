@@ -29,6 +29,10 @@ class SlowExchangeStore implements DedupeStore {
   answer(): void {
     this.pending.shift()?.();
   }
+  /** Answers the newest call in flight first (calls on a pool of connections may answer out of order). */
+  answerNewest(): void {
+    this.pending.pop()?.();
+  }
   private later<T>(what: string, work: () => Promise<T>): Promise<T> {
     this.calls.push(what);
     return new Promise((resolve, reject) => this.pending.push(() => void work().then(resolve, reject)));
@@ -119,6 +123,74 @@ describe('dedupe gate: store calls', () => {
     assert.equal(store.calls.at(-1), 'done[] gone[] claim[k2,k3,k4]', 'the waiting turns in one call');
     await settle(store);
     assert.deepEqual(await Promise.all(admitted), admitted.map(() => 'claimed'));
+    await g.close();
+  });
+
+  it('answers are taken in the order the calls went out, whatever order they come in (acks stay ascending)', async () => {
+    const store = new SlowExchangeStore();
+    const g = gateOn(store);
+    const told: string[] = [];
+    const admit = (key: string): Promise<void> => g.admit(key).then((admission) => void told.push(`${key} ${admission}`));
+    const first = admit('a');
+    await nextTurn();
+    const second = admit('b');
+    await nextTurn();
+    assert.equal(store.inFlight, 2);
+    store.answerNewest(); // b's call answers first
+    await nextTurn();
+    await nextTurn();
+    assert.deepEqual(told, [], "b's answer waits for a's call");
+    store.answer();
+    await Promise.all([first, second]);
+    assert.deepEqual(told, ['a claimed', 'b claimed'], 'in call order');
+    // Completes too: b's recorded only after a's.
+    const recorded: string[] = [];
+    const completes = [g.complete('a').then(() => void recorded.push('a')), g.complete('b').then(() => void recorded.push('b'))];
+    await nextTurn();
+    const third = admit('c'); // a call in flight with a's and b's completes, then one with c's claim
+    await nextTurn();
+    assert.equal(store.inFlight, 2);
+    store.answerNewest();
+    await nextTurn();
+    await nextTurn();
+    assert.deepEqual(recorded, [], 'the later call waits');
+    await settle(store);
+    await Promise.all([...completes, third]);
+    assert.deepEqual(recorded, ['a', 'b']);
+    await g.close();
+  });
+
+  it('a call that fails waits its turn too: the answer of a call after it is taken after the failure', async () => {
+    class FailingFirst extends SlowExchangeStore {
+      private failNext = true;
+      override exchange(calls: StoreExchange): Promise<ClaimResult[]> {
+        const answer = super.exchange(calls);
+        if (!this.failNext) return answer;
+        this.failNext = false;
+        return answer.then(() => Promise.reject(new Error('connection lost')));
+      }
+    }
+    const store = new FailingFirst();
+    const g = gateOn(store);
+    const downs: string[] = [];
+    g.on('down', (why) => downs.push(why));
+    const first = g.admit('a');
+    await nextTurn();
+    const second = g.admit('b');
+    let secondTold = false;
+    void second.then(() => (secondTold = true));
+    await nextTurn();
+    store.answerNewest();
+    await nextTurn();
+    await nextTurn();
+    assert.deepEqual([downs, secondTold], [[], false], 'b waits for the call before it');
+    store.answer();
+    await nextTurn();
+    await nextTurn();
+    assert.equal(downs.length, 1, 'the failure is taken first');
+    assert.equal(await second, 'claimed', "the later call's answer still counts");
+    g.endAdmissions();
+    assert.equal(await first, 'unchecked', 'the failed claim waited for the store (let go of here)');
     await g.close();
   });
 
