@@ -21,7 +21,7 @@
  * - rules      property rules shared with the editor
  * - amqp       AMQP values and closing channels
  * - backoff    capped exponential delays (reconnect, kill switch restart, outbox retries, re-checks)
- * - collections keyed sets for what changes per message: Map and Set renewed now and then (V8 links their old tables)
+ * - collections keyed sets for what changes per message, without Map and Set (V8 links their old tables)
  */
 export * as health from './health';
 export * as consume from './consume';

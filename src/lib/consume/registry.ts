@@ -27,7 +27,7 @@ export type NotLive = Exclude<DeliveryStatus<unknown>, { status: 'live' }>;
 const UNKNOWN: NotLive = { status: 'unknown' };
 
 export class DeliveryRegistry<T extends { id: string }> {
-  /** A Map renewed now and then: see collections/renewal.ts. */
+  /** Not a Map: see collections/dictionary.ts. */
   private readonly live = new Dictionary<T>();
   /**
    * Endings in a ring indexed by the id's number: remembering one is two array writes, where a Map of

@@ -45,15 +45,18 @@ export class StoreBatch<C extends { key: string }> {
   private scheduled = false;
   private inFlight = 0;
   /**
-   * Exchanges in flight, oldest first, each with its answer once it came: answers are taken in this
-   * order. Calls on a pool of connections may answer out of order; taken in order, the acks of
-   * recorded completes stay ascending and go to the broker as one multiple frame, not one frame each
-   * above a delivery still waiting (measured on PostgreSQL: 0.08 settle frames per message out of
-   * order, 0.03 in order).
+   * Answers are taken in the order the calls went out: `sent` numbers each exchange, `taken` is the
+   * number of the next to take. Calls on a pool of connections may answer out of order; taken in
+   * order, the acks of recorded completes stay ascending and go to the broker as one multiple frame,
+   * not one frame each above a delivery still waiting (measured on PostgreSQL: 0.08 settle frames per
+   * message out of order, 0.03 in order). An answer that comes early waits in `early`; one in order
+   * (always, on one connection) is taken at once, with nothing kept.
    */
-  private readonly answers: Array<{ take: (() => void) | undefined }> = [];
+  private sent = 0;
+  private taken = 0;
+  private readonly early = new Map<number, () => void>();
   /** Keys with a complete or release in a call in flight (how many such calls). */
-  private readonly writesInFlight = new Dictionary<number>(); // renewed now and then: see collections/renewal.ts
+  private readonly writesInFlight = new Dictionary<number>(); // not a Map: see collections/dictionary.ts
 
   constructor(
     private readonly store: DedupeStore,
@@ -148,11 +151,13 @@ export class StoreBatch<C extends { key: string }> {
 
   /** One round trip: the completes, the releases, then the claims. */
   private async exchange(exchange: NonNullable<DedupeStore['exchange']>, claims: C[], completes: Completes, releases: string[]): Promise<void> {
-    const { terms, handlers } = this;
-    const answer: { take: (() => void) | undefined } = { take: undefined };
-    this.answers.push(answer);
+    const { terms } = this;
+    const turn = this.sent;
+    this.sent += 1;
+    let results: ClaimResult[] | undefined;
+    let failure: { err: unknown } | undefined;
     try {
-      const results = await exchange({
+      results = await exchange({
         complete: this.keys(completes.keys),
         retentionMs: terms.retentionMs,
         release: this.keys(releases),
@@ -160,18 +165,34 @@ export class StoreBatch<C extends { key: string }> {
         owner: terms.owner,
         leaseMs: terms.leaseMs,
       });
-      answer.take = () => {
-        this.recorded(completes);
-        for (let i = 0; i < claims.length; i += 1) handlers.claimed(claims[i] as C, results[i]);
-      };
     } catch (err) {
-      answer.take = () => {
-        this.putBack(claims, completes, releases);
-        handlers.failed(err);
-      };
+      failure = { err };
     }
-    // This answer, and those after it that came before it, in the order their calls went out.
-    while (this.answers[0]?.take) (this.answers.shift() as { take: () => void }).take();
+    const take = (): void => this.answered(results, failure, claims, completes, releases);
+    if (turn !== this.taken) {
+      this.early.set(turn, take); // a call sent before it has not answered yet
+      return;
+    }
+    take();
+    this.taken += 1;
+    // The answers that came before this one, now in their turn.
+    for (let next = this.early.get(this.taken); next !== undefined; next = this.early.get(this.taken)) {
+      this.early.delete(this.taken);
+      next();
+      this.taken += 1;
+    }
+  }
+
+  /** An exchange's answer, taken in its turn: claims answered and completes recorded, or its work kept for the next call. */
+  private answered(results: ClaimResult[] | undefined, failure: { err: unknown } | undefined, claims: C[], completes: Completes, releases: string[]): void {
+    const { handlers } = this;
+    if (failure !== undefined || results === undefined) {
+      this.putBack(claims, completes, releases);
+      handlers.failed(failure?.err);
+      return;
+    }
+    this.recorded(completes);
+    for (let i = 0; i < claims.length; i += 1) handlers.claimed(claims[i] as C, results[i]);
   }
 
   /** A store without `exchange`: one call per kind, at once. */

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { Dictionary } from '../../../src/lib/collections/dictionary';
 
-describe('dictionary (entries by key, renewed now and then)', () => {
+describe('dictionary (entries by key, no Map)', () => {
   it('finds, counts and removes entries by id', () => {
     const live = new Dictionary<{ n: number }>();
     live.set('t:1', { n: 1 });
