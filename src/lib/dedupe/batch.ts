@@ -73,6 +73,23 @@ export function byScope(keys: readonly DedupeKey[]): ScopeGroup[] {
   return [...groups.values()];
 }
 
+/**
+ * The answers for a batch grouped by scope (`byScope`): `ask` answers one scope's names in order; each
+ * answer goes to its key's place in the batch. One group (a gate's batch) is asked as it is.
+ */
+export async function answeredByScope<R>(groups: readonly ScopeGroup[], ask: (scope: string, names: string[]) => Promise<R[]>): Promise<R[]> {
+  const [only] = groups;
+  if (groups.length === 1 && only !== undefined && only.positions === undefined) return ask(only.scope, only.names);
+  const results: R[] = [];
+  await Promise.all(
+    groups.map(async ({ scope, names, positions }) => {
+      const answered = await ask(scope, names);
+      answered.forEach((result, i) => (results[(positions as number[])[i] as number] = result));
+    }),
+  );
+  return results;
+}
+
 /** The scope every key of the lists has; undefined when they have several (or there are none). */
 export function commonScope(lists: ReadonlyArray<readonly DedupeKey[]>): string | undefined {
   let scope: string | undefined;

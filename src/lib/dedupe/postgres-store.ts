@@ -11,7 +11,7 @@
  *     expires_at timestamptz NOT NULL, PRIMARY KEY (scope, key));
  */
 import { declareOrCheckTable, postgresErrorText, postgresProblem, type ExpectedColumn, type ExpectedIndex, type Queryable, type TableName } from '../postgres';
-import { byScope, commonScope, distinctKeys, type ScopeGroup } from './batch';
+import { answeredByScope, byScope, commonScope, distinctKeys } from './batch';
 import { dedupeStatements, type DedupeStatements } from './postgres-statements';
 import { CLAIMED, DONE, DedupeStoreError, type ClaimResult, type DedupeKey, type DedupeStore, type StoreExchange } from './store';
 import { TableSweep, type SweepOptions } from './table-sweep';
@@ -115,21 +115,11 @@ export class PostgresDedupeStore implements DedupeStore {
   async claim(keys: readonly DedupeKey[], owner: string, leaseMs: number): Promise<ClaimResult[]> {
     const { unique, at } = distinctKeys(keys);
     const lease = Math.max(1, Math.round(leaseMs));
-    const groups = byScope(unique);
-    let results: ClaimResult[];
-    if (groups.length === 1) {
-      const { scope, names } = groups[0] as ScopeGroup;
-      results = claimResults((await this.run(() => this.db.query<ClaimRow>(this.statements.claim, [scope, names, owner, lease]))).rows, names.length);
-    } else {
-      // Keys of several scopes (never a gate's batch): a statement per scope.
-      results = new Array<ClaimResult>(unique.length);
-      await Promise.all(
-        groups.map(async ({ scope, names, positions }) => {
-          const { rows } = await this.run(() => this.db.query<ClaimRow>(this.statements.claim, [scope, names, owner, lease]));
-          claimResults(rows, names.length).forEach((result, i) => (results[(positions as number[])[i] as number] = result));
-        }),
-      );
-    }
+    // A statement per scope (a gate's batch has one).
+    const results = await answeredByScope(byScope(unique), async (scope, names) => {
+      const { rows } = await this.run(() => this.db.query<ClaimRow>(this.statements.claim, [scope, names, owner, lease]));
+      return claimResults(rows, names.length);
+    });
     return at === undefined ? results : at.map((i) => results[i] as ClaimResult);
   }
 

@@ -10,7 +10,7 @@
  * and tells its owner.
  */
 import type { Redis } from 'ioredis';
-import { byScope, commonScope, distinctNames } from './batch';
+import { answeredByScope, byScope, commonScope, distinctNames } from './batch';
 import { createRedisClient, dataServers, type RedisClient } from './redis-client';
 import { redisStoreError } from './redis-errors';
 import { parsePersistence, redisKeeps, type RedisPersistence } from './redis-persistence';
@@ -107,16 +107,7 @@ export class RedisDedupeStore implements DedupeStore {
   }
 
   async claim(keys: readonly DedupeKey[], owner: string, leaseMs: number): Promise<ClaimResult[]> {
-    if (this.severalSlots([keys])) {
-      const results = new Array<ClaimResult>(keys.length);
-      await Promise.all(
-        byScope(keys).map(async ({ scope, names, positions }) => {
-          const answered = await this.claim(ofScope(scope, names), owner, leaseMs);
-          answered.forEach((result, i) => (results[(positions as number[])[i] as number] = result));
-        }),
-      );
-      return results;
-    }
+    if (this.severalSlots([keys])) return answeredByScope(byScope(keys), (scope, names) => this.claim(ofScope(scope, names), owner, leaseMs));
     const { unique, at } = distinctNames(keys.map((k) => this.keyOf(k)));
     const scripts = this.client as unknown as Scripts;
     const replies = await this.run(() => scripts.dedupeClaim(unique.length, ...unique, owner, Math.max(1, Math.round(leaseMs))));

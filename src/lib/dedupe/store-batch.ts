@@ -168,12 +168,12 @@ export class StoreBatch<C extends { key: string }> {
     } catch (err) {
       failure = { err };
     }
-    const take = (): void => this.answered(results, failure, claims, completes, releases);
     if (turn !== this.taken) {
-      this.early.set(turn, take); // a call sent before it has not answered yet
+      // A call sent before it has not answered yet: this answer waits for its turn.
+      this.early.set(turn, () => this.answered(results, failure, claims, completes, releases));
       return;
     }
-    take();
+    this.answered(results, failure, claims, completes, releases);
     this.taken += 1;
     // The answers that came before this one, now in their turn.
     for (let next = this.early.get(this.taken); next !== undefined; next = this.early.get(this.taken)) {

@@ -1,6 +1,6 @@
 /** Pure parts of the stores: the memory store's bounds, batches, Redis URLs, PostgreSQL settings, errors and table names. */
 import assert from 'node:assert/strict';
-import { byScope, commonScope, distinctKeys, distinctNames } from '../../../src/lib/dedupe/batch';
+import { answeredByScope, byScope, commonScope, distinctKeys, distinctNames } from '../../../src/lib/dedupe/batch';
 
 const k = (key: string, scope = 'q'): { scope: string; key: string } => ({ scope, key });
 
@@ -56,5 +56,19 @@ describe('store batches by scope', () => {
     assert.equal(commonScope([[k('a')], [k('b', 'other')]]), undefined);
     assert.equal(commonScope([[k('a', '')], [k('b', '')]]), '', 'the empty scope is a scope');
     assert.equal(commonScope([[], []]), undefined);
+  });
+});
+
+describe('answers by scope', () => {
+  it("each scope asked once, each answer in its key's place; one scope asked as it is", async () => {
+    const asked: string[] = [];
+    const ask = (scope: string, names: string[]): Promise<string[]> => {
+      asked.push(`${scope}:${names.join(',')}`);
+      return Promise.resolve(names.map((n) => `${scope}/${n}`));
+    };
+    assert.deepEqual(await answeredByScope(byScope([k('a'), k('b', 'other'), k('c')]), ask), ['q/a', 'other/b', 'q/c']);
+    assert.deepEqual(asked, ['q:a,c', 'other:b']);
+    assert.deepEqual(await answeredByScope(byScope([k('x'), k('y')]), ask), ['q/x', 'q/y']);
+    assert.deepEqual(await answeredByScope(byScope([]), ask), []);
   });
 });
