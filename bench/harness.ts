@@ -19,7 +19,9 @@ export function summarize(runs: RunResult[]): Summary {
 /** The broker's CPU per message, and how many settle frames (acks, nacks; a multiple one settles many) the client wrote per message. */
 const brokerText = (r: RunResult): string =>
   (Number.isFinite(r.brokerUsPerMsg) ? `, broker ${r.brokerUsPerMsg.toFixed(1)} µs/msg` : '') +
-  (Number.isFinite(r.settleFramesPerMsg) ? `, ${r.settleFramesPerMsg?.toFixed(3)} settle frames/msg` : '');
+  (Number.isFinite(r.settleFramesPerMsg) ? `, ${r.settleFramesPerMsg?.toFixed(3)} settle frames/msg` : '') +
+  (r.gcUsPerMsg !== undefined && Number.isFinite(r.gcUsPerMsg) ? `, GC ${r.gcUsPerMsg.toFixed(1)} µs/msg (${r.majorGcs ?? 0} full)` : '') +
+  (r.deliveriesPerTurn !== undefined && Number.isFinite(r.deliveriesPerTurn) ? `, ${r.deliveriesPerTurn.toFixed(1)} deliveries/turn` : '');
 
 /** Runs one section when `--only=` wants it; a failure is logged and recorded, and the run goes on. */
 export async function section(results: Results, name: string, work: () => Promise<void>): Promise<void> {

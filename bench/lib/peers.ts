@@ -145,6 +145,11 @@ process.once('exit', () => {
 const EXTRA_NODE_ARGS = (process.env.BENCH_PEERS_NODE_ARGS ?? '').split(' ').filter((a) => a !== '');
 /** Where each measured process's output tail is written (BENCH_PEERS_LOG_DIR), e.g. with BENCH_PEERS_NODE_ARGS='--trace-gc'. */
 const LOG_DIR = process.env.BENCH_PEERS_LOG_DIR;
+/**
+ * Only these contestants (BENCH_PEERS_ONLY: their keys, comma-separated, e.g.
+ * 'peerRawBatched,peerPackage'), for a closer look at a few; the ratio column is then against the first kept.
+ */
+const ONLY_KEYS = process.env.BENCH_PEERS_ONLY?.split(',').map((k) => k.trim()).filter((k) => k !== '');
 
 let results: string | undefined;
 let runNumber = 0;
@@ -409,7 +414,7 @@ export async function preparePeers({ url, plainQueue, topology, prefetch, log }:
       }
       contestants.push(contestant(spec.name, spec.key, spec.ack, plainQueue, peer.version, startNodeRed(launch, peer.userDir, spec.flow(u, plainQueue, prefetch))));
     }
-    return { contestants, skipped, dispose };
+    return { contestants: ONLY_KEYS ? contestants.filter((c) => ONLY_KEYS.includes(c.key)) : contestants, skipped, dispose };
   } catch (err) {
     dispose();
     throw err;

@@ -22,6 +22,7 @@
 const fs = require('node:fs');
 const Module = require('node:module');
 const path = require('node:path');
+const { PerformanceObserver } = require('node:perf_hooks');
 
 /** @typedef {import('amqplib').ConsumeMessage} ConsumeMessage */
 /** @typedef {(message: ConsumeMessage | null) => void} Callback */
@@ -36,6 +37,9 @@ const path = require('node:path');
  * @property {number} brokerUsPerMsg
  * @property {number} brokerCpuPercent
  * @property {number} [settleFramesPerMsg] ack and nack frames the client wrote per message (a multiple one settles many)
+ * @property {number} [gcUsPerMsg] time in V8's garbage collections in the window, per message (a child process only)
+ * @property {number} [majorGcs] full (mark-compact) collections in the window (a child process only)
+ * @property {number} [deliveriesPerTurn] deliveries per event-loop turn that had any (BENCH_PROBE_TURNS=1 only: it costs an immediate per turn)
  */
 
 /**
@@ -50,6 +54,11 @@ const path = require('node:path');
  * @property {number} acks
  * @property {number} nacks
  * @property {number} frames ack and nack calls (frames) from the start of the window until the target
+ * @property {number} gcMs garbage collection time (ms) from the start of the window until the target
+ * @property {number} majorGcs full (mark-compact) collections in the window, and their time (ms):
+ * @property {number} majorGcMs
+ * @property {number} turns event-loop turns with deliveries in the window (counted with BENCH_PROBE_TURNS=1)
+ * @property {number} windowDeliveries deliveries in the window
  * @property {number} acks0 acks before the window started (the run's warm-up)
  * @property {number} target
  * @property {number} t0
@@ -111,6 +120,11 @@ const fresh = (target, hooks) => ({
   acks: 0,
   nacks: 0,
   frames: 0,
+  gcMs: 0,
+  majorGcs: 0,
+  majorGcMs: 0,
+  turns: 0,
+  windowDeliveries: 0,
   acks0: 0,
   target,
   t0: 0,
@@ -133,6 +147,15 @@ const state = fresh(Infinity, {});
  */
 const WARM_UP_FRACTION = 0.1;
 
+/** Whether deliveries are counted per event-loop turn (BENCH_PROBE_TURNS=1), and whether this turn had one. */
+const COUNT_TURNS = process.env.BENCH_PROBE_TURNS === '1';
+let inTurn = false;
+/** Whether GC time is observed (a preloaded probe only). */
+let observingGc = false;
+const turnEnded = () => {
+  inTurn = false;
+};
+
 /** @param {ConsumeMessage} message */
 function onDelivered(message) {
   state.deliveries += 1;
@@ -143,6 +166,19 @@ function onDelivered(message) {
     state.cpu0 = process.cpuUsage();
     state.acks0 = state.acks;
     state.frames = 0;
+    state.gcMs = 0;
+    state.majorGcs = 0;
+    state.majorGcMs = 0;
+    state.turns = 0;
+    state.windowDeliveries = 0;
+  }
+  if (state.acks < state.target) {
+    state.windowDeliveries += 1;
+    if (COUNT_TURNS && !inTurn) {
+      inTurn = true;
+      state.turns += 1;
+      setImmediate(turnEnded);
+    }
   }
   if (state.onDelivery) state.onDelivery(message);
 }
@@ -305,6 +341,9 @@ function probeResult() {
     brokerUsPerMsg: brokerUs / count,
     brokerCpuPercent: (brokerUs / 1e6 / seconds) * 100,
     settleFramesPerMsg: state.frames / count,
+    gcUsPerMsg: observingGc ? (state.gcMs * 1000) / count : NaN,
+    majorGcs: observingGc ? state.majorGcs : NaN,
+    deliveriesPerTurn: state.turns > 0 ? state.windowDeliveries / state.turns : NaN,
   };
 }
 
@@ -355,6 +394,19 @@ function preload(outFile) {
   const loader = /** @type {{ _load: (request: string, parent: unknown, isMain: boolean) => unknown, _resolveFilename: (request: string, parent: unknown, isMain: boolean) => string }} */ (
     /** @type {unknown} */ (Module)
   );
+  // GC time in the window (a preloaded probe owns its process: nothing else observes for it).
+  observingGc = true;
+  new PerformanceObserver((list) => {
+    if (state.t0 === 0 || state.cpuEnd) return;
+    for (const entry of list.getEntries()) {
+      state.gcMs += entry.duration;
+      // perf_hooks.constants.NODE_PERFORMANCE_GC_MAJOR: a full mark-compact of the old generation.
+      if (/** @type {{ detail?: { kind?: number } }} */ (/** @type {unknown} */ (entry)).detail?.kind === 4) {
+        state.majorGcs += 1;
+        state.majorGcMs += entry.duration;
+      }
+    }
+  }).observe({ entryTypes: ['gc'] });
   const load = loader._load;
   loader._load = function probeLoad(request, parent, isMain) {
     const exports = load.call(this, request, parent, isMain);

@@ -1,6 +1,6 @@
 /**
- * Entries by key, in the order they were added (a registry's live deliveries by id, a deduplication
- * gate's keys held here): a plain object in dictionary mode, not a Map. A Map that gains and loses an
+ * Entries by key, in the order they were added (a deduplication gate's keys held here, a store
+ * batch's calls): a plain object in dictionary mode, not a Map. A Map that gains and loses an
  * entry per message rebuilds its table every few dozen messages, and V8 links each table it leaves to
  * the next one (for iterators still walking it). Once one such table reached the old generation (at a
  * busy start, while the young generation is still small), it kept every later table alive through
