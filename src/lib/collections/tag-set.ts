@@ -1,7 +1,7 @@
 /**
  * The delivery tags of one channel that arrived and are not settled yet, and the lowest of them.
  * Tags arrive in ascending order on a channel, one apart, so they sit in a ring of slots
- * (`numbered.ts`: no hash table per message, nothing for V8 to link old to new, see `dictionary.ts`),
+ * (`numbered.ts`: no hash table per message, nothing for V8 to link old to new, see `renewal.ts`),
  * and the lowest is found by walking up from the last lowest.
  */
 import { NumberedSlots } from './numbered';

@@ -28,7 +28,7 @@ export interface LeaseWatch {
 }
 
 export class LocalKeys {
-  /** Not a Map: a key comes and goes per message (see collections/dictionary.ts). */
+  /** A key comes and goes per message: a Map renewed now and then (collections/renewal.ts). */
   private readonly keys = new Dictionary<LocalKey>();
   /** Admissions ended: no copy waits any more, and none is looked at again. */
   private closed = false;

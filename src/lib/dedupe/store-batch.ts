@@ -56,7 +56,7 @@ export class StoreBatch<C extends { key: string }> {
   private taken = 0;
   private readonly early = new Map<number, () => void>();
   /** Keys with a complete or release in a call in flight (how many such calls). */
-  private readonly writesInFlight = new Dictionary<number>(); // not a Map: see collections/dictionary.ts
+  private readonly writesInFlight = new Dictionary<number>(); // a Map renewed now and then: see collections/renewal.ts
 
   constructor(
     private readonly store: DedupeStore,
