@@ -55,10 +55,9 @@ const { PerformanceObserver } = require('node:perf_hooks');
  * @property {number} nacks
  * @property {number} frames ack and nack calls (frames) from the start of the window until the target
  * @property {number} gcMs garbage collection time (ms) from the start of the window until the target
- * @property {number} majorGcs full (mark-compact) collections in the window, and their time (ms):
- * @property {number} majorGcMs
+ * @property {number} majorGcs full (mark-compact) collections in the window
  * @property {number} turns event-loop turns with deliveries in the window (counted with BENCH_PROBE_TURNS=1)
- * @property {number} windowDeliveries deliveries in the window
+ * @property {number} windowDeliveries deliveries in the window (counted with BENCH_PROBE_TURNS=1)
  * @property {number} acks0 acks before the window started (the run's warm-up)
  * @property {number} target
  * @property {number} t0
@@ -122,7 +121,6 @@ const fresh = (target, hooks) => ({
   frames: 0,
   gcMs: 0,
   majorGcs: 0,
-  majorGcMs: 0,
   turns: 0,
   windowDeliveries: 0,
   acks0: 0,
@@ -168,13 +166,12 @@ function onDelivered(message) {
     state.frames = 0;
     state.gcMs = 0;
     state.majorGcs = 0;
-    state.majorGcMs = 0;
     state.turns = 0;
     state.windowDeliveries = 0;
   }
-  if (state.acks < state.target) {
+  if (COUNT_TURNS && state.acks < state.target) {
     state.windowDeliveries += 1;
-    if (COUNT_TURNS && !inTurn) {
+    if (!inTurn) {
       inTurn = true;
       state.turns += 1;
       setImmediate(turnEnded);
@@ -401,10 +398,7 @@ function preload(outFile) {
     for (const entry of list.getEntries()) {
       state.gcMs += entry.duration;
       // perf_hooks.constants.NODE_PERFORMANCE_GC_MAJOR: a full mark-compact of the old generation.
-      if (/** @type {{ detail?: { kind?: number } }} */ (/** @type {unknown} */ (entry)).detail?.kind === 4) {
-        state.majorGcs += 1;
-        state.majorGcMs += entry.duration;
-      }
+      if (/** @type {{ detail?: { kind?: number } }} */ (/** @type {unknown} */ (entry)).detail?.kind === 4) state.majorGcs += 1;
     }
   }).observe({ entryTypes: ['gc'] });
   const load = loader._load;

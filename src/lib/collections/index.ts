@@ -8,5 +8,4 @@
  */
 export { Dictionary } from './dictionary';
 export { NumberedSlots } from './numbered';
-export { RENEW_AFTER, renewDue } from './renewal';
 export { TagSet } from './tag-set';

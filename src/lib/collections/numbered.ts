@@ -4,9 +4,9 @@
  * slots indexed by the number's low bits. Adding, finding and removing one is an array read or write,
  * with no hashing and no table that is rebuilt as entries come and go (a dictionary-mode object cost
  * about 1 µs per message in the consume path; docs/benchmark.md), so nothing for V8 to link old to
- * new either (renewal.ts). The ring doubles when it is half
- * full. An entry still here when its slot comes round again (a message held while many others pass)
- * moves to a small side object, so the ring does not grow for one straggler.
+ * new either (renewal.ts). The ring doubles when it is half full. An entry still here when its slot
+ * comes round again (a message held while many others pass) moves to a small side object, so the
+ * ring does not grow for one straggler.
  */
 const INITIAL_CAPACITY = 256;
 
