@@ -127,6 +127,8 @@ describe('retry-config dialog: Export definitions (chromium, packed package, Nod
     await page.mouse.move(0, 0);
     // The import's "imported 2 configuration nodes" notification would cover the tray's title.
     await page.locator('.red-ui-notification').first().waitFor({ state: 'detached', timeout: 20_000 }).catch(() => undefined);
+    // The policy tab grew (jitter, error kinds): the picture is of the buttons and what the export said, scrolled to them.
+    await done.evaluate((el) => el.scrollIntoView({ block: 'end' }));
     mkdirSync(IMAGES, { recursive: true });
     await page.locator('.red-ui-tray').first().screenshot({ path: path.join(IMAGES, 'export-definitions.png') });
 

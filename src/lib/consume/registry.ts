@@ -70,6 +70,19 @@ export class DeliveryRegistry<T extends { id: string }> {
     return entry !== undefined && entry.id === id ? entry : undefined;
   }
 
+  /**
+   * Ends the live entry of an id and returns it, remembering `how` (a settle's hot path: the id is
+   * read once); undefined, with nothing remembered, when the id is not live here.
+   */
+  take(id: string, how: string): T | undefined {
+    const n = this.numberOf(id);
+    const entry = this.live.get(n);
+    if (entry === undefined || entry.id !== id) return undefined;
+    this.live.delete(n);
+    this.remember(n, how, false);
+    return entry;
+  }
+
   /** Whether this registry issued an id (live, ended, or too old to remember). */
   issued(id: string): boolean {
     return this.numberOf(id) > 0;

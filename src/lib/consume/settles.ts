@@ -122,12 +122,11 @@ export class Settles {
    */
   settleNow(id: string, action: SettleAction, reason: string, failure: FailureDetails | undefined, kind: ErrorKind | undefined, later: SettleLater, delayMs?: number): SettleOutcome | undefined {
     const { registry } = this;
-    const entry = registry.entry(id);
+    const entry = registry.take(id, PAST_TENSE[action]);
     if (!entry) {
       this.keyed?.orphan(id, action);
       throw notSettleable(registry.ending(id), id, action);
     }
-    registry.end(id, PAST_TENSE[action]);
     const decision = decide(this.options.policy, entry, action, reason, Date.now(), failure, kind, delayMs);
     if (entry.spans !== undefined && this.options.tracer !== undefined) startSettle(this.options.tracer, this.options.mainQueue, entry.spans, entry, decision);
     const key = entry.dedupeKey;

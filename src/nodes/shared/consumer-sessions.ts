@@ -26,6 +26,8 @@ export class ConsumerSessions extends EventEmitter<ConsumerSessionsEvents> {
   private readonly members: Array<{ session: ConsumerSession; owner: string }> = [];
   /** The session that issued the last id asked for: the next one is most likely its too. */
   private last: ConsumerSession | undefined;
+  /** That id: an end node asks for the same id twice in a row (finding the configuration, then the session). */
+  private lastId: string | undefined;
 
   /** @param classifier the configuration's error rules, compiled: a retry-settle in retry mode asks them what a failure is. */
   constructor(readonly classifier?: ErrorClassifier) {
@@ -62,8 +64,13 @@ export class ConsumerSessions extends EventEmitter<ConsumerSessionsEvents> {
 
   /** The session that gave out a delivery id, if it is one of these. */
   issuer(deliveryId: string): ConsumerSession | undefined {
-    if (this.last?.settles.issued(deliveryId)) return this.last;
+    const { last } = this;
+    if (last !== undefined && (deliveryId === this.lastId || last.settles.issued(deliveryId))) {
+      this.lastId = deliveryId;
+      return last;
+    }
     this.last = this.members.find((m) => m.session.settles.issued(deliveryId))?.session;
+    this.lastId = this.last && deliveryId;
     return this.last;
   }
 

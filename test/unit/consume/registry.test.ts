@@ -17,6 +17,22 @@ describe('delivery registry', () => {
     assert.deepEqual(r.status('cfg1:999'), { status: 'unknown' });
   });
 
+  it('takes a live entry once: it ends it and says how; an id that is not live is left as it was', () => {
+    const r = make();
+    const id = r.nextId();
+    const other = r.nextId();
+    r.add({ id });
+    r.add({ id: other });
+    assert.deepEqual(r.take(id, 'acked'), { id });
+    assert.equal(r.size, 1);
+    assert.deepEqual(r.status(id), { status: 'ended', how: 'acked' });
+    assert.equal(r.take(id, 'retried'), undefined, 'a second settle finds nothing to take');
+    assert.deepEqual(r.status(id), { status: 'ended', how: 'acked' }, 'and does not replace how it ended');
+    assert.equal(r.take('cfg1:999', 'acked'), undefined);
+    assert.equal(r.take(`x${other}`, 'acked'), undefined, 'another registry\'s id with the same number');
+    assert.deepEqual(r.status(other), { status: 'live', entry: { id: other } });
+  });
+
   it('marks the entries of a lost channel stale', () => {
     const r = make();
     const a = r.nextId();
