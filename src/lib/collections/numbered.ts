@@ -24,6 +24,11 @@ export class NumberedSlots<T> {
     return this.count;
   }
 
+  /** The ring's slots (entries aside are not in it). */
+  get capacity(): number {
+    return this.slots.length;
+  }
+
   get(n: number): T | undefined {
     const slot = n & this.mask;
     if (this.numbers[slot] === n) {
@@ -45,7 +50,8 @@ export class NumberedSlots<T> {
       this.slots[slot] = entry;
       return;
     }
-    if (2 * (this.count + 1) > this.slots.length) {
+    // Half full counts the ring's own entries: stragglers aside do not make it grow.
+    if (2 * (this.count - this.asideCount + 1) > this.slots.length) {
       this.grow();
       slot = n & this.mask;
     }

@@ -39,6 +39,21 @@ describe('numbered slots (entries by a growing number)', () => {
     assert.deepEqual([slots.size, slots.get(1), slots.values()], [1, undefined, [5000]]);
   });
 
+  it('does not grow for stragglers: hundreds held aside while a few at a time pass leave the ring its size', () => {
+    const slots = new NumberedSlots<number>();
+    const capacity = slots.capacity;
+    const held = (n: number): boolean => n % 100 === 0; // one in a hundred waits (a message held), the rest pass ten at a time
+    for (let n = 1; n <= 20_000; n += 1) {
+      slots.set(n, n);
+      const passed = n - 10;
+      if (passed > 0 && !held(passed)) assert.equal(slots.delete(passed), true);
+    }
+    assert.equal(slots.size, 200 + 10 - 1, 'the 200 held and the last ten (one of them held)');
+    assert.equal(slots.capacity, capacity, 'the ring kept its size: the held ones wait aside');
+    for (let n = 100; n <= 20_000; n += 100) assert.equal(slots.get(n), n);
+    for (let n = 19_991; n <= 20_000; n += 1) assert.equal(slots.get(n), n);
+  });
+
   it('grows when half full and keeps every entry, listed ascending', () => {
     const slots = new NumberedSlots<number>();
     for (let n = 10; n < 10 + 3000; n += 1) slots.set(n, n * 2);
