@@ -609,6 +609,8 @@ describe('editor in a real browser (chromium + playwright-core, packed package, 
     await cell(1, 'name').fill('payment refused');
     await cell(3, 'kind').selectOption('permanent');
     await cell(3, 'match').selectOption('code');
+    // The picture (docs/nodes/retry-config.md) shows the rules, not the tab's top: scrolled to the last rule.
+    await rows.last().evaluate((el) => el.scrollIntoView({ block: 'end' }));
     await screenshot('error-rules.png', '.red-ui-tray');
     await closeEditor('retry-config', 'ok');
     assert.notEqual((await ourNodes()).find((n) => n.id === 'ui-rules-config')?.valid, false, 'the edited configuration is valid');
