@@ -4,7 +4,7 @@
  * only then the ack — and sends the msg on with `msg.park`. Step 4 of the walk of one message, when it
  * parks (docs/architecture.md).
  */
-import { deliveryTarget, sessionsFinder } from '../shared/consumer-sessions';
+import { deliveryTarget, targetFinder } from '../shared/consumer-sessions';
 import { translator } from '../shared/i18n';
 import { errorText, stringProp, type DoneFunction, type Node, type NodeAPI, type NodeDef, type NodeMessage, type SendFunction } from '../shared/node-red';
 import { EndNode } from '../shared/settle-node';
@@ -12,14 +12,14 @@ import { SettleReplies } from '../shared/settle-reply';
 
 export class ParkPublisherController {
   private readonly reason: string;
-  private readonly find: ReturnType<typeof sessionsFinder>;
+  private readonly find: ReturnType<typeof targetFinder>;
   private readonly replies: SettleReplies;
   private readonly end: EndNode;
 
   constructor(RED: NodeAPI, node: Node, def: NodeDef) {
     const t = translator(RED);
     this.reason = stringProp(def.reason);
-    this.find = sessionsFinder(RED);
+    this.find = targetFinder(RED);
     // It counts its parks, and sends each parked msg on.
     this.replies = new SettleReplies(node, t, (parks) => ({ fill: 'yellow', shape: 'dot', text: t('park-publisher.status.parked', { count: parks.count }) }), true);
     this.end = new EndNode(this.replies);

@@ -6,7 +6,7 @@
  */
 import { permanentReason, type Classification } from '../../lib/classify';
 import type { SettleAction } from '../../lib/settle';
-import { deliveryTarget, sessionsFinder, type DeliveryTarget } from '../shared/consumer-sessions';
+import { deliveryTarget, targetFinder, type DeliveryTarget } from '../shared/consumer-sessions';
 import { translator } from '../shared/i18n';
 import { errorText, stringProp, type DoneFunction, type Node, type NodeAPI, type NodeDef, type NodeMessage, type SendFunction } from '../shared/node-red';
 import { findConfig } from '../shared/config-lookup';
@@ -19,7 +19,7 @@ import { requestedDelay, ShortWaitWarnings } from './retry-delay';
 export class RetrySettleController {
   private readonly action: SettleAction;
   private readonly reason: string;
-  private readonly find: ReturnType<typeof sessionsFinder>;
+  private readonly find: ReturnType<typeof targetFinder>;
   private readonly replies: SettleReplies;
   private readonly end: EndNode;
   private readonly shortWaits: ShortWaitWarnings;
@@ -32,7 +32,7 @@ export class RetrySettleController {
     const t = translator(RED);
     this.action = def.action === 'retry' ? 'retry' : 'ack';
     this.reason = stringProp(def.reason);
-    this.find = sessionsFinder(RED);
+    this.find = targetFinder(RED);
     // It says when a retry parked, having run out of attempts (or at once, a permanent failure).
     this.replies = new SettleReplies(
       node,

@@ -26,8 +26,6 @@ export class ConsumerSessions extends EventEmitter<ConsumerSessionsEvents> {
   private readonly members: Array<{ session: ConsumerSession; owner: string }> = [];
   /** The session that issued the last id asked for: the next one is most likely its too. */
   private last: ConsumerSession | undefined;
-  /** That id: an end node asks for the same id twice in a row (finding the configuration, then the session). */
-  private lastId: string | undefined;
 
   /** @param classifier the configuration's error rules, compiled: a retry-settle in retry mode asks them what a failure is. */
   constructor(readonly classifier?: ErrorClassifier) {
@@ -64,13 +62,8 @@ export class ConsumerSessions extends EventEmitter<ConsumerSessionsEvents> {
 
   /** The session that gave out a delivery id, if it is one of these. */
   issuer(deliveryId: string): ConsumerSession | undefined {
-    const { last } = this;
-    if (last !== undefined && (deliveryId === this.lastId || last.settles.issued(deliveryId))) {
-      this.lastId = deliveryId;
-      return last;
-    }
+    if (this.last?.settles.issued(deliveryId)) return this.last;
     this.last = this.members.find((m) => m.session.settles.issued(deliveryId))?.session;
-    this.lastId = this.last && deliveryId;
     return this.last;
   }
 
@@ -93,29 +86,6 @@ export function deliveryOf(msg: NodeMessage): { deliveryId?: string; config?: st
   };
 }
 
-/**
- * Finds the consumer sessions of the retry configuration a msg names. The last configuration found is
- * kept: Node-RED forgets a node as soon as it starts stopping it, and a stopping configuration's
- * consumers still settle what the flow holds (their drain). A msg that does not name its configuration
- * (a msg.amqp built by hand) is looked for among the deployed ones.
- */
-export function sessionsFinder(RED: NodeAPI): (configId: string | undefined, deliveryId: string) => ConsumerSessions | undefined {
-  let last: SessionsOwner | undefined;
-  const find = (id: string): SessionsOwner | undefined => findConfig<SessionsOwner>(RED, NODE_TYPE.retryConfig, id);
-  return (configId, deliveryId) => {
-    if (last && (configId === undefined || last.id === configId) && last.consumers.issuer(deliveryId)) return last.consumers;
-    let found = configId === undefined ? undefined : find(configId);
-    if (configId === undefined) {
-      RED.nodes.eachNode((def) => {
-        const config = def.type === NODE_TYPE.retryConfig && !found ? find(def.id) : undefined;
-        if (config?.consumers.issuer(deliveryId)) found = config;
-      });
-    }
-    if (found) last = found;
-    return (found ?? (last && last.id === configId ? last : undefined))?.consumers;
-  };
-}
-
 /** Where a msg's delivery is settled: its id, its configuration's sessions and the session that issued it. */
 export interface DeliveryTarget {
   deliveryId: string;
@@ -125,13 +95,43 @@ export interface DeliveryTarget {
   session: ConsumerSession;
 }
 
+/**
+ * Finds where a delivery is settled: the consumer sessions of the retry configuration a msg names and
+ * the session among them that issued the delivery id (asked once per settle: the id is read on the
+ * settle's hot path). The last configuration found is kept: Node-RED forgets a node as soon as it
+ * starts stopping it, and a stopping configuration's consumers still settle what the flow holds
+ * (their drain). A msg that does not name its configuration (a msg.amqp built by hand) is looked for
+ * among the deployed ones.
+ */
+export function targetFinder(RED: NodeAPI): (configId: string | undefined, deliveryId: string) => DeliveryTarget | undefined {
+  let last: SessionsOwner | undefined;
+  const find = (id: string): SessionsOwner | undefined => findConfig<SessionsOwner>(RED, NODE_TYPE.retryConfig, id);
+  const target = (owner: SessionsOwner | undefined, config: string | undefined, deliveryId: string): DeliveryTarget | undefined => {
+    const session = owner?.consumers.issuer(deliveryId);
+    return owner && session ? { deliveryId, config, sessions: owner.consumers, session } : undefined;
+  };
+  return (configId, deliveryId) => {
+    if (last && (configId === undefined || last.id === configId)) {
+      const found = target(last, configId, deliveryId);
+      if (found) return found;
+    }
+    let found = configId === undefined ? undefined : find(configId);
+    if (configId === undefined) {
+      RED.nodes.eachNode((def) => {
+        const config = def.type === NODE_TYPE.retryConfig && !found ? find(def.id) : undefined;
+        if (config?.consumers.issuer(deliveryId)) found = config;
+      });
+    }
+    if (found) last = found;
+    return target(found ?? (last && last.id === configId ? last : undefined), configId, deliveryId);
+  };
+}
+
 /** The target of a msg's settle (`action`), or why it has none (an error for the end node to report). */
-export function deliveryTarget(find: ReturnType<typeof sessionsFinder>, msg: NodeMessage, action: SettleAction): DeliveryTarget | Error {
+export function deliveryTarget(find: ReturnType<typeof targetFinder>, msg: NodeMessage, action: SettleAction): DeliveryTarget | Error {
   const { deliveryId, config } = deliveryOf(msg);
   if (deliveryId === undefined) return new Error(`msg.amqp.deliveryId is missing: ${action} needs the msg that came out of a retry consumer (keep msg.amqp when you build a new msg)`);
-  const sessions = find(config, deliveryId);
-  const session = sessions?.issuer(deliveryId);
-  return sessions && session ? { deliveryId, config, sessions, session } : consumerGone(deliveryId);
+  return find(config, deliveryId) ?? consumerGone(deliveryId);
 }
 
 /** No consumer here gave out this delivery id (any more): the broker has the message again. */

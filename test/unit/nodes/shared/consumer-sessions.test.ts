@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import type { ConsumerSession } from '../../../../src/lib/consume';
-import { ConsumerSessions } from '../../../../src/nodes/shared/consumer-sessions';
+import { ConsumerSessions, deliveryTarget, targetFinder } from '../../../../src/nodes/shared/consumer-sessions';
+import type { NodeAPI } from '../../../../src/nodes/shared/node-red';
 
 /** A session as `issuer` sees it: the ids it gave out, and how often it was asked. */
 function fakeSession(prefix: string): { session: ConsumerSession; asked: () => number } {
@@ -15,16 +16,14 @@ function fakeSession(prefix: string): { session: ConsumerSession; asked: () => n
 }
 
 describe('consumer sessions: the session that issued a delivery id', () => {
-  it('finds the issuing session among several, and asks it once for the same id asked twice in a row', () => {
+  it('finds the issuing session among several', () => {
     const sessions = new ConsumerSessions();
     const a = fakeSession('a');
     const b = fakeSession('b');
     sessions.add(a.session, 'node-a');
     sessions.add(b.session, 'node-b');
     assert.equal(sessions.issuer('b:1'), b.session);
-    const askedOnce = b.asked();
     assert.equal(sessions.issuer('b:1'), b.session);
-    assert.equal(b.asked(), askedOnce, 'the second ask of the same id is answered without asking the session');
     assert.equal(sessions.issuer('a:7'), a.session);
     assert.equal(sessions.issuer('b:2'), b.session);
     assert.equal(sessions.issuer('c:1'), undefined);
@@ -38,5 +37,31 @@ describe('consumer sessions: the session that issued a delivery id', () => {
     assert.equal(sessions.issuer('a:1'), a.session);
     remove();
     assert.equal(sessions.issuer('a:1'), undefined);
+  });
+
+  it("a settle's target: the session that issued the id, asked once per settle; another configuration's or an unknown id has none", () => {
+    const sessions = new ConsumerSessions();
+    const a = fakeSession('a');
+    sessions.add(a.session, 'node-a');
+    const config = { id: 'cfg', type: 'retry-config', consumers: sessions };
+    const RED = {
+      nodes: {
+        getNode: (id: string) => (id === 'cfg' ? config : null),
+        eachNode: (visit: (def: { id: string; type: string }) => void) => visit(config),
+      },
+    } as unknown as NodeAPI;
+    const find = targetFinder(RED);
+    const msg = (deliveryId: string, configId?: string) => ({ _msgid: 'm', amqp: { deliveryId, config: configId } });
+    for (const [i, configId] of [['1', 'cfg'], ['2', 'cfg'], ['3', undefined]] as const) {
+      const before = a.asked();
+      const target = deliveryTarget(find, msg(`a:${i}`, configId), 'ack');
+      assert.ok(!(target instanceof Error), `a:${i} has a target`);
+      assert.deepEqual([target.deliveryId, target.config, target.sessions, target.session], [`a:${i}`, configId, sessions, a.session]);
+      assert.equal(a.asked() - before, 1, `a:${i}: its session asked once`);
+    }
+    const gone = deliveryTarget(find, msg('z:1', 'cfg'), 'ack');
+    assert.ok(gone instanceof Error && /its retry consumer is gone/.test(gone.message));
+    const other = deliveryTarget(find, msg('a:4', 'other-cfg'), 'ack');
+    assert.ok(other instanceof Error && /its retry consumer is gone/.test(other.message), 'a configuration that is not deployed');
   });
 });
