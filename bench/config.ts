@@ -34,6 +34,11 @@ export const PLAN = {
   analysis: n(20000, 500),
   analysis16k: n(8000, 200),
   peers: n(30000, 500),
+  /**
+   * Deliveries before each peers run's timed window: a fresh Node-RED process's optimizing compiler
+   * works through its first ~30 000 messages (docs/benchmark.md); their CPU is reported apart.
+   */
+  peersWarmUp: n(30000, 100),
   retry: n(20000, 300),
   nativeRetry: n(20000, 300),
   lag: { count: n(1500, 100), rate: n(500, 200) },

@@ -21,7 +21,9 @@ const brokerText = (r: RunResult): string =>
   (Number.isFinite(r.brokerUsPerMsg) ? `, broker ${r.brokerUsPerMsg.toFixed(1)} µs/msg` : '') +
   (Number.isFinite(r.settleFramesPerMsg) ? `, ${r.settleFramesPerMsg?.toFixed(3)} settle frames/msg` : '') +
   (r.gcUsPerMsg !== undefined && Number.isFinite(r.gcUsPerMsg) ? `, GC ${r.gcUsPerMsg.toFixed(1)} µs/msg (${r.majorGcs ?? 0} full)` : '') +
-  (r.deliveriesPerTurn !== undefined && Number.isFinite(r.deliveriesPerTurn) ? `, ${r.deliveriesPerTurn.toFixed(1)} deliveries/turn` : '');
+  (r.deliveriesPerTurn !== undefined && Number.isFinite(r.deliveriesPerTurn) ? `, ${r.deliveriesPerTurn.toFixed(1)} deliveries/turn` : '') +
+  (r.mainThreadUsPerMsg !== undefined && Number.isFinite(r.mainThreadUsPerMsg) ? `, main thread ${r.mainThreadUsPerMsg.toFixed(1)} µs/msg` : '') +
+  (r.warmUpCpuUsPerMsg !== undefined && Number.isFinite(r.warmUpCpuUsPerMsg) ? `, warm-up ${r.warmUpCpuUsPerMsg.toFixed(1)} µs/msg` : '');
 
 /** Runs one section when `--only=` wants it; a failure is logged and recorded, and the run goes on. */
 export async function section(results: Results, name: string, work: () => Promise<void>): Promise<void> {

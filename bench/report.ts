@@ -63,16 +63,19 @@ function peersTable(env: Environment, peers: NonNullable<Extra['peers']>): strin
   const local = env.brokerPid ? `on the same ${os.availableParallelism()}-core machine` : `at ${new URL(AMQP_URL).host}`;
   out.push('');
   out.push(
-    `other Node-RED AMQP packages: one Node-RED ${versions.nodeRed} process per package, ${env.brokerProduct} ${local}, a queue preloaded with ${fmt(PLAN.peers)} persistent 1 KB JSON messages, prefetch ${PREFETCH},`,
+    `other Node-RED AMQP packages: one Node-RED ${versions.nodeRed} process per package, ${env.brokerProduct} ${local}, a queue preloaded with ${fmt(PLAN.peersWarmUp + PLAN.peers)} persistent 1 KB JSON messages, prefetch ${PREFETCH},`,
   );
   out.push(`  each message acked by the package's own mechanism; packages alternated, ${REPS} run(s) each, median (min–max). CPU is the Node-RED process's user+system time per message`);
-  out.push('  (raw amqplib: a plain node process). Each run is a fresh process, timed from the delivery after its first tenth to its N-th ack. The other packages consume a plain durable queue.');
+  out.push(
+    `  (raw amqplib: a plain node process). Each run is a fresh process: its first ${fmt(PLAN.peersWarmUp)} deliveries are its warm-up (V8 compiling the hot path; their CPU per message is the warm-up column), the next ${fmt(PLAN.peers)} are timed.`,
+  );
+  out.push('  main thread: the CPU of the process\'s main thread alone (the rest is V8\'s compiler and GC helper threads). The other packages consume a plain durable queue.');
   const table = [
-    ['package', 'version (amqplib)', 'ack', 'msg/s median (min–max)', 'vs raw', 'vs raw batched', 'CPU µs/msg', 'broker µs/msg'],
+    ['package', 'version (amqplib)', 'ack', 'msg/s median (min–max)', 'vs raw', 'vs raw batched', 'CPU µs/msg', 'main thread', 'warm-up µs/msg', 'broker µs/msg'],
     ...peerRows.map((p) => {
       const runs = p.runs.filter((r): r is number => r !== null);
       const range = runs.length > 1 ? ` (${fmt(Math.min(...runs))}–${fmt(Math.max(...runs))})` : '';
-      return [p.label, p.version, p.ack, `${fmt(p.msgPerSec)}${range}`, fmt(p.ratio, 2), fmt(p.batchedRatio, 2), fmt(p.cpuUsPerMsg, 1), fmt(p.brokerUsPerMsg, 1)];
+      return [p.label, p.version, p.ack, `${fmt(p.msgPerSec)}${range}`, fmt(p.ratio, 2), fmt(p.batchedRatio, 2), fmt(p.cpuUsPerMsg, 1), fmt(p.mainThreadUsPerMsg, 1), fmt(p.warmUpCpuUsPerMsg, 1), fmt(p.brokerUsPerMsg, 1)];
     }),
   ];
   const widths = table[0]!.map((_, i) => Math.max(...table.map((cells) => cells[i]!.length)) + 2);

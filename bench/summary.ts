@@ -195,6 +195,8 @@ function peerKeys(extra: Extra): Keys {
   for (const [i, p] of (extra.peers?.rows ?? []).entries()) {
     peers[`${p.key}MsgPerSec`] = round(p.msgPerSec);
     peers[`${p.key}CpuUsPerMsg`] = round(p.cpuUsPerMsg, 1);
+    peers[`${p.key}MainThreadUsPerMsg`] = round(p.mainThreadUsPerMsg, 1);
+    peers[`${p.key}WarmUpCpuUsPerMsg`] = round(p.warmUpCpuUsPerMsg, 1);
     if (i > 0) peers[`${p.key}Ratio`] = r2(p.ratio);
     if (p.key !== BATCHED_PEER_KEY) peers[`${p.key}BatchedRatio`] = r2(p.batchedRatio);
   }

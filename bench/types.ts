@@ -59,6 +59,10 @@ export interface PeerRow extends Summary {
   ratio: number;
   /** Median msg/s as a ratio to raw amqplib doing the same work with batched acks (the best hand-written client). */
   batchedRatio: number;
+  /** Median CPU per delivery of the runs' warm-ups (a fresh process: the JIT compiling the hot path included). */
+  warmUpCpuUsPerMsg: number;
+  /** Median CPU of the main thread alone in the window (the rest of cpuUsPerMsg: V8's compiler and GC helper threads). */
+  mainThreadUsPerMsg: number;
 }
 export interface LagStats {
   p50: number;

@@ -5,8 +5,8 @@
  * persistent 1 KB JSON messages, prefetch 100, each message acked by the contestant's own mechanism.
  *
  * Each process gets the bench's probe preloaded (`node --require probe.cjs`): it times the process
- * from the delivery after its first tenth (its warm-up) to its N-th ack and writes the result to a file this module names; then the
- * process is stopped. The Node-RED processes run as a user runs them (no tsx, no loader), with the
+ * from the delivery after its warm-up (PLAN.peersWarmUp deliveries, whose CPU it reports apart) to
+ * its N-th ack and writes the result to a file this module names; then the process is stopped. The Node-RED processes run as a user runs them (no tsx, no loader), with the
  * flow deployed through the admin API once Node-RED is up.
  *
  * Nothing is installed into the repository: the package is `npm pack`ed into a temporary user
@@ -49,8 +49,8 @@ export interface Contestant {
   queue: string;
   /** The table's version column: `<version> (<amqplib>)`, amqplib as the probe found it in the process. */
   version(): string;
-  /** One run in a fresh process: `count` messages consumed and acked. */
-  run(count: number): Promise<RunResult>;
+  /** One run in a fresh process: `warmUp` messages consumed and acked, then `count` more timed. */
+  run(warmUp: number, count: number): Promise<RunResult>;
 }
 
 export interface Peers {
@@ -154,12 +154,12 @@ const ONLY_KEYS = process.env.BENCH_PEERS_ONLY?.split(',').map((k) => k.trim()).
 let results: string | undefined;
 let runNumber = 0;
 
-/** Starts a process with the probe preloaded, waits for its result file, stops the process. */
-async function measure(label: string, count: number, start: Start): Promise<ChildResult> {
+/** Starts a process with the probe preloaded, waits for its result file, stops the process. `count`: the acks it takes in all, the first `warmUp` deliveries untimed. */
+async function measure(label: string, count: number, warmUp: number, start: Start): Promise<ChildResult> {
   results ??= mkdtempSync(path.join(os.tmpdir(), 'bench-peers-results-'));
   runNumber += 1;
   const out = path.join(results, `run-${runNumber}.json`);
-  const child = await start({ env: childProbeEnv(out, count), nodeArgs: ['--require', PROBE_FILE, ...EXTRA_NODE_ARGS] }).catch((err: unknown) => {
+  const child = await start({ env: childProbeEnv(out, count, warmUp), nodeArgs: ['--require', PROBE_FILE, ...EXTRA_NODE_ARGS] }).catch((err: unknown) => {
     throw new Error(`${label}: ${err instanceof Error ? err.message : String(err)}`);
   });
   try {
@@ -363,8 +363,8 @@ function contestant(label: string, key: string, ack: string, queue: string, vers
     ack,
     queue,
     version: () => versionText(version, amqplib),
-    run: async (count) => {
-      const result = await measure(label, count, start);
+    run: async (warmUp, count) => {
+      const result = await measure(label, warmUp + count, warmUp, start);
       if (result.amqplib.length === 0) throw new Error(`${label}: the probe wrapped no amqplib copy`);
       amqplib.clear();
       for (const v of result.amqplib) amqplib.add(v);

@@ -40,12 +40,15 @@ const { PerformanceObserver } = require('node:perf_hooks');
  * @property {number} [gcUsPerMsg] time in V8's garbage collections in the window, per message (a child process only)
  * @property {number} [majorGcs] full (mark-compact) collections in the window (a child process only)
  * @property {number} [deliveriesPerTurn] deliveries per event-loop turn that had any (BENCH_PROBE_TURNS=1 only: it costs an immediate per turn)
+ * @property {number} [warmUpCpuUsPerMsg] CPU (user + system) per delivery from the first delivery to the window's start: the warm-up, the JIT compiling the hot path included
+ * @property {number} [mainThreadUsPerMsg] CPU of the process's main thread alone in the window, per message (Linux; NaN elsewhere): the rest of cpuUsPerMsg is V8's compiler and GC helper threads
  */
 
 /**
  * @typedef {object} ProbeHooks
  * @property {((message: ConsumeMessage) => void) | undefined} [onDelivery]
  * @property {((message: ConsumeMessage) => void) | undefined} [onNack]
+ * @property {number} [warmUp] deliveries before the window starts (default: the first tenth of the target)
  */
 
 /**
@@ -59,6 +62,11 @@ const { PerformanceObserver } = require('node:perf_hooks');
  * @property {number} turns event-loop turns with deliveries in the window (counted with BENCH_PROBE_TURNS=1)
  * @property {number} windowDeliveries deliveries in the window (counted with BENCH_PROBE_TURNS=1)
  * @property {number} acks0 acks before the window started (the run's warm-up)
+ * @property {number} warmUp deliveries before the window starts
+ * @property {NodeJS.CpuUsage | undefined} cpuFirst the process's CPU at the first delivery
+ * @property {number} warmUpCpuUs CPU from the first delivery to the window's start (µs)
+ * @property {number} main0 the main thread's CPU at the window's start (ns, NaN when unknown)
+ * @property {number} mainEnd the main thread's CPU at the target (ns)
  * @property {number} target
  * @property {number} t0
  * @property {NodeJS.CpuUsage | undefined} cpu0
@@ -72,7 +80,7 @@ const { PerformanceObserver } = require('node:perf_hooks');
  */
 
 /** The names of the environment a preloaded probe reads (childProbeEnv() fills them). */
-const ENV = { out: 'BENCH_PROBE_OUT', target: 'BENCH_PROBE_TARGET', brokerPid: 'BENCH_BROKER_PID', clockTicks: 'BENCH_BROKER_CLK_TCK' };
+const ENV = { out: 'BENCH_PROBE_OUT', target: 'BENCH_PROBE_TARGET', warmUp: 'BENCH_PROBE_WARMUP', brokerPid: 'BENCH_BROKER_PID', clockTicks: 'BENCH_BROKER_CLK_TCK' };
 
 // ---------------------------------------------------------------------------------------------
 // Broker CPU
@@ -110,6 +118,16 @@ function setBrokerProcess(pid, clockTicks) {
 // The probe
 
 /**
+ * The first tenth of a run's deliveries is its own warm-up and stays out of the window: every
+ * contestant, a plain amqplib consumer too, spends 60–140 ms more CPU on its first 2 000 deliveries
+ * after the pause between runs than on any later 2 000 (more inside a Node-RED runtime), a fixed cost
+ * that would weigh on short runs (prefetch 1, 16 KB) and not on long ones. A fresh process (the peers
+ * section) compiles its hot path for longer than that: its runs give a warm-up of their own
+ * (`ProbeHooks.warmUp`, BENCH_PROBE_WARMUP) and report its CPU apart (`warmUpCpuUsPerMsg`).
+ */
+const WARM_UP_FRACTION = 0.1;
+
+/**
  * @param {number} target
  * @param {ProbeHooks} hooks
  * @returns {ProbeState}
@@ -124,6 +142,11 @@ const fresh = (target, hooks) => ({
   turns: 0,
   windowDeliveries: 0,
   acks0: 0,
+  warmUp: hooks.warmUp ?? Math.floor(target * WARM_UP_FRACTION),
+  cpuFirst: undefined,
+  warmUpCpuUs: NaN,
+  main0: NaN,
+  mainEnd: NaN,
   target,
   t0: 0,
   cpu0: undefined,
@@ -137,13 +160,6 @@ const fresh = (target, hooks) => ({
 });
 const state = fresh(Infinity, {});
 
-/**
- * The first tenth of a run's deliveries is its own warm-up and stays out of the window: every
- * contestant, a plain amqplib consumer too, spends 60–140 ms more CPU on its first 2 000 deliveries
- * after the pause between runs than on any later 2 000 (more inside a Node-RED runtime), a fixed cost
- * that would weigh on short runs (prefetch 1, 16 KB) and not on long ones.
- */
-const WARM_UP_FRACTION = 0.1;
 
 /** Whether deliveries are counted per event-loop turn (BENCH_PROBE_TURNS=1), and whether this turn had one. */
 const COUNT_TURNS = process.env.BENCH_PROBE_TURNS === '1';
@@ -154,11 +170,30 @@ const turnEnded = () => {
   inTurn = false;
 };
 
+/**
+ * The CPU time of this process's main thread so far (ns; Linux's schedstat, NaN elsewhere). The
+ * process's CPU (process.cpuUsage()) also counts V8's helper threads: its optimizing compiler and
+ * the garbage collector's helpers.
+ */
+function mainThreadNs() {
+  try {
+    return Number(fs.readFileSync(`/proc/self/task/${process.pid}/schedstat`, 'utf8').split(' ')[0]);
+  } catch {
+    return NaN;
+  }
+}
+
 /** @param {ConsumeMessage} message */
 function onDelivered(message) {
   state.deliveries += 1;
-  if (state.deliveries === 1 || state.deliveries === Math.floor(state.target * WARM_UP_FRACTION) + 1) {
+  if (state.deliveries === 1) state.cpuFirst = process.cpuUsage();
+  if (state.deliveries === 1 || state.deliveries === state.warmUp + 1) {
     // The window starts here: at the first delivery, then again once the warm-up is over.
+    if (state.deliveries > 1 && state.cpuFirst) {
+      const warmUp = process.cpuUsage(state.cpuFirst);
+      state.warmUpCpuUs = warmUp.user + warmUp.system;
+    }
+    state.main0 = mainThreadNs();
     state.broker0 = brokerCpuUs();
     state.t0 = performance.now();
     state.cpu0 = process.cpuUsage();
@@ -212,6 +247,7 @@ function onAcked(count) {
   if (before < state.target && state.acks >= state.target) {
     state.tEnd = performance.now();
     state.cpuEnd = process.cpuUsage(state.cpu0);
+    state.mainEnd = mainThreadNs();
     state.brokerEnd = brokerCpuUs();
     const resolve = state.resolve;
     state.resolve = undefined;
@@ -341,6 +377,8 @@ function probeResult() {
     gcUsPerMsg: observingGc ? (state.gcMs * 1000) / count : NaN,
     majorGcs: observingGc ? state.majorGcs : NaN,
     deliveriesPerTurn: state.turns > 0 ? state.windowDeliveries / state.turns : NaN,
+    warmUpCpuUsPerMsg: state.warmUp > 0 ? state.warmUpCpuUs / state.warmUp : NaN,
+    mainThreadUsPerMsg: (state.mainEnd - state.main0) / 1000 / count,
   };
 }
 
@@ -352,14 +390,17 @@ const PROBE_FILE = __filename;
 
 /**
  * The environment a child started with `--require PROBE_FILE` needs: where to write its result, after
- * how many acks, and the broker process (when this process measures it, see setBrokerProcess()).
+ * how many acks, after how many deliveries its window starts (default: the first tenth), and the
+ * broker process (when this process measures it, see setBrokerProcess()).
  * @param {string} outFile
  * @param {number} target
+ * @param {number} [warmUp]
  * @returns {Record<string, string>}
  */
-function childProbeEnv(outFile, target) {
+function childProbeEnv(outFile, target, warmUp) {
   /** @type {Record<string, string>} */
   const env = { [ENV.out]: outFile, [ENV.target]: String(target) };
+  if (warmUp !== undefined) env[ENV.warmUp] = String(warmUp);
   if (broker) {
     env[ENV.brokerPid] = String(broker.pid);
     env[ENV.clockTicks] = String(broker.clockTicks);
@@ -421,7 +462,9 @@ function preload(outFile) {
     }
     return exports;
   };
-  void armProbe(target).then(() => {
+  const warmUp = process.env[ENV.warmUp] === undefined ? undefined : Number(process.env[ENV.warmUp]);
+  if (warmUp !== undefined && !(warmUp >= 0 && warmUp < target)) throw new Error(`bench probe: ${ENV.warmUp} must be a count below ${ENV.target}`);
+  void armProbe(target, { warmUp }).then(() => {
     /** @type {ChildResult} */
     const result = { ...probeResult(), ...probeCounts(), amqplib: [...new Set(copies)] };
     // Written whole, then renamed: the parent never reads half a file.
