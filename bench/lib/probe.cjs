@@ -63,7 +63,6 @@ const { PerformanceObserver } = require('node:perf_hooks');
  * @property {number} windowDeliveries deliveries in the window (counted with BENCH_PROBE_TURNS=1)
  * @property {number} acks0 acks before the window started (the run's warm-up)
  * @property {number} warmUp deliveries before the window starts
- * @property {NodeJS.CpuUsage | undefined} cpuFirst the process's CPU at the first delivery
  * @property {number} warmUpCpuUs CPU from the first delivery to the window's start (µs)
  * @property {number} main0 the main thread's CPU at the window's start (ns, NaN when unknown)
  * @property {number} mainEnd the main thread's CPU at the target (ns)
@@ -143,7 +142,6 @@ const fresh = (target, hooks) => ({
   windowDeliveries: 0,
   acks0: 0,
   warmUp: hooks.warmUp ?? Math.floor(target * WARM_UP_FRACTION),
-  cpuFirst: undefined,
   warmUpCpuUs: NaN,
   main0: NaN,
   mainEnd: NaN,
@@ -159,7 +157,6 @@ const fresh = (target, hooks) => ({
   onNack: hooks.onNack,
 });
 const state = fresh(Infinity, {});
-
 
 /** Whether deliveries are counted per event-loop turn (BENCH_PROBE_TURNS=1), and whether this turn had one. */
 const COUNT_TURNS = process.env.BENCH_PROBE_TURNS === '1';
@@ -186,11 +183,11 @@ function mainThreadNs() {
 /** @param {ConsumeMessage} message */
 function onDelivered(message) {
   state.deliveries += 1;
-  if (state.deliveries === 1) state.cpuFirst = process.cpuUsage();
   if (state.deliveries === 1 || state.deliveries === state.warmUp + 1) {
-    // The window starts here: at the first delivery, then again once the warm-up is over.
-    if (state.deliveries > 1 && state.cpuFirst) {
-      const warmUp = process.cpuUsage(state.cpuFirst);
+    // The window starts here: at the first delivery, then again once the warm-up is over (the CPU
+    // since the first delivery, cpu0 until now, is the warm-up's).
+    if (state.deliveries > 1 && state.cpu0) {
+      const warmUp = process.cpuUsage(state.cpu0);
       state.warmUpCpuUs = warmUp.user + warmUp.system;
     }
     state.main0 = mainThreadNs();
