@@ -10,6 +10,7 @@ import path from 'node:path';
 import { DIALOGS } from '../../src/editor/nodes';
 import type { NodeDefinition } from '../../src/editor/red';
 import { anchorsOf, markdownUnder, relativeLinks } from '../helpers/markdown-links';
+import { cellsOf } from '../helpers/markdown-tables';
 
 const ROOT = path.resolve(__dirname, '../..');
 const DOCS = path.join(ROOT, 'docs');
@@ -28,8 +29,6 @@ function propertyTable(page: string): Map<string, string> {
   const lines = page.split('\n');
   const start = lines.findIndex((line) => /^\|\s*property\s*\|/.test(line));
   assert.ok(start >= 0, 'a table headed | property | … |');
-  // Cells are split at pipes that are not escaped (`a` \| `b` is one cell).
-  const cellsOf = (line: string): string[] => line.split(/(?<!\\)\|/).map((cell) => cell.trim());
   const header = cellsOf(lines[start] ?? '');
   const defaultColumn = header.indexOf('default');
   assert.ok(defaultColumn > 0, 'the table has a default column');
