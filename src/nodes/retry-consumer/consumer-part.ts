@@ -21,7 +21,7 @@ export interface PartOptions {
   config: RetryConfigNode;
   session: ConsumerSession;
   topology: RetryTopologyConfig;
-  /** The partition's number, in a partitioned configuration: on every msg as `msg.amqp.partition`. */
+  /** The partition's number, in a partitioned configuration (`toMsg` puts it on every msg as `msg.amqp.partition`). */
   partition?: number;
   status: StatusUpdates;
   /** The node's history (and counters): the parking depth is sampled into it. */
@@ -47,20 +47,15 @@ export function startPart(options: PartOptions): ConsumerPart {
   // Delivered a message on its current channel: the partition's single active consumer is this one.
   let active = false;
   const deliveries = session.deliveries;
-  const msgOf = (delivered: DeliveredMessage): NodeMessage => {
-    const msg = toMsg(delivered);
-    if (partition !== undefined) msg.amqp = { ...(msg.amqp as object), partition };
-    return msg;
-  };
   deliveries.on('message', (delivered) => {
     if (!active) {
       active = true;
       status.soon();
     }
-    node.send(msgOf(delivered));
+    node.send(toMsg(delivered));
   });
   deliveries.on('invalid', (delivered, why) => {
-    const msg = msgOf(delivered);
+    const msg = toMsg(delivered);
     msg.error = { message: why };
     node.error(`message ${delivered.amqp.deliveryId}: ${why}`, msg);
   });
