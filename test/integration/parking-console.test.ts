@@ -1,7 +1,9 @@
 /**
  * The operator's console on the real broker, from a flow (park-replay): search without consuming,
  * replay redirected to another queue (the copy says who and when; unroutable stays parked), and a
- * paced replay that stops when its canary is parked again, or replays everything once fixed.
+ * paced replay that stops when its canary is parked again, or replays everything once fixed. Through
+ * the admin API: a group's page with the group's count beside the queue's total, and a paced replay's
+ * start and end in the audit log with the same request fields.
  */
 import assert from 'node:assert/strict';
 import { Broker, uniqueName, waitFor } from '../helpers/broker';
@@ -183,5 +185,38 @@ describe('parking console: search, redirect, paced replay (real broker)', functi
     assert.equal(replayed.length, job.replayed);
     assert.equal(new Set(replayed).size, replayed.length, 'none replayed twice');
     assert.ok(job.replayed < 12, 'stopped before the end');
+  });
+
+  it("the admin API's page of a group says the group's count beside the whole queue's total", async () => {
+    await load();
+    await park(20, (i) => (i % 2 === 0 ? `amount ${i} over the limit` : `customer ${i} unknown`));
+    const groups = await helper.request().get('/rabbitmq-retry/parking/config/groups');
+    assert.equal(groups.status, 200, groups.text);
+    const key = String(groups.body.groups.find((g: Msg) => String(g.key).startsWith('amount'))?.key);
+    const page = await helper.request().get(`/rabbitmq-retry/parking/config/group?key=${encodeURIComponent(key)}&limit=4`);
+    assert.equal(page.status, 200, page.text);
+    assert.deepEqual(page.body.messages.map((m: Msg) => m.messageId), ['p2', 'p4', 'p6', 'p8']);
+    assert.equal(page.body.more, true);
+    assert.equal(page.body.count, 10, "the group's messages");
+    assert.equal(page.body.total, 20, "the parking queue's");
+    const last = await helper.request().get(`/rabbitmq-retry/parking/config/group?key=${encodeURIComponent(key)}&offset=8`);
+    assert.deepEqual([last.body.messages.length, last.body.more, last.body.count, last.body.total], [2, false, 10, 20]);
+  });
+
+  it("a paced replay from the admin API: its start says redirect null, its end carries the start's request fields (path, ip, user)", async () => {
+    await load();
+    await park(3, (i) => `still broken ${i}`);
+    const started = await helper.request().post('/rabbitmq-retry/parking/config/paced').send({ rate: 50, canary: 1, canaryWait: 10 });
+    assert.equal(started.status, 202, started.text);
+    await waitFor(() => auditEvents().some((e) => e.event === 'rabbitmq-retry.paced-replay-end'), 'the end in the audit log');
+    const [start, end] = auditEvents();
+    assert.equal(start?.event, 'rabbitmq-retry.paced-replay');
+    assert.equal(start?.redirect, null);
+    assert.ok(start !== undefined && 'redirect' in start, 'the start names redirect even when not redirected');
+    assert.equal(end?.event, 'rabbitmq-retry.paced-replay-end');
+    assert.equal(end?.state, 'stopped');
+    assert.equal(end?.path, '/rabbitmq-retry/parking/config/paced');
+    assert.deepEqual([end?.path, end?.ip, end?.user, end?.by], [start?.path, start?.ip, start?.user, 'admin API']);
+    assert.ok(end?.ip, 'the address of the request that started it');
   });
 });

@@ -79,29 +79,59 @@ export async function groupParked(connection: BrokerConnection, queue: string, o
 }
 
 /**
+ * A page of one group's messages as a read passes the queue's messages by: the `limit` after the first
+ * `offset` of the group, and how many the group has in all (`count`). Pure.
+ */
+export class GroupPage<T> {
+  readonly messages: T[] = [];
+  /** The group's messages read so far. */
+  count = 0;
+
+  constructor(
+    private readonly key: string,
+    private readonly offset: number,
+    private readonly limit: number,
+  ) {}
+
+  /** One message read, by its park reason; `describe` makes its entry when it falls in the page. */
+  add(reason: string | null, describe: () => T): void {
+    if (foldReason(reason) !== this.key) return;
+    this.count += 1;
+    if (this.count > this.offset && this.messages.length < this.limit) this.messages.push(describe());
+  }
+
+  /** Whether the group has messages after the page. */
+  get more(): boolean {
+    return this.count > this.offset + this.messages.length;
+  }
+}
+
+/** A page of one group's messages; `count`: the group's messages in the queue, `total`: the whole queue's. */
+export interface GroupPageResult {
+  messages: ParkedMessage[];
+  /** The group has messages after this page. */
+  more: boolean;
+  /** Messages of the group in the parking queue (read when the read started). */
+  count: number;
+  /** Messages in the whole parking queue when the read started. */
+  total: number;
+}
+
+/**
  * A page of one group's messages (as a peek lists them, positions in the whole queue), read without
- * consuming: the `limit` after the first `offset` of the group. `more` says whether the group has
- * more after them.
+ * consuming: the `limit` after the first `offset` of the group. The read goes through the queue (up
+ * to `scanLimit`) to count the group's messages.
  */
 export async function peekGroup(
   connection: BrokerConnection,
   queue: string,
   key: string,
   options: { offset: number; limit: number; previewBytes: number; scanLimit: number },
-): Promise<{ messages: ParkedMessage[]; more: boolean; total: number }> {
-  const messages: ParkedMessage[] = [];
-  let seen = 0;
-  let more = false;
+): Promise<GroupPageResult> {
+  const page = new GroupPage<ParkedMessage>(key, options.offset, options.limit);
   const result = await browseQueue(connection, queue, options.scanLimit, (message, position) => {
-    if (foldReason(parkedSummary(message.properties.headers).reason) !== key) return false;
-    seen += 1;
-    if (seen <= options.offset) return false;
-    if (messages.length >= options.limit) {
-      more = true;
-      return true;
-    }
-    messages.push(describeParked(message, position, options.previewBytes));
+    page.add(parkedSummary(message.properties.headers).reason, () => describeParked(message, position, options.previewBytes));
     return false;
   });
-  return { messages, more, total: result.depth };
+  return { messages: page.messages, more: page.more, count: page.count, total: result.depth };
 }

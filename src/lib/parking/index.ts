@@ -12,5 +12,5 @@ export { PacedReplay, pacedOptionsFrom, type PacedOptions, type PacedState, type
 export { changedHeaders, EDIT_HEADERS, editedPublishOptions, checkEditedBody, EditRefused, isLockedHeader, LOCKED_HEADERS, readEdit, type ParkedEdit } from './edit';
 export { browseQueue, type BrowseResult } from './browse';
 export { foldReason, NO_REASON_KEY, reasonMatcher } from './fold';
-export { GroupTally, groupParked, MAX_GROUPS, peekGroup, type GroupResult, type ParkedGroup } from './groups';
+export { GroupPage, GroupTally, groupParked, MAX_GROUPS, peekGroup, type GroupPageResult, type GroupResult, type ParkedGroup } from './groups';
 export { QueueWatch, queueDepths, type QueueChecker, type WatchedQueues } from './watch';

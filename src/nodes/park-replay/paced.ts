@@ -26,7 +26,7 @@ export async function pacedFromFlow(
   const queue = config.topology?.parkingQueue ?? '';
   const info = { id, queue, by: options.by, selection: describeSelection(selection), ...(options.redirect ? { redirect: options.redirect } : {}) };
   config.replayJobs.add(info, run);
-  const details = { config: config.id, queue, job: id, filter: info.selection, rate: pace.rate, canary: pace.canary, canaryWaitSeconds: pace.canaryWaitMs / 1000, by: options.by, ...(options.redirect ? { redirect: options.redirect } : {}) };
+  const details = { config: config.id, queue, job: id, filter: info.selection, rate: pace.rate, canary: pace.canary, canaryWaitSeconds: pace.canaryWaitMs / 1000, by: options.by, redirect: options.redirect ?? null };
   audit(RED, 'paced-replay', details);
   const timer = setInterval(() => {
     const now = run.status();

@@ -5,7 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { pacedOptionsFrom } from '../../lib/parking';
-import { actorOf, audit } from '../shared/audit';
+import { actorOf, audit, requestOrigin } from '../shared/audit';
 import type { AdminRequest, AdminResponse, NodeAPI } from '../shared/node-red';
 import { describeSelection, redirectFrom, startPacedReplay, WHOLE_QUEUE } from '../shared/parking-actions';
 import type { RetryConfigNode } from '../shared/retry-config-node';
@@ -36,12 +36,13 @@ async function startJob(RED: NodeAPI, found: { config: RetryConfigNode; queue: s
   const { id, run, selection } = await startPacedReplay(source, found.config, { pace, resetAttempts: true, actor: { by, userId: `paced-replay-${randomUUID()}` }, redirect });
   const info = { id, queue: found.queue, by, selection: describeSelection(selection), ...(redirect ? { redirect } : {}) };
   found.config.replayJobs.add(info, run);
-  const details = { config: configId, queue: found.queue, job: id, filter: info.selection, rate: pace.rate, canary: pace.canary, canaryWaitSeconds: pace.canaryWaitMs / 1000, ...(redirect ? { redirect } : {}) };
+  const details = { config: configId, queue: found.queue, job: id, filter: info.selection, rate: pace.rate, canary: pace.canary, canaryWaitSeconds: pace.canaryWaitMs / 1000, redirect: redirect ?? null };
   audit(RED, 'paced-replay', details, req);
-  // The end goes to the audit log too, with the count: by the user who started it.
+  // The end goes to the audit log too, with the count: by the user who started it, from where (the request is answered by then).
+  const origin = requestOrigin(req);
   void run.finished.then(() => {
     const end = run.status();
-    audit(RED, 'paced-replay-end', { ...details, by, count: end.replayed, state: end.state, parkedAgain: end.parkedAgain, message: end.message });
+    audit(RED, 'paced-replay-end', { ...details, by, count: end.replayed, state: end.state, parkedAgain: end.parkedAgain, message: end.message }, origin);
   });
   return { status: 202, body: { job: id, ...found.config.replayJobs.get(id) } };
 }

@@ -35,6 +35,18 @@ export function actorOf(req: AdminRequest | undefined, by?: string): string {
 }
 
 /**
+ * What Node-RED's audit log reads of an admin request — the user, the path, the client's address — as
+ * plain data: an event written after the request was answered (a paced replay's end) passes this
+ * instead of the request, and carries the same `user`, `path` and `ip` as the event of its start.
+ */
+export function requestOrigin(req: AdminRequest): AdminRequest {
+  const express = req as AdminRequest & { headers?: Record<string, unknown>; socket?: { remoteAddress?: string } };
+  const forwarded = express.headers?.['x-forwarded-for'];
+  const ip = req.ip ?? (typeof forwarded === 'string' ? forwarded : express.socket?.remoteAddress);
+  return { body: undefined, params: {}, user: req.user, path: req.path, ip };
+}
+
+/**
  * Writes one audit event. `RED.log.audit` is missing only in a test double; a failing audit log never
  * fails the action it records (the action already happened).
  */

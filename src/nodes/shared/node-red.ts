@@ -55,6 +55,9 @@ export interface AdminRequest {
   query?: Record<string, unknown>;
   /** The logged-in user under adminAuth (none without it). */
   user?: { username?: string };
+  /** Express's: the path and the client's address, which Node-RED's audit log writes. */
+  path?: string;
+  ip?: string;
 }
 export interface AdminResponse {
   status(code: number): AdminResponse;

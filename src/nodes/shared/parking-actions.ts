@@ -23,6 +23,7 @@ import {
   searchParked,
   searchWindow,
   selectionFrom,
+  type GroupPageResult,
   type PacedOptions,
   type ParkedEdit,
   type ParkedLocator,
@@ -274,6 +275,6 @@ export async function readParkedGroup(
   key: string,
   config: ParkingConfig,
   options: { offset: number; limit: number; previewBytes: number; userId: string },
-): Promise<{ messages: ParkedMessage[]; more: boolean; total: number }> {
+): Promise<GroupPageResult> {
   return withParkingQueue(config, options.userId, true, (topology, broker) => peekGroup(broker.connection, topology.parkingQueue, key, { ...options, scanLimit: WHOLE_QUEUE }));
 }

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { NO_REASON_KEY } from '../../../src/lib/parking/fold';
-import { GroupTally, MAX_GROUPS } from '../../../src/lib/parking/groups';
+import { GroupPage, GroupTally, MAX_GROUPS } from '../../../src/lib/parking/groups';
 
 describe('groups of parked messages', () => {
   it('counts each group with its first and last park time, largest first', () => {
@@ -25,5 +25,28 @@ describe('groups of parked messages', () => {
     for (let i = 0; i < MAX_GROUPS + 5; i += 1) tally.add(`reason ${word(i)}`, null, 0);
     assert.equal(tally.list().length, MAX_GROUPS);
     assert.equal(tally.ungrouped, 5);
+  });
+
+  it("pages one group's messages and counts the whole group, whatever the page: 10 of a queue of 20, pages of 4", () => {
+    const reasons = Array.from({ length: 20 }, (_, i) => (i % 2 === 0 ? `amount ${i} over the limit` : `customer ${i} unknown`));
+    const read = (offset: number): GroupPage<number> => {
+      const page = new GroupPage<number>('amount {n} over the limit', offset, 4);
+      reasons.forEach((reason, position) => page.add(reason, () => position));
+      return page;
+    };
+    const pages = [0, 4, 8].map(read);
+    assert.deepEqual(pages.map((p) => p.messages), [[0, 2, 4, 6], [8, 10, 12, 14], [16, 18]]);
+    assert.deepEqual(pages.map((p) => p.more), [true, true, false]);
+    assert.deepEqual(pages.map((p) => p.count), [10, 10, 10], "the group's count, not the queue's 20");
+    const past = read(12);
+    assert.deepEqual([past.messages, past.more, past.count], [[], false, 10]);
+  });
+
+  it('describes only the messages of the page', () => {
+    const page = new GroupPage<string>('customer {n} unknown', 1, 1);
+    const described: string[] = [];
+    for (const reason of ['customer 1 unknown', 'customer 2 unknown', 'other', 'customer 3 unknown']) page.add(reason, () => (described.push(reason), reason));
+    assert.deepEqual(described, ['customer 2 unknown']);
+    assert.equal(page.count, 3);
   });
 });

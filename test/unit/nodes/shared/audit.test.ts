@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { actorOf, audit, auditEventName } from '../../../../src/nodes/shared/audit';
+import { actorOf, audit, auditEventName, requestOrigin } from '../../../../src/nodes/shared/audit';
 import type { AdminRequest, NodeAPI } from '../../../../src/nodes/shared/node-red';
 
 function recorder(): { RED: Pick<NodeAPI, 'log'>; events: Array<{ event: Record<string, unknown>; req: unknown }> } {
@@ -41,5 +41,15 @@ describe('audit (Node-RED audit log of parking actions)', () => {
     assert.equal(actorOf(undefined, 'flow n1'), 'flow n1');
     assert.equal(actorOf(request()), 'admin API');
     assert.equal(actorOf(undefined), 'flow');
+  });
+
+  it("requestOrigin keeps what Node-RED's audit log reads of a request (user, path, address) as plain data, for an event written after the answer", () => {
+    const socket = { remoteAddress: '10.0.0.7' as string | undefined };
+    const req = { body: { rate: 1 }, params: { config: 'c1' }, user: { username: 'alice' }, path: '/rabbitmq-retry/parking/c1/paced', headers: {}, socket };
+    const origin = requestOrigin(req);
+    socket.remoteAddress = undefined; // the connection closed
+    assert.deepEqual(origin, { body: undefined, params: {}, user: { username: 'alice' }, path: '/rabbitmq-retry/parking/c1/paced', ip: '10.0.0.7' });
+    assert.equal(requestOrigin({ ...req, ip: '::1' }).ip, '::1');
+    assert.equal(requestOrigin({ ...req, socket: undefined, headers: { 'x-forwarded-for': '192.0.2.1' } } as AdminRequest).ip, '192.0.2.1');
   });
 });
