@@ -69,6 +69,10 @@ describe('parking: edit and replay one message (real broker)', function () {
     const seen = out[0]!;
     assert.deepEqual(seen.payload, { amount: 5, order: 7 });
     assert.equal(seen.amqp.headers['replay-of'], 'e1');
+    // A replayed copy's record, as every replay's (docs/operations.md): counted, and this edit's replay id.
+    assert.equal(seen.amqp.headers['park-replayed'], 1);
+    assert.equal(seen.amqp.headers['replay-id'], response.body.replayId);
+    assert.match(String(response.body.replayId), /^[0-9a-f-]{36}$/);
     assert.equal(seen.amqp.headers['replayed-by'], 'anonymous');
     assert.ok(!Number.isNaN(Date.parse(seen.amqp.headers['replayed-at'])));
     assert.equal(seen.amqp.headers.customer, 'c-2');
@@ -82,8 +86,8 @@ describe('parking: edit and replay one message (real broker)', function () {
     await waitFor(async () => (await broker.messageCount(names.mainQueue)) === 0, 'the copy acked');
     const [entry] = audits();
     assert.deepEqual(
-      { messageId: entry?.messageId, copyId: entry?.copyId, count: entry?.count, headers: entry?.headers, bodyChanged: entry?.bodyChanged, queue: entry?.queue },
-      { messageId: 'e1', copyId: response.body.messageId, count: 1, headers: ['channel', 'customer', 'note'], bodyChanged: true, queue: names.parkingQueue },
+      { messageId: entry?.messageId, copyId: entry?.copyId, count: entry?.count, replayId: entry?.replayId, headers: entry?.headers, bodyChanged: entry?.bodyChanged, queue: entry?.queue },
+      { messageId: 'e1', copyId: response.body.messageId, count: 1, replayId: response.body.replayId, headers: ['channel', 'customer', 'note'], bodyChanged: true, queue: names.parkingQueue },
     );
   });
 

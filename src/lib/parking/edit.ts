@@ -6,13 +6,14 @@
  */
 import type { MessageProperties, Options } from 'amqplib';
 import { TRACEPARENT_HEADER, TRACESTATE_HEADER } from '../trace';
+import { REPLAY_STAMP_HEADERS } from './view';
 
 /**
  * The headers an edited copy gets: the original's message id, and who edited and replayed it (the
  * editor's user name, or `anonymous` without adminAuth) when (ISO) — the names every replayed copy's
  * stamp uses.
  */
-export const EDIT_HEADERS = { replayOf: 'replay-of', editedBy: 'replayed-by', editedAt: 'replayed-at' } as const;
+export const EDIT_HEADERS = { replayOf: 'replay-of', editedBy: REPLAY_STAMP_HEADERS.by, editedAt: REPLAY_STAMP_HEADERS.at } as const;
 
 /**
  * Headers nobody edits, because they are records rather than data: the attempt history and the
@@ -80,17 +81,28 @@ function plain(value: unknown): unknown {
   return Buffer.isBuffer(value) ? value.toString('utf8') : value;
 }
 
+/** Who edited and replayed a message when, the copy's new message id, and the replay's id (`replay-id`; none without). */
+export interface EditedBy {
+  user: string | undefined;
+  at: Date;
+  messageId: string;
+  replayId?: string;
+}
+
 /**
  * The edited copy: the replay's properties (`replay`, from replayPublishOptions) with its locked
  * headers kept, the editable ones replaced by the edit's, a new message id, and the link to the
- * original with who edited it when.
+ * original with who edited it when, in which replay. An earlier replay's record (who, when, which
+ * run, where to) is not kept: the copy says this replay only, as every replayed copy does.
  */
-export function editedPublishOptions(replay: Options.Publish, original: Pick<MessageProperties, 'messageId'>, edit: ParkedEdit, by: { user: string | undefined; at: Date; messageId: string }): Options.Publish {
-  const locked = Object.entries((replay.headers ?? {}) as Record<string, unknown>).filter(([name]) => isLockedHeader(name));
+export function editedPublishOptions(replay: Options.Publish, original: Pick<MessageProperties, 'messageId'>, edit: ParkedEdit, by: EditedBy): Options.Publish {
+  const stamps = new Set<string>(Object.values(REPLAY_STAMP_HEADERS));
+  const locked = Object.entries((replay.headers ?? {}) as Record<string, unknown>).filter(([name]) => isLockedHeader(name) && !stamps.has(name));
   const headers: Record<string, unknown> = Object.assign(Object.fromEntries(locked), edit.headers, {
     [EDIT_HEADERS.replayOf]: typeof original.messageId === 'string' ? original.messageId : null,
     [EDIT_HEADERS.editedBy]: by.user ?? 'anonymous',
     [EDIT_HEADERS.editedAt]: by.at.toISOString(),
   });
+  if (by.replayId !== undefined) headers[REPLAY_STAMP_HEADERS.replayId] = by.replayId;
   return { ...replay, headers, messageId: by.messageId };
 }

@@ -9,7 +9,7 @@ export { REPLAY_HEADER, REPLAY_STAMP_HEADERS, replayEdited, replayParked, Replay
 export { DEFAULT_SEARCH_WINDOW, describeFilter, filterFrom, isEmptyFilter, matchesFilter, MAX_SEARCH_WINDOW, searchWindow, type ParkedFilter } from './filter';
 export { countParkedAgain, searchParked, type SearchResult } from './search';
 export { PacedReplay, pacedOptionsFrom, type PacedOptions, type PacedState, type PacedStatus } from './paced';
-export { changedHeaders, EDIT_HEADERS, editedPublishOptions, checkEditedBody, EditRefused, isLockedHeader, LOCKED_HEADERS, readEdit, type ParkedEdit } from './edit';
+export { changedHeaders, EDIT_HEADERS, editedPublishOptions, checkEditedBody, EditRefused, isLockedHeader, LOCKED_HEADERS, readEdit, type EditedBy, type ParkedEdit } from './edit';
 export { browseQueue, type BrowseResult } from './browse';
 export { foldReason, NO_REASON_KEY, reasonMatcher } from './fold';
 export { GroupPage, GroupTally, groupParked, MAX_GROUPS, peekGroup, type GroupPageResult, type GroupResult, type ParkedGroup } from './groups';

@@ -6,13 +6,13 @@ import type { GetMessage, MessageProperties, Options } from 'amqplib';
 import { ATTEMPT_HEADER, copyPublishOptions, FAILURE_HEADERS, FIRST_FAILURE_HEADER, FIRST_SEEN_HEADER, ORIGINAL_EXCHANGE_HEADER, ORIGINAL_ROUTING_KEY_HEADER, PARK_HEADERS, readDeaths } from '../message';
 import type { BrokerConnection } from '../connection';
 import { MAX_SCAN, scanQueue } from './scan';
-import { describeParked, isEmptySelection, matchesSelection, REPLAY_HEADER, type ParkedMessage, type ParkedSelection } from './view';
-import { editedPublishOptions, type ParkedEdit } from './edit';
+import { describeParked, isEmptySelection, matchesSelection, REPLAY_HEADER, REPLAY_STAMP_HEADERS, type ParkedMessage, type ParkedSelection } from './view';
+import { editedPublishOptions, type EditedBy, type ParkedEdit } from './edit';
 import { messages } from '../observe';
 import type { RetryTopologyConfig } from '../topology';
 import { messagingAttributes, setTrace, spanName, traceOf, type MessageTracer } from '../trace';
 
-export { REPLAY_HEADER };
+export { REPLAY_HEADER, REPLAY_STAMP_HEADERS };
 
 const BROKER_DEATH_HEADERS = ['x-death', 'x-first-death-exchange', 'x-first-death-queue', 'x-first-death-reason', 'x-last-death-exchange', 'x-last-death-queue', 'x-last-death-reason'];
 
@@ -64,9 +64,6 @@ export interface ReplayDestination {
   exchange: string;
   routingKey: string;
 }
-
-/** The headers a replayed copy carries besides REPLAY_HEADER (none `x-` prefixed). */
-export const REPLAY_STAMP_HEADERS = { by: 'replayed-by', at: 'replayed-at', replayId: 'replay-id', redirectedTo: 'replay-redirected-to' } as const;
 
 export function stampHeaders(stamp: ReplayStamp): Record<string, string> {
   const headers: Record<string, string> = { [REPLAY_STAMP_HEADERS.by]: stamp.by, [REPLAY_STAMP_HEADERS.at]: stamp.at, [REPLAY_STAMP_HEADERS.replayId]: stamp.replayId };
@@ -169,7 +166,7 @@ export async function replayParked(
 export async function replayEdited(
   connection: BrokerConnection,
   topology: RetryTopologyConfig,
-  options: { messageId: string; edit: ParkedEdit; by: { user: string | undefined; at: Date; messageId: string }; resetAttempts: boolean; onReplayed?: (parked: ParkedMessage) => void; tracer?: MessageTracer },
+  options: { messageId: string; edit: ParkedEdit; by: EditedBy; resetAttempts: boolean; onReplayed?: (parked: ParkedMessage) => void; tracer?: MessageTracer },
 ): Promise<ReplayResult> {
   const rewrite: Rewrite = (message, replay) => ({ content: Buffer.from(options.edit.body, 'utf8'), publish: editedPublishOptions(replay, message.properties, options.edit, options.by) });
   return replayParked(connection, topology, { max: 1, resetAttempts: options.resetAttempts, selection: { messageIds: [options.messageId] }, onReplayed: options.onReplayed, tracer: options.tracer, rewrite });

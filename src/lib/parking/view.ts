@@ -12,6 +12,9 @@ import { filterFrom, isEmptyFilter, matchesFilter, type ParkedFilter } from './f
 /** Counts how often a message was replayed (each replay adds one; a park keeps it), so a message parked again and again shows it. */
 export const REPLAY_HEADER = 'park-replayed';
 
+/** The headers a replayed copy carries besides REPLAY_HEADER (none `x-` prefixed): who replayed it, when, in which run, where to. */
+export const REPLAY_STAMP_HEADERS = { by: 'replayed-by', at: 'replayed-at', replayId: 'replay-id', redirectedTo: 'replay-redirected-to' } as const;
+
 /** One parked message as a flow or the editor sees it: plain data only, no channel. */
 export interface ParkedMessage {
   /** 0 = head of the parking queue, at the time of the peek. */

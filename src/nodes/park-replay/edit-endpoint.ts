@@ -35,13 +35,14 @@ export function registerEditEndpoint(RED: NodeAPI): void {
       const messageId = (req.body as { messageId?: unknown } | undefined)?.messageId;
       if (typeof messageId !== 'string' || messageId === '') return { status: 400, body: { error: 'give the messageId of the parked message to edit' } };
       const copyId = randomUUID();
+      const replayId = randomUUID();
       const about = { config: req.params.config, queue: found.queue, messageId };
       try {
         const edit = readEdit(req.body);
-        const result = await editParked(found.config, messageId, edit, { user, copyId, userId: `parking-edit-${copyId}` });
+        const result = await editParked(found.config, messageId, edit, { user, copyId, replayId, userId: `parking-edit-${copyId}` });
         if (!result) return { status: 404, body: { error: 'this message is no longer in the parking queue' } };
-        audit(RED, EDIT_ACTION, { ...about, count: result.replayed, copyId, headers: result.changed, bodyChanged: result.bodyChanged }, req);
-        return { status: 200, body: { queue: found.queue, replayed: result.replayed, remaining: result.remaining, messageId: copyId, replayOf: messageId } };
+        audit(RED, EDIT_ACTION, { ...about, count: result.replayed, copyId, replayId, headers: result.changed, bodyChanged: result.bodyChanged }, req);
+        return { status: 200, body: { queue: found.queue, replayed: result.replayed, remaining: result.remaining, messageId: copyId, replayOf: messageId, replayId } };
       } catch (err) {
         audit(RED, EDIT_ACTION, { ...about, error: err instanceof Error ? err.message : String(err) }, req);
         if (err instanceof EditRefused) return { status: 400, body: { error: err.message } };

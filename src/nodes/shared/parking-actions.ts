@@ -247,13 +247,13 @@ export async function editParked(
   config: ParkingConfig,
   messageId: string,
   edit: ParkedEdit,
-  options: { user: string | undefined; copyId: string; userId: string },
+  options: { user: string | undefined; copyId: string; replayId: string; userId: string },
 ): Promise<{ replayed: number; remaining: number; changed: string[]; bodyChanged: boolean } | undefined> {
   return withParkingQueue(config, options.userId, true, async (topology, broker) => {
     const parked = await findParked(broker.connection, topology.parkingQueue, { messageId }, { limit: MAX_SCAN, bodyBytes: BODY_COMPARE_BYTES });
     if (!parked) return undefined;
     checkEditedBody(edit.body, parked.contentType);
-    const by = { user: options.user, at: new Date(), messageId: options.copyId };
+    const by = { user: options.user, at: new Date(), messageId: options.copyId, replayId: options.replayId };
     const result = await replayEdited(broker.connection, topology, { messageId, edit, by, resetAttempts: true, onReplayed: replayedEvent(config, topology.mainQueue), tracer: openTelemetryTracer() });
     if (result.replayed === 0) return undefined;
     const bodyChanged = parked.truncated || parked.previewEncoding !== 'utf8' || parked.preview !== edit.body;

@@ -76,6 +76,18 @@ describe('edit and replay of a parked message', () => {
     assert.equal(copy.persistent, true);
   });
 
+  it("carries this replay's record only: park-replayed counted up, its own replay-id, no earlier run's replay-id or redirect", () => {
+    const replayedBefore = { ...parked, headers: { ...parked.headers, 'replay-id': 'paced-job-1', 'replay-redirected-to': '(default exchange) / fixer', 'replayed-by': 'bob', 'replayed-at': '2026-11-27T05:00:00.000Z' } } as MessageProperties;
+    const copy = editedPublishOptions(replayPublishOptions(replayedBefore, true), replayedBefore, { body: '{}', headers: {} }, { ...by, replayId: 'edit-replay-1' });
+    assert.equal(copy.headers?.[REPLAY_HEADER], 2);
+    assert.equal(copy.headers?.['replay-id'], 'edit-replay-1');
+    assert.equal(copy.headers?.['replay-redirected-to'], undefined);
+    assert.equal(copy.headers?.[EDIT_HEADERS.editedBy], 'alice');
+    assert.equal(copy.headers?.[EDIT_HEADERS.editedAt], '2026-11-28T05:00:00.000Z');
+    const withoutId = editedPublishOptions(replayPublishOptions(replayedBefore, true), replayedBefore, { body: '{}', headers: {} }, by);
+    assert.equal(withoutId.headers?.['replay-id'], undefined, 'none given: none, never the earlier run\'s');
+  });
+
   it('keeps the attempt history when the replay keeps it; says anonymous without a user; links no id when the original had none', () => {
     const copy = editedPublishOptions(replayPublishOptions(parked, false), { messageId: undefined }, { body: '', headers: {} }, { ...by, user: undefined });
     assert.equal(copy.headers?.['retry-attempt'], 3);
