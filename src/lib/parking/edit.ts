@@ -17,8 +17,8 @@ export const EDIT_HEADERS = { replayOf: 'replay-of', editedBy: REPLAY_STAMP_HEAD
 
 /**
  * Headers nobody edits, because they are records rather than data: the attempt history and the
- * retry route (`retry-…`), the park record (`park-…`: reason, error, times, replay count — dropped
- * from the copy as in any replay), the broker's own (`x-…`: `x-death` and the rest, which RabbitMQ
+ * retry route (`retry-…`), the park record (`park-…`: reason, error, times — dropped from the copy as
+ * in any replay — and the replay count, which the copy carries counted up), the broker's own (`x-…`: `x-death` and the rest, which RabbitMQ
  * reads or writes itself), the trace context (`traceparent`, `tracestate`: the copy continues the
  * message's trace) and a replay's own record (`replay-…`, `replayed-…`: the link to the original,
  * who replayed it when).
