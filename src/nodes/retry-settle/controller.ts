@@ -7,7 +7,7 @@
 import { permanentReason, type Classification } from '../../lib/classify';
 import type { SettleAction } from '../../lib/settle';
 import { deliveryTarget, targetFinder, type DeliveryTarget } from '../shared/consumer-sessions';
-import { translator } from '../shared/i18n';
+import { translator, type Translate } from '../shared/i18n';
 import { errorText, stringProp, type DoneFunction, type Node, type NodeAPI, type NodeDef, type NodeMessage, type SendFunction } from '../shared/node-red';
 import { findConfig } from '../shared/config-lookup';
 import { NODE_TYPE } from '../shared/node-types';
@@ -26,15 +26,14 @@ export class RetrySettleController {
   private readonly shortWaits: ShortWaitWarnings;
   /** Says that msg.retry was replaced on the way (the first time, then once in every 1000). */
   private readonly replaced: Rarely;
-  private readonly t: ReturnType<typeof translator>;
+  private readonly t: Translate;
 
   constructor(
     private readonly RED: NodeAPI,
     node: Node,
     def: NodeDef,
   ) {
-    const t = translator(RED);
-    this.t = t;
+    const t = (this.t = translator(RED));
     this.action = def.action === 'retry' ? 'retry' : 'ack';
     this.reason = stringProp(def.reason);
     this.find = targetFinder(RED);
@@ -76,7 +75,7 @@ export class RetrySettleController {
    */
   private retry(target: DeliveryTarget, msg: NodeMessage, send: SendFunction, done: DoneFunction, reason: string, delayMs: number): void {
     const now = replacedRetry(msg);
-    if (now !== undefined) this.replaced.say(this.t('retry-settle.warning.retryReplaced', { now }));
+    if (now !== undefined) this.replaced.say(() => this.t('retry-settle.warning.retryReplaced', { now }));
     if (delayMs > 0) this.shortWaits.check(findConfig<RetryConfigNode>(this.RED, NODE_TYPE.retryConfig, target.config)?.topology, msg, delayMs);
     this.end.settle(target, msg, send, done, 'retry', reason, 'transient', delayMs);
   }

@@ -34,8 +34,9 @@ export class Rarely {
 
   constructor(private readonly warn: (text: string) => void) {}
 
-  say(text: string): void {
-    if (this.seen++ % 1000 === 0) this.warn(text);
+  /** `text` is made only when it is said (a translated text, say). */
+  say(text: () => string): void {
+    if (this.seen++ % 1000 === 0) this.warn(text());
   }
 }
 
@@ -50,6 +51,6 @@ export class ShortWaitWarnings {
   check(topology: RetryTopologyConfig | undefined, msg: NodeMessage, requestedMs: number): void {
     if (!topology || requestedMs <= 0) return;
     const text = shortWaitWarning(topology, msgAttempt(msg) ?? 1, requestedMs);
-    if (text !== undefined) this.rarely.say(text);
+    if (text !== undefined) this.rarely.say(() => text);
   }
 }

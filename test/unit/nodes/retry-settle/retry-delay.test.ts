@@ -40,7 +40,13 @@ describe('retry-delay: the wait a retry asks for', () => {
   it('Rarely says a warning the first time, then once in every 1000', () => {
     const said: string[] = [];
     const rarely = new Rarely((text) => said.push(text));
-    for (let i = 0; i < 2001; i += 1) rarely.say(`w${i}`);
+    let made = 0;
+    for (let i = 0; i < 2001; i += 1)
+      rarely.say(() => {
+        made += 1;
+        return `w${i}`;
+      });
     assert.deepEqual(said, ['w0', 'w1000', 'w2000']);
+    assert.equal(made, 3, 'the text is made only when said');
   });
 });
