@@ -22,6 +22,11 @@ export interface AmqpInfo {
   /** AMQP properties that were set, headers excluded. */
   properties: Record<string, unknown>;
   headers: Record<string, unknown>;
+  /**
+   * The delivery's retry info, the same object as `msg.retry`: kept here too because core nodes
+   * write `msg.retry` (the http request node sets it to 0 on every response) and never `msg.amqp`.
+   */
+  retry: RetryInfo;
   /** With deduplication: the record this delivery claimed (a write in the same database may complete it in its own transaction). */
   dedupe?: { scope: string; key: string };
 }
@@ -134,10 +139,11 @@ export function copyPublishOptions(p: MessageProperties, headers: Record<string,
 /**
  * `config` names the retry configuration (see AmqpInfo), `queue` is the main queue. Exchange and routing key are where the message was first published: a
  * retried message comes back through the retry route, which a flow (msg.topic) must not see.
- * `retry`: the delivery's retry info, whose `x-death` records are reused rather than read again.
+ * `retry`: the delivery's retry info, carried as `retry` (see AmqpInfo), whose `x-death` records are
+ * reused rather than read again.
  */
-export function toAmqpInfo(deliveryId: string, config: string, queue: string, message: ConsumeMessage, retry?: Pick<RetryInfo, 'deaths'>): AmqpInfo {
-  const route = originalRoute(message.properties.headers, queue, message.fields, retry?.deaths);
+export function toAmqpInfo(deliveryId: string, config: string, queue: string, message: ConsumeMessage, retry: RetryInfo): AmqpInfo {
+  const route = originalRoute(message.properties.headers, queue, message.fields, retry.deaths);
   return {
     deliveryId,
     config,
@@ -150,5 +156,6 @@ export function toAmqpInfo(deliveryId: string, config: string, queue: string, me
     properties: consumedProperties(message.properties),
     // Plain data (no amqplib type wrappers); a republish takes the original headers, never these.
     headers: plainHeaderValue(message.properties.headers ?? {}) as Record<string, unknown>,
+    retry,
   };
 }

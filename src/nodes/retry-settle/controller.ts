@@ -7,14 +7,15 @@
 import { permanentReason, type Classification } from '../../lib/classify';
 import type { SettleAction } from '../../lib/settle';
 import { deliveryTarget, targetFinder, type DeliveryTarget } from '../shared/consumer-sessions';
-import { translator } from '../shared/i18n';
+import { translator, type Translate } from '../shared/i18n';
 import { errorText, stringProp, type DoneFunction, type Node, type NodeAPI, type NodeDef, type NodeMessage, type SendFunction } from '../shared/node-red';
 import { findConfig } from '../shared/config-lookup';
 import { NODE_TYPE } from '../shared/node-types';
 import type { RetryConfigNode } from '../shared/retry-config-node';
 import { EndNode } from '../shared/settle-node';
 import { SettleReplies } from '../shared/settle-reply';
-import { requestedDelay, ShortWaitWarnings } from './retry-delay';
+import { replacedRetry } from './msg-retry';
+import { Rarely, requestedDelay, ShortWaitWarnings } from './retry-delay';
 
 export class RetrySettleController {
   private readonly action: SettleAction;
@@ -23,13 +24,16 @@ export class RetrySettleController {
   private readonly replies: SettleReplies;
   private readonly end: EndNode;
   private readonly shortWaits: ShortWaitWarnings;
+  /** Says that msg.retry was replaced on the way (the first time, then once in every 1000). */
+  private readonly replaced: Rarely;
+  private readonly t: Translate;
 
   constructor(
     private readonly RED: NodeAPI,
     node: Node,
     def: NodeDef,
   ) {
-    const t = translator(RED);
+    const t = (this.t = translator(RED));
     this.action = def.action === 'retry' ? 'retry' : 'ack';
     this.reason = stringProp(def.reason);
     this.find = targetFinder(RED);
@@ -42,6 +46,7 @@ export class RetrySettleController {
     );
     this.end = new EndNode(this.replies);
     this.shortWaits = new ShortWaitWarnings((text) => node.warn(text));
+    this.replaced = new Rarely((text) => node.warn(text));
     node.on('input', (msg, send, done) => this.input(msg, send, done));
     node.on('close', () => this.replies.stop());
   }
@@ -64,8 +69,13 @@ export class RetrySettleController {
     else apply(classified);
   }
 
-  /** A transient failure: retried, after the wait it asked for (warned, rarely, when the configuration cannot wait that long). */
+  /**
+   * A transient failure: retried, after the wait it asked for (warned, rarely, when the configuration
+   * cannot wait that long, or when msg.retry was replaced on the way: a msg.retry.delay set after that is lost).
+   */
   private retry(target: DeliveryTarget, msg: NodeMessage, send: SendFunction, done: DoneFunction, reason: string, delayMs: number): void {
+    const now = replacedRetry(msg);
+    if (now !== undefined) this.replaced.say(() => this.t('retry-settle.warning.retryReplaced', { now }));
     if (delayMs > 0) this.shortWaits.check(findConfig<RetryConfigNode>(this.RED, NODE_TYPE.retryConfig, target.config)?.topology, msg, delayMs);
     this.end.settle(target, msg, send, done, 'retry', reason, 'transient', delayMs);
   }

@@ -121,7 +121,8 @@ describe('attempts from x-death', () => {
     const delivered = { exchange: '', routingKey: 'main-queue' };
     assert.deepEqual(originalRoute(thirdDelivery, 'main-queue', delivered, deaths), originalRoute(thirdDelivery, 'main-queue', delivered));
     assert.equal(firstSeenMs(thirdDelivery, undefined, 'main-queue', deaths), firstSeenMs(thirdDelivery, undefined, 'main-queue'));
-    assert.deepEqual(toAmqpInfo('c:1', 'cfg', 'main-queue', { content: Buffer.alloc(0), fields: { ...delivered, deliveryTag: 1, redelivered: false, consumerTag: 't' }, properties: { headers: thirdDelivery } } as unknown as ConsumeMessage, { deaths }), toAmqpInfo('c:1', 'cfg', 'main-queue', { content: Buffer.alloc(0), fields: { ...delivered, deliveryTag: 1, redelivered: false, consumerTag: 't' }, properties: { headers: thirdDelivery } } as unknown as ConsumeMessage));
+    const info = toAmqpInfo('c:1', 'cfg', 'main-queue', { content: Buffer.alloc(0), fields: { ...delivered, deliveryTag: 1, redelivered: false, consumerTag: 't' }, properties: { headers: thirdDelivery } } as unknown as ConsumeMessage, retryInfo(thirdDelivery, 'main-queue', 5));
+    assert.deepEqual({ exchange: info.exchange, routingKey: info.routingKey }, originalRoute(thirdDelivery, 'main-queue', delivered));
   });
 
   it('finds the original route of a republished retry in the package headers (RabbitMQ 4 drops its x-death)', () => {

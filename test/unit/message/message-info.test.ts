@@ -1,7 +1,8 @@
-/** msg.amqp.properties: the written-out consumedProperties() against the list it stands for. */
+/** msg.amqp.properties: the written-out consumedProperties() against the list it stands for; msg.amqp.retry. */
 import assert from 'node:assert/strict';
-import type { MessageProperties } from 'amqplib';
-import { CONSUMED_PROPERTY_KEYS, consumedProperties, pickDefined } from '../../../src/lib/message/message-info';
+import type { ConsumeMessage, MessageProperties } from 'amqplib';
+import { retryInfo } from '../../../src/lib/message/attempts';
+import { CONSUMED_PROPERTY_KEYS, consumedProperties, pickDefined, toAmqpInfo } from '../../../src/lib/message/message-info';
 
 /** amqplib's shape: every property present, unset ones undefined. */
 function properties(set: Partial<MessageProperties>): MessageProperties {
@@ -34,5 +35,16 @@ describe('consumedProperties (msg.amqp.properties)', () => {
       assert.deepEqual(consumedProperties(p), pickDefined(p, CONSUMED_PROPERTY_KEYS), JSON.stringify(set));
     }
     assert.deepEqual(consumedProperties(properties({ priority: 0, correlationId: '' })), { priority: 0, correlationId: '' }, '0 and empty text are values');
+  });
+});
+
+describe('toAmqpInfo (msg.amqp)', () => {
+  it("carries the delivery's retry info as msg.amqp.retry, where no core node writes (the http request node sets msg.retry = 0)", () => {
+    const headers = { 'retry-attempt': 2 };
+    const retry = retryInfo(headers, 'main-queue', 5);
+    const message = { content: Buffer.alloc(0), fields: { exchange: 'ex', routingKey: 'rk', deliveryTag: 1, redelivered: false, consumerTag: 't' }, properties: properties({ headers }) } as unknown as ConsumeMessage;
+    const info = toAmqpInfo('c:1', 'cfg', 'main-queue', message, retry);
+    assert.equal(info.retry, retry, 'the same object as msg.retry: nothing more to build per delivery');
+    assert.deepEqual([info.retry.attempt, info.retry.maxAttempts, info.retry.remaining], [3, 5, 2]);
   });
 });
