@@ -17,10 +17,12 @@ const ROOT = path.resolve(__dirname, '../..');
 const BIN = 'node-red-contrib-rabbitmq-retry';
 const PASSWORD = 'Tr0ub4dor&3-readme';
 
-/** The command lines of the README's code blocks that run the converter. */
+/** The commands of the README that run the converter: lines of its sh blocks, or inline code. */
 function readmeCommands(): string[] {
-  const blocks = readFileSync(path.join(ROOT, 'README.md'), 'utf8').match(/```sh\n[\s\S]*?```/g) ?? [];
-  return blocks.flatMap((b) => b.split('\n')).filter((line) => line.startsWith(`npx ${BIN} migrate`));
+  const readme = readFileSync(path.join(ROOT, 'README.md'), 'utf8');
+  const blocks = (readme.match(/```sh\n[\s\S]*?```/g) ?? []).flatMap((b) => b.split('\n'));
+  const inline = [...readme.replace(/```[\s\S]*?```/g, '').matchAll(/`([^`\n]+)`/g)].map((m) => m[1] ?? '');
+  return [...blocks, ...inline].filter((line) => line.startsWith(`npx ${BIN} migrate`));
 }
 
 const flows: FlowNode[] = [
@@ -48,7 +50,7 @@ describe('the migrate command as the README shows it (built, next to flows_cred.
 
   it('each command runs as written and exits 0; the last leaves converted.json and converted_cred.json', function () {
     const commands = readmeCommands();
-    assert.ok(commands.length > 0, 'the README shows the command in a sh block');
+    assert.ok(commands.length > 0, 'the README shows the command');
     for (const command of commands) {
       const r = spawnSync('sh', ['-c', command], { cwd: dir, encoding: 'utf8', env: { ...process.env, npm_config_offline: 'true', npm_config_yes: 'false' } });
       assert.equal(r.status, 0, `${command}\n${r.stderr}`);
