@@ -83,11 +83,14 @@ function sharedBrokers(ctx: Conversion, nodes: readonly FlowNode[], scope: Reado
   }
 }
 
+/** A node's name in the report, cut short (an added comment's name is its whole title). */
+const short = (name: string): string => (name.length > 40 ? `${name.slice(0, 39)}…` : name);
+
 /** The report as lines for a person: one per node, never a credential. */
 export function reportText(result: Pick<ConvertResult, 'report' | 'exchanges'>): string {
   const lines = result.report.map((e) => {
     const what = e.outcome === 'converted' ? `converted to ${e.into.join(' + ')}` : e.outcome === 'added' ? 'added' : 'kept';
-    const label = `${e.type} '${e.name || e.id}'${e.package && e.outcome !== 'added' ? ` (${e.package})` : ''}`;
+    const label = `${e.type} '${short(e.name || e.id)}'${e.package && e.outcome !== 'added' ? ` (${e.package})` : ''}`;
     return `${what.padEnd(10)} ${label}${e.notes.length > 0 ? `: ${e.notes.join('; ')}` : ''}`;
   });
   lines.push(...exchangeLines(result.exchanges));
