@@ -79,7 +79,7 @@ function sharedBrokers(ctx: Conversion, nodes: readonly FlowNode[], scope: Reado
     const users = nodes.filter((n) => !scope.has(n.id) && mappers.has(n.type) && (n.broker === entry.id || n.server === entry.id));
     if (users.length === 0) continue;
     const names = users.slice(0, 3).map((n) => `'${nameOf(n) || n.type}'`).join(', ') + (users.length > 3 ? ', …' : '');
-    entry.notes.push(`${users.length} old node(s) not converted still use it (${names}) and lose their broker: convert their tab too before deploying`);
+    entry.notes.push(`${users.length} old node(s) not converted still use it (${names}) and lose their broker: convert them too before deploying (their tab, or select them)`);
   }
 }
 

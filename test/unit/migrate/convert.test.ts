@@ -43,7 +43,7 @@ describe('the conversion and its report (issue 52)', function () {
     const flows = [{ id: 'tab', type: 'tab' }, { id: 'other', type: 'tab' }, broker, mwIn('one', 'tab'), mwIn('two', 'other')];
     const r = convertFlows(flows, { only: new Set(['tab', 'one']) });
     const entry = r.report.find((e) => e.id === 'b');
-    assert.match(entry?.notes.join('; ') ?? '', /1 old node\(s\) not converted still use it \('in two'\) and lose their broker: convert their tab too/);
+    assert.match(entry?.notes.join('; ') ?? '', /1 old node\(s\) not converted still use it \('in two'\) and lose their broker: convert them too before deploying \(their tab, or select them\)$/);
     const whole = convertFlows(flows);
     assert.doesNotMatch(reportText(whole), /not converted still use it/);
   });
