@@ -55,8 +55,8 @@ export function publisherOut(ctx: Conversion, node: FlowNode, pkg: string): void
     ctx,
     node,
     pkg,
-    { broker: text(node.server), exchange: toQueue ? '' : name, routingKey: toQueue ? name : text(node.routingkey), routingKeyType: 'str', msgRoutingKey: false },
-    ['msg.options (amqp-ts message options) are read from msg.properties now; an empty routing key still takes msg.topic', ...(toQueue ? [] : [`the exchange '${name}' is no longer declared by the publisher: it must exist`])],
+    { broker: text(node.server), exchange: toQueue ? '' : name, exchangeType: EXCHANGE_TYPES[Number(ioType)] ?? 'topic', routingKey: toQueue ? name : text(node.routingkey), routingKeyType: 'str', msgRoutingKey: false },
+    ['msg.options (amqp-ts message options) are read from msg.properties now; an empty routing key still takes msg.topic'],
   );
 }
 

@@ -1,87 +1,89 @@
 #!/usr/bin/env node
 /**
- * The converter's command: `npx node-red-contrib-rabbitmq-retry migrate flows.json > converted.json`.
- * Reads a flows file (or a Node-RED project's directory), writes the converted flows to stdout (or
- * -o), the report to stderr. Credentials never go to stdout nor the report: they go into a
- * credentials file next to -o (`<name>_cred.json`, encrypted as the input was).
+ * The converter's command: `npx node-red-contrib-rabbitmq-retry migrate flows.json -o converted.json`.
+ * Reads a flows file (or a Node-RED project's directory), writes the converted flows to -o (or
+ * stdout, or over the input with --in-place, keeping backups), the report to stderr; --dry-run
+ * writes nothing. Credentials never go to stdout nor the report: they go into a credentials file
+ * next to -o (`<name>_cred.json`, encrypted as the input was).
  */
-import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import path from 'node:path';
+import { HELP, parseArgs, UsageError, type Args } from './cli-args';
+import { flowFiles, readJson, targetsOf, writeWithBackup, type Targets } from './cli-files';
 import { convertFlows, reportText } from './convert';
 import { CredentialFileError, credentialsFile, isEncrypted, readCredentials, SECRET_VARIABLE } from './credential-file';
-import type { FlowCredentials, FlowNode } from './types';
+import type { ConvertResult, FlowCredentials, FlowNode } from './types';
 
-/** A mistake in how the command was called: said as it is, without a stack. */
-class UsageError extends Error {}
-
-const USAGE = `usage: node-red-contrib-rabbitmq-retry migrate <flows.json | project directory> [-o converted.json] [--credentials flows_cred.json | --no-credentials] [--settle-at-end]`;
-
-interface Args {
-  input: string;
-  output?: string;
-  credentials?: string | false;
-  settleAtEnd: boolean;
+interface Converted {
+  result: ConvertResult;
+  /** The credentials file read, if any. */
+  credFile?: string;
+  /** The secret an encrypted credentials file was read with: the output is encrypted with it again. */
+  secret?: string;
 }
 
-function parseArgs(argv: string[]): Args {
-  const [command, ...rest] = argv;
-  if (command !== 'migrate') throw new UsageError(USAGE);
-  const args: Args = { input: '', settleAtEnd: false };
-  for (let i = 0; i < rest.length; i++) {
-    const arg = rest[i] ?? '';
-    if (arg === '-o' || arg === '--output') args.output = rest[++i];
-    else if (arg === '--credentials') args.credentials = rest[++i];
-    else if (arg === '--no-credentials') args.credentials = false;
-    else if (arg === '--settle-at-end') args.settleAtEnd = true;
-    else if (!arg.startsWith('-') && args.input === '') args.input = arg;
-    else throw new UsageError(`unknown argument ${arg}\n${USAGE}`);
+function convert(args: Args, files: ReturnType<typeof flowFiles>, env: NodeJS.ProcessEnv): Converted {
+  const flows = readJson(files.flows) as FlowNode[];
+  const credFile = args.credentials === false ? undefined : (args.credentials ?? (existsSync(files.credentials) ? files.credentials : undefined));
+  const raw = credFile === undefined ? undefined : readJson(credFile);
+  const secret = raw !== undefined && isEncrypted(raw) ? env[SECRET_VARIABLE] : undefined;
+  const credentials: FlowCredentials | undefined = raw === undefined || credFile === undefined ? undefined : readCredentials(raw, secret, credFile);
+  const result = convertFlows(flows, {
+    ...(credentials ? { credentials } : {}),
+    autoAck: args.settleAtEnd ? 'settle-at-end' : 'ack-on-arrival',
+    ...(args.credentials === false ? { credentialsLeftOut: true } : {}),
+  });
+  return { result, ...(credFile ? { credFile } : {}), ...(secret ? { secret } : {}) };
+}
+
+/** How the written files get into Node-RED. */
+function nextStep(flows: string, credentials: string | undefined): string {
+  const files = credentials ? `${flows} and ${credentials} in place of flows.json and flows_cred.json` : `${flows} in place of flows.json`;
+  return `next: stop Node-RED, put ${files} (or set flowFile: '${path.basename(flows)}' in settings.js), start it`;
+}
+
+/** Writes the flows and their credentials where the targets say; returns what it did, for the report. */
+function write(c: Converted, targets: Targets, out: (text: string) => void): string[] {
+  const json = `${JSON.stringify(c.result.flows, null, 4)}\n`;
+  const count = Object.keys(c.result.credentials).length;
+  if (targets.flows === undefined) {
+    out(json);
+    return [];
   }
-  if (args.input === '') throw new UsageError(USAGE);
-  return args;
-}
-
-/** A project's flow file and credentials file (its package.json names them), or the file given. */
-function flowFiles(input: string): { flows: string; credentials: string } {
-  if (!statSync(input).isDirectory()) return { flows: input, credentials: input.replace(/(\.json)?$/, '_cred.json') };
-  const pkg = JSON.parse(readFileSync(path.join(input, 'package.json'), 'utf8')) as { 'node-red'?: { settings?: { flowFile?: string; credentialsFile?: string } } };
-  const settings = pkg['node-red']?.settings ?? {};
-  const flows = path.join(input, settings.flowFile ?? 'flow.json');
-  return { flows, credentials: settings.credentialsFile ? path.join(input, settings.credentialsFile) : flows.replace(/(\.json)?$/, '_cred.json') };
-}
-
-function readJson(file: string): unknown {
-  try {
-    return JSON.parse(readFileSync(file, 'utf8'));
-  } catch (err) {
-    throw new UsageError(`${file}: ${(err as Error).message}`);
+  const written = [targets.flows];
+  const backups = [writeWithBackup(targets.flows, json, targets.inPlace)];
+  if (count > 0 && targets.credentials) {
+    backups.push(writeWithBackup(targets.credentials, `${JSON.stringify(credentialsFile(c.result.credentials, c.secret), null, 4)}\n`, targets.inPlace, 0o600));
+    written.push(`${targets.credentials} (credentials of ${count} node(s)${c.secret ? ', encrypted with the same secret' : ''})`);
   }
+  const kept = backups.filter((b): b is string => b !== undefined);
+  const lines = [`written: ${written.join(', ')}`];
+  if (kept.length > 0) lines.push(`backups of the input: ${kept.join(', ')}`);
+  lines.push(targets.inPlace ? 'next: start Node-RED (it must have been stopped: a running one writes its own flows over these at its next deploy)' : nextStep(targets.flows, count > 0 ? targets.credentials : undefined));
+  return lines;
 }
 
 export function main(argv: string[], env: NodeJS.ProcessEnv, out: (text: string) => void, err: (text: string) => void): number {
   try {
     const args = parseArgs(argv);
+    if (args.help) {
+      out(`${HELP}\n`);
+      return 0;
+    }
     const files = flowFiles(args.input);
-    const flows = readJson(files.flows) as FlowNode[];
-    const credFile = args.credentials === false ? undefined : (args.credentials ?? (existsSync(files.credentials) ? files.credentials : undefined));
-    const raw = credFile === undefined ? undefined : readJson(credFile);
-    const secret = raw !== undefined && isEncrypted(raw) ? env[SECRET_VARIABLE] : undefined;
-    const credentials: FlowCredentials | undefined = raw === undefined || credFile === undefined ? undefined : readCredentials(raw, secret, credFile);
-    const result = convertFlows(flows, { ...(credentials ? { credentials } : {}), autoAck: args.settleAtEnd ? 'settle-at-end' : 'ack-on-arrival' });
-    const hasCredentials = Object.keys(result.credentials).length > 0;
-    if (hasCredentials && args.output === undefined) {
-      throw new UsageError('the flows have credentials: give -o converted.json so they can be written next to it (converted_cred.json), never to stdout');
+    const converted = convert(args, files, env);
+    const targets = targetsOf(args, files, converted.credFile);
+    if (args.dryRun) {
+      err(reportText(converted.result));
+      err('dry run: nothing written');
+      return 0;
     }
-    const json = `${JSON.stringify(result.flows, null, 4)}\n`;
-    if (args.output === undefined) out(json);
-    else {
-      writeFileSync(args.output, json);
-      if (hasCredentials) {
-        const target = args.output.replace(/(\.json)?$/, '_cred.json');
-        writeFileSync(target, `${JSON.stringify(credentialsFile(result.credentials, secret), null, 4)}\n`, { mode: 0o600 });
-        err(`credentials of ${Object.keys(result.credentials).length} node(s) written to ${target}${secret ? ' (encrypted with the same secret)' : ''}`);
-      }
+    if (Object.keys(converted.result.credentials).length > 0 && targets.flows === undefined) {
+      throw new UsageError(`the flows have credentials, which never go to stdout: write with -o instead of '>': migrate ${args.input} -o converted.json (credentials into converted_cred.json)`);
     }
-    err(reportText(result));
+    const done = write(converted, targets, out);
+    err(reportText(converted.result));
+    for (const line of done) err(line);
     return 0;
   } catch (e) {
     err(e instanceof CredentialFileError || e instanceof UsageError ? e.message : `migrate: ${(e as Error).message}`);

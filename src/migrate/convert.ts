@@ -5,10 +5,12 @@
  */
 import { abreits } from './abreits';
 import { amqpAck } from './amqp-ack';
-import { Conversion } from './core';
+import { Conversion, nameOf } from './core';
+import { exchangeLines, exchangesToCreate } from './exchanges';
 import { frankvdb } from './frankvdb';
 import type { Mapper } from './mapper';
 import { meowwolf } from './meowwolf';
+import { oldApiNotes } from './old-api';
 import type { ConvertOptions, ConvertResult, FlowNode } from './types';
 
 /** Each family of packages that share node types, the most specific package first. */
@@ -46,14 +48,15 @@ export function convertFlows(flows: readonly FlowNode[], options: ConvertOptions
   const nodes = (flows as readonly unknown[]).filter((n): n is FlowNode => typeof n === 'object' && n !== null && typeof (n as FlowNode).id === 'string' && typeof (n as FlowNode).type === 'string');
   const mappers = mappersFor(nodes);
   const scope = inScope(nodes, options.only, mappers);
-  const ctx = new Conversion(nodes, options.credentials, options.autoAck);
+  const ctx = new Conversion(nodes, options.credentials, options.autoAck, options.credentialsLeftOut);
   const ordered = [...nodes.filter((n) => !CONFIG_TYPES.has(n.type)), ...nodes.filter((n) => CONFIG_TYPES.has(n.type))];
   for (const node of ordered) {
     const mapper = mappers.get(node.type);
     if (!scope.has(node.id)) continue;
     if (mapper) mapper.convert(ctx, node);
-    else if (node.type !== 'tab') ctx.entry(node, '', 'kept', [], ['not a node of another AMQP package: unchanged']);
+    else if (node.type !== 'tab') ctx.entry(node, '', 'kept', [], oldApiNotes(node).length > 0 ? oldApiNotes(node) : ['not a node of another AMQP package: unchanged']);
   }
+  if (options.only) sharedBrokers(ctx, nodes, scope, mappers);
   // Credentials never travel in the flows: the converted nodes' and the unchanged nodes' (from the
   // credentials file, or carried by an export) go into the credentials of the result.
   const credentials = { ...ctx.credentials };
@@ -66,18 +69,34 @@ export function convertFlows(flows: readonly FlowNode[], options: ConvertOptions
     if (unchanged && !(n.id in credentials) && typeof carried === 'object' && carried !== null) credentials[n.id] = carried as Record<string, string>;
     return rest;
   });
-  return { flows: out, report: ctx.orderedReport(), credentials };
+  return { flows: out, report: ctx.orderedReport(), credentials, exchanges: exchangesToCreate(ctx.exchanges, (id) => ctx.node(id)) };
 }
 
+/** A converted broker that old nodes outside the scope still use: its report says so, and what to do. */
+function sharedBrokers(ctx: Conversion, nodes: readonly FlowNode[], scope: ReadonlySet<string>, mappers: Map<string, Mapper>): void {
+  for (const entry of ctx.report) {
+    if (entry.outcome !== 'converted' || !CONFIG_TYPES.has(entry.type)) continue;
+    const users = nodes.filter((n) => !scope.has(n.id) && mappers.has(n.type) && (n.broker === entry.id || n.server === entry.id));
+    if (users.length === 0) continue;
+    const names = users.slice(0, 3).map((n) => `'${nameOf(n) || n.type}'`).join(', ') + (users.length > 3 ? ', …' : '');
+    entry.notes.push(`${users.length} old node(s) not converted still use it (${names}) and lose their broker: convert them too before deploying (their tab, or select them)`);
+  }
+}
+
+/** A node's name in the report, cut short (an added comment's name is its whole title). */
+const short = (name: string): string => (name.length > 40 ? `${name.slice(0, 39)}…` : name);
+
 /** The report as lines for a person: one per node, never a credential. */
-export function reportText(result: Pick<ConvertResult, 'report'>): string {
+export function reportText(result: Pick<ConvertResult, 'report' | 'exchanges'>): string {
   const lines = result.report.map((e) => {
     const what = e.outcome === 'converted' ? `converted to ${e.into.join(' + ')}` : e.outcome === 'added' ? 'added' : 'kept';
-    const label = `${e.type} '${e.name || e.id}'${e.package && e.outcome !== 'added' ? ` (${e.package})` : ''}`;
+    const label = `${e.type} '${short(e.name || e.id)}'${e.package && e.outcome !== 'added' ? ` (${e.package})` : ''}`;
     return `${what.padEnd(10)} ${label}${e.notes.length > 0 ? `: ${e.notes.join('; ')}` : ''}`;
   });
+  lines.push(...exchangeLines(result.exchanges));
   const count = (o: string): number => result.report.filter((e) => e.outcome === o).length;
-  lines.push(`${count('converted')} converted, ${count('added')} added, ${count('kept')} kept`);
+  const create = result.exchanges.length > 0 ? `, ${result.exchanges.length} exchange(s) to create` : '';
+  lines.push(`${count('converted')} converted, ${count('added')} added, ${count('kept')} kept${create}`);
   return lines.join('\n');
 }
 

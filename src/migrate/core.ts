@@ -4,7 +4,7 @@
  * node, comments for what stays as it was, and the report. Pure: runs in Node.js and in the editor.
  */
 import { comment } from './templates';
-import type { FlowCredentials, FlowNode, ReportEntry } from './types';
+import type { DeclaredExchange, FlowCredentials, FlowNode, ReportEntry } from './types';
 
 export const THIS_PACKAGE = 'node-red-contrib-rabbitmq-retry';
 
@@ -14,12 +14,16 @@ export class Conversion {
   private readonly input: Map<string, FlowNode>;
   readonly report: ReportEntry[] = [];
   readonly credentials: FlowCredentials = {};
+  /** Exchanges the converted nodes' old selves declared (the new ones never do). */
+  readonly exchanges: DeclaredExchange[] = [];
 
   constructor(
     flows: readonly FlowNode[],
     private readonly oldCredentials: FlowCredentials = {},
     /** What a consumer that acked on arrival becomes (ConvertOptions.autoAck). */
     readonly autoAck: 'ack-on-arrival' | 'settle-at-end' = 'ack-on-arrival',
+    /** ConvertOptions.credentialsLeftOut. */
+    readonly credentialsLeftOut = false,
   ) {
     this.order = flows.map((n) => n.id);
     this.byId = new Map(flows.map((n) => [n.id, structuredClone(n)]));
@@ -87,8 +91,9 @@ export class Conversion {
   keep(node: FlowNode, pkg: string, why: string): void {
     const title = `Not converted: ${why}`.slice(0, 120);
     const info = `${node.type} '${nameOf(node)}' was kept as it was: ${why}. See docs/migration.md of ${THIS_PACKAGE}.`;
-    this.add(comment(this.near(node, 'note', title, -1), title, info), node.id);
+    const note = this.add(comment(this.near(node, 'note', title, -1), title, info), node.id);
     this.entry(node, pkg, 'kept', [], [why]);
+    this.added(note, `says why '${nameOf(node) || node.type}' was not converted: delete it once the node is replaced`, node.id);
   }
 
   entry(node: FlowNode, pkg: string, outcome: ReportEntry['outcome'], into: string[], notes: string[]): void {

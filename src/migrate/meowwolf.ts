@@ -23,7 +23,6 @@ function consumer(ctx: Conversion, node: FlowNode, pkg: string, queueArgsOf: Que
   const exchangeType = text(node.exchangeType, 'topic');
   if (exchangeType === 'headers') return ctx.keep(node, pkg, 'a headers exchange binding (binding arguments) has no equivalent in retry-config');
   const notes: string[] = [];
-  if (text(node.broker) === '') notes.push('no broker was selected: choose a retry-broker in its retry-config');
   if (text(node.queueName) !== '' && !bool(node.queueDurable)) notes.push(`queue '${text(node.queueName)}' was not durable: created durable when missing`);
   const manual = node.type === 'amqp-in-manual-ack' && !bool(node.noAck);
   convertConsumer(
@@ -34,6 +33,7 @@ function consumer(ctx: Conversion, node: FlowNode, pkg: string, queueArgsOf: Que
       broker: text(node.broker),
       exchange: text(node.exchangeName),
       exchangeType,
+      exchangeDurable: node.exchangeDurable === undefined || bool(node.exchangeDurable),
       queue: text(node.queueName),
       temporary: bool(node.queueExclusive) || bool(node.queueAutoDelete),
       routingKeys: text(node.exchangeRoutingKey).split(',').map((k) => k.trim()).filter((k) => k !== ''),
@@ -53,13 +53,14 @@ function publisher(ctx: Conversion, node: FlowNode, pkg: string, extraNotes: (no
   if (keyType === 'str' && key.includes(',')) return ctx.keep(node, pkg, `it publishes each message once per routing key (${key}): use one retry-publish per key`);
   const properties = jsonObject(node.amqpProperties) ?? {};
   if (typeof properties.headers === 'object' && properties.headers !== null && Object.keys(properties.headers).length === 0) delete properties.headers;
-  const fanout = ['fanout', 'headers'].includes(text(node.exchangeType, 'topic'));
+  const exchangeType = text(node.exchangeType, 'topic');
+  const fanout = ['fanout', 'headers'].includes(exchangeType);
   convertPublisher(
     ctx,
     node,
     pkg,
-    { broker: text(node.broker), exchange: text(node.exchangeName), routingKey: fanout ? '' : key, routingKeyType: fanout ? 'str' : keyType, msgRoutingKey: !fanout, properties },
-    [...(text(node.broker) === '' ? ['no broker was selected: choose a retry-broker'] : []), ...extraNotes(node)],
+    { broker: text(node.broker), exchange: text(node.exchangeName), exchangeType, exchangeDurable: node.exchangeDurable === undefined || bool(node.exchangeDurable), routingKey: fanout ? '' : key, routingKeyType: fanout ? 'str' : keyType, msgRoutingKey: !fanout, properties },
+    extraNotes(node),
   );
 }
 

@@ -16,7 +16,12 @@ export function convertBroker(ctx: Conversion, node: FlowNode, pkg: string, fiel
   const user = old[userField] ?? '';
   const password = old.password ?? '';
   if (user !== '' || password !== '') ctx.credentials[node.id] = { user, password };
-  const moved = user !== '' || password !== '' ? ['user and password moved into the retry-broker\'s credentials'] : ['no credentials in the input: enter the user and password in the retry-broker (guest only works from localhost)'];
+  const moved =
+    user !== '' || password !== ''
+      ? ['user and password moved into the retry-broker\'s credentials']
+      : ctx.credentialsLeftOut
+        ? ['credentials left out (--no-credentials): enter the user and password in the retry-broker']
+        : ['no credentials in the input: enter the user and password in the retry-broker (guest only works from localhost)'];
   ctx.entry(node, pkg, 'converted', [NODE_TYPE.retryBroker], [...moved, ...notes]);
 }
 
@@ -24,6 +29,8 @@ export interface ConsumerFields {
   broker: string;
   exchange: string;
   exchangeType: string;
+  /** Whether the old node declared its exchange durable (default: it did). */
+  exchangeDurable?: boolean;
   /** Empty: a server-named temporary queue. */
   queue: string;
   /** The old node declared its queue exclusive or auto-delete: it lived only while the old node ran. */
@@ -46,9 +53,22 @@ function queueOf(node: FlowNode, f: ConsumerFields, notes: string[]): string {
   return f.queue;
 }
 
+/** What to do when the old node had no broker selected, or one that is not in the flows (abreits' `server: ""` too). */
+function brokerNote(ctx: Conversion, broker: string, where: string): string[] {
+  if (broker === '') return [`no broker was selected: choose a retry-broker in ${where}`];
+  return ctx.original(broker) ? [] : [`its broker '${broker}' is not in these flows: choose a retry-broker in ${where}`];
+}
+
+/** The converted node expects the exchange its old self declared: remembered for the report (the broker's own amq.* always exist). */
+function declared(ctx: Conversion, node: FlowNode, broker: string, name: string, type: string, durable = true): void {
+  if (name !== '' && !name.startsWith('amq.')) ctx.exchanges.push({ name, type, durable, broker, by: node.id });
+}
+
 /** The old consumer becomes a retry-consumer (same id, same wires) with a retry-config in check mode on its queue. */
 export function convertConsumer(ctx: Conversion, node: FlowNode, pkg: string, f: ConsumerFields, notes: string[]): void {
+  notes.unshift(...brokerNote(ctx, f.broker, 'its retry-config'));
   const queue = queueOf(node, f, notes);
+  declared(ctx, node, f.broker, f.exchange, f.exchangeType, f.exchangeDurable);
   const keys = f.exchange === '' || f.exchangeType === 'fanout' ? [] : f.routingKeys.length > 0 ? f.routingKeys : [queue];
   const config = retryConfig(
     { id: ctx.idFor(node.id, 'config'), name: `${queue} (converted)` },
@@ -128,6 +148,9 @@ function manualAckRouter(ctx: Conversion, node: FlowNode, notes: string[]): void
 export interface PublishFieldsIn {
   broker: string;
   exchange: string;
+  /** The exchange's type and durability as the old node declared it (it declared the exchange it published to). */
+  exchangeType: string;
+  exchangeDurable?: boolean;
   /** The routing key, or an expression of `routingKeyType` (msg, flow, global, jsonata). */
   routingKey: string;
   routingKeyType: string;
@@ -142,6 +165,8 @@ export interface PublishFieldsIn {
  * properties into msg.properties through a change node in front of it when the old node had them.
  */
 export function convertPublisher(ctx: Conversion, node: FlowNode, pkg: string, f: PublishFieldsIn, notes: string[]): void {
+  notes.unshift(...brokerNote(ctx, f.broker, 'it'));
+  declared(ctx, node, f.broker, f.exchange, f.exchangeType, f.exchangeDurable);
   const props = f.properties && Object.keys(f.properties).length > 0 ? f.properties : undefined;
   const rules: Array<Record<string, unknown>> = [];
   const dynamicKey = f.routingKeyType !== 'str' || f.msgRoutingKey;

@@ -32,6 +32,30 @@ export interface ReportEntry {
   for?: string;
 }
 
+/** An exchange an old node declared (the converted node only checks it, or publishes to it). */
+export interface DeclaredExchange {
+  name: string;
+  type: string;
+  durable: boolean;
+  /** The broker node's id. */
+  broker: string;
+  /** The old node that declared it. */
+  by: string;
+}
+
+/** An exchange the converted flow needs and never creates: where it goes and who needs it. */
+export interface ExchangeToCreate {
+  name: string;
+  type: string;
+  /** Whether the old flow declared it durable (a non-durable one is gone after a broker restart). */
+  durable: boolean;
+  /** The retry-broker's host and vhost ('' when no broker was selected). */
+  host: string;
+  vhost: string;
+  /** The nodes that need it. */
+  nodes: string[];
+}
+
 export interface ConvertOptions {
   /** Convert only these nodes (a selection or a tab's nodes); the config nodes they use follow. Default: all. */
   only?: ReadonlySet<string>;
@@ -42,6 +66,8 @@ export interface ConvertOptions {
    * on, and ack when the flow's end completes, instead of acking on arrival (`ack-on-arrival`, default).
    */
   autoAck?: 'ack-on-arrival' | 'settle-at-end';
+  /** The input's credentials were left out on purpose (the command's --no-credentials): the report says so, not that there were none. */
+  credentialsLeftOut?: boolean;
 }
 
 export interface ConvertResult {
@@ -49,4 +75,6 @@ export interface ConvertResult {
   report: ReportEntry[];
   /** Credentials of the converted nodes, by id (user / password of each retry-broker). */
   credentials: FlowCredentials;
+  /** Exchanges the old nodes declared that the converted ones expect to exist (check mode never creates them). */
+  exchanges: ExchangeToCreate[];
 }

@@ -4,7 +4,7 @@
  * stdout or in the report; an encrypted credentials file without its secret is refused.
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync, existsSync, mkdirSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync, existsSync, mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { main } from '../../../src/migrate/cli';
@@ -44,7 +44,7 @@ describe('the migrate command', function () {
     writeFileSync(path.join(dir, 'flows_cred.json'), JSON.stringify({ b: { username: 'shop', password: PASSWORD } }));
     const refused = run([path.join(dir, 'flows.json')]);
     assert.equal(refused.code, 2);
-    assert.match(refused.stderr, /give -o/);
+    assert.match(refused.stderr, /write with -o instead of '>': migrate .*flows.json -o converted.json/);
     assert.equal(refused.stdout, '');
     const out = path.join(dir, 'converted.json');
     const r = run([path.join(dir, 'flows.json'), '-o', out]);
@@ -90,8 +90,70 @@ describe('the migrate command', function () {
     assert.ok((JSON.parse(r.stdout) as Array<{ type: string }>).some((n) => n.type === 'retry-consumer'));
   });
 
-  it('says how to use it', function () {
+  it('says how to use it; --help answers on stdout and exits 0', function () {
     assert.match(run([]).stderr, /usage: node-red-contrib-rabbitmq-retry migrate/);
     assert.equal(main(['convert'], {}, () => undefined, () => undefined), 2);
+    for (const args of [['--help'], ['-h'], ['migrate', '--help']]) {
+      let stdout = '';
+      assert.equal(main(args, {}, (t) => (stdout += t), () => undefined), 0, args.join(' '));
+      assert.match(stdout, /usage: node-red-contrib-rabbitmq-retry migrate[\s\S]*--in-place[\s\S]*--dry-run/);
+    }
+  });
+
+  describe('never over the input unless asked (issue 52)', function () {
+    const cred = { b: { username: 'shop', password: PASSWORD } };
+    beforeEach(() => writeFileSync(path.join(dir, 'flows_cred.json'), JSON.stringify(cred)));
+    const input = (): string => readFileSync(path.join(dir, 'flows.json'), 'utf8');
+
+    it('refuses -o onto the input flows file or its credentials file, and leaves both as they were', function () {
+      const before = [input(), readFileSync(path.join(dir, 'flows_cred.json'), 'utf8')];
+      for (const target of ['flows.json', 'flows_cred.json', 'flows']) {
+        const r = run([path.join(dir, 'flows.json'), '-o', path.join(dir, target)]);
+        assert.equal(r.code, 2, target);
+        assert.match(r.stderr, /would write over the input .*--in-place/);
+      }
+      assert.deepEqual([input(), readFileSync(path.join(dir, 'flows_cred.json'), 'utf8')], before);
+    });
+
+    it('--in-place replaces both, keeping a backup of each, named in its report (never over an older backup)', function () {
+      const before = [input(), readFileSync(path.join(dir, 'flows_cred.json'), 'utf8')];
+      const r = run([path.join(dir, 'flows.json'), '--in-place']);
+      assert.equal(r.code, 0, r.stderr);
+      const backups = ['flows.json.before-migrate', 'flows_cred.json.before-migrate'].map((f) => path.join(dir, f));
+      assert.deepEqual(backups.map((f) => readFileSync(f, 'utf8')), before);
+      assert.ok(backups.every((f) => r.stderr.includes(f)), r.stderr);
+      assert.ok((JSON.parse(input()) as Array<{ type: string }>).some((n) => n.type === 'retry-consumer'));
+      assert.deepEqual(JSON.parse(readFileSync(path.join(dir, 'flows_cred.json'), 'utf8')), { b: { user: 'shop', password: PASSWORD } });
+      assert.equal(run([path.join(dir, 'flows.json'), '--in-place']).code, 0);
+      assert.deepEqual(readFileSync(backups[0] ?? '', 'utf8'), before[0], 'the first backup stays');
+      assert.ok(existsSync(path.join(dir, 'flows.json.before-migrate-2')));
+    });
+
+    it('--dry-run writes nothing and reports what would change, credentials or not', function () {
+      const before = input();
+      const r = run([path.join(dir, 'flows.json'), '--dry-run']);
+      assert.equal(r.code, 0, r.stderr);
+      assert.equal(r.stdout, '');
+      assert.match(r.stderr, /converted to retry-consumer[\s\S]*dry run: nothing written/);
+      assert.equal(input(), before);
+      assert.deepEqual(readdirSync(dir).sort(), ['flows.json', 'flows_cred.json']);
+    });
+
+    it('says plainly what is missing: the input, the folder of -o', function () {
+      const missing = run([path.join(dir, 'nope.json')]);
+      assert.equal(missing.code, 2);
+      assert.match(missing.stderr, /nope\.json: no such file or directory/);
+      const folder = run([path.join(dir, 'flows.json'), '-o', path.join(dir, 'out', 'converted.json')]);
+      assert.equal(folder.code, 2);
+      assert.match(folder.stderr, /the folder .*out does not exist: create it/);
+      assert.doesNotMatch(missing.stderr + folder.stderr, /ENOENT/);
+    });
+
+    it('--no-credentials says they were left out, not that there were none', function () {
+      const r = run([path.join(dir, 'flows.json'), '--no-credentials']);
+      assert.equal(r.code, 0, r.stderr);
+      assert.match(r.stderr, /credentials left out \(--no-credentials\): enter the user and password/);
+      assert.doesNotMatch(r.stderr, /no credentials in the input/);
+    });
   });
 });
