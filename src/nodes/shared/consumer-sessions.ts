@@ -13,6 +13,9 @@ import { findConfig } from './config-lookup';
 import type { Node, NodeAPI, NodeMessage } from './node-red';
 import { NODE_TYPE } from './node-types';
 
+/** Sends a batch msg out of the consumer's first output again (bisect's halves: the same deliveries, not yet settled). */
+export type Resend = (msg: NodeMessage) => void;
+
 export interface ConsumerSessionsEvents {
   /** A parked message of the configuration was replayed to its main queue. */
   replayed: [OutcomeEvent];
@@ -23,7 +26,7 @@ export interface ConsumerSessionsEvents {
  * through them, and events for every consumer of the configuration (a replay) reach them here.
  */
 export class ConsumerSessions extends EventEmitter<ConsumerSessionsEvents> {
-  private readonly members: Array<{ session: ConsumerSession; owner: string }> = [];
+  private readonly members: Array<{ session: ConsumerSession; owner: string; resend: Resend | undefined }> = [];
   /** The session that issued the last id asked for: the next one is most likely its too. */
   private last: ConsumerSession | undefined;
 
@@ -34,9 +37,12 @@ export class ConsumerSessions extends EventEmitter<ConsumerSessionsEvents> {
     this.setMaxListeners(0);
   }
 
-  /** Adds a consumer's session; the returned function removes it again (once it has stopped and drained). */
-  add(session: ConsumerSession, owner: string): () => void {
-    const member = { session, owner };
+  /**
+   * Adds a consumer's session; the returned function removes it again (once it has stopped and drained).
+   * `resend`: a consumer in batch mode sends a batch msg of its deliveries again (bisect's halves) through it.
+   */
+  add(session: ConsumerSession, owner: string, resend?: Resend): () => void {
+    const member = { session, owner, resend };
     this.members.push(member);
     return () => {
       const at = this.members.indexOf(member);
@@ -65,6 +71,11 @@ export class ConsumerSessions extends EventEmitter<ConsumerSessionsEvents> {
     if (this.last?.settles.issued(deliveryId)) return this.last;
     this.last = this.members.find((m) => m.session.settles.issued(deliveryId))?.session;
     return this.last;
+  }
+
+  /** How a consumer in batch mode sends a msg of its session's deliveries again (undefined: not in batch mode). */
+  resendOf(session: ConsumerSession): Resend | undefined {
+    return this.members.find((m) => m.session === session)?.resend;
   }
 
   /** Tells every consumer of the configuration that a parked message was replayed; each looks at its queues soon (a burst shares a look). */
