@@ -23,12 +23,7 @@ export type ItemDirective =
 const NODE: ItemDirective = { from: 'node' };
 
 /** A problem with the flow's per-item answers: the message names the property and the index. */
-export class BatchInputError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'BatchInputError';
-  }
-}
+export class BatchInputError extends Error {}
 
 /**
  * The entries of `msg.outcomes` or `msg.errors` by index (absent, null or undefined entries left out),
