@@ -9,9 +9,13 @@ import type { ErrorClassifier } from '../../lib/classify';
 import type { ConsumerSession } from '../../lib/consume';
 import type { OutcomeEvent } from '../../lib/observe';
 import { SettleError, type SettleAction } from '../../lib/settle';
+import { batchOf } from './batch-msg';
 import { findConfig } from './config-lookup';
 import type { Node, NodeAPI, NodeMessage } from './node-red';
 import { NODE_TYPE } from './node-types';
+
+/** Sends a batch msg out of the consumer's first output again (bisect's halves: the same deliveries, not yet settled). */
+export type Resend = (msg: NodeMessage) => void;
 
 export interface ConsumerSessionsEvents {
   /** A parked message of the configuration was replayed to its main queue. */
@@ -23,7 +27,7 @@ export interface ConsumerSessionsEvents {
  * through them, and events for every consumer of the configuration (a replay) reach them here.
  */
 export class ConsumerSessions extends EventEmitter<ConsumerSessionsEvents> {
-  private readonly members: Array<{ session: ConsumerSession; owner: string }> = [];
+  private readonly members: Array<{ session: ConsumerSession; owner: string; resend: Resend | undefined }> = [];
   /** The session that issued the last id asked for: the next one is most likely its too. */
   private last: ConsumerSession | undefined;
 
@@ -34,9 +38,12 @@ export class ConsumerSessions extends EventEmitter<ConsumerSessionsEvents> {
     this.setMaxListeners(0);
   }
 
-  /** Adds a consumer's session; the returned function removes it again (once it has stopped and drained). */
-  add(session: ConsumerSession, owner: string): () => void {
-    const member = { session, owner };
+  /**
+   * Adds a consumer's session; the returned function removes it again (once it has stopped and drained).
+   * `resend`: a consumer in batch mode sends a batch msg of its deliveries again (bisect's halves) through it.
+   */
+  add(session: ConsumerSession, owner: string, resend?: Resend): () => void {
+    const member = { session, owner, resend };
     this.members.push(member);
     return () => {
       const at = this.members.indexOf(member);
@@ -65,6 +72,11 @@ export class ConsumerSessions extends EventEmitter<ConsumerSessionsEvents> {
     if (this.last?.settles.issued(deliveryId)) return this.last;
     this.last = this.members.find((m) => m.session.settles.issued(deliveryId))?.session;
     return this.last;
+  }
+
+  /** How a consumer in batch mode sends a msg of its session's deliveries again (undefined: not in batch mode). */
+  resendOf(session: ConsumerSession): Resend | undefined {
+    return this.members.find((m) => m.session === session)?.resend;
   }
 
   /** Tells every consumer of the configuration that a parked message was replayed; each looks at its queues soon (a burst shares a look). */
@@ -129,9 +141,16 @@ export function targetFinder(RED: NodeAPI): (configId: string | undefined, deliv
 
 /** The target of a msg's settle (`action`), or why it has none (an error for the end node to report). */
 export function deliveryTarget(find: ReturnType<typeof targetFinder>, msg: NodeMessage, action: SettleAction): DeliveryTarget | Error {
+  const batch = batchOf(msg);
+  if (batch) return batchRefused(batch.items.length);
   const { deliveryId, config } = deliveryOf(msg);
   if (deliveryId === undefined) return new Error(`msg.amqp.deliveryId is missing: ${action} needs the msg that came out of a retry consumer (keep msg.amqp when you build a new msg)`);
   return find(config, deliveryId) ?? consumerGone(deliveryId);
+}
+
+/** A batch msg reached what settles one delivery: nothing is settled, the items stay in flight (their settle timeout ends them). */
+export function batchRefused(size: number): Error {
+  return new Error(`this msg is a batch of ${size} item${size === 1 ? '' : 's'}: settle it with retry-settle or park-publisher`);
 }
 
 /** No consumer here gave out this delivery id (any more): the broker has the message again. */
