@@ -23,7 +23,7 @@ import { Intake } from './intake';
 import { Pauses, type PauseReason } from './pauses';
 import { Recheck } from './recheck';
 import { findCancelCause, type BrokerCancel } from './broker-cancel';
-import { consumerDepths, dedupeGate, ErrorOnce, prepareConsuming, sessionDeliveries, sessionStats, setupFailure } from './session-parts';
+import { consumerDepths, dedupeGate, ErrorOnce, failedSetup, prepareConsuming, sessionDeliveries, sessionStats, setupFailure } from './session-parts';
 import type { ConsumerSessionEvents, ConsumerSessionOptions, SessionState, SessionStats, StopOptions } from './types';
 
 export class ConsumerSession extends EventEmitter<ConsumerSessionEvents> {
@@ -228,7 +228,8 @@ export class ConsumerSession extends EventEmitter<ConsumerSessionEvents> {
 
   private async setupOnce(): Promise<void> {
     const { connection, topology } = this.options;
-    this.setState({ phase: 'checking-topology' });
+    // A re-check after a failure keeps its red status, no yellow `checking` in between: a status node would see it flap.
+    if (!failedSetup(this.current)) this.setState({ phase: 'checking-topology' });
     try {
       this.argumentsUnchecked = await prepareConsuming(this.options, this.plan, (warning) => this.emit('warning', warning));
       if (this.stopped || this.own.channel) return;

@@ -88,6 +88,11 @@ export class ErrorOnce {
   }
 }
 
+/** A failed setup (or a lost channel) waiting for its re-check: that re-check does not announce itself (its status stays). */
+export function failedSetup(state: SessionState): boolean {
+  return state.phase === 'topology-error' || state.phase === 'store-down' || state.phase === 'channel-lost';
+}
+
 /** The state a failed setup leaves the session in, with what it says (`detail`). */
 export function setupFailure(err: unknown, mainQueue: string): SessionState & { detail: string } {
   if (err instanceof TopologyError) return { phase: 'topology-error', detail: err.message, objects: err.objects };

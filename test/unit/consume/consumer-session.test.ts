@@ -278,6 +278,31 @@ describe('ConsumerSession', () => {
     await session.stop();
   });
 
+  it('a refused setup re-checks without announcing it: no `checking-topology` between two failures (issue 52, item 6: its status would flap red / yellow)', async () => {
+    const connection = new FakeConnection();
+    connection.missing.add('q.parking');
+    const session = new ConsumerSession({ connection, copies: { publish: () => Promise.resolve() }, topology: { ...topology, mode: 'check' }, prefetch: 1, settleTimeoutMs: 0, decode: 'auto', invalidBody: 'park' });
+    const phases: string[] = [];
+    const errors: string[] = [];
+    session.on('state', (state) => phases.push(state.phase));
+    session.on('error', (e) => errors.push(e));
+    session.start();
+    await until(() => session.state.phase === 'topology-error', 'the first failure');
+    // Two more checks, as the re-check's timer would start them (a setup asked for; `connected` asks at once).
+    for (let i = 0; i < 2; i += 1) {
+      const before = phases.length;
+      connection.emit('connected');
+      await until(() => phases.length > before && phases.at(-1) === 'topology-error', 'a re-check failing again');
+    }
+    assert.deepEqual(phases, ['checking-topology', 'topology-error', 'topology-error', 'topology-error']);
+    assert.equal(errors.length, 1, 'the same error once');
+    connection.missing.delete('q.parking');
+    connection.emit('connected');
+    await until(() => session.state.phase === 'consuming', 'healed by a re-check once the queue is there');
+    assert.deepEqual(phases.slice(4), ['consuming'], 'from red straight to consuming');
+    await session.stop();
+  });
+
   it('pause cancels the consumer and keeps settling; resume consumes again on the same channel', async () => {
     const { connection, session, delivered } = start();
     await until(() => session.state.phase === 'consuming', 'consuming');
