@@ -8,7 +8,7 @@
 import assert from 'node:assert/strict';
 import { Broker, MANAGEMENT_URL, managementFetch, waitFor } from '../helpers/broker';
 import { brokerNode, configNode, consumerNode, tab, uniqueNames, type Names } from '../helpers/flows';
-import { errorsOf, helper, lastStatus, loadFlow } from '../helpers/node-red';
+import { errorsOf, helper, lastStatus, loadFlow, statusTexts } from '../helpers/node-red';
 import { skipBecause } from '../helpers/skips';
 import { brokerRetryDelay, runsBrokerRetry } from '../../src/lib/topology';
 
@@ -115,6 +115,23 @@ describe('broker-native delayed retry (real broker)', function () {
       assert.ok(error.includes('broker-native delayed retry needs RabbitMQ 4.3 or later'), error);
       assert.equal(lastStatus('consumer')?.fill, 'red');
       assert.equal(await broker.exists('queue', names.mainQueue), false, 'nothing declared');
+    });
+
+    it('keeps its red status while it re-checks: no yellow `checking topology` in between (a status node sees one change, not a flap)', async () => {
+      await load({ retryDelay: '1s', maxAttempts: '3' });
+      await waitFor(() => lastStatus('consumer')?.fill === 'red', 'the red status');
+      const shown = statusTexts('consumer').length;
+      // Count the re-checks: each refused one asks the broker's version on one throwaway channel of the broker's connection.
+      const connection = (helper.getNode('broker') as unknown as { connection: { withThrowawayChannel: (...args: unknown[]) => Promise<unknown> } }).connection;
+      const throwaway = connection.withThrowawayChannel.bind(connection);
+      let checks = 0;
+      connection.withThrowawayChannel = (...args: unknown[]) => {
+        checks += 1;
+        return throwaway(...args);
+      };
+      await waitFor(() => checks >= 2, 'two re-checks (2 s, then 4 s later)');
+      assert.deepEqual(statusTexts('consumer').slice(shown), [], 'no status after the red one');
+      assert.equal(errorsOf('consumer').filter((e) => e.includes('4.3')).length, 1, 'the refusal logged once');
     });
   });
 });

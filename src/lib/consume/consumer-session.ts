@@ -1,11 +1,10 @@
 /**
- * Consumes the main queue of a retry topology with manual acknowledgement. The session keeps the
- * lifecycle — topology check, consume, channel loss, pause, stop and its drain — and owns its parts:
- * its channel (`consumer-channel.ts`), the setups' re-checks (`recheck.ts`), why it pauses
- * (`pauses.ts`), where deliveries enter (`intake.ts`, the channel's consume callback, through the rate
- * limit when on), the deliveries (`deliveries.ts`: their `message` events are the flow's msgs) and
- * their settles (`settles.ts`, which the end nodes call by id), in ordered mode the hold, and the kill
- * switch when on: it stops consuming as a pause does and probes with prefetch 1. No Node-RED here.
+ * Consumes the main queue of a retry topology with manual acknowledgement. The session keeps the lifecycle — topology check,
+ * consume, channel loss (a broker's cancel explained by `broker-cancel.ts`), pause, stop and its drain — and owns its parts: its
+ * channel (`consumer-channel.ts`), the setups' re-checks (`recheck.ts`), why it pauses (`pauses.ts`), where deliveries enter
+ * (`intake.ts`, the channel's consume callback, through the rate limit when on), the deliveries (`deliveries.ts`: their `message`
+ * events are the flow's msgs) and their settles (`settles.ts`, which the end nodes call by id), in ordered mode the hold, and the
+ * kill switch when on: it stops consuming as a pause does and probes with prefetch 1. No Node-RED here.
  */
 import { EventEmitter } from 'node:events';
 import type { Channel } from 'amqplib';
@@ -23,7 +22,8 @@ import { Drain } from './drain';
 import { Intake } from './intake';
 import { Pauses, type PauseReason } from './pauses';
 import { Recheck } from './recheck';
-import { brokerCancelText, consumerDepths, dedupeGate, prepareConsuming, sessionDeliveries, sessionStats, setupFailure } from './session-parts';
+import { findCancelCause, type BrokerCancel } from './broker-cancel';
+import { consumerDepths, dedupeGate, ErrorOnce, failedSetup, prepareConsuming, sessionDeliveries, sessionStats, setupFailure } from './session-parts';
 import type { ConsumerSessionEvents, ConsumerSessionOptions, SessionState, SessionStats, StopOptions } from './types';
 
 export class ConsumerSession extends EventEmitter<ConsumerSessionEvents> {
@@ -40,7 +40,8 @@ export class ConsumerSession extends EventEmitter<ConsumerSessionEvents> {
   private readonly recheck = new Recheck(() => void this.setup());
   private readonly pauses = new Pauses();
   private stopped = false;
-  private lastReported = '';
+  /** Errors once per distinct text, so a waiting consumer does not flood the log. */
+  private readonly errors = new ErrorOnce((text) => this.emit('error', text));
   private current: SessionState = { phase: 'waiting-for-connection' };
   /** The last topology check could not compare arguments (check mode without the management API). */
   private argumentsUnchecked = false;
@@ -171,13 +172,13 @@ export class ConsumerSession extends EventEmitter<ConsumerSessionEvents> {
 
   /** The deduplication store failed: with the `pause` policy nothing more is taken until it answers. */
   private storeDown(why: string): void {
-    this.report(why);
+    this.errors.report(why);
     if (this.options.dedupe?.storeDown === 'pause') void this.pauseFor('store');
     else this.emit('state', this.current); // the status says deduplication is off
   }
 
   private storeUp(): void {
-    this.lastReported = '';
+    this.errors.again();
     this.emit('info', `deduplication store ${this.options.dedupe?.store.description ?? ''} answers again`);
     if (this.pauses.has('store')) void this.resumeFrom('store');
     else this.emit('state', this.current);
@@ -219,13 +220,6 @@ export class ConsumerSession extends EventEmitter<ConsumerSessionEvents> {
     return this.pauses.state(this.gate?.down, this.gate?.downProblem);
   }
 
-  /** Reports an error once per distinct text, so a waiting consumer does not flood the log. */
-  private report(text: string): void {
-    if (text === this.lastReported) return;
-    this.lastReported = text;
-    this.emit('error', text);
-  }
-
   private async setup(): Promise<void> {
     // One at a time (`recheck.once`): a reconnect and a re-check may both ask. None without a connection: its `connected` starts one.
     if (this.stopped || this.own.channel || !this.options.connection.connection) return;
@@ -234,18 +228,19 @@ export class ConsumerSession extends EventEmitter<ConsumerSessionEvents> {
 
   private async setupOnce(): Promise<void> {
     const { connection, topology } = this.options;
-    this.setState({ phase: 'checking-topology' });
+    // A re-check after a failure keeps its red status, no yellow `checking` in between: a status node would see it flap.
+    if (!failedSetup(this.current)) this.setState({ phase: 'checking-topology' });
     try {
       this.argumentsUnchecked = await prepareConsuming(this.options, this.plan, (warning) => this.emit('warning', warning));
       if (this.stopped || this.own.channel) return;
       const channel = await connection.createChannel();
       const acks = this.own.take(channel);
       this.deliveries.channelBack();
-      channel.on('close', () => this.channelGone(channel, 'consumer channel closed', true));
+      channel.on('close', () => this.own.channel === channel && this.lostChannel('consumer channel closed'));
       if (!this.pauses.any) await this.consume(channel, acks);
       if (this.stopped) return await this.own.close(); // stopped while this setup was under way: stop() could not see the channel yet
       this.recheck.succeeded();
-      this.lastReported = '';
+      this.errors.again();
       this.queues.lookSoon();
       this.setState(this.channelState());
     } catch (err) {
@@ -259,7 +254,7 @@ export class ConsumerSession extends EventEmitter<ConsumerSessionEvents> {
       const failure = setupFailure(err, topology.mainQueue);
       await this.own.close();
       this.setState(failure);
-      this.report(failure.detail);
+      this.errors.report(failure.detail);
       this.scheduleSetup();
     }
   }
@@ -269,32 +264,33 @@ export class ConsumerSession extends EventEmitter<ConsumerSessionEvents> {
     if (!this.stopped && this.options.connection.connection) this.recheck.schedule();
   }
 
-  private lostChannel(why: string, cancelledByBroker = false): void {
+  /** The channel is gone (closed under the consumer, its connection lost, or `cancelled` by the broker: let go of already): set up anew later. */
+  private lostChannel(why: string, cancelled?: BrokerCancel): void {
+    if (!cancelled) this.letGo(why);
+    if (this.stopped) return;
+    this.setState({ phase: this.options.connection.connection ? 'channel-lost' : 'waiting-for-connection', detail: why, ...(cancelled ? { cancelled } : {}) });
+    this.scheduleSetup();
+  }
+
+  /** Lets go of the channel: what the flow holds is stale (the broker redelivers it). */
+  private letGo(why: string): void {
     this.intake.drop();
     this.own.release();
     const gone = this.deliveries.endAll(`${why} before it was settled; the broker redelivers it`);
     if (gone > 0) this.emit('warning', `${why}: ${messages(gone, 'unsettled')} will be redelivered by the broker`);
-    if (!this.stopped) {
-      this.setState({ phase: this.options.connection.connection ? 'channel-lost' : 'waiting-for-connection', detail: why, ...(cancelledByBroker ? { cancelledByBroker } : {}) });
-    }
     this.drain.changed();
   }
 
-  /** basic.cancel (queue deleted, leader moved, 4.3 quorum consumer timeout): close the channel (unsettled go back), consume again. */
+  /** basic.cancel: close the channel (unsettled go back), find why (`broker-cancel.ts`: queue deleted, consumer timeout, leader moved), say it, set up again. */
   private cancelledByBroker(channel: Channel): void {
     if (this.own.channel !== channel) return;
-    const text = brokerCancelText(this.options.topology.mainQueue);
-    this.emit('warning', text);
-    this.lostChannel(text, true);
+    const heldSince = this.deliveries.heldSince;
+    this.letGo(`the broker cancelled the consumer of queue '${this.options.topology.mainQueue}'`);
     void closeChannel(channel);
-    this.scheduleSetup();
-  }
-
-  /** The channel closed under the consumer (`closed`), or the broker cancelled the consumer: let go of, set up anew later. */
-  private channelGone(channel: Channel, why: string, closed: boolean): void {
-    if (this.own.channel !== channel) return;
-    this.lostChannel(why);
-    if (!closed) void closeChannel(channel);
-    this.scheduleSetup();
+    void findCancelCause(this.options, heldSince).then(({ cancelled, text }) => {
+      if (this.stopped || this.own.channel) return; // stopped, or set up again meanwhile (a reconnect)
+      this.emit('warning', text);
+      this.lostChannel(text, cancelled);
+    });
   }
 }

@@ -75,6 +75,13 @@ export class Deliveries extends EventEmitter<DeliveryEvents> {
     return this.settles.settleNow(id, action, reason, failure, kind, later, delayMs);
   }
 
+  /** When the longest-held delivery still unsettled arrived (ms since the epoch), undefined when none is. Walks them all: not per message. */
+  get heldSince(): number | undefined {
+    let oldest: number | undefined;
+    for (const entry of this.registry.oldestFirst()) if (oldest === undefined || entry.receivedAt < oldest) oldest = entry.receivedAt;
+    return oldest;
+  }
+
   /** Ends every unsettled delivery (see {@link Settles.endAll}); returns how many. */
   endAll(how: string, flowGone = false): number {
     return this.settles.endAll(how, flowGone);

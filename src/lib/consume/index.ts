@@ -5,6 +5,7 @@
  * deliveries on arrival (deliveries) and their settles (settles) — and the retry mover for quorum tiers.
  */
 export { ConsumerSession } from './consumer-session';
+export { brokerCancelText, cancelCause, type BrokerCancel } from './broker-cancel';
 export { Breaker, downstreamFailed, type CircuitView } from './breaker';
 export { Throttle, type HeldDelivery } from './throttle';
 export { Admission, NO_DEDUPE_KEY, type Arrival, type DeliveryDedupe } from './admission';

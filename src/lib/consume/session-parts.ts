@@ -72,12 +72,25 @@ export async function prepareConsuming(options: ConsumerSessionOptions, plan: To
   return result.argumentsUnchecked === true;
 }
 
-/** What a consumer cancelled by the broker (basic.cancel) says: the causes, and that it consumes again. */
-export function brokerCancelText(mainQueue: string): string {
-  return (
-    `the broker cancelled the consumer of queue '${mainQueue}' (the queue was deleted, its leader moved, or on RabbitMQ 4.3+ a quorum queue's consumer timeout: ` +
-    'a message held longer than the timeout); its unsettled messages go back to the queue; consuming again'
-  );
+/** Reports an error once per distinct text; `again()` lets the next one through, whatever it is. */
+export class ErrorOnce {
+  private last = '';
+  constructor(private readonly write: (text: string) => void) {}
+
+  report(text: string): void {
+    if (text === this.last) return;
+    this.last = text;
+    this.write(text);
+  }
+
+  again(): void {
+    this.last = '';
+  }
+}
+
+/** A failed setup (or a lost channel) waiting for its re-check: that re-check does not announce itself (its status stays). */
+export function failedSetup(state: SessionState): boolean {
+  return state.phase === 'topology-error' || state.phase === 'store-down' || state.phase === 'channel-lost';
 }
 
 /** The state a failed setup leaves the session in, with what it says (`detail`). */

@@ -6,6 +6,7 @@ import type { DedupeKeyResult, DedupeStore, DedupeStoreProblem, StoreDownPolicy 
 import type { DecodeMode, DeliveredMessage } from '../message';
 import type { OutcomeRecorder } from '../observe';
 import type { CopyPublisher, DecisionPolicy, InvalidBodyPolicy, OrderedHold, SettleOutcome, Settler } from '../settle';
+import type { BrokerCancel } from './broker-cancel';
 import type { DeliveryDedupe } from './admission';
 import type { DepthWatch } from './depths';
 import type { MessageTracer } from '../trace';
@@ -65,8 +66,8 @@ export interface SessionState {
   detail?: string;
   /** `topology-error` of a check: what it found per object (detail has every sentence). */
   objects?: readonly ObjectCheck[];
-  /** `channel-lost` because the broker cancelled the consumer (basic.cancel): it consumes again at once. */
-  cancelledByBroker?: boolean;
+  /** `channel-lost` because the broker cancelled the consumer (basic.cancel): why, as far as the package can tell; it sets up again. */
+  cancelled?: BrokerCancel;
   /** `store-down`: what is wrong with the store (`schema`: its table is missing or not as expected, the database answers). */
   storeProblem?: DedupeStoreProblem;
 }

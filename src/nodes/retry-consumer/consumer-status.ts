@@ -2,7 +2,8 @@
  * The retry consumer's status line: the session's state and counts, the most urgent fact first, in
  * the runtime's language (or as a catalog key when it holds no numbers).
  */
-import type { CircuitView, SessionState, SessionStats } from '../../lib/consume';
+import type { BrokerCancel, CircuitView, SessionState, SessionStats } from '../../lib/consume';
+import { formatDelay } from '../../lib/topology';
 import { statusKey, type Translate } from '../shared/i18n';
 import type { NodeStatus } from '../shared/node-red';
 import { topologyStatusText } from './topology-status';
@@ -59,14 +60,30 @@ export function sessionStatus(state: SessionState, stats: SessionStats, t: Trans
       return { fill: 'yellow', shape: 'ring', text: statusKey('retry-consumer.status.checking') };
     case 'topology-error':
     case 'channel-lost':
-      // A basic.cancel from the broker (a deleted queue, a consumer timeout on 4.3): setting up again, the log says why.
-      if (state.cancelledByBroker) return { fill: 'yellow', shape: 'ring', text: statusKey('retry-consumer.status.cancelled') };
+      // A basic.cancel from the broker: why (a deleted queue, a consumer timeout on 4.3, a leader moved); setting up again.
+      if (state.cancelled) return cancelStatus(state.cancelled, t);
       // A check's findings as one line; the error (and the log) has every object's sentence.
       return { fill: 'red', shape: 'ring', text: (state.objects && topologyStatusText(state.objects, t)) ?? state.detail ?? state.phase };
     case 'stopped':
       return { fill: 'grey', shape: 'ring', text: statusKey('retry-consumer.status.stopped') };
     default:
       return undefined; // waiting for the connection: the broker's status says why
+  }
+}
+
+/** A consumer the broker cancelled: red while its queue is gone (nothing to consume until it is declared again), else yellow, consuming again. */
+export function cancelStatus(cancelled: BrokerCancel, t: Translate): NodeStatus {
+  switch (cancelled.cause) {
+    case 'deleted':
+      return { fill: 'red', shape: 'ring', text: statusKey('retry-consumer.status.cancelledDeleted') };
+    case 'consumer-timeout':
+      return cancelled.timeoutMs === undefined
+        ? { fill: 'yellow', shape: 'ring', text: statusKey('retry-consumer.status.cancelledTimeoutDefault') }
+        : { fill: 'yellow', shape: 'ring', text: t('retry-consumer.status.cancelledTimeout', { timeout: formatDelay(cancelled.timeoutMs) }) };
+    case 'leader-moved':
+      return { fill: 'yellow', shape: 'ring', text: statusKey('retry-consumer.status.cancelledLeader') };
+    default:
+      return { fill: 'yellow', shape: 'ring', text: statusKey('retry-consumer.status.cancelled') };
   }
 }
 

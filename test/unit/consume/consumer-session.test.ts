@@ -203,20 +203,56 @@ describe('ConsumerSession', () => {
     await session.stop();
   });
 
-  it('cancelled by the broker (a deleted queue, a consumer timeout on 4.3): a warning naming the causes, the channel closed, consuming again', async () => {
+  it('cancelled by the broker, its queue still there and nothing held: the leader moved, said once; the channel closed, consuming again', async () => {
     const { connection, session, errors, warnings } = start();
     await until(() => session.state.phase === 'consuming', 'consuming');
     const channel = connection.consuming;
     channel.consumer?.(null);
-    await nextTurn();
-    assert.equal(session.state.phase, 'channel-lost');
-    assert.equal(session.state.cancelledByBroker, true);
+    await until(() => session.state.phase === 'channel-lost', 'the cause found');
+    assert.deepEqual(session.state.cancelled, { cause: 'leader-moved' });
     assert.deepEqual(errors, []);
     assert.deepEqual(warnings, [
-      "the broker cancelled the consumer of queue 'q' (the queue was deleted, its leader moved, or on RabbitMQ 4.3+ a quorum queue's consumer timeout: a message held longer than the timeout); its unsettled messages go back to the queue; consuming again",
+      "the broker cancelled the consumer of queue 'q': the queue is still there and no message was held past its consumer timeout, so its leader moved; its unsettled messages go back to the queue; consuming again",
     ]);
     assert.equal(channel.closed, true);
     await until(() => session.state.phase === 'consuming' && connection.consuming !== channel, 'consuming again on a new channel');
+    await session.stop();
+  });
+
+  it('cancelled by the broker, its queue gone (a passive check: 404): deleted, declared again in declare mode', async () => {
+    const { connection, session, warnings } = start();
+    await until(() => session.state.phase === 'consuming', 'consuming');
+    const channel = connection.consuming;
+    connection.missing.add('q');
+    channel.consumer?.(null);
+    await until(() => session.state.phase === 'channel-lost', 'the cause found');
+    assert.deepEqual(session.state.cancelled, { cause: 'deleted' });
+    assert.deepEqual(warnings, ["the broker cancelled the consumer of queue 'q': the queue was deleted (its messages with it); declaring it again"]);
+    connection.missing.delete('q');
+    await until(() => session.state.phase === 'consuming' && connection.consuming !== channel, 'consuming again on a new channel');
+    await session.stop();
+  });
+
+  it("cancelled by the broker while a delivery is held past the queue's x-consumer-timeout: the consumer timeout, with its value", async () => {
+    const connection = new FakeConnection();
+    const session = new ConsumerSession({
+      connection,
+      copies: { publish: () => Promise.resolve() },
+      topology: { ...topology, mainQueueArguments: { ...topology.mainQueueArguments, 'x-consumer-timeout': 1 } },
+      prefetch: 1,
+      settleTimeoutMs: 0,
+      decode: 'auto',
+      invalidBody: 'park',
+    });
+    const warnings: string[] = [];
+    session.on('warning', (w) => warnings.push(w));
+    session.start();
+    await until(() => session.state.phase === 'consuming', 'consuming');
+    connection.consuming.consumer?.(message());
+    connection.consuming.consumer?.(null);
+    await until(() => session.state.phase === 'channel-lost', 'the cause found');
+    assert.deepEqual(session.state.cancelled, { cause: 'consumer-timeout', timeoutMs: 1 });
+    assert.ok(warnings.includes("the broker cancelled the consumer of queue 'q': a message was held unsettled longer than its consumer timeout of 1ms; its unsettled messages go back to the queue; consuming again"), warnings.join('\n'));
     await session.stop();
   });
 
@@ -239,6 +275,31 @@ describe('ConsumerSession', () => {
     assert.match(errors[0] ?? '', /queue 'q\.parking' does not exist on the broker \(check mode never creates it\)/);
     assert.deepEqual(session.state.objects?.filter((o) => o.state !== 'ok').map((o) => `${o.kind} ${o.name} ${o.state}`), ['queue q.parking missing']);
     assert.equal(connection0.log.some((l) => l.startsWith('declare')), false, 'check mode never declares');
+    await session.stop();
+  });
+
+  it('a refused setup re-checks without announcing it: no `checking-topology` between two failures (issue 52, item 6: its status would flap red / yellow)', async () => {
+    const connection = new FakeConnection();
+    connection.missing.add('q.parking');
+    const session = new ConsumerSession({ connection, copies: { publish: () => Promise.resolve() }, topology: { ...topology, mode: 'check' }, prefetch: 1, settleTimeoutMs: 0, decode: 'auto', invalidBody: 'park' });
+    const phases: string[] = [];
+    const errors: string[] = [];
+    session.on('state', (state) => phases.push(state.phase));
+    session.on('error', (e) => errors.push(e));
+    session.start();
+    await until(() => session.state.phase === 'topology-error', 'the first failure');
+    // Two more checks, as the re-check's timer would start them (a setup asked for; `connected` asks at once).
+    for (let i = 0; i < 2; i += 1) {
+      const before = phases.length;
+      connection.emit('connected');
+      await until(() => phases.length > before && phases.at(-1) === 'topology-error', 'a re-check failing again');
+    }
+    assert.deepEqual(phases, ['checking-topology', 'topology-error', 'topology-error', 'topology-error']);
+    assert.equal(errors.length, 1, 'the same error once');
+    connection.missing.delete('q.parking');
+    connection.emit('connected');
+    await until(() => session.state.phase === 'consuming', 'healed by a re-check once the queue is there');
+    assert.deepEqual(phases.slice(4), ['consuming'], 'from red straight to consuming');
     await session.stop();
   });
 

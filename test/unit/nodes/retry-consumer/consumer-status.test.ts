@@ -4,7 +4,7 @@
  * status lines and the circuit gauge.
  */
 import assert from 'node:assert/strict';
-import type { CircuitView } from '../../../../src/lib/consume';
+import type { BrokerCancel, CircuitView } from '../../../../src/lib/consume';
 import { sessionStatus, statsText } from '../../../../src/nodes/retry-consumer/consumer-status';
 
 describe('the consumer status with the kill switch and the rate limit', () => {
@@ -48,5 +48,16 @@ describe('the consumer status with the kill switch and the rate limit', () => {
     assert.equal(down('unreachable'), 'retry-consumer.status.storeDown');
     assert.equal(down(), 'retry-consumer.status.storeDown');
     assert.equal(sessionStatus({ phase: 'store-down', storeProblem: 'schema' }, stats, t, { ...context, store, circuit: undefined })?.fill, 'red');
+  });
+
+  it('a consumer the broker cancelled: the cause (issue 52, item 4) — red while its queue is deleted, yellow for a timeout (with its value) or a leader move', () => {
+    const status = (cancelled: BrokerCancel) => sessionStatus({ phase: 'channel-lost', detail: 'why', cancelled }, stats, (key, args) => `${key} ${JSON.stringify(args ?? {})}`, { ...context, circuit: undefined });
+    const key = (name: string): string => `node-red-contrib-rabbitmq-retry/retry-consumer:retry-consumer.status.${name}`;
+    assert.deepEqual(status({ cause: 'deleted' }), { fill: 'red', shape: 'ring', text: key('cancelledDeleted') });
+    assert.deepEqual(status({ cause: 'consumer-timeout', timeoutMs: 1500 }), { fill: 'yellow', shape: 'ring', text: 'retry-consumer.status.cancelledTimeout {"timeout":"1500ms"}' });
+    assert.deepEqual(status({ cause: 'consumer-timeout', timeoutMs: 1_800_000 })?.text, 'retry-consumer.status.cancelledTimeout {"timeout":"30m"}');
+    assert.deepEqual(status({ cause: 'consumer-timeout' }), { fill: 'yellow', shape: 'ring', text: key('cancelledTimeoutDefault') });
+    assert.deepEqual(status({ cause: 'leader-moved' }), { fill: 'yellow', shape: 'ring', text: key('cancelledLeader') });
+    assert.deepEqual(status({ cause: 'unknown' }), { fill: 'yellow', shape: 'ring', text: key('cancelled') });
   });
 });
