@@ -11,7 +11,6 @@ import { EventEmitter } from 'node:events';
 import type { Channel } from 'amqplib';
 import { closeChannel } from '../amqp';
 import type { DedupeGate } from '../dedupe';
-import { messages } from '../observe';
 import { OrderedHold, type AckBatcher } from '../settle';
 import { planTopology, type TopologyPlan } from '../topology';
 import { Breaker, type CircuitView } from './breaker';
@@ -23,7 +22,7 @@ import { Drain } from './drain';
 import { Intake } from './intake';
 import { Pauses, type PauseReason } from './pauses';
 import { Recheck } from './recheck';
-import { brokerCancelText, consumerDepths, dedupeGate, prepareConsuming, sessionDeliveries, sessionStats, setupFailure } from './session-parts';
+import { brokerCancelText, channelClosedWhy, consumerDepths, dedupeGate, prepareConsuming, sessionDeliveries, sessionStats, setupFailure, lostChannelText } from './session-parts';
 import type { ConsumerSessionEvents, ConsumerSessionOptions, SessionState, SessionStats, StopOptions } from './types';
 
 export class ConsumerSession extends EventEmitter<ConsumerSessionEvents> {
@@ -241,7 +240,9 @@ export class ConsumerSession extends EventEmitter<ConsumerSessionEvents> {
       const channel = await connection.createChannel();
       const acks = this.own.take(channel);
       this.deliveries.channelBack();
-      channel.on('close', () => this.channelGone(channel, 'consumer channel closed', true));
+      let brokerSaid: string | undefined; // the broker's close, with its code and text (amqplib's `error` comes before `close`)
+      channel.on('error', (err: Error) => (brokerSaid = err.message));
+      channel.on('close', () => this.channelGone(channel, channelClosedWhy(brokerSaid), true, brokerSaid !== undefined));
       if (!this.pauses.any) await this.consume(channel, acks);
       if (this.stopped) return await this.own.close(); // stopped while this setup was under way: stop() could not see the channel yet
       this.recheck.succeeded();
@@ -269,11 +270,13 @@ export class ConsumerSession extends EventEmitter<ConsumerSessionEvents> {
     if (!this.stopped && this.options.connection.connection) this.recheck.schedule();
   }
 
-  private lostChannel(why: string, cancelledByBroker = false): void {
+  /** `always`: said even when nothing was in flight (a channel closed under the session is never silent). */
+  private lostChannel(why: string, cancelledByBroker = false, always = false): void {
     this.intake.drop();
     this.own.release();
     const gone = this.deliveries.endAll(`${why} before it was settled; the broker redelivers it`);
-    if (gone > 0) this.emit('warning', `${why}: ${messages(gone, 'unsettled')} will be redelivered by the broker`);
+    const { copying } = this.deliveries;
+    if (always || gone > 0 || copying > 0) this.emit('warning', lostChannelText(why, gone, copying));
     if (!this.stopped) {
       this.setState({ phase: this.options.connection.connection ? 'channel-lost' : 'waiting-for-connection', detail: why, ...(cancelledByBroker ? { cancelledByBroker } : {}) });
     }
@@ -291,9 +294,9 @@ export class ConsumerSession extends EventEmitter<ConsumerSessionEvents> {
   }
 
   /** The channel closed under the consumer (`closed`), or the broker cancelled the consumer: let go of, set up anew later. */
-  private channelGone(channel: Channel, why: string, closed: boolean): void {
+  private channelGone(channel: Channel, why: string, closed: boolean, byBroker = false): void {
     if (this.own.channel !== channel) return;
-    this.lostChannel(why);
+    this.lostChannel(why, false, byBroker); // the broker closed it alone: said even with nothing in flight
     if (!closed) void closeChannel(channel);
     this.scheduleSetup();
   }

@@ -4,6 +4,7 @@
  * keeps the lifecycle.
  */
 import { DedupeGate, DedupeStoreError } from '../dedupe';
+import { messages } from '../observe';
 import { QueueWatch } from '../parking';
 import { decisionPolicy, Settler, type OrderedHold } from '../settle';
 import { applyTopology, retryQueueNames, TopologyError, type TopologyPlan } from '../topology';
@@ -78,6 +79,24 @@ export function brokerCancelText(mainQueue: string): string {
     `the broker cancelled the consumer of queue '${mainQueue}' (the queue was deleted, its leader moved, or on RabbitMQ 4.3+ a quorum queue's consumer timeout: ` +
     'a message held longer than the timeout); its unsettled messages go back to the queue; consuming again'
   );
+}
+
+/**
+ * Why a consumer's channel closed under it: the broker's close (its code and text, from the channel's
+ * `error` event), else with its connection. Never without a cause: a closed channel returns every
+ * unsettled delivery to the queue, and a user must be able to tell why (issue 52, item 3).
+ */
+export function channelClosedWhy(brokerSaid: string | undefined): string {
+  return brokerSaid === undefined ? 'consumer channel closed (with its connection, or by this client)' : `consumer channel closed by the broker (${brokerSaid})`;
+}
+
+/**
+ * What a lost channel says: how many deliveries the flow held (the broker redelivers them) and how many
+ * copies were in flight (their originals come back too, unless the copy was confirmed before).
+ */
+export function lostChannelText(why: string, unsettled: number, copying: number): string {
+  const copies = copying > 0 ? `; ${`${copying} ${copying === 1 ? 'copy' : 'copies'}`} (retry or park) in flight: their originals come back too` : '';
+  return `${why}: ${messages(unsettled, 'unsettled')} will be redelivered by the broker${copies}`;
 }
 
 /** The state a failed setup leaves the session in, with what it says (`detail`). */
