@@ -72,6 +72,8 @@ export class Publishers {
 
   connected(model: ChannelModel): void {
     this.model = model;
+    // amqplib emits a connection's error before it closes its channels: each publish they fail says it.
+    model.on('error', (err: Error) => this.connectionGone(model, `its connection was lost (${err.message})`));
     model.on('blocked', (reason: string) => this.buffer.setBlocked(reason));
     model.on('unblocked', () => this.buffer.setBlocked(undefined));
     this.buffer.setConnected(true);
@@ -82,8 +84,9 @@ export class Publishers {
     this.buffer.setConnected(false);
   }
 
-  /** The connection is closed for good: whatever waits fails. */
+  /** The connection is closed for good (this client closes it): whatever waits fails. */
   closed(): void {
+    if (this.model) this.connectionGone(this.model, 'this client closed the broker connection (its last node stopped)');
     this.forget();
     this.buffer.rejectAll('the broker connection was closed');
   }
@@ -97,6 +100,11 @@ export class Publishers {
     this.preparations.delete(purpose);
     const publisher = await current?.catch(() => undefined);
     await publisher?.close();
+  }
+
+  /** Tells the open publishers of `model` why their channels are about to close. */
+  private connectionGone(model: ChannelModel, why: string): void {
+    if (this.model === model) for (const publisher of this.open.values()) publisher.connectionGone(why);
   }
 
   private forget(): void {
