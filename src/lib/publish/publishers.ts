@@ -15,6 +15,8 @@ export interface PublisherOptions {
   survivesReconnect?: boolean;
   /** Runs before the channel's first publish on each connection (e.g. making sure a reply queue exists). */
   prepare?: () => Promise<void>;
+  /** Copies of messages the broker still holds (a consumer's retry and park copies): never refused for the buffer's bound (see PublishRequest.heldByBroker). */
+  heldByBroker?: boolean;
 }
 
 /** Publishes on one purpose's confirm channel, through the back-pressure buffer. */
@@ -49,12 +51,13 @@ export class Publishers {
 
   publisher(purpose: string, options: PublisherOptions = {}): Publisher {
     const survivesReconnect = options.survivesReconnect === true;
+    const heldByBroker = options.heldByBroker === true;
     if (options.prepare) this.preparations.set(purpose, options.prepare);
     return {
       publish: (exchange, routingKey, content, publishOptions = {}) => {
         const why = this.unusedWhy();
         if (why !== undefined) return Promise.reject(new Error(why));
-        return this.buffer.publish({ purpose, exchange, routingKey, content, options: publishOptions, survivesReconnect });
+        return this.buffer.publish({ purpose, exchange, routingKey, content, options: publishOptions, survivesReconnect, heldByBroker });
       },
       publishBatch: (n, message, settle) => {
         const why = this.unusedWhy();
