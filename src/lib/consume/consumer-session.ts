@@ -22,7 +22,7 @@ import { Drain } from './drain';
 import { Intake } from './intake';
 import { Pauses, type PauseReason } from './pauses';
 import { Recheck } from './recheck';
-import { brokerCancelText, channelClosedWhy, consumerDepths, dedupeGate, prepareConsuming, sessionDeliveries, sessionStats, setupFailure, lostChannelText } from './session-parts';
+import { brokerCancelText, consumerDepths, dedupeGate, prepareConsuming, sessionDeliveries, sessionStats, setupFailure, lostChannelText, whenChannelCloses } from './session-parts';
 import type { ConsumerSessionEvents, ConsumerSessionOptions, SessionState, SessionStats, StopOptions } from './types';
 
 export class ConsumerSession extends EventEmitter<ConsumerSessionEvents> {
@@ -240,9 +240,7 @@ export class ConsumerSession extends EventEmitter<ConsumerSessionEvents> {
       const channel = await connection.createChannel();
       const acks = this.own.take(channel);
       this.deliveries.channelBack();
-      let brokerSaid: string | undefined; // the broker's close, with its code and text (amqplib's `error` comes before `close`)
-      channel.on('error', (err: Error) => (brokerSaid = err.message));
-      channel.on('close', () => this.channelGone(channel, channelClosedWhy(brokerSaid), true, brokerSaid !== undefined));
+      whenChannelCloses(channel, (why, byBroker) => this.channelGone(channel, why, true, byBroker));
       if (!this.pauses.any) await this.consume(channel, acks);
       if (this.stopped) return await this.own.close(); // stopped while this setup was under way: stop() could not see the channel yet
       this.recheck.succeeded();
@@ -270,16 +268,15 @@ export class ConsumerSession extends EventEmitter<ConsumerSessionEvents> {
     if (!this.stopped && this.options.connection.connection) this.recheck.schedule();
   }
 
-  /** `always`: said even when nothing was in flight (a channel closed under the session is never silent). */
+  /** `always`: said even when nothing was in flight (a channel the broker closed is never silent). */
   private lostChannel(why: string, cancelledByBroker = false, always = false): void {
     this.intake.drop();
     this.own.release();
     const gone = this.deliveries.endAll(`${why} before it was settled; the broker redelivers it`);
     const { copying } = this.deliveries;
     if (always || gone > 0 || copying > 0) this.emit('warning', lostChannelText(why, gone, copying));
-    if (!this.stopped) {
-      this.setState({ phase: this.options.connection.connection ? 'channel-lost' : 'waiting-for-connection', detail: why, ...(cancelledByBroker ? { cancelledByBroker } : {}) });
-    }
+    const phase = this.options.connection.connection ? 'channel-lost' : 'waiting-for-connection';
+    if (!this.stopped) this.setState({ phase, detail: why, ...(cancelledByBroker ? { cancelledByBroker } : {}) });
     this.drain.changed();
   }
 

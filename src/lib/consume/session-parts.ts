@@ -3,6 +3,7 @@
  * own a delivery from arrival to settlement) — and what it checks before it consumes. The session
  * keeps the lifecycle.
  */
+import type { Channel } from 'amqplib';
 import { DedupeGate, DedupeStoreError } from '../dedupe';
 import { messages } from '../observe';
 import { QueueWatch } from '../parking';
@@ -91,11 +92,21 @@ export function channelClosedWhy(brokerSaid: string | undefined): string {
 }
 
 /**
+ * Calls `closed` once the consumer's channel closes, with why ({@link channelClosedWhy}) and whether
+ * the broker closed it: amqplib emits the broker's close (its code and text) as `error` before `close`.
+ */
+export function whenChannelCloses(channel: Channel, closed: (why: string, byBroker: boolean) => void): void {
+  let brokerSaid: string | undefined;
+  channel.on('error', (err: Error) => (brokerSaid = err.message));
+  channel.on('close', () => closed(channelClosedWhy(brokerSaid), brokerSaid !== undefined));
+}
+
+/**
  * What a lost channel says: how many deliveries the flow held (the broker redelivers them) and how many
  * copies were in flight (their originals come back too, unless the copy was confirmed before).
  */
 export function lostChannelText(why: string, unsettled: number, copying: number): string {
-  const copies = copying > 0 ? `; ${`${copying} ${copying === 1 ? 'copy' : 'copies'}`} (retry or park) in flight: their originals come back too` : '';
+  const copies = copying > 0 ? `; ${copying} ${copying === 1 ? 'copy' : 'copies'} (retry or park) in flight: their originals come back too` : '';
   return `${why}: ${messages(unsettled, 'unsettled')} will be redelivered by the broker${copies}`;
 }
 
