@@ -224,11 +224,72 @@ describe('publishing under back-pressure (a private broker node with a real memo
       await waitFor(() => parked.length === 2, 'both messages parked');
       assert.deepEqual((await bodiesIn(names.parkingQueue)).sort(), ['{"n":1}', '{"n":2}']);
     } finally {
-      await helper.unload();
-      const cleanup = await admin.createChannel();
-      for (const q of [names.mainQueue, names.retryQueue, names.parkingQueue]) await cleanup.deleteQueue(q);
-      for (const x of [names.mainExchange, names.retryExchange]) await cleanup.deleteExchange(x);
-      await cleanup.close();
+      await dropTopology(names);
     }
   });
+
+  // Issue 52, item 3: a forged x-death whose park copy the full buffer refused went back to its queue
+  // and came back at attempt 1 (redelivered), to be acked by the flow: never parked. A copy of a
+  // delivery now waits past the bound (its original is held unacked: its body is in memory already).
+  it('a retry or park copy waits past the buffer bound: a forged x-death is parked at its first failure, never redelivered', async () => {
+    const names = uniqueNames('bp-forged');
+    await loadFlow([
+      tab(),
+      { id: 'broker', type: 'retry-broker', name: 'private broker', url: PRIVATE_URL, heartbeat: '30', bufferMessages: '1' },
+      configNode(names),
+      consumerNode([['seen']]),
+      { id: 'seen', type: 'helper', z: 'flow' },
+      { id: 'park', type: 'park-publisher', z: 'flow', reason: 'parked by the test', wires: [] },
+      { id: 'retry', type: 'retry-settle', z: 'flow', action: 'retry', reason: 'temporary failure', wires: [] },
+    ]);
+    const seen: Msg[] = [];
+    const errors: string[] = [];
+    helper.getNode('seen').on('input', (msg: Msg) => seen.push(msg));
+    helper.getNode('retry').on('call:error', (call: { args: unknown[] }) => errors.push(String(call.args[0])));
+    const buffer = (helper.getNode('broker') as unknown as RetryBrokerNode).connection.publishers.buffer;
+    try {
+      await waitFor(async () => (await consumersOf(names.mainQueue)) === 1, 'the consumer');
+      const ch = await admin.createConfirmChannel();
+      for (const n of [1, 2]) ch.publish(names.mainExchange, names.routingKey, Buffer.from(`{"n":${n}}`), { contentType: 'application/json', messageId: `plain-${n}` });
+      ch.publish(names.mainExchange, names.routingKey, Buffer.from('forged'), { contentType: 'text/plain', messageId: 'forged', headers: { 'x-death': 'not-an-array' } });
+      await ch.waitForConfirms();
+      await ch.close();
+      await waitFor(() => seen.length === 3, 'the three messages in the flow');
+
+      await setAlarm(true);
+      helper.getNode('park').receive(seen[0]!);
+      await waitFor(() => buffer.state.blockedBy === 'low on memory', 'the broker to block the connection');
+      helper.getNode('park').receive(seen[1]!);
+      await waitFor(() => buffer.state.messages === 1, 'the buffer full: one park waiting, the bound is 1');
+      helper.getNode('retry').receive(seen[2]!);
+      await waitFor(() => buffer.state.messages === 2 || errors.length > 0, 'the forged message’s park copy waiting past the bound');
+      assert.deepEqual(errors, [], 'the park copy was not refused');
+
+      await setAlarm(false);
+      await waitFor(async () => (await depthOf(names.parkingQueue)) === 3 || seen.length > 3, 'the three parked', 60_000);
+      assert.deepEqual((await bodiesIn(names.parkingQueue)).sort(), ['forged', '{"n":1}', '{"n":2}']);
+      assert.deepEqual(
+        seen.map((m) => [m.amqp.properties.messageId, m.amqp.redelivered, m.retry.attempt]),
+        [['plain-1', false, 1], ['plain-2', false, 1], ['forged', false, 1]],
+        'one delivery each',
+      );
+    } finally {
+      await dropTopology(names);
+    }
+  });
+
+  async function depthOf(name: string): Promise<number> {
+    const ch = await admin.createChannel();
+    const { messageCount } = await ch.checkQueue(name);
+    await ch.close();
+    return messageCount;
+  }
+
+  async function dropTopology(names: ReturnType<typeof uniqueNames>): Promise<void> {
+    await helper.unload();
+    const cleanup = await admin.createChannel();
+    for (const q of [names.mainQueue, names.retryQueue, names.parkingQueue]) await cleanup.deleteQueue(q);
+    for (const x of [names.mainExchange, names.retryExchange]) await cleanup.deleteExchange(x);
+    await cleanup.close();
+  }
 });

@@ -215,7 +215,7 @@ describe('retry flow in the Node-RED runtime (real broker)', function () {
     await waitFor(() => seen.length === 2, 'the redelivery after reconnect');
     helper.getNode('ack').receive(seen[0]!);
     await waitFor(() => warnings.length === 1, 'the stale warning');
-    assert.match(warnings[0]!, /cannot be settled any more: (consumer channel closed|connection to the broker lost) before it was settled; the broker redelivers it; this ack is ignored/);
+    assert.match(warnings[0]!, /cannot be settled any more: (consumer channel closed \(with its connection, or by this client\)|connection to the broker lost) before it was settled; the broker redelivers it; this ack is ignored/);
     assert.equal(seen[1]!.amqp.redelivered, true);
     assert.equal(seen[1]!.retry.attempt, 1, 'a redelivery is the same attempt');
     helper.getNode('ack').receive(seen[1]!);

@@ -10,7 +10,6 @@ import { EventEmitter } from 'node:events';
 import type { Channel } from 'amqplib';
 import { closeChannel } from '../amqp';
 import type { DedupeGate } from '../dedupe';
-import { messages } from '../observe';
 import { OrderedHold, type AckBatcher } from '../settle';
 import { planTopology, type TopologyPlan } from '../topology';
 import { Breaker, type CircuitView } from './breaker';
@@ -23,7 +22,7 @@ import { Intake } from './intake';
 import { Pauses, type PauseReason } from './pauses';
 import { Recheck } from './recheck';
 import { findCancelCause, type BrokerCancel } from './broker-cancel';
-import { consumerDepths, dedupeGate, ErrorOnce, failedSetup, prepareConsuming, sessionDeliveries, sessionStats, setupFailure } from './session-parts';
+import { consumerDepths, dedupeGate, ErrorOnce, failedSetup, lostChannelText, prepareConsuming, sessionDeliveries, sessionStats, setupFailure, whenChannelCloses } from './session-parts';
 import type { ConsumerSessionEvents, ConsumerSessionOptions, SessionState, SessionStats, StopOptions } from './types';
 
 export class ConsumerSession extends EventEmitter<ConsumerSessionEvents> {
@@ -236,7 +235,7 @@ export class ConsumerSession extends EventEmitter<ConsumerSessionEvents> {
       const channel = await connection.createChannel();
       const acks = this.own.take(channel);
       this.deliveries.channelBack();
-      channel.on('close', () => this.own.channel === channel && this.lostChannel('consumer channel closed'));
+      whenChannelCloses(channel, (why, byBroker) => this.channelGone(channel, why, byBroker));
       if (!this.pauses.any) await this.consume(channel, acks);
       if (this.stopped) return await this.own.close(); // stopped while this setup was under way: stop() could not see the channel yet
       this.recheck.succeeded();
@@ -264,20 +263,21 @@ export class ConsumerSession extends EventEmitter<ConsumerSessionEvents> {
     if (!this.stopped && this.options.connection.connection) this.recheck.schedule();
   }
 
-  /** The channel is gone (closed under the consumer, its connection lost, or `cancelled` by the broker: let go of already): set up anew later. */
-  private lostChannel(why: string, cancelled?: BrokerCancel): void {
-    if (!cancelled) this.letGo(why);
+  /** The channel is gone (closed under the consumer, its connection lost, or `cancelled` by the broker: let go of already): set up anew later. `always`: said even with nothing in flight. */
+  private lostChannel(why: string, cancelled?: BrokerCancel, always = false): void {
+    if (!cancelled) this.letGo(why, always);
     if (this.stopped) return;
     this.setState({ phase: this.options.connection.connection ? 'channel-lost' : 'waiting-for-connection', detail: why, ...(cancelled ? { cancelled } : {}) });
     this.scheduleSetup();
   }
 
-  /** Lets go of the channel: what the flow holds is stale (the broker redelivers it). */
-  private letGo(why: string): void {
+  /** Lets go of the channel: what the flow holds is stale (the broker redelivers it); said with the copies in flight (`always`: even with nothing in flight — a channel the broker closed is never silent). */
+  private letGo(why: string, always = false): void {
     this.intake.drop();
     this.own.release();
     const gone = this.deliveries.endAll(`${why} before it was settled; the broker redelivers it`);
-    if (gone > 0) this.emit('warning', `${why}: ${messages(gone, 'unsettled')} will be redelivered by the broker`);
+    const { copying } = this.deliveries;
+    if (always || gone > 0 || copying > 0) this.emit('warning', lostChannelText(why, gone, copying));
     this.drain.changed();
   }
 
@@ -292,5 +292,11 @@ export class ConsumerSession extends EventEmitter<ConsumerSessionEvents> {
       this.emit('warning', text);
       this.lostChannel(text, cancelled);
     });
+  }
+
+  /** The channel closed under the consumer: let go of, set up anew later (`byBroker`: the broker closed it alone, said even with nothing in flight). */
+  private channelGone(channel: Channel, why: string, byBroker: boolean): void {
+    if (this.own.channel !== channel) return;
+    this.lostChannel(why, undefined, byBroker);
   }
 }

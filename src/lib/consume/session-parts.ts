@@ -3,7 +3,9 @@
  * own a delivery from arrival to settlement) — and what it checks before it consumes. The session
  * keeps the lifecycle.
  */
+import type { Channel } from 'amqplib';
 import { DedupeGate, DedupeStoreError } from '../dedupe';
+import { messages } from '../observe';
 import { QueueWatch } from '../parking';
 import { decisionPolicy, Settler, type OrderedHold } from '../settle';
 import { applyTopology, retryQueueNames, TopologyError, type TopologyPlan } from '../topology';
@@ -91,6 +93,34 @@ export class ErrorOnce {
 /** A failed setup (or a lost channel) waiting for its re-check: that re-check does not announce itself (its status stays). */
 export function failedSetup(state: SessionState): boolean {
   return state.phase === 'topology-error' || state.phase === 'store-down' || state.phase === 'channel-lost';
+}
+
+/**
+ * Why a consumer's channel closed under it: the broker's close (its code and text, from the channel's
+ * `error` event), else with its connection. Never without a cause: a closed channel returns every
+ * unsettled delivery to the queue, and a user must be able to tell why (issue 52, item 3).
+ */
+export function channelClosedWhy(brokerSaid: string | undefined): string {
+  return brokerSaid === undefined ? 'consumer channel closed (with its connection, or by this client)' : `consumer channel closed by the broker (${brokerSaid})`;
+}
+
+/**
+ * Calls `closed` once the consumer's channel closes, with why ({@link channelClosedWhy}) and whether
+ * the broker closed it: amqplib emits the broker's close (its code and text) as `error` before `close`.
+ */
+export function whenChannelCloses(channel: Channel, closed: (why: string, byBroker: boolean) => void): void {
+  let brokerSaid: string | undefined;
+  channel.on('error', (err: Error) => (brokerSaid = err.message));
+  channel.on('close', () => closed(channelClosedWhy(brokerSaid), brokerSaid !== undefined));
+}
+
+/**
+ * What a lost channel says: how many deliveries the flow held (the broker redelivers them) and how many
+ * copies were in flight (their originals come back too, unless the copy was confirmed before).
+ */
+export function lostChannelText(why: string, unsettled: number, copying: number): string {
+  const copies = copying > 0 ? `; ${copying} ${copying === 1 ? 'copy' : 'copies'} (retry or park) in flight: their originals come back too` : '';
+  return `${why}: ${messages(unsettled, 'unsettled')} will be redelivered by the broker${copies}`;
 }
 
 /** The state a failed setup leaves the session in, with what it says (`detail`). */

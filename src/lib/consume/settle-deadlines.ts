@@ -133,8 +133,20 @@ export class SettleDeadlines {
       const outcome = await this.hooks.retry(id, `not settled within ${seconds} s`);
       this.log.say(`message ${id} was not settled within ${seconds} s: ${outcome.done === 'parked' ? 'parked (attempts exhausted)' : 'sent to retry'}`);
     } catch (err) {
-      // Settled in the meantime, or its channel is gone: nothing left to do.
-      if (!(err instanceof SettleError)) this.hooks.error((err as Error).message);
+      this.retryFailed(id, seconds, err);
     }
+  }
+
+  /**
+   * The settle timeout's retry did not happen. Settled in the meantime: the flow's settle said so.
+   * Anything else returned the message without settling it (a failed copy, a channel gone), which is
+   * said with its cause: it comes back at the same attempt (issue 52, item 3: a forged `x-death`
+   * whose park copy failed here came back at attempt 1 without a word).
+   */
+  private retryFailed(id: string, seconds: number, err: unknown): void {
+    if (err instanceof SettleError && err.kind === 'already-settled') return;
+    const text = `message ${id} was not settled within ${seconds} s, and its retry did not happen: ${err instanceof Error ? err.message : String(err)}`;
+    if (err instanceof SettleError && err.kind !== 'broker') this.hooks.warning(text);
+    else this.hooks.error(text);
   }
 }

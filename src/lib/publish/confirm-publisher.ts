@@ -57,6 +57,8 @@ export class ConfirmPublisher {
   private closedReason: string | undefined;
   /** The AMQP reply code the broker closed the channel with (404, 406, ...). */
   private closedCode: number | undefined;
+  /** Why the channel's connection is going, once told ({@link connectionGone}). */
+  private connectionGoneWhy: string | undefined;
   /** The connection's socket, corked around a batch's writes (undefined: not one that can be). */
   private readonly socket: Corkable | undefined;
   /** The headers of every publish go to amqplib on one reused object (see HeaderCarrier: a fresh one per message costs 4–6 µs). */
@@ -65,8 +67,9 @@ export class ConfirmPublisher {
   constructor(private readonly channel: ConfirmChannel) {
     this.socket = socketOf(channel);
     channel.on('return', (message: Message) => this.onReturn(message));
-    channel.on('close', () => {
-      this.closedReason ??= 'channel closed';
+    // Before amqplib's own `close` listener fails the unconfirmed publishes: they then carry the cause.
+    channel.prependListener('close', () => {
+      this.closedReason ??= this.connectionGoneWhy === undefined ? 'channel closed' : `channel closed: ${this.connectionGoneWhy}`;
     });
     channel.on('error', (err: Error & { code?: unknown }) => {
       this.closedReason = err.message;
@@ -76,6 +79,15 @@ export class ConfirmPublisher {
 
   get closed(): boolean {
     return this.closedReason !== undefined;
+  }
+
+  /**
+   * The channel's connection is going (`why`: lost, with the broker's or the socket's error, or closed
+   * by this client): told before its channels close, so a publish it fails says why, not only "channel
+   * closed" (issue 52, item 8). A channel error of its own still wins.
+   */
+  connectionGone(why: string): void {
+    this.connectionGoneWhy ??= why;
   }
 
   /**

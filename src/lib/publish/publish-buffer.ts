@@ -34,6 +34,14 @@ export interface PublishRequest {
    * be a duplicate. (A publish made while there is no connection waits for the next one either way.)
    */
   survivesReconnect: boolean;
+  /**
+   * A copy of a message the broker still holds unacked (a consumer's retry or park copy): it waits
+   * past the bound rather than fail. Its body is in memory already and the consumers' prefetch bounds
+   * how many there are; a refusal would only send the original back to its queue at the same attempt
+   * (issue 52, item 3: thirty consumers' copies behind a slow socket filled the bound, and a forged
+   * `x-death` came back at attempt 1 instead of being parked).
+   */
+  heldByBroker?: boolean;
 }
 
 interface Waiting extends PublishRequest {
@@ -91,7 +99,7 @@ export class PublishBuffer extends EventEmitter<{ change: [] }> {
     }
     const { maxMessages, maxBytes } = this.limits;
     // The bound limits what waits: a message larger than it waits alone rather than never going out.
-    if (this.waiting.length >= maxMessages || (this.waiting.length > 0 && this.bytes + request.content.length > maxBytes)) {
+    if (request.heldByBroker !== true && (this.waiting.length >= maxMessages || (this.waiting.length > 0 && this.bytes + request.content.length > maxBytes))) {
       const size = `${this.waiting.length}/${maxMessages} messages, ${mib(this.bytes)} of ${mib(maxBytes)}`;
       const big = request.content.length > maxBytes / 2 ? ` (this message alone is ${mib(request.content.length)}: raise the broker node's publish buffer (MiB) for messages this large)` : '';
       return Promise.reject(new PublishError(`publish buffer full (${size}) while ${this.waitingFor()}: this message was not published${big}`, 'buffer-full'));

@@ -15,6 +15,8 @@ export interface PublisherOptions {
   survivesReconnect?: boolean;
   /** Runs before the channel's first publish on each connection (e.g. making sure a reply queue exists). */
   prepare?: () => Promise<void>;
+  /** Copies of messages the broker still holds (a consumer's retry and park copies): never refused for the buffer's bound (see PublishRequest.heldByBroker). */
+  heldByBroker?: boolean;
 }
 
 /** Publishes on one purpose's confirm channel, through the back-pressure buffer. */
@@ -49,12 +51,13 @@ export class Publishers {
 
   publisher(purpose: string, options: PublisherOptions = {}): Publisher {
     const survivesReconnect = options.survivesReconnect === true;
+    const heldByBroker = options.heldByBroker === true;
     if (options.prepare) this.preparations.set(purpose, options.prepare);
     return {
       publish: (exchange, routingKey, content, publishOptions = {}) => {
         const why = this.unusedWhy();
         if (why !== undefined) return Promise.reject(new Error(why));
-        return this.buffer.publish({ purpose, exchange, routingKey, content, options: publishOptions, survivesReconnect });
+        return this.buffer.publish({ purpose, exchange, routingKey, content, options: publishOptions, survivesReconnect, heldByBroker });
       },
       publishBatch: (n, message, settle) => {
         const why = this.unusedWhy();
@@ -72,6 +75,8 @@ export class Publishers {
 
   connected(model: ChannelModel): void {
     this.model = model;
+    // amqplib emits a connection's error before it closes its channels: each publish they fail says it.
+    model.on('error', (err: Error) => this.connectionGone(model, `its connection was lost (${err.message})`));
     model.on('blocked', (reason: string) => this.buffer.setBlocked(reason));
     model.on('unblocked', () => this.buffer.setBlocked(undefined));
     this.buffer.setConnected(true);
@@ -82,8 +87,9 @@ export class Publishers {
     this.buffer.setConnected(false);
   }
 
-  /** The connection is closed for good: whatever waits fails. */
+  /** The connection is closed for good (this client closes it): whatever waits fails. */
   closed(): void {
+    if (this.model) this.connectionGone(this.model, 'this client closed the broker connection (its last node stopped)');
     this.forget();
     this.buffer.rejectAll('the broker connection was closed');
   }
@@ -97,6 +103,11 @@ export class Publishers {
     this.preparations.delete(purpose);
     const publisher = await current?.catch(() => undefined);
     await publisher?.close();
+  }
+
+  /** Tells the open publishers of `model` why their channels are about to close. */
+  private connectionGone(model: ChannelModel, why: string): void {
+    if (this.model === model) for (const publisher of this.open.values()) publisher.connectionGone(why);
   }
 
   private forget(): void {

@@ -82,7 +82,8 @@ export function sessionOptions(settings: ConsumerSettings, part: RetryTopologyCo
   const ordered = settings.ordered || partitioned;
   return {
     connection: broker.connection,
-    copies: broker.connection.publisher('settle'),
+    // A copy refused for the buffer's bound would send its original back at the same attempt: copies wait.
+    copies: broker.connection.publisher('settle', { heldByBroker: true }),
     configId: config.id,
     topology: part,
     // Ordered processing needs one message at a time: nothing may overtake a failed one.

@@ -79,9 +79,10 @@ class FakeChannel extends EventEmitter {
     this.emit('close');
     return Promise.resolve();
   }
-  /** The broker closes the channel under the session. */
-  lose(): void {
+  /** The channel closes under the session: with the broker's close (amqplib's `error`, then `close`), or with its connection. */
+  lose(brokerSaid?: string): void {
     this.closed = true;
+    if (brokerSaid !== undefined) this.emit('error', Object.assign(new Error(brokerSaid), { code: 406 }));
     this.emit('close');
   }
 }
@@ -126,11 +127,11 @@ function message(headers: Record<string, unknown> = {}): ConsumeMessage {
   } as unknown as ConsumeMessage;
 }
 
-function start(options: { mode?: 'declare' | 'check'; prefetch?: number } = {}) {
+function start(options: { mode?: 'declare' | 'check'; prefetch?: number; copies?: { publish(): Promise<void> } } = {}) {
   const connection = new FakeConnection();
   const session = new ConsumerSession({
     connection,
-    copies: { publish: () => Promise.resolve() },
+    copies: options.copies ?? { publish: () => Promise.resolve() },
     configId: 'cfg',
     topology: { ...topology, mode: options.mode ?? 'declare' },
     prefetch: options.prefetch ?? 10,
@@ -184,8 +185,27 @@ describe('ConsumerSession', () => {
     connection.consuming.consumer?.(message());
     connection.consuming.lose();
     assert.equal(session.state.phase, 'channel-lost');
-    assert.match(warnings.join('\n'), /consumer channel closed: 1 unsettled message will be redelivered by the broker/);
+    assert.match(warnings.join('\n'), /consumer channel closed \(with its connection, or by this client\): 1 unsettled message will be redelivered by the broker/);
     await assert.rejects(session.deliveries.settle(delivered[0]!.amqp.deliveryId, 'ack'), (err: SettleError) => err.kind === 'stale');
+    await session.stop();
+  });
+
+  // Issue 52, item 3: a channel the broker closed returned a forged message whose park copy was in flight, and nothing said why.
+  it('a channel the broker closes says why (its code and text), with the copies in flight, even when the flow holds nothing', async () => {
+    let confirm: (() => void) | undefined;
+    const { connection, session, delivered, warnings } = start({ copies: { publish: () => new Promise<void>((resolve) => (confirm = resolve)) } });
+    await until(() => session.state.phase === 'consuming', 'consuming');
+    connection.consuming.consumer?.(message({ 'x-death': 'not-an-array' }));
+    const parking = session.deliveries.settle(delivered[0]!.amqp.deliveryId, 'retry', 'temporary failure');
+    connection.consuming.lose('Channel closed by server: 406 (PRECONDITION-FAILED) with message "PRECONDITION_FAILED - unknown delivery tag 9"');
+    assert.deepEqual(warnings, [
+      'consumer channel closed by the broker (Channel closed by server: 406 (PRECONDITION-FAILED) with message "PRECONDITION_FAILED - unknown delivery tag 9"): 0 unsettled messages will be redelivered by the broker; 1 copy (retry or park) in flight: their originals come back too',
+    ]);
+    confirm?.();
+    await assert.rejects(parking, (err: SettleError) => err.kind === 'stale');
+    await until(() => session.state.phase === 'consuming', 'consuming again');
+    connection.consuming.lose('Channel closed by server: 406 (PRECONDITION-FAILED) with message "PRECONDITION_FAILED - unknown delivery tag 1"');
+    assert.match(warnings.at(-1) ?? '', /^consumer channel closed by the broker \(.*unknown delivery tag 1"\): 0 unsettled messages will be redelivered by the broker$/);
     await session.stop();
   });
 

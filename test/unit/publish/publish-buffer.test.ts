@@ -110,6 +110,21 @@ describe('publish buffer', () => {
     assert.equal(buffer.state.messages, 0);
   });
 
+  // Issue 52, item 3: a forged x-death's park copy refused here went back to its queue at attempt 1.
+  it("a copy of a message the broker holds (a retry or park copy) waits past the bound instead of failing, and goes out in turn", async () => {
+    const { channel, buffer, publish } = await opened('warm-up');
+    buffer.setBlocked('low on memory');
+    const held = ['1', '2', '3'].map((body) => publish(body));
+    const copy = publish('park copy', { survivesReconnect: false, heldByBroker: true });
+    await assert.rejects(publish('4'), /publish buffer full \(4\/3 messages/);
+    assert.equal(buffer.state.messages, 4);
+    buffer.setBlocked(undefined);
+    await settle();
+    assert.deepEqual(channel.sent, ['q:warm-up', 'q:1', 'q:2', 'q:3', 'q:park copy']);
+    channel.confirmAll();
+    await Promise.all([...held, copy]);
+  });
+
   it('bounds the bytes waiting, too', async () => {
     const { buffer, publish } = setup({ maxMessages: 100, maxBytes: 10 });
     buffer.setConnected(true);
