@@ -61,16 +61,24 @@ export function startBatches(session: ConsumerSession, options: BatchOptions, se
     else if (!taking()) batcher.flush();
   };
   const onHolding = (): void => batcher.flush();
+  // A delivery that arrives while the consumer takes none (sent by the broker before it saw the cancel) goes at
+  // once too — looked at after the turn's frames: on resume the deliveries come before the state says consuming.
+  let straggler: NodeJS.Immediate | undefined;
+  const lookAgain = (): void => {
+    straggler = undefined;
+    if (!taking()) batcher.flush();
+  };
   session.on('state', onState);
   session.on('holding', onHolding);
   return {
     add: (delivered) => {
       batcher.add(delivered);
-      if (!taking()) batcher.flush();
+      if (!taking()) straggler ??= setImmediate(lookAgain);
     },
     stop: () => {
       session.off('state', onState);
       session.off('holding', onHolding);
+      clearImmediate(straggler);
       batcher.flush();
     },
   };

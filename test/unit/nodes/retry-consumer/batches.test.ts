@@ -95,16 +95,29 @@ describe('startBatches', () => {
   });
 
   for (const phase of ['paused', 'circuit-open', 'store-down'] as const) {
-    it(`sends the partial batch at once when the consumer is ${phase}`, () => {
+    it(`sends the partial batch at once when the consumer is ${phase}`, async () => {
       const { session, b, sent } = batches();
       b.add(delivered(1));
       session.to(phase);
       assert.deepEqual(sent.map(ids), [['d1']]);
-      b.add(delivered(2)); // a straggler that arrives after the pause
-      assert.deepEqual(sent.map(ids), [['d1'], ['d2']]);
+      b.add(delivered(2)); // a straggler that arrives after the pause: looked at after the turn
+      b.add(delivered(3));
+      assert.deepEqual(sent.map(ids), [['d1']]);
+      await new Promise((resolve) => setImmediate(resolve));
+      assert.deepEqual(sent.map(ids), [['d1'], ['d2', 'd3']]);
       b.stop();
     });
   }
+
+  it('holds what arrives in the turn the consumer resumes in (the deliveries come before the state says consuming)', async () => {
+    const { session, b, sent } = batches();
+    session.to('paused');
+    b.add(delivered(1));
+    session.to('consuming');
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.deepEqual(sent, []);
+    b.stop();
+  });
 
   it('sends the partial batch at once when the rate limit starts holding deliveries back', () => {
     const { session, b, sent } = batches();
@@ -114,10 +127,11 @@ describe('startBatches', () => {
     b.stop();
   });
 
-  it('sends each delivery at once while the kill switch probes (one message at a time)', () => {
+  it('sends each delivery at once while the kill switch probes (one message at a time)', async () => {
     const { session, b, sent } = batches();
     session.circuit = { state: 'probing' };
     b.add(delivered(1));
+    await new Promise((resolve) => setImmediate(resolve));
     assert.deepEqual(sent.map(ids), [['d1']]);
     b.stop();
   });
@@ -151,11 +165,12 @@ describe('startBatches', () => {
     assert.equal(session.listenerCount('state') + session.listenerCount('holding'), 0);
   });
 
-  it('gives each batch msg a new id', () => {
+  it('gives each batch msg a new id', async () => {
     const { session, b, sent } = batches();
     b.add(delivered(1));
     session.to('paused');
     b.add(delivered(2));
+    await new Promise((resolve) => setImmediate(resolve));
     assert.deepEqual(sent.map((m) => batchOf(m)?.batch.id), ['b1', 'b2']);
     b.stop();
   });
