@@ -6,6 +6,7 @@
  * longer `live` (ended meanwhile: the broker has them again) are left out. Pure, with injected timers;
  * the consumer node builds one msg of each batch.
  */
+import { realTimers, type Timers } from './recheck';
 
 /** The longest batch a consumer collects. */
 export const MAX_BATCH_SIZE = 10_000;
@@ -13,15 +14,7 @@ export const MAX_BATCH_SIZE = 10_000;
 const MAX_PREFETCH = 65_535;
 
 /** Arms and disarms the wait's timer; injectable for unit tests. */
-export interface BatchTimers {
-  set(due: () => void, ms: number): unknown;
-  clear(timer: unknown): void;
-}
-
-const realTimers: BatchTimers = {
-  set: (due, ms) => setTimeout(due, ms),
-  clear: (timer) => clearTimeout(timer as NodeJS.Timeout | undefined),
-};
+export type BatchTimers = Timers;
 
 export interface BatcherOptions<T> {
   /** Items per batch, at most (1..MAX_BATCH_SIZE). */
