@@ -292,6 +292,10 @@ describe('editor in a real browser (chromium + playwright-core, packed package, 
     await size.waitFor({ state: 'visible' });
     await typeAndCheck('#node-input-batchSize', '20000', true);
     await typeAndCheck('#node-input-batchSize', '500', false);
+    // The picture (docs/nodes/retry-consumer.md#batch-mode): the batch fields and their tip in view.
+    await page.locator('.form-tips.retry-consumer-batch').evaluate((el) => el.scrollIntoView({ block: 'end' }));
+    await page.evaluate(() => document.querySelectorAll('.red-ui-notification').forEach((n) => n.remove())); // an earlier test's
+    await screenshot('retry-consumer-batch.png', '.red-ui-tray');
     await page.locator('#node-input-mode').selectOption('ordered');
     await size.waitFor({ state: 'hidden' });
     await closeEditor(consumer.type);
