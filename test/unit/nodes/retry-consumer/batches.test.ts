@@ -25,6 +25,12 @@ describe('batchItem', () => {
     const d = delivered(1);
     assert.deepEqual(batchItem(d), { ...d.amqp, retry: d.retry });
   });
+  it('carries the deduplication record when the delivery has one', () => {
+    const d = delivered(4);
+    d.amqp.dedupe = { scope: 'orders', key: 'm4' };
+    assert.deepEqual(batchItem(d), { ...d.amqp, retry: d.retry });
+  });
+
   it('carries the trace context when the delivery has one', () => {
     const item = batchItem(delivered(2, true));
     assert.equal(item.traceparent, '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01');
