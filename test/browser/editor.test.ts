@@ -294,7 +294,7 @@ describe('editor in a real browser (chromium + playwright-core, packed package, 
     await typeAndCheck('#node-input-batchSize', '500', false);
     // The picture (docs/nodes/retry-consumer.md#batch-mode): the batch fields and their tip in view.
     await page.locator('.form-tips.retry-consumer-batch').evaluate((el) => el.scrollIntoView({ block: 'end' }));
-    await page.evaluate(() => document.querySelectorAll('.red-ui-notification').forEach((n) => n.remove())); // an earlier test's
+    await page.locator('.red-ui-notification').evaluateAll((notes) => notes.forEach((note) => note.remove())); // an earlier test's
     await screenshot('retry-consumer-batch.png', '.red-ui-tray');
     await page.locator('#node-input-mode').selectOption('ordered');
     await size.waitFor({ state: 'hidden' });
