@@ -197,6 +197,22 @@ describe('retry consumer in batch mode (real broker)', function () {
     assert.equal(seen.length, 1);
   });
 
+  it('with deduplication, a duplicate never joins a batch: it waits for the first copy, then is acked as a duplicate', async () => {
+    await loadFlow([...flow({ batchSize: '100', batchWait: '200', dedupe: 'store' }), { id: 'store', type: 'retry-dedupe', kind: 'memory' }]);
+    const seen: Msg[] = [];
+    helper.getNode('seen').on('input', (msg: Msg) => seen.push(msg));
+    await broker.waitForConsumer(names.mainQueue);
+    await broker.publish(names.mainExchange, names.routingKey, { n: 1 }, { messageId: 'same' });
+    await broker.publish(names.mainExchange, names.routingKey, { n: 2 }, { messageId: 'other' });
+    await broker.publish(names.mainExchange, names.routingKey, { n: 1 }, { messageId: 'same' });
+    await waitFor(() => itemsIn(seen) === 2, 'the two keys in batches');
+    ackAll(seen);
+    await waitFor(() => sessionOf().stats.duplicates === 1 && sessionOf().stats.acked === 2, 'the copy acked as a duplicate once the first was acked');
+    await waitFor(async () => (await broker.messageCount(names.mainQueue)) === 0, 'an empty main queue');
+    assert.deepEqual(seen.flatMap((m) => (m.amqp.items as Msg[]).map((i) => i.properties.messageId)).sort(), ['other', 'same']);
+    assert.ok(seen.flatMap((m) => m.amqp.items as Msg[]).every((i) => i.dedupe?.key !== undefined), 'each item carries the key it claimed');
+  });
+
   it('is refused with ordered mode, with a sentence saying why', async () => {
     await loadFlow(flow({ mode: 'ordered' }));
     await waitFor(() => errorsOf('consumer').length > 0, 'the error');
