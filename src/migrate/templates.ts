@@ -119,6 +119,7 @@ export function retryConsumer(place: Place, config: string, prefetch: number, wi
     dedupeNoKey: 'process',
     dedupeStoreDown: 'pause',
     circuit: false,
+    batch: false,
     outputs: 1,
     version: version(NODE_TYPE.retryConsumer),
     wires: [wires[0] ?? []],

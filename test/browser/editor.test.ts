@@ -280,6 +280,28 @@ describe('editor in a real browser (chromium + playwright-core, packed package, 
     assert.deepEqual(takeErrors(), []);
   });
 
+  it("shows the consumer's batch fields only with batch mode ticked in retry mode, and checks the batch size as the runtime does", async function () {
+    const consumer = (await ourNodes()).find((n) => n.type === 'retry-consumer');
+    assert.ok(consumer);
+    await openEditor(consumer.id, consumer.type);
+    const size = page.locator('#node-input-batchSize');
+    await page.locator('#node-input-mode').selectOption('retry');
+    if (await page.locator('#node-input-batch').isChecked()) await page.locator('#node-input-batch').click();
+    assert.equal(await size.isVisible(), false, 'hidden while batch mode is off');
+    await page.locator('#node-input-batch').click();
+    await size.waitFor({ state: 'visible' });
+    await typeAndCheck('#node-input-batchSize', '20000', true);
+    await typeAndCheck('#node-input-batchSize', '500', false);
+    // The picture (docs/nodes/retry-consumer.md#batch-mode): the batch fields and their tip in view.
+    await page.locator('.form-tips.retry-consumer-batch').evaluate((el) => el.scrollIntoView({ block: 'end' }));
+    await page.locator('.red-ui-notification').evaluateAll((notes) => notes.forEach((note) => note.remove())); // an earlier test's
+    await screenshot('retry-consumer-batch.png', '.red-ui-tray');
+    await page.locator('#node-input-mode').selectOption('ordered');
+    await size.waitFor({ state: 'hidden' });
+    await closeEditor(consumer.type);
+    assert.deepEqual(takeErrors(), []);
+  });
+
   it('offers the env type for the broker URL, host and management URL, and marks a bad variable name invalid', async function () {
     const brokerNode = (await ourNodes()).find((n) => n.type === 'retry-broker');
     assert.ok(brokerNode);

@@ -54,18 +54,20 @@ describe('editor rules (src/editor)', function () {
       string,
       { value: unknown; validate?: editor.Validator }
     >;
-    assert.equal(defaults.version?.value, 5);
+    assert.equal(defaults.version?.value, 6);
     const validate = defaults.mode?.validate;
     assert.ok(validate);
     assert.equal(validate.call({}, undefined), true, 'saved before mode existed');
     assert.equal(validate.call({ version: 2 }, undefined), false, 'saved with mode, now missing');
     const dedupe = { dedupe: '', dedupeKeyType: 'messageId', dedupeKey: '', dedupeNoKey: 'process', dedupeStoreDown: 'pause' };
     const protection = { circuitActivation: '20', circuitTripPercent: '15', circuitWindow: '10', circuitRestart: '30', circuitRestartMax: '300', circuitProbes: '5', rateLimit: '0' };
-    assert.deepEqual(missingProperties('retry-consumer', {}), { mode: 'retry', orderedPause: '5', parkingWatch: '30', statsEvery: '60', ...dedupe, ...protection });
-    assert.deepEqual(missingProperties('retry-consumer', { version: 2 }), { statsEvery: '60', ...dedupe, ...protection });
-    assert.deepEqual(missingProperties('retry-consumer', { version: 3 }), { ...dedupe, ...protection });
-    assert.deepEqual(missingProperties('retry-consumer', { version: 4 }), protection);
-    assert.deepEqual(missingProperties('retry-consumer', { version: 5 }), {});
+    const batch = { batchSize: '500', batchWait: '200' };
+    assert.deepEqual(missingProperties('retry-consumer', {}), { mode: 'retry', orderedPause: '5', parkingWatch: '30', statsEvery: '60', ...dedupe, ...protection, ...batch });
+    assert.deepEqual(missingProperties('retry-consumer', { version: 2 }), { statsEvery: '60', ...dedupe, ...protection, ...batch });
+    assert.deepEqual(missingProperties('retry-consumer', { version: 3 }), { ...dedupe, ...protection, ...batch });
+    assert.deepEqual(missingProperties('retry-consumer', { version: 4 }), { ...protection, ...batch });
+    assert.deepEqual(missingProperties('retry-consumer', { version: 5 }), batch);
+    assert.deepEqual(missingProperties('retry-consumer', { version: 6 }), {});
   });
 
   it('takes an env field (typedInput type env) as a variable name, a text field by its own rule; older brokers are text', function () {

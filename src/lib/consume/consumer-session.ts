@@ -72,7 +72,7 @@ export class ConsumerSession extends EventEmitter<ConsumerSessionEvents> {
       else void this.reconsume(); // closed after probing: the full prefetch again
       this.emit('circuit', change);
     });
-    this.intake = new Intake(topology, options.rateLimit, this.deliveries, this.hold, (channel) => channel === this.own.channel && !this.stopped);
+    this.intake = new Intake(topology, options.rateLimit, this.deliveries, this.hold, (channel) => channel === this.own.channel && !this.stopped, () => this.emit('holding'));
     this.drain = new Drain(() => this.deliveries.inFlight + this.deliveries.copying);
     this.deliveries.on('changed', () => {
       if (this.pauses.any) void this.applyPause(); // no promise per delivery and settle

@@ -58,6 +58,11 @@ export class Deliveries extends EventEmitter<DeliveryEvents> {
     return this.registry.issued(id);
   }
 
+  /** Whether a delivery id is waiting to be settled (not settled, not ended with its channel). */
+  live(id: string): boolean {
+    return this.registry.entry(id) !== undefined;
+  }
+
   /** Registers a delivery (with its settle deadline) and hands it to the flow. */
   arrived(acks: AckTarget & { arrived(message: ConsumeMessage): void }, message: ConsumeMessage, retry: RetryInfo, receivedAt: number): void {
     this.counters.delivered += 1;

@@ -17,15 +17,19 @@ type Delivery = { channel: Channel; acks: AckBatcher; message: ConsumeMessage };
 export class Intake {
   private readonly throttle: Throttle<Delivery> | undefined;
 
-  /** @param current whether deliveries of `channel` are taken now (it is the session's channel and the session runs) */
+  /**
+   * @param current whether deliveries of `channel` are taken now (it is the session's channel and the session runs)
+   * @param holding called when the rate limit starts holding deliveries back
+   */
   constructor(
     private readonly topology: Pick<RetryTopologyConfig, 'mainQueue' | 'maxAttempts' | 'delayedRetry'>,
     rateLimit: number | undefined,
     private readonly deliveries: Deliveries,
     private readonly hold: OrderedHold | undefined,
     private readonly current: (channel: Channel) => boolean,
+    holding?: () => void,
   ) {
-    this.throttle = rateLimit ? new Throttle<Delivery>(rateLimit, (d) => this.deliver(d.channel, d.acks, d.message)) : undefined;
+    this.throttle = rateLimit ? new Throttle<Delivery>(rateLimit, (d) => this.deliver(d.channel, d.acks, d.message), undefined, holding) : undefined;
   }
 
   /** Deliveries the rate limit holds back now. */

@@ -13,13 +13,13 @@ export function recheckDelay(attempt: number, random: () => number = Math.random
   return backoffDelay(attempt, RECHECK_BACKOFF, random);
 }
 
-/** Arms and disarms the re-check's timer; injectable for unit tests. */
-export interface RecheckTimers {
+/** Arms and disarms a timer (the re-check's, a batch's wait); injectable for unit tests. */
+export interface Timers {
   set(due: () => void, ms: number): unknown;
   clear(timer: unknown): void;
 }
 
-const realTimers: RecheckTimers = {
+export const realTimers: Timers = {
   set: (due, ms) => setTimeout(due, ms),
   clear: (timer) => clearTimeout(timer as NodeJS.Timeout | undefined),
 };
@@ -33,7 +33,7 @@ export class Recheck {
   constructor(
     private readonly due: () => void,
     private readonly delay: (attempt: number) => number = recheckDelay,
-    private readonly timers: RecheckTimers = realTimers,
+    private readonly timers: Timers = realTimers,
   ) {}
 
   /** Runs `setup` unless one is under way (a reconnect and a due re-check may both ask); a re-check still due is dropped. */

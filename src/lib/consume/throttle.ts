@@ -21,11 +21,12 @@ export class Throttle<T extends HeldDelivery> {
   private readonly queue: T[] = [];
   private timer: NodeJS.Timeout | undefined;
 
-  /** @param release hands a delivery to the flow */
+  /** @param release hands a delivery to the flow @param holding called when it starts holding deliveries back (none held before) */
   constructor(
     readonly rate: number,
     private readonly release: (item: T) => void,
     now: () => number = () => performance.now(),
+    private readonly holding: () => void = () => undefined,
   ) {
     this.bucket = new TokenBucket(rate, burstOf(rate), now);
   }
@@ -37,9 +38,11 @@ export class Throttle<T extends HeldDelivery> {
 
   /** A delivery: to the flow now if the rate allows, else in turn. */
   pass(item: T): void {
-    if (this.queue.length === 0 && this.bucket.take()) return this.release(item);
+    const first = this.queue.length === 0;
+    if (first && this.bucket.take()) return this.release(item);
     this.queue.push(item);
     this.arm();
+    if (first) this.holding();
   }
 
   /** The consumer stops taking messages: the held ones go back to the queue (they were not processed). */

@@ -150,6 +150,8 @@ export interface ConsumerSessionEvents {
   parking: [];
   /** The kill switch changed state. */
   circuit: [CircuitChange];
+  /** The rate limit starts holding deliveries back (batch mode sends its partial batch then). */
+  holding: [];
   /** Good news worth a log line (a store that answers again). */
   info: [string];
   warning: [string];

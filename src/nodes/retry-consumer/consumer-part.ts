@@ -12,6 +12,7 @@ import { metrics } from '../shared/metrics';
 import type { Node, NodeMessage } from '../shared/node-red';
 import type { RetryConfigNode } from '../shared/retry-config-node';
 import type { StatusUpdates } from '../shared/status';
+import { startBatches } from './batches';
 import { startEvents } from './consumer-events';
 import { hasChannel, sessionStatus, type StatusContext } from './consumer-status';
 import type { PartitionView } from './partition-status';
@@ -27,6 +28,8 @@ export interface PartOptions {
   /** The node's history (and counters): the parking depth is sampled into it. */
   recorder: Pick<ConsumerRecorder, 'depth'>;
   toMsg: (delivered: DeliveredMessage) => NodeMessage;
+  /** Batch mode: deliveries per msg and the wait of a partial batch, with the ids of its msgs. Undefined: one msg per delivery. */
+  batch?: { size: number; waitMs: number; nextId: () => string };
   /** The events output's stats period; undefined: no events output. */
   statsEveryMs: number | undefined;
   circuit: boolean;
@@ -40,10 +43,12 @@ export interface ConsumerPart {
 }
 
 export function startPart(options: PartOptions): ConsumerPart {
-  const { node, config, session, topology, partition, status, toMsg } = options;
+  const { node, config, session, topology, partition, status, toMsg, batch } = options;
   const connection = config.broker?.connection;
+  // Batch mode: one msg per batch; bisect's halves (retry-settle) go out of the first output again.
+  const batches = batch ? startBatches(session, { ...batch, config: config.id, queue: topology.mainQueue }, (msg) => node.send(msg), batch.nextId) : undefined;
   // The configuration owns its sessions: end nodes reach this one through it, until it has stopped and drained.
-  const leave = config.consumers.add(session, node.id);
+  const leave = config.consumers.add(session, node.id, batches && ((msg) => node.send(msg)));
   // Delivered a message on its current channel: the partition's single active consumer is this one.
   let active = false;
   const deliveries = session.deliveries;
@@ -52,7 +57,8 @@ export function startPart(options: PartOptions): ConsumerPart {
       active = true;
       status.soon();
     }
-    node.send(toMsg(delivered));
+    if (batches) batches.add(delivered);
+    else node.send(toMsg(delivered));
   });
   deliveries.on('invalid', (delivered, why) => {
     const msg = toMsg(delivered);
@@ -99,6 +105,7 @@ export function startPart(options: PartOptions): ConsumerPart {
     session,
     view: (t, context) => ({ index: partition ?? 0, state: session.state, stats: session.stats, status: sessionStatus(session.state, session.stats, t, context), active }),
     stop: (stopOptions) => {
+      batches?.stop(); // before the drain: the flow can settle the partial batch
       stopEvents?.();
       removeGauges();
       return Promise.all([session.stop(stopOptions), mover?.stop()])

@@ -92,7 +92,8 @@ export class RetryConsumerController {
     const statsEveryMs = settings.def.events === true ? settings.values.statsEvery * 1000 : undefined;
     for (const { topology: part, partition } of topologies) {
       const session = new ConsumerSession(sessionOptions(settings, part, this.partitioned, recorder.forQueue(part.mainQueue)));
-      this.parts.push(startPart({ node, config: settings.config, session, topology: part, partition, status: this.status, recorder, toMsg: (delivered) => toMsg(delivered, this.msgIds, partition), statsEveryMs, circuit: settings.def.circuit === true }));
+      const batch = settings.batch && { ...settings.batch, nextId: () => this.msgIds.next() };
+      this.parts.push(startPart({ node, config: settings.config, session, topology: part, partition, status: this.status, recorder, toMsg: (delivered) => toMsg(delivered, this.msgIds, partition), batch, statsEveryMs, circuit: settings.def.circuit === true }));
     }
     this.status.now();
   }

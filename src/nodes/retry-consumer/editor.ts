@@ -1,6 +1,6 @@
 /**
- * The retry-consumer dialog: mode, prefetch, timeouts, the events output, decoding, deduplication, and
- * downstream protection (kill switch, rate limit). Pure: the editor bundle takes it (scripts/build-editor.mjs).
+ * The retry-consumer dialog: mode, prefetch, batch mode, timeouts, the events output, decoding,
+ * deduplication, and downstream protection (kill switch, rate limit). Pure: the editor bundle takes it (scripts/build-editor.mjs).
  */
 import { choices, fail, fillSelect, migrate, numberProperty, showReasons, str, validators as v, withVersion, type EditorNode, type Translate } from '../../editor/index';
 import { CATEGORY, COLOR, italicWhenNamed } from '../../editor/nodes/common';
@@ -48,6 +48,9 @@ function consumerDefaults(t: Translate): NodeDefinition['defaults'] {
     name: { value: '' },
     config: { value: '', type: NODE_TYPE.retryConfig, required: true, label: t('label.config') },
     prefetch: numberProperty(TYPE, 'prefetch', t('label.prefetch')),
+    batch: { value: false },
+    batchSize: numberProperty(TYPE, 'batchSize', t('label.batchSize')),
+    batchWait: numberProperty(TYPE, 'batchWait', t('label.batchWait')),
     settleTimeout: numberProperty(TYPE, 'settleTimeout', t('label.settleTimeout')),
     decode: { value: 'auto', label: t('label.decode'), validate: v.oneOf(choices.decodeModes) },
     invalidBody: { value: 'park', label: t('label.invalidBody'), validate: v.oneOf(choices.invalidBodyActions) },
@@ -123,8 +126,11 @@ function prepareDialog(node: EditorNode, t: Translate): void {
     const ordered = $('#node-input-mode').val() === 'ordered';
     $('.retry-consumer-ordered').toggle(ordered);
     $('.retry-consumer-parallel').toggle(!ordered);
+    // Batch mode is refused with ordered mode (the runtime says why): its fields only in retry mode.
+    $('.retry-consumer-batch').toggle(!ordered && $('#node-input-batch').prop('checked') === true);
   };
   $('#node-input-mode').on('change', refreshMode);
+  $('#node-input-batch').on('change', refreshMode);
   refreshMode();
   const refreshCircuit = (): void => {
     $('.retry-consumer-circuit').toggle($('#node-input-circuit').prop('checked') === true);

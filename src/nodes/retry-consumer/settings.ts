@@ -3,13 +3,14 @@
  * deduplication store and key — and the options of the session it runs per queue (the main queue, or
  * each partition queue). A node with problems does not start.
  */
-import type { ConsumerSessionOptions } from '../../lib/consume';
+import { batchPrefetch, type ConsumerSessionOptions } from '../../lib/consume';
 import type { DecodeMode } from '../../lib/message';
 import { readNumberFields } from '../../lib/rules';
-import type { RetryTopologyConfig } from '../../lib/topology';
+import { isPartitioned, type RetryTopologyConfig } from '../../lib/topology';
 import { openTelemetryTracer } from '../../lib/trace';
 import type { RetryBrokerNode } from '../shared/broker-node';
 import { findDedupeStore, keyReader, type DedupeStoreNode } from '../shared/dedupe-node';
+import { translator } from '../shared/i18n';
 import type { Node, NodeAPI, NodeDef } from '../shared/node-red';
 import { findConfig } from '../shared/config-lookup';
 import { NODE_TYPE } from '../shared/node-types';
@@ -28,9 +29,11 @@ export interface ConsumerSettings {
   keyOf: ReturnType<typeof keyReader> | undefined;
   /** Ordered mode (or a partitioned configuration: ordered per partition). */
   ordered: boolean;
+  /** Batch mode (issue 51): up to `size` deliveries per msg, a partial batch sent after `waitMs`. */
+  batch: { size: number; waitMs: number } | undefined;
 }
 
-function readValues(def: NodeDef, ordered: boolean) {
+function readValues(def: NodeDef, ordered: boolean, batch: boolean) {
   const fields = NUMBER_FIELDS[NODE_TYPE.retryConsumer];
   return readNumberFields(def, {
     // Ordered processing forces prefetch 1, so its field is not read then.
@@ -46,13 +49,15 @@ function readValues(def: NodeDef, ordered: boolean) {
     circuitRestartMax: fields.circuitRestartMax,
     circuitProbes: fields.circuitProbes,
     rateLimit: fields.rateLimit,
+    ...(batch ? { batchSize: fields.batchSize, batchWait: fields.batchWait } : {}),
   });
 }
 
 /** The consumer's settings, or why it cannot start (`problems`, in the order the status shows them). */
 export function consumerSettings(RED: NodeAPI, node: Node, def: NodeDef): ConsumerSettings | { problems: string[] } {
   const mode = def.mode === 'ordered';
-  const { values, problems } = readValues(def, mode);
+  const batch = def.batch === true;
+  const { values, problems } = readValues(def, mode, batch);
   const restartMax = restartMaxProblem(values.circuitRestart, values.circuitRestartMax);
   if (restartMax !== undefined) problems.push(restartMax);
   const config = findConfig<RetryConfigNode>(RED, NODE_TYPE.retryConfig, def.config);
@@ -71,8 +76,17 @@ export function consumerSettings(RED: NodeAPI, node: Node, def: NodeDef): Consum
       problems.push((err as Error).message);
     }
   }
+  // Batch mode keeps no per-key order: a retried item would let the later items of its key overtake it.
+  if (batch && (mode || (config?.topology !== undefined && isPartitioned(config.topology)))) problems.push(translator(RED)('retry-consumer.errors.batchOrdered'));
   if (!config || !config.topology || !config.broker || problems.length > 0) return { problems };
-  return { def, values, config: config as ConsumerSettings['config'], dedupeNode, keyOf, ordered: mode };
+  const batchMode = batch ? { size: values.batchSize ?? 500, waitMs: values.batchWait ?? 200 } : undefined;
+  return { def, values, config: config as ConsumerSettings['config'], dedupeNode, keyOf, ordered: mode, batch: batchMode };
+}
+
+/** The prefetch of a consumer that is not ordered: the configured one, or in batch mode room for two batches (at most 65535). */
+function parallelPrefetch(settings: ConsumerSettings): number {
+  const prefetch = settings.values.prefetch ?? 10;
+  return settings.batch ? batchPrefetch(prefetch, settings.batch.size) : prefetch;
 }
 
 /** The options of the session of one queue (`part`: the main queue's topology, or a partition's). */
@@ -87,7 +101,7 @@ export function sessionOptions(settings: ConsumerSettings, part: RetryTopologyCo
     configId: config.id,
     topology: part,
     // Ordered processing needs one message at a time: nothing may overtake a failed one.
-    prefetch: ordered ? 1 : (values.prefetch ?? 10),
+    prefetch: ordered ? 1 : parallelPrefetch(settings),
     ordered: ordered ? { pauseMs: (values.orderedPause ?? 5) * 1000 } : undefined,
     parkingWatchMs: values.parkingWatch * 1000,
     queueWatch: broker.queueWatch,

@@ -70,6 +70,9 @@ export const NUMBER_FIELDS = {
     circuitRestartMax: { label: 'longest restart timeout', fallback: 300, min: 0.1, max: MAX_TIMER_SECONDS, unit: 's' },
     circuitProbes: { label: 'probes', fallback: 5, min: 1, max: 65535, integer: true },
     rateLimit: { label: 'rate limit', fallback: 0, min: 0, max: 1_000_000, unit: 'messages/s' },
+    // Batch mode (issue 51, with `batch` on): up to batchSize deliveries per msg, the first waiting at most batchWait.
+    batchSize: { label: 'batch size', fallback: 500, min: 1, max: 10_000, integer: true },
+    batchWait: { label: 'batch wait', fallback: 200, min: 0, max: 60_000, unit: 'ms' },
   },
   [NODE_TYPE.parkReplay]: {
     max: { label: 'at most', fallback: 100, min: 1, integer: true },
@@ -115,7 +118,7 @@ export const PROPERTY_VERSIONS: Record<string, { version: number; added: Record<
   // --- issue 42: partitions (absent: not partitioned); issue 39: broker-native delayed retry and jitter (absent: retry queues, no jitter) ---
   [NODE_TYPE.retryConfig]: { version: 4, added: { maxAge: { since: 2 }, errorRules: { since: 3, value: '[]' }, partitions: { since: 4 }, partitionRouting: { since: 4, value: 'auto' }, delayedRetry: { since: 4, value: 'queues' }, retryJitter: { since: 4 } } },
   [NODE_TYPE.retryConsumer]: {
-    version: 5,
+    version: 6,
     added: {
       mode: { since: 2, value: 'retry' },
       orderedPause: { since: 2 },
@@ -133,6 +136,9 @@ export const PROPERTY_VERSIONS: Record<string, { version: number; added: Record<
       circuitRestartMax: { since: 5 },
       circuitProbes: { since: 5 },
       rateLimit: { since: 5 },
+      // --- issue 51: batch mode (absent `batch`: off) ---
+      batchSize: { since: 6 },
+      batchWait: { since: 6 },
     },
   },
 };

@@ -117,6 +117,16 @@ describe('deliveries', () => {
     await assert.rejects(deliveries.settle('other:1', 'ack'), (err: SettleError) => err.kind === 'unknown');
   });
 
+  it('live: a delivery waiting to be settled; not once settled or ended with its channel, nor an id never given out (batch mode leaves those out)', async () => {
+    const { deliveries, track } = setup(0);
+    const a = track(1);
+    const b = track(2);
+    assert.deepEqual([deliveries.live(a), deliveries.live(b)], [true, true]);
+    await deliveries.settle(a, 'ack');
+    deliveries.endAll('channel lost');
+    assert.deepEqual([deliveries.live(a), deliveries.live(b), deliveries.live('node1:99'), deliveries.live('other:1')], [false, false, false, false]);
+  });
+
   it('settleNow (the settle nodes\' path): an ack or a dead-letter returns its outcome itself, a copy undefined and its outcome through the callback; one that cannot settle throws', async () => {
     const { written, deliveries, track, copies } = setup(0);
     const a = track(1);

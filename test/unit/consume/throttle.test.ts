@@ -35,6 +35,23 @@ describe('the rate limit (Throttle)', () => {
     assert.equal(throttle.held, 0);
   });
 
+  it('says when it starts holding deliveries back: once, until it held none again', () => {
+    let now = 0;
+    let holding = 0;
+    const throttle = new Throttle(1, () => undefined, () => now, () => (holding += 1));
+    const acks = new FakeAcks();
+    throttle.pass(delivery(acks, 1)); // the bucket's token: not held
+    assert.equal(holding, 0);
+    throttle.pass(delivery(acks, 2));
+    throttle.pass(delivery(acks, 3));
+    assert.equal(holding, 1);
+    throttle.drop();
+    now = 5000;
+    throttle.pass(delivery(acks, 4)); // a token again
+    throttle.pass(delivery(acks, 5));
+    assert.equal(holding, 2);
+  });
+
   it('forgets the held deliveries of a lost channel without touching it', () => {
     const throttle = new Throttle(1, () => undefined, () => 0);
     const acks = new FakeAcks();
