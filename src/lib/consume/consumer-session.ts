@@ -263,7 +263,7 @@ export class ConsumerSession extends EventEmitter<ConsumerSessionEvents> {
     if (!this.stopped && this.options.connection.connection) this.recheck.schedule();
   }
 
-  /** The channel is gone (closed under the consumer, its connection lost, or `cancelled` by the broker: let go of already): set up anew later. `always`: said even with nothing in flight. */
+  /** The channel is gone (closed, connection lost, or `cancelled` by the broker: let go of already): set up anew later; `always`: said even with nothing in flight. */
   private lostChannel(why: string, cancelled?: BrokerCancel, always = false): void {
     if (!cancelled) this.letGo(why, always);
     if (this.stopped) return;
@@ -271,12 +271,11 @@ export class ConsumerSession extends EventEmitter<ConsumerSessionEvents> {
     this.scheduleSetup();
   }
 
-  /** Lets go of the channel: what the flow holds is stale (the broker redelivers it); said with the copies in flight (`always`: even with nothing in flight — a channel the broker closed is never silent). */
+  /** Lets go of the channel: what the flow holds is stale (the broker redelivers it); said with the copies in flight. */
   private letGo(why: string, always = false): void {
     this.intake.drop();
     this.own.release();
-    const gone = this.deliveries.endAll(`${why} before it was settled; the broker redelivers it`);
-    const { copying } = this.deliveries;
+    const gone = this.deliveries.endAll(`${why} before it was settled; the broker redelivers it`), { copying } = this.deliveries;
     if (always || gone > 0 || copying > 0) this.emit('warning', lostChannelText(why, gone, copying));
     this.drain.changed();
   }
@@ -284,7 +283,7 @@ export class ConsumerSession extends EventEmitter<ConsumerSessionEvents> {
   /** basic.cancel: close the channel (unsettled go back), find why (`broker-cancel.ts`: queue deleted, consumer timeout, leader moved), say it, set up again. */
   private cancelledByBroker(channel: Channel): void {
     if (this.own.channel !== channel) return;
-    const heldSince = this.deliveries.heldSince;
+    const { heldSince } = this.deliveries;
     this.letGo(`the broker cancelled the consumer of queue '${this.options.topology.mainQueue}'`);
     void closeChannel(channel);
     void findCancelCause(this.options, heldSince).then(({ cancelled, text }) => {
@@ -294,9 +293,8 @@ export class ConsumerSession extends EventEmitter<ConsumerSessionEvents> {
     });
   }
 
-  /** The channel closed under the consumer: let go of, set up anew later (`byBroker`: the broker closed it alone, said even with nothing in flight). */
+  /** The channel closed under the consumer (`byBroker`: the broker closed it alone, said even with nothing in flight). */
   private channelGone(channel: Channel, why: string, byBroker: boolean): void {
-    if (this.own.channel !== channel) return;
-    this.lostChannel(why, undefined, byBroker);
+    if (this.own.channel === channel) this.lostChannel(why, undefined, byBroker);
   }
 }
