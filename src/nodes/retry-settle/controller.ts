@@ -4,8 +4,11 @@
  * the configuration's error rules make of the failure: a permanent one parks at once, a done one is
  * acked. Step 4 of the walk of one message (docs/architecture.md).
  */
-import { permanentReason, type Classification } from '../../lib/classify';
+import type { Classification } from '../../lib/classify';
 import type { SettleAction } from '../../lib/settle';
+import { batchOf } from '../shared/batch-msg';
+import { classifiedSettle } from '../shared/batch-plan';
+import { BatchSettler } from '../shared/batch-settle';
 import { deliveryTarget, targetFinder, type DeliveryTarget } from '../shared/consumer-sessions';
 import { translator } from '../shared/i18n';
 import { errorText, stringProp, type DoneFunction, type Node, type NodeAPI, type NodeDef, type NodeMessage, type SendFunction } from '../shared/node-red';
@@ -14,7 +17,8 @@ import { NODE_TYPE } from '../shared/node-types';
 import type { RetryConfigNode } from '../shared/retry-config-node';
 import { EndNode } from '../shared/settle-node';
 import { SettleReplies } from '../shared/settle-reply';
-import { requestedDelay, ShortWaitWarnings } from './retry-delay';
+import { RetrySettleBatches } from './batch';
+import { flowDelay, requestedDelay, ShortWaitWarnings } from './retry-delay';
 
 export class RetrySettleController {
   private readonly action: SettleAction;
@@ -23,6 +27,7 @@ export class RetrySettleController {
   private readonly replies: SettleReplies;
   private readonly end: EndNode;
   private readonly shortWaits: ShortWaitWarnings;
+  private readonly batches: RetrySettleBatches;
 
   constructor(
     private readonly RED: NodeAPI,
@@ -42,12 +47,24 @@ export class RetrySettleController {
     );
     this.end = new EndNode(this.replies);
     this.shortWaits = new ShortWaitWarnings((text) => node.warn(text));
+    this.batches = new RetrySettleBatches({
+      action: this.action,
+      reason: this.reason,
+      bisect: def.bisect === true,
+      find: this.find,
+      replies: this.replies,
+      settler: new BatchSettler(this.find, this.replies, false),
+      warn: (text) => node.warn(text),
+      checkWait: (target, attempt, delayMs) => this.checkWait(target, { retry: { attempt } }, delayMs),
+    });
     node.on('input', (msg, send, done) => this.input(msg, send, done));
     node.on('close', () => this.replies.stop());
   }
 
   /** Ack settles as asked; a retry is what the configuration's error rules make of the failure. */
   private input(msg: NodeMessage, send: SendFunction, done: DoneFunction): void {
+    const batch = batchOf(msg);
+    if (batch) return this.batches.input(batch, msg, send, done);
     const target = deliveryTarget(this.find, msg, this.action);
     if (target instanceof Error) return this.replies.failed(target, done);
     const reason = errorText(msg.error) || this.reason;
@@ -55,9 +72,9 @@ export class RetrySettleController {
     const classifier = target.sessions.classifier;
     if (!classifier || classifier.size === 0) return this.retry(target, msg, send, done, reason, requestedDelay(msg));
     const apply = (c: Classification): void => {
-      if (c.kind === 'done') this.end.settle(target, msg, send, done, 'ack', reason, 'done');
-      else if (c.kind === 'permanent') this.end.settle(target, msg, send, done, 'retry', permanentReason(c.rule, reason), 'permanent');
-      else this.retry(target, msg, send, done, reason, requestedDelay(msg, c));
+      const s = classifiedSettle(c, reason, msg.error, flowDelay(msg));
+      if (s.kind === 'transient') this.retry(target, msg, send, done, reason, s.delayMs);
+      else this.end.settle(target, msg, send, done, s.action, s.reason, s.kind);
     };
     const classified = classifier.classify({ error: msg.error, statusCode: msg.statusCode, msg });
     if (classified instanceof Promise) classified.then(apply, (err: unknown) => this.replies.failed(err, done));
@@ -66,7 +83,11 @@ export class RetrySettleController {
 
   /** A transient failure: retried, after the wait it asked for (warned, rarely, when the configuration cannot wait that long). */
   private retry(target: DeliveryTarget, msg: NodeMessage, send: SendFunction, done: DoneFunction, reason: string, delayMs: number): void {
-    if (delayMs > 0) this.shortWaits.check(findConfig<RetryConfigNode>(this.RED, NODE_TYPE.retryConfig, target.config)?.topology, msg, delayMs);
+    this.checkWait(target, msg, delayMs);
     this.end.settle(target, msg, send, done, 'retry', reason, 'transient', delayMs);
+  }
+
+  private checkWait(target: DeliveryTarget, msg: NodeMessage, delayMs: number): void {
+    if (delayMs > 0) this.shortWaits.check(findConfig<RetryConfigNode>(this.RED, NODE_TYPE.retryConfig, target.config)?.topology, msg, delayMs);
   }
 }

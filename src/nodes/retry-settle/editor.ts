@@ -1,4 +1,4 @@
-/** The retry-settle dialog: ack or retry, and the reason a retry gives. Pure: the editor bundle takes it (scripts/build-editor.mjs). */
+/** The retry-settle dialog: ack or retry, the reason a retry gives, and whether a retry splits a batch that failed as a whole. Pure: the editor bundle takes it (scripts/build-editor.mjs). */
 import { choices, fillSelect, str, validators, type Translate } from '../../editor/index';
 import { CATEGORY, COLOR, italicWhenNamed } from '../../editor/nodes/common';
 import type { JQStatic, NodeDefinition } from '../../editor/red';
@@ -13,6 +13,7 @@ export function retrySettle(t: Translate): NodeDefinition {
       name: { value: '' },
       action: { value: 'ack', label: t('label.action'), validate: validators.oneOf(choices.settleActions) },
       reason: { value: '' },
+      bisect: { value: false },
     },
     inputs: 1,
     outputs: 0,
@@ -29,7 +30,7 @@ export function retrySettle(t: Translate): NodeDefinition {
     oneditprepare() {
       fillSelect('#node-input-action', choices.settleActions, (a) => t(`action.${a}`), this.action);
       $('#node-input-action')
-        .on('change', () => $('.retry-settle-reason').toggle($('#node-input-action').val() === 'retry'))
+        .on('change', () => $('.retry-settle-reason, .retry-settle-bisect').toggle($('#node-input-action').val() === 'retry'))
         .trigger('change');
     },
   };

@@ -9,6 +9,7 @@ import type { ErrorClassifier } from '../../lib/classify';
 import type { ConsumerSession } from '../../lib/consume';
 import type { OutcomeEvent } from '../../lib/observe';
 import { SettleError, type SettleAction } from '../../lib/settle';
+import { batchOf } from './batch-msg';
 import { findConfig } from './config-lookup';
 import type { Node, NodeAPI, NodeMessage } from './node-red';
 import { NODE_TYPE } from './node-types';
@@ -140,9 +141,16 @@ export function targetFinder(RED: NodeAPI): (configId: string | undefined, deliv
 
 /** The target of a msg's settle (`action`), or why it has none (an error for the end node to report). */
 export function deliveryTarget(find: ReturnType<typeof targetFinder>, msg: NodeMessage, action: SettleAction): DeliveryTarget | Error {
+  const batch = batchOf(msg);
+  if (batch) return batchRefused(batch.items.length);
   const { deliveryId, config } = deliveryOf(msg);
   if (deliveryId === undefined) return new Error(`msg.amqp.deliveryId is missing: ${action} needs the msg that came out of a retry consumer (keep msg.amqp when you build a new msg)`);
   return find(config, deliveryId) ?? consumerGone(deliveryId);
+}
+
+/** A batch msg reached what settles one delivery: nothing is settled, the items stay in flight (their settle timeout ends them). */
+export function batchRefused(size: number): Error {
+  return new Error(`this msg is a batch of ${size} item${size === 1 ? '' : 's'}: settle it with retry-settle or park-publisher`);
 }
 
 /** No consumer here gave out this delivery id (any more): the broker has the message again. */

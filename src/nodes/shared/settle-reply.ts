@@ -69,19 +69,23 @@ export class SettleReplies {
 
   /** A settle is done: counted on the status; a park sends its msg on, with where and why. */
   settled(outcome: SettleOutcome, msg: NodeMessage, send: SendFunction, done: DoneFunction, reason: string, kind?: ErrorKind): void {
-    if (outcome.done === 'parked') {
-      const { parks } = this;
-      parks.count += 1;
-      parks.attempt = outcome.attempt;
-      parks.permanent = kind === 'permanent';
-      if (parks.count === 1) this.status.now();
-      else this.status.soon();
-    }
+    if (outcome.done === 'parked') this.parked(1, outcome.attempt, kind === 'permanent');
     if (this.sendsOn) {
       msg.park = { queue: outcome.parkedTo ?? '', reason: outcome.parkReason ?? reason, attempt: outcome.attempt };
       send(msg);
     }
     done();
+  }
+
+  /** `count` parks counted on the status (a batch's items at once), the last at `attempt`. */
+  parked(count: number, attempt: number, permanent: boolean): void {
+    const { parks } = this;
+    const first = parks.count === 0;
+    parks.count += count;
+    parks.attempt = attempt;
+    parks.permanent = permanent;
+    if (first) this.status.now();
+    else this.status.soon();
   }
 
   /**

@@ -64,4 +64,12 @@ describe('consumer sessions: the session that issued a delivery id', () => {
     const other = deliveryTarget(find, msg('a:4', 'other-cfg'), 'ack');
     assert.ok(other instanceof Error && /its retry consumer is gone/.test(other.message), 'a configuration that is not deployed');
   });
+
+  it('a batch msg has no single target: an error saying which nodes settle it, its items not looked up', () => {
+    const find = (): never => assert.fail('a batch is not looked up as one delivery');
+    const batch = { payload: [1, 2], amqp: { config: 'cfg', queue: 'q', batch: { id: 'b', size: 2, split: 0 }, items: [{ deliveryId: 'a:1' }, { deliveryId: 'a:2' }] } };
+    const refused = deliveryTarget(find, batch, 'ack');
+    assert.ok(refused instanceof Error);
+    assert.equal(refused.message, 'this msg is a batch of 2 items: settle it with retry-settle or park-publisher');
+  });
 });
