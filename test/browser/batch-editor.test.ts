@@ -9,31 +9,22 @@
  * Chromium as in editor.test.ts: skipped locally without it, a failure under CI=true.
  */
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { PostgresDatabase } from '../../src/lib/postgres';
-import { AMQP_URL, Broker, MANAGEMENT_URL, uniqueName, waitFor } from '../helpers/broker';
-import { NodeRedProcess, packPackage, repoPackage, userDirWith } from '../helpers/node-red-process';
+import { BATCH_QUEUES, batchNames, dropBatchTables, packedNodeRed, renamedBatchExample, trackBatchExample, type FlowNode } from '../helpers/batch-example';
+import { Broker, waitFor } from '../helpers/broker';
+import { repoPackage, type NodeRedProcess } from '../helpers/node-red-process';
 import { DATABASE_URL } from '../helpers/private-stores';
 import { needChromium } from '../helpers/skips';
-import { nodeRed4 } from '../e2e/node-red-runtimes';
 import { serviceUrls } from '../../scripts/services.mjs';
 
 const root = path.resolve(__dirname, '../..');
 const CHROMIUM = serviceUrls(process.env).chromium;
 const IMAGES = process.env.UPDATE_SCREENSHOTS === '1' ? path.join(root, 'docs/images') : path.join(os.tmpdir(), 'rabbitmq-retry-screenshots');
-/** What the example names, renamed for this run everywhere but in the names and notes the canvas shows. */
-const NAMES = ['rows-exchange', 'rows-checked-queue', 'rows-bisect-queue', 'demo_rows', 'rabbitmq_retry_outbox'];
-const TABLES = ['demo_rows', 'rabbitmq_retry_outbox'];
 
-interface FlowNode {
-  id: string;
-  type: string;
-  name?: string;
-  [key: string]: unknown;
-}
 interface PageRED {
   nodes: { getType(type: string): unknown; node(id: string): unknown; eachNode(cb: (n: { id: string; type: string; valid?: boolean; validationErrors?: string[] }) => void): void };
   editor: { edit(node: unknown): void };
@@ -43,8 +34,7 @@ declare const RED: PageRED;
 describe('batch mode in the editor (chromium, packed package, Node-RED 4.1)', function () {
   this.timeout(240_000);
   const tempDirs: string[] = [];
-  const renamed: Record<string, string> = {};
-  for (const n of NAMES) renamed[n] = TABLES.includes(n) ? uniqueName(n).replace(/[^A-Za-z0-9_]/g, '_') : uniqueName(`ui-${n}`);
+  const renamed = batchNames('ui');
   let red: NodeRedProcess | undefined;
   let browser: Browser | undefined;
   let page: Page;
@@ -91,23 +81,11 @@ describe('batch mode in the editor (chromium, packed package, Node-RED 4.1)', fu
   before(async function () {
     needChromium(this);
     broker = await Broker.open();
-    for (const q of [renamed['rows-checked-queue']!, renamed['rows-bisect-queue']!]) broker.track('queue', q, `${q}.retry`, `${q}.parking`);
-    broker.track('exchange', renamed['rows-exchange']!);
+    trackBatchExample(broker, renamed);
     db = new PostgresDatabase({ connectionString: DATABASE_URL });
-    const packDir = mkdtempSync(path.join(os.tmpdir(), 'rmq-retry-pack-'));
-    tempDirs.push(packDir);
-    const userDir = await userDirWith(await packPackage(packDir));
-    tempDirs.push(userDir);
-    red = await NodeRedProcess.start({ launch: await nodeRed4.prepare(), userDir, env: { AMQP_URL, DATABASE_URL, RABBITMQ_MANAGEMENT_URL: MANAGEMENT_URL } });
-
-    const pattern = new RegExp(`\\b(${NAMES.join('|')})\\b`, 'g');
-    const shipped = JSON.parse(readFileSync(path.join(root, 'examples', 'batch-to-postgres.json'), 'utf8')) as FlowNode[];
-    flow = shipped.map(
-      (node) =>
-        Object.fromEntries(
-          Object.entries(node).map(([key, value]) => [key, key === 'name' || key === 'info' ? value : (JSON.parse(JSON.stringify(value).replace(pattern, (n) => renamed[n]!)) as unknown)]),
-        ) as FlowNode,
-    );
+    ({ red } = await packedNodeRed(tempDirs));
+    // Renamed everywhere but in the names and notes the canvas shows, so the picture reads as the example does.
+    flow = renamedBatchExample(readFileSync(path.join(root, 'examples', 'batch-to-postgres.json'), 'utf8'), renamed, true);
     await red.deploy(flow);
 
     browser = await chromium.launch({
@@ -129,7 +107,7 @@ describe('batch mode in the editor (chromium, packed package, Node-RED 4.1)', fu
   after(async function () {
     await browser?.close();
     await red?.stop();
-    for (const table of TABLES) await db?.query(`DROP TABLE IF EXISTS ${renamed[table]!}`).catch(() => undefined);
+    await dropBatchTables(db, renamed);
     await db?.close();
     await broker?.cleanup();
     for (const dir of tempDirs) rmSync(dir, { recursive: true, force: true });
@@ -175,12 +153,12 @@ describe('batch mode in the editor (chromium, packed package, Node-RED 4.1)', fu
   });
 
   it('runs the example: both patterns park their bad row, their consumers show it (the picture of the flow)', async function () {
-    for (const q of [renamed['rows-checked-queue']!, renamed['rows-bisect-queue']!]) await waitFor(async () => (await broker.consumerCount(q)) === 1, `a consumer on ${q}${log()}`, 60_000);
-    await waitFor(async () => (await db!.query(`SELECT to_regclass('${renamed.demo_rows!}') AS t`)).rows[0]?.t !== null, `the table${log()}`, 30_000);
+    for (const q of BATCH_QUEUES.map((n) => renamed[n])) await waitFor(async () => (await broker.consumerCount(q)) === 1, `a consumer on ${q}${log()}`, 60_000);
+    await waitFor(async () => (await db!.query(`SELECT to_regclass('${renamed.demo_rows}') AS t`)).rows[0]?.t !== null, `the table${log()}`, 30_000);
     for (const name of ['publish 1000 rows (a) checked', 'publish 1000 rows (b) bisect', 'show demo_rows']) {
       if (name === 'show demo_rows') {
         const parked = async (q: string): Promise<number> => broker.messageCount(`${q}.parking`);
-        await waitFor(async () => (await parked(renamed['rows-checked-queue']!)) === 1 && (await parked(renamed['rows-bisect-queue']!)) === 1, `both bad rows parked${log()}`, 60_000);
+        await waitFor(async () => (await parked(renamed['rows-checked-queue'])) === 1 && (await parked(renamed['rows-bisect-queue'])) === 1, `both bad rows parked${log()}`, 60_000);
       }
       const response = await red!.api('POST', `/inject/${byName('inject', name).id}`);
       assert.equal(response.status, 200, name);

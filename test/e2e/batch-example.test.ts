@@ -8,45 +8,20 @@
  * Needs `npm run build` first (the tarball packs dist/).
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import os from 'node:os';
+import { readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
-import type { GetMessage } from 'amqplib';
 import { PostgresDatabase } from '../../src/lib/postgres';
-import { AMQP_URL, Broker, MANAGEMENT_URL, uniqueName, waitFor } from '../helpers/broker';
-import { NodeRedProcess, packPackage, PACKAGE, userDirWith } from '../helpers/node-red-process';
+import { BATCH_NAMES, batchNames, dropBatchTables, packedNodeRed, renamedBatchExample, trackBatchExample, type FlowNode } from '../helpers/batch-example';
+import { Broker, waitFor } from '../helpers/broker';
+import { PACKAGE, type NodeRedProcess } from '../helpers/node-red-process';
 import { DATABASE_URL } from '../helpers/private-stores';
-import { nodeRed4 } from './node-red-runtimes';
 
-/** The broker objects and tables the example names, renamed for this run. */
-const NAMES = ['rows-exchange', 'rows-checked-queue', 'rows-bisect-queue', 'demo_rows', 'rabbitmq_retry_outbox'] as const;
-type Name = (typeof NAMES)[number];
-const TABLES: readonly Name[] = ['demo_rows', 'rabbitmq_retry_outbox'];
 /** One line per statement the bisect pattern's database refused, with its number of rows. */
 const REFUSED_MARK = 'e2e-refused ';
 
-interface FlowNode {
-  id: string;
-  type: string;
-  name?: string;
-  [key: string]: unknown;
-}
-
-/** All messages now in a queue, taken off it. */
-async function drain(broker: Broker, queue: string): Promise<GetMessage[]> {
-  const out: GetMessage[] = [];
-  for (;;) {
-    const m = await (await broker.ch()).get(queue, { noAck: true });
-    if (m === false) return out;
-    out.push(m);
-  }
-}
-
 describe('the batch-to-postgres example in a real Node-RED, installed from npm pack', function () {
   this.timeout(240_000);
-  const names = {} as Record<Name, string>;
-  // Table names must be SQL identifiers; queue names keep the test- prefix the cleanup knows.
-  for (const n of NAMES) names[n] = TABLES.includes(n) ? uniqueName(n).replace(/[^A-Za-z0-9_]/g, '_') : uniqueName(`e2e-${n}`);
+  const names = batchNames('e2e');
   const tempDirs: string[] = [];
   let red: NodeRedProcess | undefined;
   let broker: Broker;
@@ -63,26 +38,19 @@ describe('the batch-to-postgres example in a real Node-RED, installed from npm p
 
   before(async function () {
     broker = await Broker.open();
-    for (const q of [names['rows-checked-queue'], names['rows-bisect-queue']]) broker.track('queue', q, `${q}.retry`, `${q}.parking`);
-    broker.track('exchange', names['rows-exchange']);
+    trackBatchExample(broker, names);
     db = new PostgresDatabase({ connectionString: DATABASE_URL });
-
-    const packDir = mkdtempSync(path.join(os.tmpdir(), 'rmq-retry-pack-'));
-    tempDirs.push(packDir);
-    const userDir = await userDirWith(await packPackage(packDir));
-    tempDirs.push(userDir);
-    red = await NodeRedProcess.start({ launch: await nodeRed4.prepare(), userDir, env: { AMQP_URL, DATABASE_URL, RABBITMQ_MANAGEMENT_URL: MANAGEMENT_URL } });
-
+    let userDir: string;
+    ({ red, userDir } = await packedNodeRed(tempDirs));
     // The example as shipped in the tarball, with this run's own names.
-    let text = readFileSync(path.join(userDir, 'node_modules', PACKAGE, 'examples', 'batch-to-postgres.json'), 'utf8');
-    for (const n of NAMES) assert.ok(text.includes(n), `the example no longer mentions ${n}`);
-    text = text.replace(new RegExp(`\\b(${NAMES.join('|')})\\b`, 'g'), (n) => names[n as Name]);
-    flow = JSON.parse(text) as FlowNode[];
+    const text = readFileSync(path.join(userDir, 'node_modules', PACKAGE, 'examples', 'batch-to-postgres.json'), 'utf8');
+    for (const n of BATCH_NAMES) assert.ok(text.includes(n), `the example no longer mentions ${n}`);
+    flow = renamedBatchExample(text, names);
   });
 
   after(async function () {
     await red?.stop();
-    for (const table of TABLES) await db?.query(`DROP TABLE IF EXISTS ${names[table]}`).catch(() => undefined);
+    await dropBatchTables(db, names);
     await db?.close();
     await broker?.cleanup();
     for (const dir of tempDirs) rmSync(dir, { recursive: true, force: true });
@@ -139,7 +107,7 @@ describe('the batch-to-postgres example in a real Node-RED, installed from npm p
       [names['rows-checked-queue'], 'checked', /^row \d+: value -1 is not a number >= 0$/],
       [names['rows-bisect-queue'], 'bisect', /^permanent \(check\): /],
     ] as const) {
-      const parked = await drain(broker, `${queue}.parking`);
+      const parked = await broker.drain(`${queue}.parking`);
       assert.equal(parked.length, 1, `${queue}.parking`);
       const message = parked[0]!;
       assert.equal((JSON.parse(message.content.toString('utf8')) as { value: number }).value, -1, 'the parked row is the bad one');
