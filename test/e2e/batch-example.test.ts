@@ -5,6 +5,7 @@
  * them breaking the table's CHECK: with per-item outcomes (a) and with bisect (b) the bad row ends
  * parked alone, at attempt 1, and the 999 others are in the table, each once.
  *
+ * On each Node-RED version of node-red-runtimes.ts (4.1 on the current Node.js, 5.0 on Node.js 22).
  * Needs `npm run build` first (the tarball packs dist/).
  */
 import assert from 'node:assert/strict';
@@ -15,12 +16,18 @@ import { BATCH_NAMES, batchNames, dropBatchTables, packedNodeRed, renamedBatchEx
 import { Broker, waitFor } from '../helpers/broker';
 import { PACKAGE, type NodeRedProcess } from '../helpers/node-red-process';
 import { DATABASE_URL } from '../helpers/private-stores';
+import { NODE_RED_RUNTIMES, type NodeRedRuntime } from './node-red-runtimes';
 
 /** One line per statement the bisect pattern's database refused, with its number of rows. */
 const REFUSED_MARK = 'e2e-refused ';
 
 describe('the batch-to-postgres example in a real Node-RED, installed from npm pack', function () {
   this.timeout(240_000);
+  for (const runtime of NODE_RED_RUNTIMES) describe(runtime.title, () => batchExampleOn(runtime));
+});
+
+/** The example on one Node-RED version: its own names, user directory and process. */
+function batchExampleOn(runtime: NodeRedRuntime): void {
   const names = batchNames('e2e');
   const tempDirs: string[] = [];
   let red: NodeRedProcess | undefined;
@@ -37,11 +44,13 @@ describe('the batch-to-postgres example in a real Node-RED, installed from npm p
   };
 
   before(async function () {
+    // Node-RED 5's first run installs its toolchain (cached afterwards).
+    this.timeout(runtime.prepareTimeoutMs + 120_000);
     broker = await Broker.open();
     trackBatchExample(broker, names);
     db = new PostgresDatabase({ connectionString: DATABASE_URL });
     let userDir: string;
-    ({ red, userDir } = await packedNodeRed(tempDirs));
+    ({ red, userDir } = await packedNodeRed(tempDirs, runtime));
     // The example as shipped in the tarball, with this run's own names.
     const text = readFileSync(path.join(userDir, 'node_modules', PACKAGE, 'examples', 'batch-to-postgres.json'), 'utf8');
     for (const n of BATCH_NAMES) assert.ok(text.includes(n), `the example no longer mentions ${n}`);
@@ -130,4 +139,4 @@ describe('the batch-to-postgres example in a real Node-RED, installed from npm p
     const errors = red!.lines().filter((line) => line.includes('[error]'));
     assert.deepEqual(errors, [], `Node-RED logged errors${log()}`);
   });
-});
+}

@@ -10,7 +10,7 @@ import type { PostgresDatabase } from '../../src/lib/postgres';
 import { AMQP_URL, MANAGEMENT_URL, uniqueName, type Broker } from './broker';
 import { NodeRedProcess, packPackage, userDirWith } from './node-red-process';
 import { DATABASE_URL } from './private-stores';
-import { nodeRed4 } from '../e2e/node-red-runtimes';
+import { nodeRed4, type NodeRedRuntime } from '../e2e/node-red-runtimes';
 
 /** The broker objects and tables the example names. */
 export const BATCH_NAMES = ['rows-exchange', 'rows-checked-queue', 'rows-bisect-queue', 'demo_rows', 'rabbitmq_retry_outbox'] as const;
@@ -56,12 +56,12 @@ export function renamedBatchExample(text: string, names: Record<BatchName, strin
   );
 }
 
-/** A fresh Node-RED 4.1 with the packed package, its temp directories added to `tempDirs` (to remove). */
-export async function packedNodeRed(tempDirs: string[]): Promise<{ red: NodeRedProcess; userDir: string }> {
+/** A fresh Node-RED (default: 4.1, the repository's) with the packed package, its temp directories added to `tempDirs` (to remove). */
+export async function packedNodeRed(tempDirs: string[], runtime: NodeRedRuntime = nodeRed4): Promise<{ red: NodeRedProcess; userDir: string }> {
   const packDir = mkdtempSync(path.join(os.tmpdir(), 'rmq-retry-pack-'));
   tempDirs.push(packDir);
   const userDir = await userDirWith(await packPackage(packDir));
   tempDirs.push(userDir);
-  const red = await NodeRedProcess.start({ launch: await nodeRed4.prepare(), userDir, env: { AMQP_URL, DATABASE_URL, RABBITMQ_MANAGEMENT_URL: MANAGEMENT_URL } });
+  const red = await NodeRedProcess.start({ launch: await runtime.prepare(), userDir, env: { AMQP_URL, DATABASE_URL, RABBITMQ_MANAGEMENT_URL: MANAGEMENT_URL } });
   return { red, userDir };
 }
