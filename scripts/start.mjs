@@ -5,8 +5,8 @@
 //   AMQP_URL      broker (default amqp://guest:guest@127.0.0.1:5672)
 //   RABBITMQ_MANAGEMENT_URL  the broker's management API, which the examples' brokers read to compare
 //                 queue arguments (default http://<AMQP_URL's host>:15672; the broker's user and password)
-//   DATABASE_URL  PostgreSQL for the outbox example (default postgres://postgres@127.0.0.1:5432/postgres);
-//                 the example is added only when it answers
+//   DATABASE_URL  PostgreSQL for the outbox and batch examples (default postgres://postgres@127.0.0.1:5432/postgres);
+//                 they are added only when it answers
 //   PORT          editor port (default 1880)
 //
 // Reset the demo: stop, delete .node-red-dev/flows.json (or all of .node-red-dev/), start again.
@@ -42,16 +42,16 @@ async function ensureBroker() {
   log(`${result.problem} — ${HOW.rabbitmq}. Starting Node-RED anyway: the nodes show "connection refused" and keep retrying.`);
 }
 
-/** Whether PostgreSQL answers at DATABASE_URL (a login, not just a port), for the outbox example. */
+/** Whether PostgreSQL answers at DATABASE_URL (a login, not just a port), for the outbox and batch examples. */
 async function databaseAnswers() {
   const state = await databaseState(databaseUrl);
   if (state === 'ok') return true;
-  log(`no PostgreSQL at ${shown(databaseUrl)} (${state === 'no-database' ? 'no such database' : state}): the outbox example is left out; set DATABASE_URL to a database you can log in to and delete .node-red-dev/flows.json to add it.`);
+  log(`no PostgreSQL at ${shown(databaseUrl)} (${state === 'no-database' ? 'no such database' : state}): the outbox and batch examples are left out; set DATABASE_URL to a database you can log in to and delete .node-red-dev/flows.json to add it.`);
   return false;
 }
 
 /** .node-red-dev/ with settings.js, the package linked into node_modules and (first run) the example flow. */
-function prepareUserDir(withOutbox) {
+function prepareUserDir(withDatabase) {
   mkdirSync(path.join(userDir, 'node_modules'), { recursive: true });
 
   // Node-RED loads every package in <userDir>/node_modules that has a "node-red" section; a symlink
@@ -95,9 +95,9 @@ module.exports = {
     log(`using the existing flows ${flows} (delete it to get the example flows back).`);
   } else {
     // The examples, one tab each: the retry demo, the async web service and, when PostgreSQL answers,
-    // the orders with a transactional outbox (their node ids differ).
+    // the orders with a transactional outbox and the batches into PostgreSQL (their node ids differ).
     const example = (file) => JSON.parse(readFileSync(path.join(root, 'examples', file), 'utf8'));
-    const files = ['flows.json', 'async-web-service.json', 'downstream-outage.json', ...(withOutbox ? ['orders-outbox.json'] : [])];
+    const files = ['flows.json', 'async-web-service.json', 'downstream-outage.json', ...(withDatabase ? ['orders-outbox.json', 'batch-to-postgres.json'] : [])];
     writeFileSync(flows, JSON.stringify(files.flatMap(example), null, 2));
     log(`example flows written to ${flows}: ${files.join(', ')} (delete it to reset the demo).`);
   }

@@ -5,7 +5,7 @@
  * Import dialog (its text pasted, as from the Examples tab, with this run's own queue and table names),
  * deployed with the Deploy button, and looked at once its consumers are running: the broker at the
  * examples' own 127.0.0.1:5672 (guest), PostgreSQL at 127.0.0.1:5432 database `postgres` (the orders
- * example's defaults) as PGUSER=postgres: a user is the one thing the orders example cannot carry.
+ * and batch examples' defaults) as PGUSER=postgres: a user is the one thing the orders example cannot carry.
  *
  * Chromium as in editor.test.ts: skipped locally without it, a failure under CI=true.
  */
@@ -32,8 +32,11 @@ const EXAMPLES = [
   { file: 'async-web-service.json', names: ['payments-exchange', 'payments-queue', 'payments-replies'], queues: ['payments-queue', 'payments-replies'] },
   { file: 'downstream-outage.json', names: ['outage-exchange', 'outage-queue'], queues: ['outage-queue'] },
   { file: 'orders-outbox.json', names: ['orders-exchange', 'orders-queue', 'demo_orders', 'rabbitmq_retry_outbox', 'rabbitmq_retry_dedupe'], queues: ['orders-queue'] },
+  { file: 'batch-to-postgres.json', names: ['rows-exchange', 'rows-checked-queue', 'rows-bisect-queue', 'demo_rows', 'rabbitmq_retry_outbox'], queues: ['rows-checked-queue', 'rows-bisect-queue'] },
 ] as const;
-const TABLES = ['demo_orders', 'rabbitmq_retry_outbox', 'rabbitmq_retry_dedupe'];
+const TABLES = ['demo_orders', 'demo_rows', 'rabbitmq_retry_outbox', 'rabbitmq_retry_dedupe'];
+/** The table an example creates on deploy (an inject once). */
+const CREATED: Record<string, string> = { 'orders-outbox.json': 'demo_orders', 'batch-to-postgres.json': 'demo_rows' };
 
 interface EditorNode {
   id: string;
@@ -68,8 +71,8 @@ describe('the examples imported into a Node-RED without their environment variab
     }
     broker = await Broker.open(EXAMPLE_BROKER);
     for (const q of ['main-queue', 'retry-queue', 'parking-queue', 'reply-queue']) broker.track('queue', renamed[q]!);
-    for (const q of ['payments-queue', 'payments-replies', 'outage-queue', 'orders-queue']) broker.track('queue', renamed[q]!, `${renamed[q]!}.retry`, `${renamed[q]!}.parking`);
-    broker.track('exchange', renamed['main-exchange']!, renamed['retry-exchange']!, renamed['payments-exchange']!, renamed['outage-exchange']!, renamed['orders-exchange']!);
+    for (const q of ['payments-queue', 'payments-replies', 'outage-queue', 'orders-queue', 'rows-checked-queue', 'rows-bisect-queue']) broker.track('queue', renamed[q]!, `${renamed[q]!}.retry`, `${renamed[q]!}.parking`);
+    broker.track('exchange', renamed['main-exchange']!, renamed['retry-exchange']!, renamed['payments-exchange']!, renamed['outage-exchange']!, renamed['orders-exchange']!, renamed['rows-exchange']!);
     db = new PostgresDatabase({ connectionString: EXAMPLE_DATABASE });
 
     const packDir = mkdtempSync(path.join(os.tmpdir(), 'rmq-retry-pack-'));
@@ -157,9 +160,10 @@ describe('the examples imported into a Node-RED without their environment variab
         `every consumer's status showing its counters: ${JSON.stringify(await consumers())}${log()}`,
         60_000,
       );
-      if (example.file === 'orders-outbox.json') {
-        // The example creates its orders table on deploy (an inject once): done, or its error is in the sidebar.
-        await waitFor(async () => (await db!.query(`SELECT to_regclass('${renamed.demo_orders}') IS NOT NULL AS made`)).rows[0]?.made === true, `table ${renamed.demo_orders}${log()}`, 30_000);
+      const created = CREATED[example.file];
+      if (created) {
+        // The example creates its table on deploy (an inject once): done, or its error is in the sidebar.
+        await waitFor(async () => (await db!.query(`SELECT to_regclass('${renamed[created]!}') IS NOT NULL AS made`)).rows[0]?.made === true, `table ${renamed[created]!}${log()}`, 30_000);
       }
 
       assert.deepEqual([...(await sidebarLines(10)), ...(await sidebarLines(20))], [], `red lines in the debug sidebar${log()}`);

@@ -12,7 +12,6 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import type { GetMessage } from 'amqplib';
 import { AMQP_URL, Broker, MANAGEMENT_URL, uniqueName, waitFor } from '../helpers/broker';
 import { PostgresDatabase } from '../../src/lib/postgres';
 import { DATABASE_URL } from '../helpers/private-stores';
@@ -63,16 +62,6 @@ interface AttemptSeen {
 const ATTEMPT_MARK = 'e2e-attempt ';
 
 const pause = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
-
-/** All messages now in a queue, taken off it. */
-async function drain(broker: Broker, queue: string): Promise<GetMessage[]> {
-  const out: GetMessage[] = [];
-  for (;;) {
-    const m = await (await broker.ch()).get(queue, { noAck: true });
-    if (m === false) return out;
-    out.push(m);
-  }
-}
 
 describe('example flow in a real Node-RED, installed from npm pack', function () {
   this.timeout(180_000);
@@ -256,7 +245,7 @@ function exampleFlowOn(runtime: NodeRedRuntime, packedTarball: () => string): vo
     assert.deepEqual(poisonSeen.map((s) => [s.amount, s.attempt]), [[210.23, 1], [210.23, 2], [210.23, 3]]);
 
     // Exactly two answers, one per good payment, with its correlationId.
-    const replies = await drain(broker, names['reply-queue']);
+    const replies = await broker.drain(names['reply-queue']);
     assert.equal(replies.length, 2);
     for (const r of replies) assert.deepEqual(JSON.parse(r.content.toString()), { status: 'ok' });
     const replyIds = replies.map((r) => String(r.properties.correlationId)).sort();
@@ -265,7 +254,7 @@ function exampleFlowOn(runtime: NodeRedRuntime, packedTarball: () => string): vo
     assert.equal(new Set(replyIds).size, 2, `correlationIds not distinct: ${JSON.stringify(replyIds)}`);
 
     // Exactly one parked message: the poison payment, with why and after how many attempts.
-    const parked = await drain(broker, names['parking-queue']);
+    const parked = await broker.drain(names['parking-queue']);
     assert.equal(parked.length, 1);
     const message = parked[0]!;
     assert.deepEqual(JSON.parse(message.content.toString()), { num: 1000, dbt: '1001001', krd: '1007222', amount: 210.23, remark: 'cash payment' });
@@ -344,7 +333,7 @@ function exampleFlowOn(runtime: NodeRedRuntime, packedTarball: () => string): vo
     assert.equal(parked.reason, 'amount 210.23 is over the 100.00 limit');
 
     // The failure was parked once, never retried: the parking queue holds exactly it.
-    const parkedMessages = await drain(broker, `${asyncNames['payments-queue']}.parking`);
+    const parkedMessages = await broker.drain(`${asyncNames['payments-queue']}.parking`);
     assert.equal(parkedMessages.length, 1);
     assert.equal(parkedMessages[0]!.properties.correlationId, poisonId);
     assert.equal(parkedMessages[0]!.properties.headers?.['retry-attempt'], 1);
@@ -491,7 +480,7 @@ function exampleFlowOn(runtime: NodeRedRuntime, packedTarball: () => string): vo
     await inject('endpoint answers 400');
     await inject('publish 10 jobs');
     await until(async () => (await count(`${queue}.parking`)) === 10, '10 jobs parked');
-    const parked = await drain(broker, `${queue}.parking`);
+    const parked = await broker.drain(`${queue}.parking`);
     for (const m of parked) {
       const headers = (m.properties.headers ?? {}) as Record<string, unknown>;
       assert.equal(headers['park-error-kind'], 'permanent', JSON.stringify(headers));

@@ -100,6 +100,16 @@ export class Broker {
     return found!;
   }
 
+  /** All messages now in a queue, taken off it (acked). */
+  async drain(queue: string): Promise<GetMessage[]> {
+    const out: GetMessage[] = [];
+    for (;;) {
+      const m = await (await this.ch()).get(queue, { noAck: true });
+      if (m === false) return out;
+      out.push(m);
+    }
+  }
+
   async cleanup(): Promise<void> {
     const ch = await this.ch();
     for (const q of this.queues) await ch.deleteQueue(q).catch(() => undefined);
