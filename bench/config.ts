@@ -56,6 +56,12 @@ export const PLAN = {
   outboxRate: { writers: 10, rate: 1000, seconds: n(10, 2) },
   /** Parked 1 KB messages grouped by reason (the issue's target: 100 000 in ≤ 10 s and ≤ 100 MiB). */
   parkingGroup: n(100_000, 1000),
+  /**
+   * Batch consumption (issue 51), batches of 500: into PostgreSQL in batches and one INSERT a message
+   * (slower: fewer), consume → ack without a database in batches and one msg a message, in batches with
+   * and without PostgreSQL deduplication; one batch of `memoryItems` held for the memory figure.
+   */
+  batch: { pg: n(30000, 1000), perMessage: n(6000, 200), cpu: n(60000, 1000), cpuPerMessage: n(30000, 500), dedupe: n(30000, 1000), memoryItems: n(5000, 500) },
   /** Ordered with a 5 ms downstream (issue 42): one queue, and 8 partitions (about 5 s each at full counts). */
   partitions: { one: n(1000, 40), partitioned: n(8000, 320) },
 };

@@ -6,6 +6,7 @@ import { PEERS_DIR } from './lib/peers';
 import { scaleTable } from './lib/scale-scenarios';
 import { degradeTable } from './lib/degrade-scenarios';
 import { partitionsTable } from './lib/partitions';
+import { batchTable } from './lib/batch-result';
 import { MB, PLAN, PREFETCH, REPS, SMOKE, TTL_MS } from './config';
 import type { Environment } from './environment';
 import type { Extra, MemoryRun, MemorySnapshot, Results, Row, Single } from './types';
@@ -170,6 +171,7 @@ export function printReport(env: Environment, results: Results): void {
   out.push(...degradeTable(results.degrade));
   out.push(...scaleTable(results.scale));
   out.push(...partitionsTable(extra.partitions));
+  out.push(...batchTable(extra.batch));
   if (failures.length > 0) {
     out.push('');
     out.push('FAILED sections:');

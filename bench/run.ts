@@ -14,7 +14,7 @@
  *   BENCH_DIST=/path/to/dist node --expose-gc --import tsx bench/run.ts   another build of the package (compare a change)
  *
  * The sections, in the order they run, each in bench/sections/<name>.ts: consume, degrade, analysis,
- * peers, retry, native-retry, park, publish, dedupe, outbox, nodered, partitions, scale, parking,
+ * peers, retry, native-retry, park, publish, dedupe, outbox, batch, nodered, partitions, scale, parking,
  * history, memory. The rest of the bench: config.ts (options, PLAN: the message counts), types.ts
  * (results, and the `Bench` every section takes), setup.ts (connection, cleanup, environment.ts),
  * harness.ts (section, pair, variants), report.ts (the printed tables), summary.ts (the JSON line);
@@ -44,6 +44,7 @@ import { park } from './sections/park';
 import { publish } from './sections/publish';
 import { dedupe } from './sections/dedupe';
 import { outbox } from './sections/outbox';
+import { batch } from './sections/batch';
 import { nodered } from './sections/nodered';
 import { partitions } from './sections/partitions';
 import { scale } from './sections/scale';
@@ -63,6 +64,7 @@ const SECTIONS: Array<[name: string, run: (b: Bench) => Promise<void>]> = [
   ['publish', publish],
   ['dedupe', dedupe],
   ['outbox', outbox],
+  ['batch', batch],
   ['nodered', nodered],
   ['partitions', partitions],
   ['scale', scale],

@@ -7,6 +7,7 @@ import { BATCHED_PEER_KEY } from './lib/peers';
 import { scaleJson } from './lib/scale-scenarios';
 import { degradeJson } from './lib/degrade-scenarios';
 import { partitionsJson } from './lib/partitions';
+import { batchJson } from './lib/batch-result';
 import { NATIVE_RETRY_VARIANTS } from './lib/native-retry';
 import { MB, PREFETCH, REPS, SMOKE, WINDOW } from './config';
 import type { Extra, MemoryRun, Results, Row, Single } from './types';
@@ -225,6 +226,7 @@ export function summaryJson(results: Results): Keys {
     ...peerKeys(extra),
     ...scaleJson(results.scale),
     ...partitionsJson(extra.partitions),
+    ...batchJson(extra.batch),
     ...degradeJson(results.degrade),
     ...nodeRedAloneJson([
       ['consumeAck', p.c100, 'Batched'],

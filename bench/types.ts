@@ -11,6 +11,7 @@ import type { ParkingGroupRun } from './lib/parking-group';
 import type { DegradeResult } from './lib/degrade-scenarios';
 import type { PartitionsResult } from './lib/partitions';
 import type { NativeRetryRow } from './lib/native-retry';
+import type { BatchResult } from './lib/batch-result';
 
 export interface Summary {
   msgPerSec: number;
@@ -103,6 +104,8 @@ export interface Extra {
   /** Parking groups: a park-replay node grouping the parking queue, in a Node-RED process of its own. */
   parkingGroup?: ParkingGroupRun;
   history?: HistoryMemoryRun;
+  /** Batch consumption (issue 51): into PostgreSQL, client CPU per item, deduplication, one batch's memory. */
+  batch?: BatchResult;
   /** Broker-native delayed retry vs the TTL retry path (RabbitMQ 4.3+), or why it did not run. */
   nativeRetry?: { count: number; rows: NativeRetryRow[] } | { skipped: string };
 }

@@ -34,11 +34,17 @@ function storeNodes(kind: StoreKind, tag: string): FlowNode[] {
   return [];
 }
 
-/** Consume + ack through the package with deduplication in a store (or none), every message a new key. */
-export async function dedupeConsume(ctx: Ctx, { topo, count, prefetch, kind }: { topo: Names; count: number; prefetch: number; kind: StoreKind }): Promise<RunResult> {
+/**
+ * Consume + ack through the package with deduplication in a store (or none), every message a new key;
+ * `more`: more properties of the consumer (batch mode).
+ */
+export async function dedupeConsume(
+  ctx: Ctx,
+  { topo, count, prefetch, kind, more = {} }: { topo: Names; count: number; prefetch: number; kind: StoreKind; more?: Record<string, unknown> },
+): Promise<RunResult> {
   const tag = randomBytes(4).toString('hex');
   const done = armProbe(count);
-  const consumer = kind === 'none' ? {} : { dedupe: 'store' };
+  const consumer = kind === 'none' ? more : { ...more, dedupe: 'store' };
   await loadFlow([tab(), benchBroker(ctx), benchConfig(topo), ...storeNodes(kind, tag), benchConsumer([['ack']], prefetch, consumer), settleNode('ack', 'ack')]);
   try {
     await withTimeout(done, timeoutFor(count), `package consumer with ${kind} deduplication: ${count} acks (got ${probeCounts().acks})`);

@@ -7,6 +7,7 @@
  *   node --expose-gc --import tsx bench/tools/profile.ts dedupe-none | dedupe-memory | dedupe-redis | dedupe-postgres | dedupe-redis-raw | dedupe-postgres-raw [count]   (consume with deduplication, every id new; -raw: a careful hand-written consumer, lib/dedupe-raw.ts)
  *   node --expose-gc --import tsx bench/tools/profile.ts outbox | outbox-raw | outbox-hand [count]   (the relay from the NOTIFY on rows written before, or raw amqplib publishing them, or the hand-written pipelined relay, lib/relay-raw.ts)
  *   node --expose-gc --import tsx bench/tools/profile.ts nodered-alone | retry-nodered | publish-nodered   (Node-RED alone, lib/nodered-alone.ts)
+ *   node --expose-gc --import tsx bench/tools/profile.ts batch | batch-dedupe-none | batch-dedupe-postgres | batch-pg | batch-pg-single | batch-pg-raw [count]   (batch mode, lib/batch-scenarios.ts: consume → ack in batches of 500, with deduplication or not; → one multi-row INSERT a batch; the same flow one INSERT a message; the hand-written amqplib + pg batch consumer)
  *   node --import tsx bench/tools/profile.ts --summarize some.cpuprofile [count]   (a profile from node --cpu-prof)
  *
  *   BENCH_NO_PROFILE=1 node --expose-gc --import tsx bench/tools/profile.ts consume 4000 1   (the same run without the profiler: msg/s and CPU only)
@@ -27,6 +28,7 @@ import * as S from '../lib/scenarios';
 import { dedupeConsume, dropTable, prepareOutbox } from '../lib/store-scenarios';
 import { rawDedupe } from '../lib/dedupe-raw';
 import { rawPipelinedRelay } from '../lib/relay-raw';
+import { batchConsumer, pkgBatchPg, prepareRows, rawBatchPg } from '../lib/batch-scenarios';
 import { formatHeapSummary, formatSummary, summarize, summarizeHeap, type CpuProfile, type HeapProfile } from './cpuprofile';
 
 const [what = 'consume', countArg, prefetchArg, sizeArg] = process.argv.slice(2);
@@ -99,6 +101,12 @@ async function main(): Promise<void> {
       await purge(model, eventQueue);
       await prepareOutbox(table);
     };
+    const rows = `bench_prof_batch_${process.pid}`;
+    const batchRows = { rows, outbox: `${rows}_outbox` };
+    const preparedRows = async (): Promise<void> => {
+      await prepareRows(rows);
+      await prepared();
+    };
     const cases: Record<string, [() => Promise<void>, () => Promise<RunResult>]> = {
       raw: [prepared, () => S.rawConsume(ctx, { queue: topo.mainQueue, count, prefetch })],
       work: [prepared, () => S.rawConsume(ctx, { queue: topo.mainQueue, count, prefetch, work: 'msg' })],
@@ -117,6 +125,12 @@ async function main(): Promise<void> {
       'dedupe-redis-raw': [preparedIds, () => rawDedupe({ kind: 'redis', queue: topo.mainQueue, count, prefetch })],
       'dedupe-postgres-raw': [preparedIds, () => rawDedupe({ kind: 'postgres', queue: topo.mainQueue, count, prefetch })],
       'dedupe-postgres': [preparedIds, () => dedupeConsume(ctx, { topo, count, prefetch, kind: 'postgres' })],
+      batch: [prepared, () => S.pkgConsume(ctx, { topo, count, prefetch, consumer: batchConsumer() })],
+      'batch-dedupe-none': [preparedIds, () => dedupeConsume(ctx, { topo, count, prefetch, kind: 'none', more: batchConsumer() })],
+      'batch-dedupe-postgres': [preparedIds, () => dedupeConsume(ctx, { topo, count, prefetch, kind: 'postgres', more: batchConsumer() })],
+      'batch-pg': [preparedRows, () => pkgBatchPg(ctx, { topo, tables: batchRows, count, prefetch, batch: true })],
+      'batch-pg-single': [preparedRows, () => pkgBatchPg(ctx, { topo, tables: batchRows, count, prefetch, batch: false })],
+      'batch-pg-raw': [preparedRows, () => rawBatchPg({ queue: topo.mainQueue, table: rows, count })],
       park: [prepared, () => S.pkgPark(ctx, { topo, count, prefetch })],
       publish: [publishQueue, () => S.pkgPublish(ctx, { queue, count, window: prefetch, payload: ctx.body1k })],
       outbox: [outboxTable, () => P.pkgRelayFromNotify(ctx, { table, queue: eventQueue, count, body })],
@@ -171,6 +185,7 @@ async function main(): Promise<void> {
   } finally {
     session.disconnect();
     if (what.startsWith('outbox')) await dropTable(`bench_prof_outbox_${process.pid}`).catch(() => undefined);
+    if (what.startsWith('batch-pg')) for (const t of [`bench_prof_batch_${process.pid}`, `bench_prof_batch_${process.pid}_outbox`]) await dropTable(t).catch(() => undefined);
     await names.cleanup();
     await model.close().catch(() => undefined);
   }
