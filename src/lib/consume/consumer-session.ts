@@ -23,7 +23,7 @@ import { Drain } from './drain';
 import { Intake } from './intake';
 import { Pauses, type PauseReason } from './pauses';
 import { Recheck } from './recheck';
-import { brokerCancelText, consumerDepths, dedupeGate, prepareConsuming, sessionDeliveries, sessionStats, setupFailure } from './session-parts';
+import { brokerCancelText, consumerDepths, dedupeGate, mainQueueArguments, prepareConsuming, sessionDeliveries, sessionStats, setupFailure } from './session-parts';
 import type { ConsumerSessionEvents, ConsumerSessionOptions, SessionState, SessionStats, StopOptions } from './types';
 
 export class ConsumerSession extends EventEmitter<ConsumerSessionEvents> {
@@ -239,7 +239,7 @@ export class ConsumerSession extends EventEmitter<ConsumerSessionEvents> {
       this.argumentsUnchecked = await prepareConsuming(this.options, this.plan, (warning) => this.emit('warning', warning));
       if (this.stopped || this.own.channel) return;
       const channel = await connection.createChannel();
-      const acks = this.own.take(channel);
+      const acks = this.own.take(channel, mainQueueArguments(this.plan, topology));
       this.deliveries.channelBack();
       channel.on('close', () => this.channelGone(channel, 'consumer channel closed', true));
       if (!this.pauses.any) await this.consume(channel, acks);
