@@ -1,12 +1,14 @@
 /**
  * A consumer session's channel and what lives on it: its acks (an AckBatcher per channel, so a
- * delivery of a lost channel is never settled on the next), the consumer tag while a consumer runs on
- * it, and the prefetch set on it (basic.qos applies to the consumers started after it). One per
- * session, which owns it and decides when to take, consume, cancel, let go of and close a channel.
+ * delivery of a lost channel is never settled on the next, dead-lettering in the frame the main queue's
+ * type and the broker's version call for), the consumer tag while a consumer runs on it, and the
+ * prefetch set on it (basic.qos applies to the consumers started after it). One per session, which
+ * owns it and decides when to take, consume, cancel, let go of and close a channel.
  */
 import type { Channel, ConsumeMessage } from 'amqplib';
 import { closeChannel } from '../amqp';
 import { AckBatcher } from '../settle';
+import { deadLetterFrame, type QueueArguments } from '../topology';
 
 export class ConsumerChannel {
   private current: Channel | undefined;
@@ -28,10 +30,15 @@ export class ConsumerChannel {
     return this.tag !== undefined;
   }
 
-  /** Takes a new channel: new acks on it, no prefetch set yet. */
-  take(channel: Channel): AckBatcher {
+  /**
+   * Takes a new channel: new acks on it, no prefetch set yet. `mainQueueArguments`: the consumed queue's,
+   * whose type with the broker's version picks the frame the acks dead-letter with.
+   */
+  take(channel: Channel, mainQueueArguments: QueueArguments = {}): AckBatcher {
     this.current = channel;
-    this.batcher = new AckBatcher(channel);
+    // The version its connection's server properties said (amqplib keeps them on the channel's connection).
+    const version = (channel as Partial<Pick<Channel, 'connection'>>).connection?.serverProperties.version;
+    this.batcher = new AckBatcher(channel, undefined, deadLetterFrame(mainQueueArguments, version));
     this.prefetchSet = undefined;
     return this.batcher;
   }

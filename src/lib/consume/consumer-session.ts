@@ -22,7 +22,7 @@ import { Intake } from './intake';
 import { Pauses, type PauseReason } from './pauses';
 import { Recheck } from './recheck';
 import { findCancelCause, type BrokerCancel } from './broker-cancel';
-import { consumerDepths, dedupeGate, ErrorOnce, failedSetup, lostChannelText, prepareConsuming, sessionDeliveries, sessionStats, setupFailure, whenChannelCloses } from './session-parts';
+import { consumerDepths, dedupeGate, ErrorOnce, failedSetup, lostChannelText, mainQueueArguments, prepareConsuming, sessionDeliveries, sessionStats, setupFailure, whenChannelCloses } from './session-parts';
 import type { ConsumerSessionEvents, ConsumerSessionOptions, SessionState, SessionStats, StopOptions } from './types';
 
 export class ConsumerSession extends EventEmitter<ConsumerSessionEvents> {
@@ -233,7 +233,7 @@ export class ConsumerSession extends EventEmitter<ConsumerSessionEvents> {
       this.argumentsUnchecked = await prepareConsuming(this.options, this.plan, (warning) => this.emit('warning', warning));
       if (this.stopped || this.own.channel) return;
       const channel = await connection.createChannel();
-      const acks = this.own.take(channel);
+      const acks = this.own.take(channel, mainQueueArguments(this.plan, topology));
       this.deliveries.channelBack();
       whenChannelCloses(channel, (why, byBroker) => this.channelGone(channel, why, byBroker));
       if (!this.pauses.any) await this.consume(channel, acks);

@@ -8,7 +8,7 @@ import { DedupeGate, DedupeStoreError } from '../dedupe';
 import { messages } from '../observe';
 import { QueueWatch } from '../parking';
 import { decisionPolicy, Settler, type OrderedHold } from '../settle';
-import { applyTopology, retryQueueNames, TopologyError, type TopologyPlan } from '../topology';
+import { applyTopology, retryQueueNames, TopologyError, type QueueArguments, type RetryTopologyConfig, type TopologyPlan } from '../topology';
 import { Deliveries } from './deliveries';
 import { ConsumerDepths } from './depths';
 import { DeliveryRegistry } from './registry';
@@ -22,6 +22,12 @@ export function consumerDepths(options: ConsumerSessionOptions): ConsumerDepths 
   if (queueWatch) return new ConsumerDepths(queueWatch, queues);
   const own = new QueueWatch(options.connection);
   return new ConsumerDepths(own, queues, own);
+}
+
+/** The main queue's arguments as planned (its type: a broker-native retry's main queue is quorum without being told). */
+export function mainQueueArguments(plan: TopologyPlan, topology: Pick<RetryTopologyConfig, 'mainQueue' | 'mainQueueArguments'>): QueueArguments {
+  const main = plan.queues.find((q) => q.role === 'main' && q.name === topology.mainQueue);
+  return main?.arguments ?? topology.mainQueueArguments;
 }
 
 /** The gate deliveries pass with deduplication on, its events told to the session (`on`). */

@@ -11,9 +11,10 @@ export interface AckTarget {
   readonly closed: boolean;
   ack(message: Message): void;
   /**
-   * The message failed: `basic.reject`, one frame for this message, which every RabbitMQ version counts
-   * (a quorum queue's `x-delivery-count`, towards its delivery limit). `requeue` false: the queue's
-   * dead-letter exchange takes it; true: back to the queue.
+   * The message failed. `requeue` true: back to the queue with a `basic.reject`, one frame for this
+   * message, which every RabbitMQ version counts (a quorum queue's `x-delivery-count`, towards its
+   * delivery limit). False: the queue's dead-letter exchange takes it, in the channel's dead-letter
+   * frame (a reject each where only a reject counts, else batched nacks: `deadLetterFrame`).
    */
   reject(message: Message, requeue: boolean): void;
   /**

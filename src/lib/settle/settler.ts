@@ -1,11 +1,12 @@
 /**
- * Carries a settle decision out on the delivery's channel: ack (batched per channel by its AckBatcher,
- * below), or reject to the dead-letter exchange (one frame per message); or a confirmed, mandatory copy (a retry tier, the
- * parking queue) and only then the ack — never the other way round.
+ * Carries a settle decision out on the delivery's channel: ack, or dead-letter to the queue's dead-letter
+ * exchange (batched per channel by its AckBatcher, below); or a confirmed, mandatory copy (a retry tier,
+ * the parking queue) and only then the ack — never the other way round.
  */
 import type { Channel, Message, Options } from 'amqplib';
 import { TagSet } from '../collections';
 import { PublishError } from '../publish';
+import type { DeadLetterFrame } from '../topology';
 import type { CopyDecision, Decision } from './decide';
 import { SettleError, staleDelivery, type AckTarget, type SettleAction, type TrackedDelivery } from './settlement';
 
@@ -27,7 +28,7 @@ export class Settler {
       if (decision.kind === 'ack') entry.acks.ack(entry.message);
       // A reject with requeue, one frame: only a reject counts in x-delivery-count on RabbitMQ 4.3, and the queue delays it.
       else if (decision.kind === 'broker-retry') entry.acks.reject(entry.message, true);
-      // A failure: basic.reject without requeue, the queue's dead-letter exchange takes it to the retry queue.
+      // A failure without requeue (the channel's dead-letter frame): the queue's dead-letter exchange takes it to the retry queue.
       else entry.acks.reject(entry.message, false);
     } catch {
       // amqplib throws when the channel closed under us: a stale delivery, not a crash.
@@ -81,18 +82,20 @@ const endOfTurn: Scheduler = (flush) => {
 type Kind = 'ack' | 'dead-letter';
 
 /**
- * The AckBatcher coalesces the acks of one consumer channel into multiple-acks.
+ * The AckBatcher coalesces the acks and dead-letters of one consumer channel into multiple frames.
  *
  * Why: each `channel.ack` is one AMQP frame, and amqplib writes each frame with a socket write of its
  * own, which the broker then processes. With a prefetch of 100 a flow settles its msgs one Node-RED
  * hop apart, each in its own `setImmediate`, so the acks and dead-letters of one event-loop turn are
- * collected and written after it, ascending: below every delivery still unsettled the acks go as one
- * frame with `multiple` set per run; above it, one plain frame each. A dead-letter is a `basic.reject`
- * of its own, one frame per message, written before any multiple-ack that covers its tag (that ack
- * then covers only what is still outstanding): RabbitMQ 4.3 counts a failure towards a quorum queue's
- * delivery limit only for a reject (or a channel closed with it unacked), never for a nack. A multiple
- * frame never covers a delivery this batcher has seen arrive and not yet seen settled. Deliveries are
- * registered on arrival, before the flow can settle them, so that holds for every delivery of the channel.
+ * collected and written after it, ascending: below every delivery still unsettled, one frame with
+ * `multiple` set per run of the same kind (an ack run, a dead-letter nack run, ...); above it, one plain
+ * frame each. The runs go out in order, so when a multiple frame is written everything below it is
+ * settled already: it never covers a settle of the other kind, nor a delivery this batcher has seen
+ * arrive and not yet seen settled (deliveries are registered on arrival, before the flow can settle
+ * them, so that holds for every delivery of the channel). Where the channel's dead-letter frame is
+ * `reject` (a quorum main queue on RabbitMQ 4.3+, which counts a failure towards its delivery limit only
+ * for a reject: `deadLetterFrame` in topology/broker-version.ts), a dead-letter is a `basic.reject` of
+ * its own, one frame per message, written before any multiple-ack that covers its tag.
  *
  * When no other delivery is in flight (prefetch 1, or the last of a burst) they go out at once:
  * waiting would add a turn of latency and save nothing. Otherwise they are written at the end of the
@@ -115,9 +118,11 @@ export class AckBatcher implements AckTarget {
   private scheduled = false;
   private gone = false;
 
+  /** `deadLetters`: how a dead-letter goes out (see `deadLetterFrame`); a reject per message when not said. */
   constructor(
     readonly channel: AckChannel,
     private readonly schedule: Scheduler = endOfTurn,
+    private readonly deadLetters: DeadLetterFrame = 'reject',
   ) {}
 
   /** The channel is gone (or was let go of): settles throw, the broker has the deliveries again. */
@@ -136,9 +141,9 @@ export class AckBatcher implements AckTarget {
   }
 
   /**
-   * The message failed: without requeue (the dead-letter exchange takes it) a `basic.reject` at the end
-   * of this turn, one frame for it; with requeue a `basic.reject` at once. Counted by every RabbitMQ
-   * version (a quorum queue's `x-delivery-count`). Throws when the channel is known to be gone.
+   * The message failed: without requeue (the dead-letter exchange takes it) a dead-letter at the end of
+   * this turn, in the channel's dead-letter frame; with requeue a `basic.reject` at once, counted by every
+   * RabbitMQ version (a quorum queue's `x-delivery-count`). Throws when the channel is known to be gone.
    */
   reject(message: Message, requeue: boolean): void {
     if (!requeue) return this.settle(message, 'dead-letter');
@@ -177,8 +182,9 @@ export class AckBatcher implements AckTarget {
   }
 
   /**
-   * Writes the pending settles: a reject per dead-letter; acks in runs, one multiple frame each below
-   * every unsettled delivery, plain frames above. Says whether it wrote any.
+   * Writes the pending settles: runs of one kind as multiple frames below every unsettled delivery,
+   * plain frames above (a dead-letter in `reject` frames: one each, the ack runs around it go on). Says
+   * whether it wrote any.
    */
   flush(): boolean {
     this.scheduled = false;
@@ -191,25 +197,28 @@ export class AckBatcher implements AckTarget {
     this.inOrder = true;
     const lowestUnsettled = this.unsettled.lowest();
     try {
-      // The ack run so far: its highest ack (the one a multiple frame names).
+      // The run so far: its highest settle (the one a multiple frame names) and its kind.
       let run: Message | undefined;
+      let runKind: Kind = 'ack';
       for (let k = 0; k < messages.length; k += 1) {
         const i = order ? (order[k] ?? k) : k;
         const message = messages[i];
         const kind = kinds[i];
         if (message === undefined || kind === undefined) continue;
-        if (kind === 'dead-letter') {
+        if (kind === 'dead-letter' && this.deadLetters === 'reject') {
           // One frame per message, before the multiple-ack that may cover its tag: a reject counts on every version.
           this.channel.reject(message, false);
         } else if (message.fields.deliveryTag > lowestUnsettled) {
-          if (run) this.channel.ack(run, true);
+          if (run) this.write(run, runKind, true);
           run = undefined;
-          this.channel.ack(message, false);
+          this.write(message, kind, false);
         } else {
+          if (run && runKind !== kind) this.write(run, runKind, true);
           run = message; // the highest of the run so far
+          runKind = kind;
         }
       }
-      if (run) this.channel.ack(run, true);
+      if (run) this.write(run, runKind, true);
       return true;
     } catch {
       // The channel closed under us: the broker redelivers what these frames would have settled.
@@ -242,6 +251,12 @@ export class AckBatcher implements AckTarget {
       this.scheduled = true;
       this.schedule(() => this.flush());
     }
+  }
+
+  /** An ack, or a dead-letter nack (without requeue). */
+  private write(message: Message, kind: Kind, multiple: boolean): void {
+    if (kind === 'ack') this.channel.ack(message, multiple);
+    else this.channel.nack(message, multiple, false);
   }
 
   /** A delivery goes back to its queue now (not batched). */

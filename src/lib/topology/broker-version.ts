@@ -1,6 +1,7 @@
 /**
  * What a broker of a given version refuses (or no longer honours) of what a topology asks for, said
- * before anything is declared, in one sentence each with the broker's version. Pure.
+ * before anything is declared, in one sentence each with the broker's version; whether it runs
+ * broker-native retry, and the frame a consumer dead-letters with on it. Pure.
  *
  * Measured on RabbitMQ 4.3.6 (Debian forky), against 4.0.5:
  * - `x-queue-version: 1` on a classic queue: 406 on 4.3 (classic queue version 1 was removed), accepted on 4.0;
@@ -12,7 +13,7 @@
  * The package itself declares every queue durable and sets the prefetch per consumer: the last two only
  * arise from a request built by hand.
  */
-import type { QueueArguments } from './arguments';
+import { isQuorum, type QueueArguments } from './arguments';
 import type { TopologyPlan } from './plan';
 
 export interface BrokerVersion {
@@ -87,4 +88,23 @@ export function brokerRetryVersionProblem(version: string | undefined): string |
   if (runsBrokerRetry(version)) return undefined;
   const shown = version ? `RabbitMQ ${version}` : 'a broker that does not say its version';
   return `broker-native delayed retry needs RabbitMQ 4.3 or later, this is ${shown} (older brokers accept its arguments and ignore them, so retries would not wait): choose "retry queues" as the delayed retry, or upgrade the broker`;
+}
+
+/**
+ * How a consumer dead-letters a failed delivery (without requeue): `nack`, the settles of a turn in runs,
+ * one `multiple` frame each; `reject`, one `basic.reject` per message.
+ */
+export type DeadLetterFrame = 'nack' | 'reject';
+
+/**
+ * The dead-letter frame for a main queue with these arguments on a broker of this version (as it says
+ * it). RabbitMQ 4.3+ counts a failure towards a quorum queue's delivery limit only for a reject: a quorum
+ * main queue there, or where the version is unknown, gets one reject per message. A classic queue (and a
+ * quorum queue before 4.3, which counts every return) dead-letters the same way, with the same
+ * `x-death`, from one `multiple` nack.
+ */
+export function deadLetterFrame(mainQueueArguments: QueueArguments, version: unknown): DeadLetterFrame {
+  if (!isQuorum(mainQueueArguments)) return 'nack';
+  const parsed = parseBrokerVersion(version);
+  return parsed === undefined || versionAtLeast(parsed, 4, 3) ? 'reject' : 'nack';
 }

@@ -57,7 +57,7 @@ export {
   type TopologyInspection,
   type TopologyResult,
 } from './apply';
-export { brokerRetryVersionProblem, parseBrokerVersion, requestOfPlan, runsBrokerRetry, versionAtLeast, versionFindings, type BrokerRequest, type BrokerVersion, type VersionFindings } from './broker-version';
+export { brokerRetryVersionProblem, deadLetterFrame, parseBrokerVersion, requestOfPlan, runsBrokerRetry, versionAtLeast, versionFindings, type BrokerRequest, type BrokerVersion, type DeadLetterFrame, type VersionFindings } from './broker-version';
 export { ManagementApi, managementEndpoint, type ManagementApiOptions, type ManagementEndpoint } from './management-api';
 export { chooseManagementApi, defaultManagementUrl, type ManagementChoice } from './management-url';
 export {

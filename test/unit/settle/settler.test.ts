@@ -2,10 +2,11 @@ import assert from 'node:assert/strict';
 import type { Message } from 'amqplib';
 import { PublishError } from '../../../src/lib/publish';
 import { AckBatcher, type AckChannel, Settler, SettleError, type CopyDecision } from '../../../src/lib/settle';
+import type { DeadLetterFrame } from '../../../src/lib/topology';
 import { delivery } from '../fixtures/tracked-delivery';
 
-/** A channel that records what would go to the broker, and a scheduler the test runs by hand. */
-function setup() {
+/** A channel that records what would go to the broker, and a scheduler the test runs by hand; dead-letters as `deadLetters` says (a reject each by default). */
+function setup(deadLetters?: DeadLetterFrame) {
   const sent: string[] = [];
   let throwOnAck = false;
   const channel: AckChannel = {
@@ -24,7 +25,7 @@ function setup() {
     },
   };
   const flushes: Array<() => void> = [];
-  const batcher = new AckBatcher(channel, (flush) => flushes.push(flush));
+  const batcher = new AckBatcher(channel, (flush) => flushes.push(flush), deadLetters);
   const endTurn = () => {
     for (const flush of flushes.splice(0)) flush();
   };
@@ -113,6 +114,48 @@ describe('ack batcher', () => {
     batcher.reject(m5!, false);
     endTurn();
     assert.deepEqual(sent, ['reject 2', 'ack 1 multiple', 'ack 4', 'reject 5']);
+  });
+
+  // Issue 52, item 7: a classic main queue dead-letters the same way from a multiple nack, at a tenth of the frames.
+  describe('with nack as the dead-letter frame (a classic main queue)', () => {
+    it('the dead-letters of one turn go as one multiple nack, like the acks', () => {
+      const { sent, batcher, endTurn, arrive } = setup('nack');
+      const ms = arrive(1, 2, 3, 4, 5, 6);
+      for (const m of ms.slice(0, 5).reverse()) batcher.reject(m, false);
+      assert.deepEqual(sent, [], 'they wait for the end of the turn');
+      endTurn();
+      assert.deepEqual(sent, ['nack 5 multiple']);
+      batcher.nack(ms[5]!, false); // a nack without requeue is a dead-letter too; nothing else in flight: at once
+      assert.deepEqual(sent.slice(1), ['nack 6 multiple']);
+    });
+
+    it('runs of acks and dead-letters alternate, ascending, each run one multiple frame: none covers the other kind', () => {
+      const { sent, batcher, endTurn, arrive } = setup('nack');
+      const [m1, m2, m3, m4, m5, m6, m7] = arrive(1, 2, 3, 4, 5, 6, 7, 8);
+      batcher.ack(m4!);
+      batcher.reject(m3!, false);
+      batcher.ack(m1!);
+      batcher.reject(m5!, false);
+      batcher.ack(m2!);
+      batcher.reject(m6!, false);
+      batcher.ack(m7!);
+      endTurn();
+      // 1-2 acked, 3 dead-lettered (3 only: 1-2 are settled), 4 acked, 5-6 dead-lettered, 7 acked; 8 never covered.
+      assert.deepEqual(sent, ['ack 2 multiple', 'nack 3 multiple', 'ack 4 multiple', 'nack 6 multiple', 'ack 7 multiple']);
+    });
+
+    it('above an unsettled delivery, one plain frame each; a return to the queue goes at once', () => {
+      const { sent, batcher, endTurn, arrive } = setup('nack');
+      const [m1, , m3, m4, m5, m6] = arrive(1, 2, 3, 4, 5, 6);
+      batcher.reject(m6!, true);
+      batcher.nack(m5!, true);
+      assert.deepEqual(sent, ['reject 6 requeue', 'nack 5 requeue']);
+      batcher.reject(m4!, false);
+      batcher.reject(m1!, false);
+      batcher.ack(m3!);
+      endTurn();
+      assert.deepEqual(sent.slice(2), ['nack 1 multiple', 'ack 3', 'nack 4']);
+    });
   });
 
   it('handBack writes the pending settles, then returns every unsettled delivery with one nack (not counted by RabbitMQ 4.3)', () => {

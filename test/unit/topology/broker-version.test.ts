@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import type { Channel } from 'amqplib';
 import { checkTopology, declareTopology, inspectTopology, type ChannelRunner } from '../../../src/lib/topology/apply';
-import { parseBrokerVersion, requestOfPlan, versionAtLeast, versionFindings, type BrokerRequest } from '../../../src/lib/topology/broker-version';
+import { deadLetterFrame, parseBrokerVersion, requestOfPlan, versionAtLeast, versionFindings, type BrokerRequest } from '../../../src/lib/topology/broker-version';
 import { planTopology, type RetryTopologyConfig } from '../../../src/lib/topology';
 import { seedTopology } from '../fixtures/topology-seed';
 
@@ -26,6 +26,32 @@ describe('parseBrokerVersion / versionAtLeast', () => {
     assert.equal(versionAtLeast(v('5.0.1')!, 4, 3), true);
     assert.equal(versionAtLeast(v('4.2.9')!, 4, 3), false);
     assert.equal(versionAtLeast(v('3.13.7')!, 4, 3), false);
+  });
+});
+
+// Issue 52, item 7: a dead-letter is one frame per message only where RabbitMQ needs it.
+describe('deadLetterFrame: a reject per message only for a quorum main queue on RabbitMQ 4.3+', () => {
+  const quorum = { 'x-queue-type': 'quorum' };
+
+  it('a classic main queue dead-letters with nacks (batched) on every version, and when the version is unknown', () => {
+    for (const version of ['3.10.8', '4.0.5', '4.3.6', '5.0.0', undefined]) {
+      assert.equal(deadLetterFrame({}, version), 'nack', String(version));
+      assert.equal(deadLetterFrame({ 'x-queue-type': 'classic', 'x-max-priority': 5 }, version), 'nack', String(version));
+    }
+  });
+
+  it('a quorum main queue: a reject from 4.3 on (only a reject counts towards its delivery limit), a nack before', () => {
+    assert.equal(deadLetterFrame(quorum, '4.3.6'), 'reject');
+    assert.equal(deadLetterFrame(quorum, '4.3.0'), 'reject');
+    assert.equal(deadLetterFrame(quorum, Buffer.from('5.0.1')), 'reject');
+    assert.equal(deadLetterFrame(quorum, '4.2.9'), 'nack');
+    assert.equal(deadLetterFrame(quorum, '4.0.5'), 'nack');
+    assert.equal(deadLetterFrame(quorum, '3.10.8'), 'nack');
+  });
+
+  it('a quorum main queue on a broker that does not say its version: a reject, counted on every version', () => {
+    assert.equal(deadLetterFrame(quorum, undefined), 'reject');
+    assert.equal(deadLetterFrame(quorum, 'latest'), 'reject');
   });
 });
 
