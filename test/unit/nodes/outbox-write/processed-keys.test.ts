@@ -28,3 +28,26 @@ describe('outbox write: the keys recorded as processed in its transaction', () =
     assert.deepEqual(processedKeys(msg), [{ scope: 'q', key: 'm2' }]);
   });
 });
+
+describe('outbox write: a batch msg the flow failed in part', () => {
+  const batch = (extra: Record<string, unknown>): Record<string, unknown> => ({
+    payload: [1, 2, 3, 4],
+    amqp: { config: 'c', queue: 'q', batch: { id: 'b', size: 4, split: 0 }, items: [1, 2, 3, 4].map((n) => item(n, { scope: 'q', key: `m${n}` })) },
+    ...extra,
+  });
+  const keys = (msg: Record<string, unknown>): string[] => processedKeys(msg).map((k) => k.key);
+
+  it('items named in msg.errors are left out: they are retried or parked, and a key recorded as processed would ack their next delivery as a duplicate', () => {
+    assert.deepEqual(keys(batch({ errors: { 2: 'poison' } })), ['m1', 'm2', 'm4']);
+    assert.deepEqual(keys(batch({ errors: [null, { message: 'x' }] })), ['m1', 'm3', 'm4']);
+  });
+
+  it("items given an outcome other than 'ack' are left out; 'ack' outcomes kept (an outcome overrides an error)", () => {
+    assert.deepEqual(keys(batch({ outcomes: { 0: 'retry', 1: { action: 'park' }, 2: 'ack' }, errors: { 2: 'x', 3: 'y' } })), ['m3']);
+  });
+
+  it('unusable per-item answers (the settle refuses them, nothing is settled): no key', () => {
+    assert.deepEqual(keys(batch({ outcomes: { 4: 'ack' } })), []);
+    assert.deepEqual(keys(batch({ outcomes: { 0: 'maybe' } })), []);
+  });
+});
