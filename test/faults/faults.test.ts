@@ -21,7 +21,7 @@ import path from 'node:path';
 import { NodeRedProcess, packPackage, userDirWith, type NodeRedLaunch } from '../helpers/node-red-process';
 import { nodeRed4 } from '../e2e/node-red-runtimes';
 import { CIRCUIT_MARK, faultFlow, faultNames, healthy, latestStatuses, markedLines, SEEN_MARK } from './fault-flow';
-import { DEDUPE_FAULTS, DOWNSTREAM_FAULTS, FAULTS, OUTBOX_FAULTS, type Fault, type FaultWindow } from './faults';
+import { BATCH_FAULTS, DEDUPE_FAULTS, DOWNSTREAM_FAULTS, FAULTS, OUTBOX_FAULTS, type Fault, type FaultWindow } from './faults';
 import { outboxTableDdl } from '../../src/lib/outbox';
 import { parseTableName } from '../../src/lib/postgres';
 import { PostgresDatabase } from '../../src/lib/postgres';
@@ -100,7 +100,7 @@ describe('fault suite: the packed package in a real Node-RED against a broker th
     await resetBrokerNodes();
   });
 
-  for (const fault of [...FAULTS, ...DEDUPE_FAULTS, ...OUTBOX_FAULTS, ...DOWNSTREAM_FAULTS]) {
+  for (const fault of [...FAULTS, ...DEDUPE_FAULTS, ...OUTBOX_FAULTS, ...DOWNSTREAM_FAULTS, ...BATCH_FAULTS]) {
     it(fault.name, async function () {
       // Bringing a 3-node cluster up takes a minute or more on a busy machine.
       if (fault.broker === 'cluster') this.timeout(360_000);
