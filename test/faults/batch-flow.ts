@@ -43,7 +43,7 @@ msg.payload.forEach((p, i) => {
         return;
     }
     ids.push(id);
-    records.push({ id, at, tag: item.consumerTag });
+    records.push({ id, at, tag: item.consumerTag, attempt: item.retry.attempt });
 });
 node.log('${STATEMENT_MARK}' + JSON.stringify({ size: items.length, split: msg.amqp.batch.split, poison: ids.includes(null) || Object.keys(errors).length > 0 }));
 if (Object.keys(errors).length > 0) msg.errors = errors;
