@@ -18,6 +18,8 @@ export interface BatchFlowOptions {
   bisect?: boolean;
   /** At attempt 1 the flow gives the ack an index out of range (`msg.outcomes[size]`): nothing settled, the settle timeout retries. */
   badOutcomes?: boolean;
+  /** The flow settles the first item on its own (its msg.amqp as a single msg, to the ack) before the batch reaches the ack. */
+  settleFirst?: boolean;
 }
 
 /** One line per batch msg the processing saw (its size, how often bisect split it, whether it held the poison item). */
@@ -51,6 +53,7 @@ else delete msg.errors;
 msg.records = records;
 msg.statements = [{ sql: 'INSERT INTO ' + env.get('EFFECTS_TABLE') + ' (message_id) SELECT unnest($1::text[])', params: [ids] }];
 if (env.get('BAD_OUTCOMES') && items[0].retry.attempt === 1) msg.outcomes = { [items.length]: 'ack' };
+if (env.get('SETTLE_FIRST')) node.send([null, { payload: msg.payload[0], amqp: items[0] }]);
 const slow = Number(env.get('SLOW_MS'));
 if (slow > 0) {
     setTimeout(() => node.send([msg, null]), slow);
@@ -71,13 +74,13 @@ export function batchFaultFlow(nodes: Record<string, unknown>[], batch: BatchFlo
   const out = nodes.map((node): Record<string, unknown> => {
     switch (node.id) {
       case z:
-        return { ...node, env: [...(node.env as unknown[]), { name: 'BISECT', value: batch.bisect ? '1' : '', type: 'str' }, { name: 'BAD_OUTCOMES', value: batch.badOutcomes ? '1' : '', type: 'str' }] };
+        return { ...node, env: [...(node.env as unknown[]), { name: 'BISECT', value: batch.bisect ? '1' : '', type: 'str' }, { name: 'BAD_OUTCOMES', value: batch.badOutcomes ? '1' : '', type: 'str' }, { name: 'SETTLE_FIRST', value: batch.settleFirst ? '1' : '', type: 'str' }] };
       case 'faults-config':
         return batch.bisect ? { ...node, errorRules: [{ ...CONSTRAINT_RULE }, ...((node.errorRules as unknown[] | undefined) ?? [])] } : node;
       case 'faults-consumer':
         return { ...node, batch: true, batchSize: String(batch.size), batchWait: String(batch.wait) };
       case 'faults-process':
-        return { ...node, name: 'process batch', func: PROCESS_BATCH, wires: [['faults-effect'], []] };
+        return { ...node, name: 'process batch', func: PROCESS_BATCH, wires: [['faults-effect'], ['faults-ack']] };
       case 'faults-effect':
         return { ...node, wires: [['faults-records']] };
       case 'faults-retry':

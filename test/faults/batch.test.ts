@@ -5,12 +5,15 @@
  * - one poison item (an HTTP 400 the rule `4xx` makes permanent) named by the flow in `msg.errors`;
  * - the same poison item, the flow naming nothing: PostgreSQL refuses the whole INSERT (a NULL id), the
  *   retry node's bisect splits the batch until the item is alone;
- * - no poison, the flow's `msg.outcomes` naming an index out of range at attempt 1.
+ * - no poison, the flow's `msg.outcomes` naming an index out of range at attempt 1;
+ * - no poison, the flow settling the first item on its own (its `msg.amqp` as a single msg) before the
+ *   batch reaches the same ack.
  * Asserted: lost 0; in the poison rows the poison item parked alone, once, at attempt 1 as permanent,
  * the other 499 processed once (one record each, one effect row each) and acked (nothing left in the
  * queues once Node-RED stopped); in the bad-input row the ack's error names the index, nothing is
  * settled (the items stay in flight), no item parked or settled twice, the settle timeout retries the
- * items and they are processed again at attempt 2 and acked. `npx mocha test/faults/batch.test.ts` after `npm run build`.
+ * items and they are processed again at attempt 2 and acked; in the last row the batch's ack warns that
+ * item 0 was settled before, and every item is processed and acked once. `npx mocha test/faults/batch.test.ts` after `npm run build`.
  */
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -46,6 +49,7 @@ const ROWS: BatchRow[] = [
   { id: 'batch-errors', name: 'one poison item among 500 (HTTP 400, rule `4xx` → permanent), named in `msg.errors`', flow: { permanent: true, batch: BATCH }, poison: true },
   { id: 'batch-bisect', name: 'one poison item among 500 (a NOT NULL violation, rule → permanent) · bisect, nothing named', flow: { batch: { ...BATCH, bisect: true } }, poison: true },
   { id: 'batch-outcomes', name: 'an index out of range in `msg.outcomes` at attempt 1 (settle timeout 5 s)', flow: { settleTimeout: 5, batch: { ...BATCH, badOutcomes: true } }, poison: false, until: (a) => a.records.length >= 2 * COUNT },
+  { id: 'batch-twice', name: 'the first item settled on its own, then its batch (a single-message settle given an item)', flow: { batch: { ...BATCH, settleFirst: true } }, poison: false },
 ];
 
 interface Run {
@@ -91,7 +95,8 @@ describe('fault suite: batch mode and bad input in a real Node-RED', function ()
       assert.deepEqual(consumerErrors(run.lines, false), [], `the consumer logged errors${log}`);
       notes.push(`- ${row.name}: ${note(run)}`);
       if (row.poison) poisonAlone(run);
-      else badOutcomes(run);
+      else if (row.flow.batch?.badOutcomes) badOutcomes(run);
+      else settledTwice(run);
     });
   }
 });
@@ -132,6 +137,18 @@ function badOutcomes(run: Run): void {
   assert.equal(attempts.size, COUNT, 'every item processed');
   const twice = lines.filter((line) => /already settled/i.test(line));
   assert.deepEqual(twice, [], `nothing settled twice${log}`);
+}
+
+/** The batch's ack warns that item 0 was settled before; nothing settled twice: every item processed and acked once, none parked. */
+function settledTwice(run: Run): void {
+  const { accounting, lines, log } = run;
+  const warnings = lines.filter((line) => line.includes('[warn] [retry-settle:ack]'));
+  assert.equal(warnings.length, 1, `one warning${log}`);
+  assert.match(warnings[0] ?? '', /item 0 not settled/, `the warning names index 0${log}`);
+  assert.equal(accounting.parked.size, 0, `nothing parked${log}`);
+  assert.equal(accounting.records.length, COUNT, `each item processed once (acked once: nothing delivered again)${log}`);
+  assert.equal(accounting.processed.size, COUNT);
+  assert.equal(run.effects, COUNT);
 }
 
 async function runBatch(row: BatchRow, launch: NodeRedLaunch, userDir: string): Promise<Run> {
