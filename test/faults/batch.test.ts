@@ -16,19 +16,17 @@
  * item 0 was settled before, and every item is processed and acked once. `npx mocha test/faults/batch.test.ts` after `npm run build`.
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
+import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { GetMessage } from 'amqplib';
-import { NodeRedProcess, packPackage, userDirWith, type NodeRedLaunch } from '../helpers/node-red-process';
-import { nodeRed4 } from '../e2e/node-red-runtimes';
+import { NodeRedProcess, type NodeRedLaunch } from '../helpers/node-red-process';
 import { DATABASE_URL } from '../helpers/private-stores';
 import { PostgresDatabase } from '../../src/lib/postgres';
 import { faultFlow, faultNames, markedLines, SEEN_MARK, type FaultFlowOptions } from './fault-flow';
 import { STATEMENT_MARK } from './batch-flow';
 import { brokerNode, resetBrokerNodes, waitUntil } from './fault-broker';
 import { Accounting, drain, Producer, withChannel } from './workload';
-import { cleanUp, consumerErrors, duplicateEffects, takeStock } from './run-parts';
+import { cleanUp, consumerErrors, duplicateEffects, packedNodeRed, takeStock } from './run-parts';
 
 /** Messages per row, published at once: one batch. */
 const COUNT = 500;
@@ -69,24 +67,16 @@ describe('fault suite: batch mode and bad input in a real Node-RED', function ()
   this.timeout(120_000);
   const table: string[] = [];
   const notes: string[] = [];
-  let packDir = '';
-  let userDir = '';
-  const launch: Promise<NodeRedLaunch> = nodeRed4.prepare();
-
-  before(async function () {
-    packDir = mkdtempSync(path.join(os.tmpdir(), 'rmq-retry-pack-'));
-    userDir = await userDirWith(await packPackage(packDir));
-  });
+  const { launch, userDir } = packedNodeRed();
 
   after(async function () {
     if (table.length > 0) console.log(`\n| row | published | processed (distinct) | parked | duplicate deliveries | duplicate effects | LOST | left in queues |\n|---|---:|---:|---:|---:|---:|---:|---:|\n${[...table, '', ...notes].join('\n')}\n`);
-    for (const dir of [packDir, userDir]) if (dir) rmSync(dir, { recursive: true, force: true });
     await resetBrokerNodes();
   });
 
   for (const row of ROWS) {
     it(row.name, async function () {
-      const run = await runBatch(row, await launch, userDir);
+      const run = await runBatch(row, await launch, userDir());
       const { accounting, log } = run;
       table.push(`| ${row.name} | ${run.published} | ${accounting.processedCount} | ${accounting.parked.size} | ${accounting.duplicates} | ${run.duplicateEffects} | **${run.lost.length}** | ${run.left} |`);
       assert.equal(run.published, COUNT);
