@@ -63,6 +63,8 @@ describe('retry consumer in batch mode (real broker)', function () {
   }
 
   const inFlight = (n: number): boolean => sessionOf().stats.inFlight === n;
+  /** Items in the batch msgs. */
+  const itemsIn = (batches: Msg[]): number => batches.reduce((sum: number, m) => sum + (m.amqp.items as unknown[]).length, 0);
   const ns = (msg: Msg | undefined): number[] => (msg?.payload as Array<{ n: number }>).map((p) => p.n);
 
   it('sends one msg per full batch: payloads in order, each item its delivery\'s msg.amqp and retry; the prefetch follows (2 × batch size)', async () => {
@@ -109,7 +111,7 @@ describe('retry consumer in batch mode (real broker)', function () {
   it('sends a partial batch once its wait runs out', async () => {
     const seen = await load({ batchSize: '100', batchWait: '300' });
     await publish(0, 3);
-    await waitFor(() => seen.reduce((sum, m) => sum + m.amqp.items.length, 0) === 3, 'the three in partial batches');
+    await waitFor(() => itemsIn(seen) === 3, 'the three in partial batches');
     assert.ok(seen.every((m) => m.amqp.items.length < 100));
     assert.deepEqual(seen.flatMap(ns), [0, 1, 2]);
     ackAll(seen);
@@ -172,9 +174,9 @@ describe('retry consumer in batch mode (real broker)', function () {
     assert.deepEqual(ns(seen[0]), [0]);
     helper.getNode('consumer').receive({ topic: 'pause' });
     await waitFor(() => (lastStatus('consumer')?.text ?? '').startsWith('paused'), 'paused');
-    await waitFor(() => inFlight(seen.reduce((sum, m) => sum + m.amqp.items.length, 0)), 'every delivery the flow holds sent in a batch');
+    await waitFor(() => inFlight(itemsIn(seen)), 'every delivery the flow holds sent in a batch');
     ackAll(seen);
-    const sent = seen.reduce((sum, m) => sum + m.amqp.items.length, 0);
+    const sent = itemsIn(seen);
     await waitFor(() => sessionOf().stats.acked === sent && inFlight(0), 'acked');
     await waitFor(async () => (await broker.messageCount(names.mainQueue)) === 5 - sent, 'the held ones back in the queue');
   });
