@@ -154,7 +154,7 @@ describe('the Flow Library reads every node type from its .html', function () {
   it('takes the icon and labels a new node shows, texts from the catalog', function () {
     const settle = expected('retry-settle');
     assert.equal(settle.icon, 'rabbitmq-retry-ack.svg', 'the icon of the default action, ack');
-    assert.deepEqual(settle.defaults, { name: { value: '' }, action: { value: 'ack' }, reason: { value: '' } }, 'values only: no validators, no labels');
+    assert.deepEqual(settle.defaults, { name: { value: '' }, action: { value: 'ack' }, reason: { value: '' }, bisect: { value: false } }, 'values only: no validators, no labels');
     assert.equal(settle.label, 'ack');
     assert.equal(expected('retry-broker').label, 'amqp://127.0.0.1:5672');
     assert.deepEqual(expected('retry-consumer').defaults.config, { value: '', type: 'retry-config', required: true });

@@ -73,25 +73,24 @@ export function errorDirective(index: number, entry: unknown): ItemDirective | B
   return new BatchInputError(`msg.errors[${index}]: not an error (a string or an object such as {message, name, code})`);
 }
 
+/** Puts each entry of `value` (msg.outcomes or msg.errors) as its directive at its index; the first problem, if any. */
+function place(directives: ItemDirective[], name: string, value: unknown, read: (index: number, entry: unknown) => ItemDirective | BatchInputError): BatchInputError | undefined {
+  const entries = entriesByIndex(name, value, directives.length);
+  if (entries instanceof BatchInputError) return entries;
+  for (const [index, entry] of entries) {
+    const directive = read(index, entry);
+    if (directive instanceof BatchInputError) return directive;
+    directives[index] = directive;
+  }
+  return undefined;
+}
+
 /**
  * The directive of each of a batch's `size` items: its `msg.outcomes` entry, else its `msg.errors`
  * entry, else the node's action; or the first problem found (nothing is settled then).
  */
 export function batchDirectives(size: number, outcomes: unknown, errors: unknown): ItemDirective[] | BatchInputError {
   const directives: ItemDirective[] = new Array<ItemDirective>(size).fill(NODE);
-  const byError = entriesByIndex('errors', errors, size);
-  if (byError instanceof BatchInputError) return byError;
-  for (const [index, entry] of byError) {
-    const directive = errorDirective(index, entry);
-    if (directive instanceof BatchInputError) return directive;
-    directives[index] = directive;
-  }
-  const byOutcome = entriesByIndex('outcomes', outcomes, size);
-  if (byOutcome instanceof BatchInputError) return byOutcome;
-  for (const [index, entry] of byOutcome) {
-    const directive = outcomeDirective(index, entry);
-    if (directive instanceof BatchInputError) return directive;
-    directives[index] = directive;
-  }
-  return directives;
+  // msg.errors first, so an outcome named for the same item takes its place.
+  return place(directives, 'errors', errors, errorDirective) ?? place(directives, 'outcomes', outcomes, outcomeDirective) ?? directives;
 }
