@@ -11,6 +11,7 @@
  */
 import { uniqueName } from '../helpers/broker';
 import { statusKey } from '../../src/nodes/shared/i18n';
+import { batchFaultFlow, type BatchFlowOptions } from './batch-flow';
 
 export interface FaultNames {
   exchange: string;
@@ -102,9 +103,16 @@ export interface FaultFlowOptions {
   prefetch?: number;
   /** The processing step holds each msg this long before passing it on (ms; default 0): messages are in the flow when a fault hits. */
   slowMs?: number;
+  /** The consumer in batch mode (batch-flow.ts): one INSERT and one record per batch, each item settled on its own. */
+  batch?: BatchFlowOptions;
 }
 
 export function faultFlow(names: FaultNames, options: FaultFlowOptions = {}): Record<string, unknown>[] {
+  const nodes = singleFlow(names, options);
+  return options.batch ? batchFaultFlow(nodes, options.batch) : nodes;
+}
+
+function singleFlow(names: FaultNames, options: FaultFlowOptions): Record<string, unknown>[] {
   const z = 'faults-tab';
   const dedupe = options.dedupe === true;
   const [afterProcess, afterEffect, afterRecord] = options.recordFirst ? ['faults-record', 'faults-ack', 'faults-effect'] : ['faults-effect', 'faults-record', 'faults-ack'];

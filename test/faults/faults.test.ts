@@ -15,13 +15,12 @@
  * Needs `npm run build` first (the tarball packs dist/) and an installed rabbitmq-server.
  */
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { NodeRedProcess, packPackage, userDirWith, type NodeRedLaunch } from '../helpers/node-red-process';
-import { nodeRed4 } from '../e2e/node-red-runtimes';
+import { NodeRedProcess, type NodeRedLaunch } from '../helpers/node-red-process';
 import { CIRCUIT_MARK, faultFlow, faultNames, healthy, latestStatuses, markedLines, SEEN_MARK } from './fault-flow';
-import { DEDUPE_FAULTS, DOWNSTREAM_FAULTS, FAULTS, OUTBOX_FAULTS, type Fault, type FaultWindow } from './faults';
+import { BATCH_FAULTS, DEDUPE_FAULTS, DOWNSTREAM_FAULTS, FAULTS, OUTBOX_FAULTS, type Fault, type FaultWindow } from './faults';
 import { outboxTableDdl } from '../../src/lib/outbox';
 import { parseTableName } from '../../src/lib/postgres';
 import { PostgresDatabase } from '../../src/lib/postgres';
@@ -29,7 +28,7 @@ import { DATABASE_URL, startPrivatePostgres, startPrivateRedis, type PrivateServ
 import { brokerNode, pause, resetBrokerNodes, waitUntil } from './fault-broker';
 import { Accounting, drain, isPoison, Producer, withChannel } from './workload';
 import { OutboxProducer } from './outbox-producer';
-import { cleanUp, consumerErrors, duplicateEffects, takeStock } from './run-parts';
+import { cleanUp, consumerErrors, duplicateEffects, packedNodeRed, takeStock } from './run-parts';
 import type { GetMessage } from 'amqplib';
 import { skipBecause } from '../helpers/skips';
 
@@ -81,14 +80,7 @@ function table(rows: Row[]): string {
 describe('fault suite: the packed package in a real Node-RED against a broker that fails', function () {
   this.timeout(180_000);
   const rows: Row[] = [];
-  let packDir = '';
-  let userDir = '';
-  const launch: Promise<NodeRedLaunch> = nodeRed4.prepare();
-
-  before(async function () {
-    packDir = mkdtempSync(path.join(os.tmpdir(), 'rmq-retry-pack-'));
-    userDir = await userDirWith(await packPackage(packDir));
-  });
+  const { launch, userDir } = packedNodeRed();
 
   after(async function () {
     if (rows.length > 0) {
@@ -96,11 +88,10 @@ describe('fault suite: the packed package in a real Node-RED against a broker th
       console.log(`\n${text}\n`);
       writeFileSync(TABLE_FILE, `${text}\n`);
     }
-    for (const dir of [packDir, userDir]) if (dir) rmSync(dir, { recursive: true, force: true });
     await resetBrokerNodes();
   });
 
-  for (const fault of [...FAULTS, ...DEDUPE_FAULTS, ...OUTBOX_FAULTS, ...DOWNSTREAM_FAULTS]) {
+  for (const fault of [...FAULTS, ...DEDUPE_FAULTS, ...OUTBOX_FAULTS, ...DOWNSTREAM_FAULTS, ...BATCH_FAULTS]) {
     it(fault.name, async function () {
       // Bringing a 3-node cluster up takes a minute or more on a busy machine.
       if (fault.broker === 'cluster') this.timeout(360_000);
@@ -110,7 +101,7 @@ describe('fault suite: the packed package in a real Node-RED against a broker th
           skipBecause(this, why);
         }
       }
-      const run = await runFault(fault, await launch, userDir);
+      const run = await runFault(fault, await launch, userDir());
       const { row, missing, statuses, consumerErrors, rolledBackSeen, log } = run;
       rows.push(row);
       if (fault.flow?.events) downstreamOutage(fault, run);

@@ -43,7 +43,7 @@ export interface Fault {
   /** The events come through the transactional outbox: written into its table, published by the flow's relay. */
   outbox?: boolean;
   /** The flow's attempts, kill switch, events output and error rules (fault-flow.ts); the suite's defaults otherwise. */
-  flow?: Pick<FaultFlowOptions, 'maxAttempts' | 'circuit' | 'events' | 'permanent'>;
+  flow?: Pick<FaultFlowOptions, 'maxAttempts' | 'circuit' | 'events' | 'permanent' | 'batch' | 'slowMs'>;
   /** false: the producer publishes no poison message (every message is good). */
   poison?: boolean;
 }
@@ -234,4 +234,21 @@ export const DOWNSTREAM_FAULTS: Fault[] = [
       return [{ start, end: start }];
     },
   },
+];
+
+/** The batch rows' consumer (issue 51): batches of up to 50, a partial one after 500 ms; each batch held 300 ms in the flow, so batches are in the flow and in the consumer when the fault hits. */
+const BATCHES = { batch: { size: 50, wait: 500 }, slowMs: 300 } as const;
+
+/**
+ * Batch mode (issue 51) under the faults that cut batches: a batch pending in the consumer and one in
+ * the flow when the connections close, Node-RED is killed or the effect's database stops. Deduplicated
+ * (the outbox write records every item's key in the batch's transaction): lost 0 and no effect repeated.
+ */
+export const BATCH_FAULTS: Fault[] = [
+  ...DEDUPE_FAULTS.filter((f) => ['close-all-dedupe', 'sigkill-dedupe', 'postgres-restart'].includes(f.id)).map((f) => ({
+    ...f,
+    id: `${f.id}-batch`,
+    name: f.name.replace(' · deduplicated', ' · batches of 50 · deduplicated'),
+    flow: { ...f.flow, ...BATCHES },
+  })),
 ];

@@ -3,7 +3,12 @@
  * two-process rows (two-processes.test.ts): taking stock of what became of the messages, the effects
  * counted in PostgreSQL, the consumer's error lines, and the clean-up of a run's queues and tables.
  */
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import type { GetMessage } from 'amqplib';
+import { packPackage, userDirWith, type NodeRedLaunch } from '../helpers/node-red-process';
+import { nodeRed4 } from '../e2e/node-red-runtimes';
 import type { PostgresDatabase } from '../../src/lib/postgres';
 import type { BrokerNode } from './fault-broker';
 import type { FaultNames } from './fault-flow';
@@ -45,4 +50,34 @@ export async function cleanUp(broker: BrokerNode, names: FaultNames, db: Postgre
   }).catch(() => undefined);
   await db.query(`DROP TABLE IF EXISTS ${names.effectsTable}, ${names.effectsTable}_outbox, ${names.dedupeTable}, ${names.outboxTable}`).catch(() => undefined);
   await db.close();
+}
+
+/** The packed package (`npm pack` of dist/) installed into a fresh Node-RED user directory; `remove` deletes both. */
+export async function packedUserDir(): Promise<{ userDir: string; remove: () => void }> {
+  const packDir = mkdtempSync(path.join(os.tmpdir(), 'rmq-retry-pack-'));
+  const dirs = [packDir];
+  const remove = (): void => {
+    for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+  };
+  try {
+    const userDir = await userDirWith(await packPackage(packDir));
+    dirs.push(userDir);
+    return { userDir, remove };
+  } catch (err) {
+    remove();
+    throw err;
+  }
+}
+
+/** A suite's Node-RED: the runtime prepared, the packed package in a fresh user directory before the suite, removed after it. */
+export function packedNodeRed(): { launch: Promise<NodeRedLaunch>; userDir: () => string } {
+  const launch = nodeRed4.prepare();
+  let packed: { userDir: string; remove: () => void } | undefined;
+  before(async function () {
+    packed = await packedUserDir();
+  });
+  after(function () {
+    packed?.remove();
+  });
+  return { launch, userDir: () => packed?.userDir ?? '' };
 }

@@ -211,9 +211,12 @@ export class Accounting {
 
   addRecords(messages: GetMessage[]): void {
     for (const m of messages) {
-      const record = JSON.parse(m.content.toString()) as ProcessedRecord;
-      this.records.push(record);
-      this.processed.add(record.id);
+      // A flow in batch mode records a batch's items as one array.
+      const parsed = JSON.parse(m.content.toString()) as ProcessedRecord | ProcessedRecord[];
+      for (const record of Array.isArray(parsed) ? parsed : [parsed]) {
+        this.records.push(record);
+        this.processed.add(record.id);
+      }
     }
   }
 

@@ -13,6 +13,7 @@ import type { OutboxTarget } from '../shared/outbox-node';
 import { StatusUpdates } from '../shared/status';
 import { TableWatch } from '../shared/table-watch';
 import { writeOf, type EventSettings } from './event';
+import { processedKeys } from './processed-keys';
 
 /** While its table is not usable the write tries again every 10 s (and at each msg). */
 const TABLE_RETRY_MS = 10_000;
@@ -101,14 +102,13 @@ export class WriteController {
       );
   }
 
-  /** Records the consumed message's deduplication key as processed, in the write's transaction. */
+  /** Records the consumed message's deduplication key (a batch msg: every item's) as processed, in the write's transaction. */
   private dedupeCompletion(msg: NodeMessage): ((client: Queryable) => Promise<void>) | undefined {
-    const claimed = (msg.amqp as { dedupe?: { scope?: unknown; key?: unknown } } | undefined)?.dedupe;
     const store = this.parts.dedupe?.store;
     const retentionMs = this.parts.dedupe?.retentionMs ?? 0;
-    if (!(store instanceof PostgresDedupeStore) || !claimed || typeof claimed.scope !== 'string' || typeof claimed.key !== 'string') return undefined;
-    const processed = { scope: claimed.scope, key: claimed.key };
-    return (client: Queryable) => store.completeWithin(client, [processed], retentionMs);
+    const keys = processedKeys(msg);
+    if (!(store instanceof PostgresDedupeStore) || keys.length === 0) return undefined;
+    return (client: Queryable) => store.completeWithin(client, keys, retentionMs);
   }
 
   private close(): void {
