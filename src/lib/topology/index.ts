@@ -64,6 +64,7 @@ export {
   CONSISTENT_HASH_EXCHANGE,
   MAX_PARTITIONS,
   PARTITION_ROUTINGS,
+  busiestShare,
   fnv1a32,
   isPartitioned,
   partitionExchangeName,

@@ -67,7 +67,7 @@ export class RetryConfigController {
     const { topology, broker } = this.node;
     this.routing ??= resolvePartitionRouting(topology?.partitionRouting, topology?.mainQueue ?? '', broker?.managementApi).catch((err: unknown) => {
       this.routing = undefined;
-      throw new Error(`partition routing: cannot tell whether the broker has the consistent-hash exchange: ${(err as Error).message}`, { cause: err });
+      throw new Error(`partition routing: cannot read the type of the partition exchange: ${(err as Error).message}`, { cause: err });
     });
     return this.routing;
   }
