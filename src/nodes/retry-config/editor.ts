@@ -117,8 +117,11 @@ export function retryConfig(t: Translate): NodeDefinition {
       fillSelect('#node-config-input-delayedRetry', DELAYED_RETRY_CHOICES, (c) => t(`delayedRetry.${c}`), node.delayedRetry ?? 'queues');
       // Choosing broker-native retry asks the broker its version (the check does), so an old one is said at once.
       $('#node-config-input-delayedRetry').on('change', () => {
-        if (inputText('delayedRetry') === 'broker') checkTopology(t, node);
-        else offerBrokerRetry(t, undefined);
+        if (inputText('delayedRetry') === 'broker') {
+          // Broker-native retry runs on a quorum main queue only: the queue type follows the choice.
+          $('#node-config-input-queueType').val('quorum');
+          checkTopology(t, node);
+        } else offerBrokerRetry(t, undefined);
       });
       for (const field of ['mainExchangeType', 'retryExchangeType']) fillSelect(`#node-config-input-${field}`, choices.exchangeTypes, (type) => type, node[field]);
       for (const field of ['mainQueueArgs', 'retryQueueArgs', 'parkingQueueArgs']) {
