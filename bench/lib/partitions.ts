@@ -11,12 +11,15 @@ import type { Names } from '../../test/helpers/flows';
 import { consumerNode, tab } from '../../test/helpers/flows';
 import { armProbe, median, probeCounts, round, withTimeout, type RunResult } from './common';
 import { benchHooks, loadFlow, unloadFlow } from './nodered';
+import { keySpreadJson, keySpreadTable, type KeySpread } from './partition-spread';
 import { benchBroker, benchConfig, timed, waitForConsumer, type Ctx } from './scenarios';
 
 export const PARTITIONS = 8;
 const DOWNSTREAM_MS = 5;
 
 export interface PartitionsResult {
+  /** How evenly keys spread over the partitions (partition-spread.ts). */
+  spread?: KeySpread;
   one: RunResult[];
   partitioned: RunResult[];
   counts: { one: number; partitioned: number };
@@ -83,7 +86,7 @@ export async function runPartitions(o: { ctx: Ctx; model: ChannelModel; one: Nam
 }
 
 export function partitionsTable(r: PartitionsResult | undefined): string[] {
-  if (!r || r.one.length === 0) return [];
+  if (!r || r.one.length === 0) return keySpreadTable(r?.spread);
   const one = median(r.one.map((x) => x.msgPerSec));
   const many = median(r.partitioned.map((x) => x.msgPerSec));
   return [
@@ -91,6 +94,7 @@ export function partitionsTable(r: PartitionsResult | undefined): string[] {
     `ordered throughput with a downstream that takes ${DOWNSTREAM_MS} ms a call (Node-RED runtime: retry-consumer ordered → ${DOWNSTREAM_MS} ms → ack), median of ${r.one.length}:`,
     `  one ordered queue        ${r.counts.one} msgs  ${one.toFixed(0)} msg/s`,
     `  ${PARTITIONS} ordered partitions   ${r.counts.partitioned} msgs  ${many.toFixed(0)} msg/s   ×${(many / one).toFixed(2)} (target ≥ 5)`,
+    ...keySpreadTable(r.spread),
   ];
 }
 
@@ -101,5 +105,6 @@ export function partitionsJson(r: PartitionsResult | undefined): Record<string, 
     orderedOneQueueMsgPerSec: round(one),
     ordered8PartitionsMsgPerSec: round(many),
     ordered8PartitionsRatio: one !== undefined && many !== undefined ? round(many / one, 3) : null,
+    ...keySpreadJson(r?.spread),
   };
 }

@@ -1,7 +1,8 @@
 /**
  * Cluster failover on a real 3-node RabbitMQ cluster this test brings up itself
  * (scripts/rabbitmq-cluster.sh, AMQP 5681-5683): a quorum main queue, the consumer running, the node
- * it is connected to stopped → it consumes again from another node, and nothing is lost.
+ * it is connected to stopped → it consumes again from another node, and nothing is lost. And the retry
+ * config's warning at deploy for classic main and parking queues on a cluster (issue 53).
  */
 import assert from 'node:assert/strict';
 import * as amqp from 'amqplib';
@@ -27,6 +28,37 @@ describe('cluster failover (own 3-node RabbitMQ cluster)', function () {
   after(async () => {
     await helper.unload();
     await script('rabbitmq-cluster.sh', ['down', CLUSTER]);
+  });
+
+  it('warns at deploy about classic main and parking queues on the cluster, naming its 3 nodes; not with queue type quorum', async () => {
+    const warnings = (): string[] => helper.log().args.filter(([entry]) => entry.level === 30 && entry.id === 'config').map(([entry]) => String(entry.msg));
+    const flow = (queueType: string, names: ReturnType<typeof uniqueNames>): Array<Record<string, unknown>> => [
+      tab(),
+      { id: 'broker', type: 'retry-broker', name: 'cluster', url: url(FIRST_PORT), heartbeat: '5', reconnectMax: '5', managementUrl: `http://127.0.0.1:${FIRST_PORT + 10000}` },
+      configNode(names, { retryExchange: '', queueType }),
+      consumerNode([['ack']]),
+      { id: 'ack', type: 'retry-settle', z: 'flow', action: 'ack', wires: [] },
+    ];
+    const classic = uniqueNames('clusterclassic');
+    await loadFlow(flow('classic', classic));
+    await waitFor(() => warnings().length > 0, 'the classic-queue warning');
+    assert.match(warnings()[0]!, /the broker is a cluster of 3 nodes \([^)]*cluster7-1[^)]*cluster7-2[^)]*cluster7-3[^)]*\), but \S+\.main-queue, \S+\.parking-queue are classic queues/);
+    // The dialog's Check topology says it too (the endpoint the button posts to).
+    const check = async (queueType: string): Promise<{ classicOnCluster?: { queues: string[]; nodes: string[] } }> => {
+      const [, broker, config] = flow(queueType, classic);
+      const response = await helper.request().post('/rabbitmq-retry/check-topology').send({ config, broker, credentials: { user: 'guest', password: 'guest' } });
+      assert.equal(response.status, 200, response.text);
+      return JSON.parse(response.text) as { classicOnCluster?: { queues: string[]; nodes: string[] } };
+    };
+    assert.deepEqual((await check('classic')).classicOnCluster?.queues, [classic.mainQueue, classic.parkingQueue]);
+    assert.equal((await check('classic')).classicOnCluster?.nodes.length, 3);
+    assert.equal((await check('quorum')).classicOnCluster, undefined);
+    await helper.unload();
+    const quorum = uniqueNames('clusterquorum');
+    await loadFlow(flow('quorum', quorum));
+    await waitFor(() => /in flight/.test(statusTexts('consumer').at(-1) ?? ''), 'the consumer consuming');
+    assert.deepEqual(warnings(), []);
+    await helper.unload();
   });
 
   it('consumes again from another node when its node stops: lost = 0', async () => {

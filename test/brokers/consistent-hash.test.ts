@@ -1,8 +1,9 @@
 /**
  * Issue 42: partitioned ordered mode through RabbitMQ's consistent-hash exchange, on a node this test
  * starts with the plugin rabbitmq_consistent_hash_exchange enabled (the shared brokers do not have it,
- * and are never reconfigured). Routing `auto` with the broker's management API finds the plugin and
- * declares an `x-consistent-hash` partition exchange; each key reaches one partition, in order.
+ * and are never reconfigured). Routing `consistent-hash` declares an `x-consistent-hash` partition
+ * exchange; each key reaches one partition, in order. Routing `auto` takes computed there too (issue 53:
+ * it spreads keys more evenly): a direct partition exchange bound by number.
  */
 import assert from 'node:assert/strict';
 import { waitFor } from '../helpers/broker';
@@ -33,14 +34,14 @@ describe('partitioned ordered mode through the consistent-hash exchange (own Rab
     return (await response.json()) as Record<string, any>;
   }
 
-  it('auto routing finds the plugin: an x-consistent-hash exchange, each key in one partition, in publish order', async () => {
+  it('consistent-hash routing: an x-consistent-hash exchange, each key in one partition, in publish order', async () => {
     const names = uniqueNames('chash');
     // The management API answers a little after AMQP on a fresh node.
     await waitFor(async () => (await api('overview').catch((): Record<string, any> => ({}))).exchange_types !== undefined, 'the management API');
     await loadFlow([
       tab(),
       { id: 'broker', type: 'retry-broker', name: 'chash broker', url: node!.url, heartbeat: '30', managementUrl: node!.management },
-      configNode(names, { mainExchange: '', routingKeys: '', retryExchange: '', partitions: String(PARTITIONS), partitionRouting: 'auto' }),
+      configNode(names, { mainExchange: '', routingKeys: '', retryExchange: '', partitions: String(PARTITIONS), partitionRouting: 'consistent-hash' }),
       { id: 'consumer', type: 'retry-consumer', z: 'flow', config: 'config', mode: 'ordered', orderedPause: '0.2', settleTimeout: '60', decode: 'auto', invalidBody: 'park', wires: [['seen', 'ack']] },
       { id: 'seen', type: 'helper', z: 'flow' },
       { id: 'ack', type: 'retry-settle', z: 'flow', action: 'ack', wires: [] },
@@ -78,5 +79,25 @@ describe('partitioned ordered mode through the consistent-hash exchange (own Rab
     for (const [key, set] of partitionsOf) assert.equal(set.size, 1, `${key} in one partition`);
     assert.ok(new Set([...partitionsOf.values()].map((s) => [...s][0])).size > 1, 'the keys spread over several partitions');
     for (const [key, ns] of order) assert.deepEqual(ns, [1, 2, 3, 4, 5], `${key} in publish order`);
+  });
+
+  it('auto routing takes computed for a new partition exchange, even with the plugin: a direct exchange bound by number', async () => {
+    const names = uniqueNames('chashauto');
+    await helper.unload();
+    await loadFlow([
+      tab(),
+      { id: 'broker', type: 'retry-broker', name: 'chash broker', url: node!.url, heartbeat: '30', managementUrl: node!.management },
+      configNode(names, { mainExchange: '', routingKeys: '', retryExchange: '', partitions: String(PARTITIONS), partitionRouting: 'auto' }),
+      { id: 'consumer', type: 'retry-consumer', z: 'flow', config: 'config', mode: 'ordered', orderedPause: '0.2', settleTimeout: '60', decode: 'auto', invalidBody: 'park', wires: [['ack']] },
+      { id: 'ack', type: 'retry-settle', z: 'flow', action: 'ack', wires: [] },
+    ]);
+    const exchange = `exchanges/%2F/${encodeURIComponent(`${names.mainQueue}.partitions`)}`;
+    await waitFor(async () => {
+      const answer = (await api(`${exchange}/bindings/source`)) as unknown;
+      return Array.isArray(answer) && answer.length === PARTITIONS;
+    }, 'every partition bound');
+    assert.equal((await api(exchange)).type, 'direct');
+    const bindings = (await api(`${exchange}/bindings/source`)) as unknown as Array<{ destination: string; routing_key: string }>;
+    assert.deepEqual(bindings.map((b) => [b.destination, b.routing_key]).sort(), Array.from({ length: PARTITIONS }, (_, i) => [`${names.mainQueue}.${i}`, String(i)]));
   });
 });

@@ -429,7 +429,11 @@ describe('editor in a real browser (chromium + playwright-core, packed package, 
     await openEditor(config.id, config.type);
     await tab('policy');
     const select = page.locator('#node-config-input-delayedRetry');
+    // The queue type field (issue 53): classic or quorum; broker-native retry takes quorum with it.
+    const queueType = page.locator('#node-config-input-queueType');
+    assert.deepEqual(await queueType.locator('option').evaluateAll((options) => options.map((o) => o.getAttribute('value'))), ['classic', 'quorum']);
     await select.selectOption('broker');
+    assert.equal(await queueType.inputValue(), 'quorum');
     // The check runs by itself and says the broker's version.
     await page.locator('#retry-config-check-result table, #retry-config-check-result .retry-config-check-failed').first().waitFor({ state: 'visible' });
     const note = page.locator('.retry-config-broker-too-old');

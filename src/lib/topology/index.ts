@@ -64,6 +64,7 @@ export {
   CONSISTENT_HASH_EXCHANGE,
   MAX_PARTITIONS,
   PARTITION_ROUTINGS,
+  busiestShare,
   fnv1a32,
   isPartitioned,
   partitionExchangeName,
@@ -78,3 +79,4 @@ export {
 } from './partitions';
 export { resolvePartitionRouting, type ExchangeTypeReader } from './partition-routing';
 export { probeTopology, type ProbeOptions } from './probe';
+export { QUEUE_TYPES, applyQueueType, classicOnCluster, classicQueuesOf, findClassicOnCluster, queueTypeOf, type ClassicOnCluster, type ClusterReader, type QueueTypeChoice } from './queue-type';

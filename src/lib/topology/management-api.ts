@@ -96,6 +96,12 @@ export class ManagementApi implements DefinitionReader {
     return Array.isArray(types) ? types.map((t) => (t as { name?: unknown }).name).filter((n): n is string => typeof n === 'string') : [];
   }
 
+  /** The names of the cluster's nodes (`/api/nodes`): one on a single broker, several in a cluster. */
+  async clusterNodes(): Promise<string[]> {
+    const nodes = await this.get('nodes?columns=name');
+    return Array.isArray(nodes) ? nodes.map((n) => (n as { name?: unknown }).name).filter((n): n is string => typeof n === 'string') : [];
+  }
+
   async exchangeArguments(name: string): Promise<Record<string, unknown> | undefined> {
     const args = (await this.exchange(name))?.arguments;
     return args && typeof args === 'object' ? (args as Record<string, unknown>) : undefined;

@@ -52,6 +52,15 @@ export function partitionOf(key: string, count: number): number {
   return fnv1a32(key) % count;
 }
 
+/**
+ * How evenly keys spread: the busiest partition's count over the mean (1 is perfectly even), given each
+ * partition's count. Issue 53's targets for 8 partitions: ≤ 1.25 for 1 000 keys, ≤ 1.6 for 60.
+ */
+export function busiestShare(counts: readonly number[]): number {
+  const total = counts.reduce((sum, n) => sum + n, 0);
+  return total === 0 ? 1 : Math.max(...counts) / (total / counts.length);
+}
+
 /** A message key as text: a string as is, a finite number or a boolean as its decimal text; undefined for anything else. */
 export function partitionKeyText(key: unknown): string | undefined {
   if (typeof key === 'string') return key === '' ? undefined : key;

@@ -231,7 +231,7 @@ function brokerRetryProblems(config: RetryTopologyConfig): string[] {
   if (config.delayedRetry !== 'broker') return problems;
   if (config.retryDelaysMs.some((ms) => ms < 1)) problems.push('broker-native delayed retry needs retry delays of at least 1 ms');
   const type = config.mainQueueArguments[QUEUE_TYPE];
-  if (type !== undefined && type !== 'quorum') problems.push(`broker-native delayed retry needs a quorum main queue, the main queue arguments say ${JSON.stringify(type)}`);
+  if (type !== undefined && type !== 'quorum') problems.push(`broker-native delayed retry needs a quorum main queue (queue type quorum), the main queue is ${JSON.stringify(type)}`);
   if (jitter > 0) problems.push('retry jitter works on retry queues: broker-native delayed retry has none, set the jitter to 0');
   if (config.existingMainQueue === true) problems.push("broker-native delayed retry sets the main queue's arguments: it cannot use an existing main queue (choose retry queues)");
   if ((config.partitions ?? 0) > 1) problems.push('a partitioned configuration holds a failed message in its partition (ordered): broker-native delayed retry does not apply there (choose retry queues)');

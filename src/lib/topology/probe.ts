@@ -10,6 +10,7 @@ import { chooseManagementApi } from './management-url';
 import { planTopology, type RetryTopologyConfig } from './plan';
 import { inspectTopology, type ChannelRunner, type TopologyInspection } from './apply';
 import { closeChannel } from '../amqp';
+import { findClassicOnCluster, type ClassicOnCluster } from './queue-type';
 
 export interface ProbeOptions {
   /** Socket options, e.g. TLS (certificates) from a tls-config node. */
@@ -40,8 +41,12 @@ function versionOf(model: amqp.ChannelModel): string | undefined {
   return typeof version === 'string' ? version : undefined;
 }
 
-/** `version`: the broker's, so the editor offers broker-native delayed retry only where it can run. */
-export async function probeTopology(targets: ConnectTarget[], topology: RetryTopologyConfig, options: ProbeOptions): Promise<TopologyInspection & { broker: string; version?: string }> {
+/**
+ * `version`: the broker's, so the editor offers broker-native delayed retry only where it can run;
+ * `classicOnCluster`: the classic main and parking queues when the broker is a cluster of several nodes
+ * (the management API's `/api/nodes`; not said when the API does not answer).
+ */
+export async function probeTopology(targets: ConnectTarget[], topology: RetryTopologyConfig, options: ProbeOptions): Promise<TopologyInspection & { broker: string; version?: string; classicOnCluster?: ClassicOnCluster }> {
   const { model, target } = await connectFirst(targets, options);
   model.on('error', () => undefined);
   const run: ChannelRunner = async (work) => {
@@ -58,7 +63,9 @@ export async function probeTopology(targets: ConnectTarget[], topology: RetryTop
     const management = chooseManagementApi(options.managementUrl, target);
     const reader = management.kind === 'none' ? undefined : ManagementApi.forTarget(management.url, target, management.kind === 'default');
     const version = versionOf(model);
-    return { broker: target.display, ...(version !== undefined ? { version } : {}), ...(await inspectTopology(run, planTopology(topology), reader)) };
+    const inspection = await inspectTopology(run, planTopology(topology), reader);
+    const cluster = reader ? await findClassicOnCluster(topology, reader).catch(() => undefined) : undefined;
+    return { broker: target.display, ...(version !== undefined ? { version } : {}), ...inspection, ...(cluster ? { classicOnCluster: cluster } : {}) };
   } finally {
     await model.close().catch(() => undefined);
   }

@@ -8,8 +8,10 @@ import { resolvePartitionRouting, type PartitionRouting } from '../../lib/topolo
 import { findBroker } from '../shared/broker-node';
 import { stringProp, type Node, type NodeAPI, type NodeDef, type NodeMessage } from '../shared/node-red';
 import { ConsumerSessions } from '../shared/consumer-sessions';
+import { translator } from '../shared/i18n';
 import { ReplayJobs } from '../shared/replay-jobs';
 import { topologyFromDefinition, type RetryConfigNode } from '../shared/retry-config-node';
+import { warnClassicOnCluster } from './cluster-warning';
 
 /**
  * JSONata rules run as Node-RED runs them (legacy `msg.` expressions too, `$env`, contexts): compiled
@@ -60,14 +62,17 @@ export class RetryConfigController {
     node.replayJobs = new ReplayJobs();
     if (!node.broker) node.problems.push('no broker configured');
     node.partitionRouting = () => this.partitionRouting();
-    if (node.problems.length > 0) node.error(`retry configuration '${def.name || stringProp(def.mainQueue) || node.id}': ${node.problems.join('; ')}`);
+    const name = stringProp(def.name) || stringProp(def.mainQueue) || node.id;
+    if (node.problems.length > 0) node.error(`retry configuration '${name}': ${node.problems.join('; ')}`);
+    // Classic main or parking queues on a cluster of several nodes: said once at deploy (issue 53).
+    if (node.topology) void warnClassicOnCluster(node, translator(RED), name, node.topology, node.broker?.managementApi);
   }
 
   partitionRouting(): Promise<PartitionRouting> {
     const { topology, broker } = this.node;
     this.routing ??= resolvePartitionRouting(topology?.partitionRouting, topology?.mainQueue ?? '', broker?.managementApi).catch((err: unknown) => {
       this.routing = undefined;
-      throw new Error(`partition routing: cannot tell whether the broker has the consistent-hash exchange: ${(err as Error).message}`, { cause: err });
+      throw new Error(`partition routing: cannot read the type of the partition exchange: ${(err as Error).message}`, { cause: err });
     });
     return this.routing;
   }

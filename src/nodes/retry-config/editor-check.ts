@@ -17,7 +17,7 @@ interface CheckedObject {
   problems: string[];
 }
 
-const FIELDS = ['name', 'broker', 'mode', 'mainExchange', 'mainExchangeType', 'mainQueue', 'routingKeys', 'alternateExchange', 'unroutedQueue', 'retryExchange', 'retryExchangeType', 'retryQueue', 'retryDelay', 'delayedRetry', 'retryJitter', 'parkingQueue', 'maxAttempts', 'maxAge', 'partitions', 'partitionRouting', 'mainQueueArgs', 'retryQueueArgs', 'parkingQueueArgs'];
+const FIELDS = ['name', 'broker', 'mode', 'mainExchange', 'mainExchangeType', 'mainQueue', 'queueType', 'routingKeys', 'alternateExchange', 'unroutedQueue', 'retryExchange', 'retryExchangeType', 'retryQueue', 'retryDelay', 'delayedRetry', 'retryJitter', 'parkingQueue', 'maxAttempts', 'maxAge', 'partitions', 'partitionRouting', 'mainQueueArgs', 'retryQueueArgs', 'parkingQueueArgs'];
 
 /** The dialog's values while it is open, the saved ones otherwise. */
 export function values(node: EditorNode): Record<string, unknown> {
@@ -44,6 +44,15 @@ interface CheckAnswer {
   /** What the broker's version refuses (a declare would get a 406) or deprecates, in English from the runtime. */
   refused?: string[];
   deprecated?: string[];
+  /** The classic main and parking queues, when the broker is a cluster of several nodes (issue 53). */
+  classicOnCluster?: { queues: string[]; nodes: string[] };
+}
+
+/** A cluster of several nodes with classic main or parking queues: said above the table, with what to choose. */
+function renderClassicOnCluster(t: (key: string, args?: Record<string, unknown>) => string, box: JQ, found: CheckAnswer['classicOnCluster']): void {
+  if (!found) return;
+  const text = t('check.classicOnCluster', { size: found.nodes.length, nodes: found.nodes.join(', '), queues: found.queues.join(', ') });
+  $('<div>').addClass('form-tips retry-config-check-classic-on-cluster').css('color', '#c80').text(text).appendTo(box);
 }
 
 /**
@@ -70,6 +79,7 @@ function renderCheck(t: (key: string, args?: Record<string, unknown>) => string,
   if (!answer.compared) $('<div>').addClass('form-tips').text(t('check.notCompared') + (answer.uncompared ? ` (${answer.uncompared})` : '')).appendTo(box);
   for (const text of answer.refused ?? []) $('<div>').addClass('form-tips retry-config-check-refused').css('color', '#c33').text(text).appendTo(box);
   for (const text of answer.deprecated ?? []) $('<div>').addClass('form-tips retry-config-check-deprecated').css('color', '#c80').text(text).appendTo(box);
+  renderClassicOnCluster(t, box, answer.classicOnCluster);
   const table = $('<table>').addClass('retry-config-check-table').css({ width: '100%', 'border-collapse': 'collapse', 'margin-top': '6px' }).appendTo(box);
   for (const o of answer.objects) {
     const row = $('<tr>').attr('data-object', `${o.kind}:${o.name}`).attr('data-state', o.state).css('border-top', '1px solid var(--red-ui-secondary-border-color, #ddd)').appendTo(table);

@@ -7,6 +7,7 @@ import { choices, fillSelect, migrate, numberProperty, showReasons, str, tabs, t
 import type { JQStatic, NodeDefinition } from '../../editor/red';
 import { errorRulesEditor, errorRulesOf, errorRulesValidator } from '../../editor/nodes/error-rules';
 import { DELAYED_RETRY_CHOICES } from '../../lib/topology/broker-retry';
+import { QUEUE_TYPES, queueTypeOf } from '../../lib/topology/queue-type';
 import { NODE_TYPE } from '../shared/node-types';
 import { checkTopology, exportDefinitions, offerBrokerRetry, values } from './editor-check';
 
@@ -73,6 +74,8 @@ export function retryConfig(t: Translate): NodeDefinition {
       mainExchange: { value: '', label: t('prop.mainExchange'), validate: brokerOwnWhenExisting(v.name()) },
       mainExchangeType: { value: 'direct', label: t('prop.mainExchangeType'), validate: v.oneOf(choices.exchangeTypes) },
       mainQueue: { value: '', required: true, label: t('prop.mainQueue'), validate: withTopology(v.name(), names) },
+      // Issue 53: classic or quorum for the main (every partition) and parking queues; a saved node without it: its extra arguments say.
+      queueType: { value: 'classic', label: t('prop.queueType'), validate: withTopology(v.oneOf(QUEUE_TYPES), /queue type/) },
       routingKeys: { value: '', label: t('prop.routingKeys'), validate: withTopology(v.routingKeys, /routing keys/) },
       alternateExchange: { value: '', label: t('prop.alternateExchange'), validate: withTopology(v.name(), /alternate exchange/) },
       unroutedQueue: { value: '', label: t('prop.unroutedQueue'), validate: v.name() },
@@ -109,11 +112,16 @@ export function retryConfig(t: Translate): NodeDefinition {
       $('#retry-config-export-button').on('click', () => exportDefinitions(t, node));
       fillSelect('#node-config-input-mode', choices.topologyModes, (m) => t(`mode.${m}`), node.mode);
       fillSelect('#node-config-input-partitionRouting', choices.partitionRoutings, (r) => t(`partitionRouting.${r}`), node.partitionRouting);
+      // A node saved before the field shows what its extra arguments make the main queue, so saving it changes nothing.
+      fillSelect('#node-config-input-queueType', QUEUE_TYPES, (q) => t(`queueType.${q}`), queueTypeOf(node.queueType) ?? (/"x-queue-type"\s*:\s*"quorum"/.test(str(node.mainQueueArgs)) ? 'quorum' : 'classic'));
       fillSelect('#node-config-input-delayedRetry', DELAYED_RETRY_CHOICES, (c) => t(`delayedRetry.${c}`), node.delayedRetry ?? 'queues');
       // Choosing broker-native retry asks the broker its version (the check does), so an old one is said at once.
       $('#node-config-input-delayedRetry').on('change', () => {
-        if (inputText('delayedRetry') === 'broker') checkTopology(t, node);
-        else offerBrokerRetry(t, undefined);
+        if (inputText('delayedRetry') === 'broker') {
+          // Broker-native retry runs on a quorum main queue only: the queue type follows the choice.
+          $('#node-config-input-queueType').val('quorum');
+          checkTopology(t, node);
+        } else offerBrokerRetry(t, undefined);
       });
       for (const field of ['mainExchangeType', 'retryExchangeType']) fillSelect(`#node-config-input-${field}`, choices.exchangeTypes, (type) => type, node[field]);
       for (const field of ['mainQueueArgs', 'retryQueueArgs', 'parkingQueueArgs']) {

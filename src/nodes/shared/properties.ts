@@ -116,7 +116,8 @@ export const PROPERTY_VERSIONS: Record<string, { version: number; added: Record<
   [NODE_TYPE.parkReplay]: { version: 3, added: { action: { since: 2, value: 'replay' }, reason: { since: 3, value: '' } } },
   // --- issue 26 (H4): error rules (absent: none, every failure transient) ---
   // --- issue 42: partitions (absent: not partitioned); issue 39: broker-native delayed retry and jitter (absent: retry queues, no jitter) ---
-  [NODE_TYPE.retryConfig]: { version: 4, added: { maxAge: { since: 2 }, errorRules: { since: 3, value: '[]' }, partitions: { since: 4 }, partitionRouting: { since: 4, value: 'auto' }, delayedRetry: { since: 4, value: 'queues' }, retryJitter: { since: 4 } } },
+  // --- issue 53: the queue type of the main and parking queues (absent: the extra arguments say it, classic unless they name another) ---
+  [NODE_TYPE.retryConfig]: { version: 5, added: { maxAge: { since: 2 }, errorRules: { since: 3, value: '[]' }, partitions: { since: 4 }, partitionRouting: { since: 4, value: 'auto' }, delayedRetry: { since: 4, value: 'queues' }, retryJitter: { since: 4 }, queueType: { since: 5, value: '' } } },
   [NODE_TYPE.retryConsumer]: {
     version: 6,
     added: {

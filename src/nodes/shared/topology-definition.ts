@@ -8,6 +8,7 @@ import { readNumberFields } from '../../lib/rules/number-fields';
 import { EXCHANGE_TYPES, type ExchangeType, type RetryTopologyConfig, validateTopologyConfig } from '../../lib/topology/plan';
 import { PARTITION_ROUTINGS } from '../../lib/topology/partitions';
 import { parseDelays, parseQueueArguments, queueNamesOf } from '../../lib/topology/parse';
+import { applyQueueType } from '../../lib/topology/queue-type';
 import { stringProp } from './node-red';
 import { NODE_TYPE } from './node-types';
 import { NUMBER_FIELDS } from './properties';
@@ -47,7 +48,9 @@ export function topologyFromDefinition(def: Record<string, unknown>): RetryTopol
   // Set only when chosen: a configuration saved before these options means the same as before.
   if (def.delayedRetry === 'broker') topology.delayedRetry = 'broker';
   if (numbers.values.retryJitter > 0) topology.retryJitterPercent = numbers.values.retryJitter;
-  const problems = numbers.problems.length > 0 ? numbers.problems : validateTopologyConfig(topology);
+  // The queue type field (issue 53) into the main and parking queues' arguments; absent: the extra arguments decide, as before.
+  const queueTypeProblems = applyQueueType(topology, def.queueType);
+  const problems = numbers.problems.length > 0 ? numbers.problems : [...queueTypeProblems, ...validateTopologyConfig(topology)];
   if (problems.length > 0) throw new Error(problems.join('; '));
   return topology;
 }

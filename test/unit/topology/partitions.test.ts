@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { fnv1a32, isPartitioned, partitionKeyText, partitionOf, partitionQueueNames, partitionTarget, partitionTopology } from '../../../src/lib/topology/partitions';
+import { busiestShare, fnv1a32, isPartitioned, partitionKeyText, partitionOf, partitionQueueNames, partitionTarget, partitionTopology } from '../../../src/lib/topology/partitions';
 import { planTopology, validateTopologyConfig, type RetryTopologyConfig } from '../../../src/lib/topology/plan';
 
 const base: RetryTopologyConfig = {
@@ -45,6 +45,24 @@ describe('partitions: the key hash', () => {
     const counts = new Array<number>(8).fill(0);
     for (let i = 0; i < 8000; i++) counts[partitionOf(`key-${i}`, 8)]! += 1;
     for (const count of counts) assert.ok(count > 800 && count < 1200, `uneven: ${counts.join(',')}`);
+  });
+
+  it('spreads 1 000 keys and 60 keys evenly over 8 partitions: busiest ≤ 1.25× and ≤ 1.6× the mean (issue 53)', () => {
+    const spread = (name: (i: number) => string, keys: number): number => {
+      const counts = new Array<number>(8).fill(0);
+      for (let i = 0; i < keys; i++) counts[partitionOf(name(i), 8)]! += 1;
+      return busiestShare(counts);
+    };
+    for (const [label, name] of [['key-<n>', (i: number) => `key-${i}`], ['order-<n>', (i: number) => `order-${i}`], ['customer-<n>', (i: number) => `customer-${i}`], ['<n>', (i: number) => String(i)]] as const) {
+      assert.ok(spread(name, 1000) <= 1.25, `${label}, 1 000 keys: ${spread(name, 1000)}`);
+      assert.ok(spread(name, 60) <= 1.6, `${label}, 60 keys: ${spread(name, 60)}`);
+    }
+  });
+
+  it('measures a spread as the busiest count over the mean', () => {
+    assert.equal(busiestShare([2, 2, 2, 2]), 1);
+    assert.equal(busiestShare([13, 5, 7, 5, 2, 9, 10, 9]), 13 / 7.5);
+    assert.equal(busiestShare([0, 0]), 1);
   });
 
   it('reads a key from strings, numbers and booleans only', () => {
