@@ -202,7 +202,7 @@ describe('trace context across retries, parking and replay (real broker)', funct
     await waitFor(() => seen.length === 1, 'one batch msg');
     const batchName = `batch ${names.mainQueue}`;
     assert.equal(spans.getFinishedSpans().some((s) => s.name === batchName), false, 'open while its items are');
-    helper.getNode('ack').receive(seen[0]);
+    helper.getNode('ack').receive(seen[0]!);
     await waitFor(() => spans.getFinishedSpans().some((s) => s.name === batchName), 'the batch span ended');
 
     const all = spans.getFinishedSpans();
