@@ -68,12 +68,12 @@ export class Deliveries extends EventEmitter<DeliveryEvents> {
    * Batch mode: the span of a batch of these deliveries (`delivery-spans.ts` startBatch), its context for
    * the batch msg; undefined when the consumer records no spans.
    */
-  traceBatch(ids: readonly string[]): TraceHeaders | undefined {
+  traceBatch(batch: readonly DeliveredMessage[]): TraceHeaders | undefined {
     const { tracer } = this.options;
     if (tracer === undefined) return undefined;
     const entries: TrackedDelivery[] = [];
-    for (const id of ids) {
-      const entry = this.registry.entry(id);
+    for (const delivered of batch) {
+      const entry = this.registry.entry(delivered.amqp.deliveryId);
       if (entry !== undefined) entries.push(entry);
     }
     return startBatch(tracer, this.options.mainQueue, entries).trace;

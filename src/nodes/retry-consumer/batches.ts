@@ -78,7 +78,7 @@ export function startBatches(session: ConsumerSession, options: BatchOptions, se
     waitMs: options.waitMs,
     send: (batch) => {
       // Its span (when the consumer records spans), linked to each item's.
-      const trace = session.deliveries.traceBatch(batch.map((delivered) => delivered.amqp.deliveryId));
+      const trace = session.deliveries.traceBatch(batch);
       send(toBatchMsg(batch, nextId(), options.config, options.queue, trace));
     },
     // Ended meanwhile (its channel lost): the broker has it again.

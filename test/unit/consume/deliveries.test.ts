@@ -396,9 +396,9 @@ describe('deliveries', () => {
     });
 
     it('a batch: one span linked to each item\'s process span, its context returned; it ends with the last item settled or ended', async () => {
-      const { deliveries, track } = setup(0, { tracer });
+      const { deliveries, delivered, track } = setup(0, { tracer });
       const ids = [track(1, attempt1, { traceparent: TP }), track(2), track(3)];
-      const context = deliveries.traceBatch(ids);
+      const context = deliveries.traceBatch(delivered);
       await deliveries.settle(ids[0]!, 'ack');
       await deliveries.settle(ids[1]!, 'retry');
       assert.equal(spans.getFinishedSpans().filter((s) => s.name === 'batch q').length, 0, 'open while an item is');
@@ -417,8 +417,10 @@ describe('deliveries', () => {
     });
 
     it('a batch without a tracer: no span, no context', () => {
-      const { deliveries, track } = setup(0);
-      assert.equal(deliveries.traceBatch([track(1), track(2)]), undefined);
+      const { deliveries, delivered, track } = setup(0);
+      track(1);
+      track(2);
+      assert.equal(deliveries.traceBatch(delivered), undefined);
     });
 
     it('a failed copy and a lost channel end the spans failed', async () => {
