@@ -1,7 +1,8 @@
 /**
  * A delivery's trace: the trace context it carries goes to the flow (`msg.traceparent`), and, when the
  * consumer records spans, its processing, its settle (with the outcome) and the copy a retry tier or a
- * park makes are spans of the message's trace — the copy carries its send's context on.
+ * park makes are spans of the message's trace — the copy carries its send's context on. In batch mode
+ * a batch has one span more, linked to its items' process spans (`startBatch`).
  */
 import type { DeliveredMessage } from '../message';
 import type { Decision, DeliverySpans, SettleOutcome, TrackedDelivery } from '../settle';
