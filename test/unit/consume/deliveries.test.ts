@@ -395,25 +395,16 @@ describe('deliveries', () => {
       assert.equal(copies.published[0]?.headers.traceparent, `00-4bf92f3577b34da6a3ce929d0e0e4736-${park.spanContext().spanId}-01`);
     });
 
-    it('a batch: one span linked to each item\'s process span, its context returned; it ends with the last item settled or ended', async () => {
+    it('a batch: its span\'s context (delivery-spans.test.ts has the span itself); it ends with the last item', async () => {
       const { deliveries, delivered, track } = setup(0, { tracer });
-      const ids = [track(1, attempt1, { traceparent: TP }), track(2), track(3)];
+      const [a] = [track(1), track(2)];
       const context = deliveries.traceBatch(delivered);
-      await deliveries.settle(ids[0]!, 'ack');
-      await deliveries.settle(ids[1]!, 'retry');
-      assert.equal(spans.getFinishedSpans().filter((s) => s.name === 'batch q').length, 0, 'open while an item is');
+      await deliveries.settle(a!, 'ack');
+      assert.equal(spans.getFinishedSpans().filter((s) => s.name === 'batch q').length, 0);
       deliveries.endAll('channel closed');
-      const finished = spans.getFinishedSpans();
-      const batch = finished.find((s) => s.name === 'batch q');
-      assert.ok(batch);
-      assert.equal(context?.traceparent, `00-${batch.spanContext().traceId}-${batch.spanContext().spanId}-01`);
-      assert.equal(batch.parentSpanContext, undefined, 'the root of a trace of its own');
-      assert.notEqual(batch.spanContext().traceId, '4bf92f3577b34da6a3ce929d0e0e4736');
-      assert.equal(batch.attributes['messaging.batch.message_count'], 3);
-      assert.equal(batch.attributes['messaging.operation.type'], 'process');
-      const processes = finished.filter((s) => s.name === 'process q').map((s) => s.spanContext().spanId);
-      assert.deepEqual(batch.links.map((l) => l.context.spanId).sort(), processes.sort());
-      assert.equal(batch.links[0]?.context.traceId, '4bf92f3577b34da6a3ce929d0e0e4736', 'the first item\'s link in its own trace');
+      const batch = spans.getFinishedSpans().find((s) => s.name === 'batch q');
+      assert.equal(context?.traceparent, `00-${batch?.spanContext().traceId}-${batch?.spanContext().spanId}-01`);
+      assert.equal(batch?.links.length, 2);
     });
 
     it('a batch without a tracer: no span, no context', () => {
