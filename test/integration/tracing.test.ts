@@ -183,4 +183,39 @@ describe('trace context across retries, parking and replay (real broker)', funct
     await waitFor(() => first(5) !== undefined, 'a message without trace context consumed');
     assert.equal('traceparent' in (first(5) ?? {}), false);
   });
+
+  it('batch mode: one span per batch, linked to each item\'s process span; the batch msg carries its context, and it ends with the last item settled', async () => {
+    const spans = recordSpans();
+    await loadFlow([
+      tab(),
+      brokerNode(),
+      configNode(names),
+      consumerNode([['seen']], { batch: true, batchSize: '3', batchWait: '60000' }),
+      { id: 'seen', type: 'helper', z: 'flow' },
+      { id: 'ack', type: 'retry-settle', z: 'flow', action: 'ack', wires: [] },
+    ]);
+    const seen: Msg[] = [];
+    helper.getNode('seen').on('input', (msg: Msg) => seen.push(msg));
+    await broker.waitForConsumer(names.mainQueue);
+    await broker.publish(names.mainExchange, names.routingKey, { n: 1 }, { headers: { traceparent: GIVEN } });
+    for (const n of [2, 3]) await broker.publish(names.mainExchange, names.routingKey, { n });
+    await waitFor(() => seen.length === 1, 'one batch msg');
+    const batchName = `batch ${names.mainQueue}`;
+    assert.equal(spans.getFinishedSpans().some((s) => s.name === batchName), false, 'open while its items are');
+    helper.getNode('ack').receive(seen[0]!);
+    await waitFor(() => spans.getFinishedSpans().some((s) => s.name === batchName), 'the batch span ended');
+
+    const all = spans.getFinishedSpans();
+    const batch = all.find((s) => s.name === batchName);
+    assert.ok(batch);
+    assert.equal(batch.kind, SpanKind.CONSUMER);
+    assert.equal(batch.attributes['messaging.batch.message_count'], 3);
+    const processes = all.filter((s) => s.name === `process ${names.mainQueue}`);
+    assert.equal(processes.length, 3);
+    assert.deepEqual(batch.links.map((l) => l.context.spanId).sort(), processes.map((s) => s.spanContext().spanId).sort(), 'a link to each item');
+    assert.equal(processes.find((s) => s.spanContext().traceId === TRACE)?.parentSpanContext?.spanId, '00f067aa0ba902b7', 'the first item in the trace it carried');
+    const { traceId, spanId } = batch.spanContext();
+    assert.equal(seen[0]?.traceparent, `00-${traceId}-${spanId}-01`, 'msg.traceparent: the batch span');
+    assert.deepEqual(seen[0]?.amqp.items.map((i: Msg) => i.traceparent).sort(), processes.map((s) => `00-${s.spanContext().traceId}-${s.spanContext().spanId}-01`).sort(), 'each item: its process span');
+  });
 });

@@ -10,9 +10,10 @@ import type { ConsumeMessage } from 'amqplib';
 import type { ErrorKind } from '../classify';
 import type { DeliveredMessage, FailureDetails, RetryInfo } from '../message';
 import { onArrival, type AckTarget, type SettleAction, type SettleLater, type SettleOutcome, type TrackedDelivery } from '../settle';
+import type { TraceHeaders } from '../trace';
 import { Admission, type Arrival } from './admission';
 import { deliveredOf } from './delivered';
-import { startProcess } from './delivery-spans';
+import { startBatch, startProcess } from './delivery-spans';
 import type { DeliveryRegistry } from './registry';
 import { Settles } from './settles';
 import type { DeliveriesOptions, DeliveryEvents } from './types';
@@ -61,6 +62,21 @@ export class Deliveries extends EventEmitter<DeliveryEvents> {
   /** Whether a delivery id is waiting to be settled (not settled, not ended with its channel). */
   live(id: string): boolean {
     return this.registry.entry(id) !== undefined;
+  }
+
+  /**
+   * Batch mode: the span of a batch of these deliveries (`delivery-spans.ts` startBatch), its context for
+   * the batch msg; undefined when the consumer records no spans.
+   */
+  traceBatch(batch: readonly DeliveredMessage[]): TraceHeaders | undefined {
+    const { tracer } = this.options;
+    if (tracer === undefined) return undefined;
+    const entries: TrackedDelivery[] = [];
+    for (const delivered of batch) {
+      const entry = this.registry.entry(delivered.amqp.deliveryId);
+      if (entry !== undefined) entries.push(entry);
+    }
+    return startBatch(tracer, this.options.mainQueue, entries).trace;
   }
 
   /** Registers a delivery (with its settle deadline) and hands it to the flow. */

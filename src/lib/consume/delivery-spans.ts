@@ -1,11 +1,12 @@
 /**
  * A delivery's trace: the trace context it carries goes to the flow (`msg.traceparent`), and, when the
  * consumer records spans, its processing, its settle (with the outcome) and the copy a retry tier or a
- * park makes are spans of the message's trace — the copy carries its send's context on.
+ * park makes are spans of the message's trace — the copy carries its send's context on. In batch mode
+ * a batch has one span more, linked to its items' process spans (`startBatch`).
  */
 import type { DeliveredMessage } from '../message';
 import type { Decision, DeliverySpans, SettleOutcome, TrackedDelivery } from '../settle';
-import { messagingAttributes, setTrace, spanName, traceOf, type MessageTracer, type TraceHeaders } from '../trace';
+import { messagingAttributes, setTrace, spanName, traceOf, type MessageSpan, type MessageTracer, type TraceHeaders } from '../trace';
 
 /** Puts a trace context on what the flow gets (replacing the one there). */
 function show(delivered: DeliveredMessage, trace: TraceHeaders): void {
@@ -30,6 +31,23 @@ export function startProcess(tracer: MessageTracer, queue: string, entry: Tracke
   const process = tracer.start(spanName('process', queue), 'consumer', attributes, traceOf(message.properties.headers));
   entry.spans = { process };
   show(delivered, process.trace);
+}
+
+/**
+ * Batch mode: one span for a batch (`batch <queue>`, its item count), the root of a trace of its own
+ * linked to each item's process span (each item stays in its own trace); the flow gets its context on
+ * the batch msg. It ends when the last of its items is settled or ended.
+ */
+export function startBatch(tracer: MessageTracer, queue: string, entries: readonly TrackedDelivery[]): MessageSpan {
+  const processes: MessageSpan[] = [];
+  for (const entry of entries) if (entry.spans !== undefined) processes.push(entry.spans.process);
+  const attributes = messagingAttributes('batch', queue, undefined);
+  attributes['messaging.batch.message_count'] = entries.length;
+  const span = tracer.start(spanName('batch', queue), 'consumer', attributes, undefined, processes);
+  const batch = { span, open: processes.length };
+  for (const entry of entries) if (entry.spans !== undefined) entry.spans.batch = batch;
+  if (batch.open === 0) span.end();
+  return span;
 }
 
 /** Starts the settle span (a child of the process span) and, for a copy, its send, whose context the copy carries. */
@@ -62,4 +80,9 @@ function endAll(spans: DeliverySpans): void {
   spans.copy?.end();
   spans.settle?.end();
   spans.process.end();
+  const { batch } = spans;
+  if (batch === undefined) return;
+  spans.batch = undefined;
+  batch.open -= 1;
+  if (batch.open === 0) batch.span.end();
 }

@@ -48,6 +48,8 @@ export interface DeliverySpans {
   settle?: MessageSpan;
   /** The retry-tier or park copy's send. */
   copy?: MessageSpan;
+  /** Batch mode: the span of the batch the delivery went out in, shared by its items; it ends with the last of them. */
+  batch?: { span: MessageSpan; open: number };
 }
 
 export interface SettleOutcome {

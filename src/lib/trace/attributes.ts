@@ -5,9 +5,9 @@
 import type { SpanAttributes } from './tracing';
 
 /** The operations the package records, as `messaging.operation.name`. */
-export type MessagingOperation = 'publish' | 'process' | 'settle' | 'retry' | 'park' | 'replay' | 'relay';
+export type MessagingOperation = 'publish' | 'process' | 'batch' | 'settle' | 'retry' | 'park' | 'replay' | 'relay';
 
-/** `messaging.operation.type` of each operation: sends, a consumer's processing, its settle. */
+/** `messaging.operation.type` of each operation: sends, a consumer's processing (of one delivery, or of a batch in batch mode), its settle. */
 const OPERATION_TYPE: Readonly<Record<MessagingOperation, 'send' | 'process' | 'settle'>> = {
   publish: 'send',
   retry: 'send',
@@ -15,6 +15,7 @@ const OPERATION_TYPE: Readonly<Record<MessagingOperation, 'send' | 'process' | '
   replay: 'send',
   relay: 'send',
   process: 'process',
+  batch: 'process',
   settle: 'settle',
 };
 

@@ -26,8 +26,11 @@ export interface MessageSpan {
 
 /** What the package records spans through. */
 export interface MessageTracer {
-  /** Starts a span: a child of `parent` (a span of the package, or the trace context a message carries), else the root of a new trace. */
-  start(name: string, kind: SpanKindName, attributes: SpanAttributes, parent?: MessageSpan | Partial<TraceHeaders>): MessageSpan;
+  /**
+   * Starts a span: a child of `parent` (a span of the package, or the trace context a message carries), else the root of a new trace;
+   * linked to the spans of `links` (a batch's span to each item's).
+   */
+  start(name: string, kind: SpanKindName, attributes: SpanAttributes, parent?: MessageSpan | Partial<TraceHeaders>, links?: readonly MessageSpan[]): MessageSpan;
 }
 
 /** The instrumentation scope the spans are recorded under. */
@@ -100,8 +103,11 @@ class OtelTracer implements MessageTracer {
     this.kinds = { producer: SpanKind.PRODUCER, consumer: SpanKind.CONSUMER, client: SpanKind.CLIENT, internal: SpanKind.INTERNAL };
   }
 
-  start(name: string, kind: SpanKindName, attributes: SpanAttributes, parent?: MessageSpan | Partial<TraceHeaders>): MessageSpan {
-    const span = new OtelSpan(this.tracer.startSpan(name, { kind: this.kinds[kind] }, this.contextOf(parent)), this.api);
+  start(name: string, kind: SpanKindName, attributes: SpanAttributes, parent?: MessageSpan | Partial<TraceHeaders>, links?: readonly MessageSpan[]): MessageSpan {
+    const options: Api.SpanOptions = { kind: this.kinds[kind] };
+    // Given at the start, as samplers see them; an SDK keeps at most its span limits' linkCountLimit (128 by default).
+    if (links !== undefined) options.links = links.flatMap((link) => (link instanceof OtelSpan ? [{ context: link.span.spanContext() }] : []));
+    const span = new OtelSpan(this.tracer.startSpan(name, options, this.contextOf(parent)), this.api);
     span.set(attributes);
     return span;
   }

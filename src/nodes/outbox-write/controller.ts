@@ -1,7 +1,8 @@
 /**
  * A running outbox write node: owns its table watch, its status and its registration with the
  * database; writes each msg's statements and event in one transaction (with the consumed message's
- * deduplication key, when a store is selected). `close()` stops its timers and deregisters.
+ * deduplication key, when a store is selected; a batch msg's keys of the items it leaves to be acked).
+ * `close()` stops its timers and deregisters.
  */
 import { PostgresDedupeStore } from '../../lib/dedupe';
 import { writeOutbox, type OutboxEvent, type OutboxStatement } from '../../lib/outbox';
@@ -82,6 +83,10 @@ export class WriteController {
       return;
     }
     const also = this.dedupeCompletion(msg);
+    if (also instanceof Error) {
+      done(also);
+      return;
+    }
     this.watch
       .check()
       .then(() => writeOutbox(target.database, target.table, statements, event, also))
@@ -102,13 +107,19 @@ export class WriteController {
       );
   }
 
-  /** Records the consumed message's deduplication key (a batch msg: every item's) as processed, in the write's transaction. */
-  private dedupeCompletion(msg: NodeMessage): ((client: Queryable) => Promise<void>) | undefined {
+  /**
+   * Records the consumed message's deduplication key as processed, in the write's transaction: a batch
+   * msg's keys of the items the flow leaves to be acked (`processed-keys.ts`); an Error when the batch's
+   * `msg.outcomes` / `msg.errors` cannot be read (nothing is written).
+   */
+  private dedupeCompletion(msg: NodeMessage): ((client: Queryable) => Promise<void>) | Error | undefined {
     const store = this.parts.dedupe?.store;
     const retentionMs = this.parts.dedupe?.retentionMs ?? 0;
-    const keys = processedKeys(msg);
-    if (!(store instanceof PostgresDedupeStore) || keys.length === 0) return undefined;
-    return (client: Queryable) => store.completeWithin(client, keys, retentionMs);
+    if (!(store instanceof PostgresDedupeStore)) return undefined;
+    const processed = processedKeys(msg);
+    if (processed instanceof Error) return new Error(`outbox write: ${processed.message}; nothing written`);
+    if (processed.length === 0) return undefined;
+    return (client: Queryable) => store.completeWithin(client, processed, retentionMs);
   }
 
   private close(): void {

@@ -9,6 +9,7 @@
  */
 import { Batcher, type ConsumerSession } from '../../lib/consume';
 import type { DeliveredMessage } from '../../lib/message';
+import type { TraceHeaders } from '../../lib/trace';
 import type { BatchAmqp, BatchItem } from '../shared/batch-msg';
 import type { NodeMessage } from '../shared/node-red';
 
@@ -40,11 +41,19 @@ export function batchItem(delivered: DeliveredMessage): BatchItem {
   return item;
 }
 
-/** The msg of a batch of `queue`'s consumer in retry configuration `config`, under `id` (its `_msgid`, also the batch's id). */
-export function toBatchMsg(batch: DeliveredMessage[], id: string, config: string, queue: string): NodeMessage {
+/**
+ * The msg of a batch of `queue`'s consumer in retry configuration `config`, under `id` (its `_msgid`, also
+ * the batch's id); `trace`: the batch span's context (when the consumer records spans), as `msg.traceparent`.
+ */
+export function toBatchMsg(batch: DeliveredMessage[], id: string, config: string, queue: string, trace?: TraceHeaders): NodeMessage {
   const items = batch.map(batchItem);
   const amqp: BatchAmqp = { config, queue, batch: { id, size: items.length, split: 0 }, items };
-  return { _msgid: id, payload: batch.map((d) => d.payload), amqp };
+  const msg: NodeMessage = { _msgid: id, payload: batch.map((d) => d.payload), amqp };
+  if (trace !== undefined) {
+    msg.traceparent = trace.traceparent;
+    if (trace.tracestate !== undefined) msg.tracestate = trace.tracestate;
+  }
+  return msg;
 }
 
 export interface Batches {
@@ -67,7 +76,11 @@ export function startBatches(session: ConsumerSession, options: BatchOptions, se
   const batcher = new Batcher<DeliveredMessage>({
     size: options.size,
     waitMs: options.waitMs,
-    send: (batch) => send(toBatchMsg(batch, nextId(), options.config, options.queue)),
+    send: (batch) => {
+      // Its span (when the consumer records spans), linked to each item's.
+      const trace = session.deliveries.traceBatch(batch);
+      send(toBatchMsg(batch, nextId(), options.config, options.queue, trace));
+    },
     // Ended meanwhile (its channel lost): the broker has it again.
     live: (delivered) => session.deliveries.live(delivered.amqp.deliveryId),
   });

@@ -44,3 +44,8 @@ export function batchOf(msg: NodeMessage): BatchAmqp | undefined {
   const amqp = msg.amqp as { items?: unknown } | undefined;
   return amqp !== null && typeof amqp === 'object' && Array.isArray(amqp.items) ? (amqp as BatchAmqp) : undefined;
 }
+
+/** `this msg is a batch of N items`: how an error about a batch msg begins. */
+export function aBatchOf(size: number): string {
+  return `this msg is a batch of ${size} item${size === 1 ? '' : 's'}`;
+}

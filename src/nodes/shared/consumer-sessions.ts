@@ -9,7 +9,7 @@ import type { ErrorClassifier } from '../../lib/classify';
 import type { ConsumerSession } from '../../lib/consume';
 import type { OutcomeEvent } from '../../lib/observe';
 import { SettleError, type SettleAction } from '../../lib/settle';
-import { batchOf } from './batch-msg';
+import { aBatchOf, batchOf } from './batch-msg';
 import { findConfig } from './config-lookup';
 import type { Node, NodeAPI, NodeMessage } from './node-red';
 import { NODE_TYPE } from './node-types';
@@ -150,7 +150,7 @@ export function deliveryTarget(find: ReturnType<typeof targetFinder>, msg: NodeM
 
 /** A batch msg reached what settles one delivery: nothing is settled, the items stay in flight (their settle timeout ends them). */
 export function batchRefused(size: number): Error {
-  return new Error(`this msg is a batch of ${size} item${size === 1 ? '' : 's'}: settle it with retry-settle or park-publisher`);
+  return new Error(`${aBatchOf(size)}: settle it with retry-settle or park-publisher`);
 }
 
 /** No consumer here gave out this delivery id (any more): the broker has the message again. */

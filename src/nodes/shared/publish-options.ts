@@ -2,6 +2,7 @@
 import type { Options } from 'amqplib';
 import { pickDefined, PUBLISH_PROPERTY_KEYS } from '../../lib/message';
 import { cleanTracestate, isTraceparent, newTraceparent, setTrace, traceOf, type TraceHeaders } from '../../lib/trace';
+import { aBatchOf, batchOf } from './batch-msg';
 import { record, type NodeMessage } from './node-red';
 
 export interface PublishSettings {
@@ -53,8 +54,18 @@ export function publishTrace(msg: NodeMessage, headers: Record<string, unknown> 
   return traceOf(headers) ?? { traceparent: newTrace() };
 }
 
+/**
+ * A batch msg (retry consumer in batch mode) has no one consumed message to reply to or keep the ids
+ * of: each item has its own (`msg.amqp.items[i].properties`).
+ */
+function refuseBatch(msg: NodeMessage, what: string, instead: string): void {
+  const batch = batchOf(msg);
+  if (batch !== undefined) throw new Error(`${what}: ${aBatchOf(batch.items.length)}, each with its own ${instead}`);
+}
+
 export function publishTarget(settings: PublishSettings, msg: NodeMessage): { exchange: string; routingKey: string } {
   if (settings.mode === 'reply') {
+    refuseBatch(msg, 'reply', 'replyTo (msg.amqp.items[i].properties.replyTo): reply with one msg per item');
     const replyTo = consumedProperties(msg).replyTo;
     if (typeof replyTo !== 'string' || replyTo === '') {
       throw new Error('reply: msg.amqp.properties.replyTo is missing, so there is nobody to answer');
@@ -76,6 +87,7 @@ export function publishOptions(
   now: () => number = Date.now,
   newTrace: () => string = newTraceparent,
 ): Options.Publish {
+  if (settings.keepIds === true) refuseBatch(msg, 'keep the consumed ids', 'ids: publish one msg per item to keep them, or turn the option off');
   const given = record(msg.properties);
   const options: Record<string, unknown> = Object.assign({ persistent: settings.persistent }, settings.keepIds ? consumedIds(msg) : {}, pickDefined(given, PUBLISH_PROPERTY_KEYS));
   if (settings.mode === 'reply') {

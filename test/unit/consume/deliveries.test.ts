@@ -395,6 +395,26 @@ describe('deliveries', () => {
       assert.equal(copies.published[0]?.headers.traceparent, `00-4bf92f3577b34da6a3ce929d0e0e4736-${park.spanContext().spanId}-01`);
     });
 
+    it('a batch: its span\'s context (delivery-spans.test.ts has the span itself); it ends with the last item', async () => {
+      const { deliveries, delivered, track } = setup(0, { tracer });
+      const a = track(1);
+      track(2);
+      const context = deliveries.traceBatch(delivered);
+      await deliveries.settle(a, 'ack');
+      assert.equal(spans.getFinishedSpans().filter((s) => s.name === 'batch q').length, 0);
+      deliveries.endAll('channel closed');
+      const batch = spans.getFinishedSpans().find((s) => s.name === 'batch q');
+      assert.equal(context?.traceparent, `00-${batch?.spanContext().traceId}-${batch?.spanContext().spanId}-01`);
+      assert.equal(batch?.links.length, 2);
+    });
+
+    it('a batch without a tracer: no span, no context', () => {
+      const { deliveries, delivered, track } = setup(0);
+      track(1);
+      track(2);
+      assert.equal(deliveries.traceBatch(delivered), undefined);
+    });
+
     it('a failed copy and a lost channel end the spans failed', async () => {
       const { deliveries, track, copies } = setup(0, { tracer, requeuePauseMs: 5 });
       const a = track(1);

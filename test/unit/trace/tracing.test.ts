@@ -61,6 +61,22 @@ describe('spans through OpenTelemetry', () => {
       assert.equal(r?.kind, SpanKind.PRODUCER);
     });
 
+    it('links a span to the spans given, each in its own trace; a span of another tracer is left out', () => {
+      const tracer = openTelemetryTracer();
+      assert.ok(tracer);
+      const a = tracer.start('process q', 'consumer', {}, { traceparent: '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01' });
+      const b = tracer.start('process q', 'consumer', {});
+      const foreign = { trace: { traceparent: '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01' }, set: () => undefined, fail: () => undefined, end: () => undefined };
+      tracer.start('batch q', 'consumer', {}, undefined, [a, b, foreign]).end();
+      const [batch] = exporter.getFinishedSpans();
+      assert.equal(batch?.name, 'batch q');
+      assert.equal(batch?.parentSpanContext, undefined);
+      assert.deepEqual(
+        batch?.links.map((l) => [l.context.traceId, l.context.spanId]),
+        [a, b].map((s) => [s.trace.traceparent.slice(3, 35), s.trace.traceparent.slice(36, 52)]),
+      );
+    });
+
     it('marks a failed span with error.type and an error status', () => {
       const tracer = openTelemetryTracer();
       assert.ok(tracer);

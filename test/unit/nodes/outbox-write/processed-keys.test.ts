@@ -1,53 +1,54 @@
+/** The keys an outbox write records as processed in its transaction: a single delivery's, a batch's items left to be acked. */
 import assert from 'node:assert/strict';
 import { processedKeys } from '../../../../src/nodes/outbox-write/processed-keys';
+import type { NodeMessage } from '../../../../src/nodes/shared/node-red';
 
-const item = (n: number, dedupe?: unknown): Record<string, unknown> => ({ deliveryId: `d${n}`, properties: { messageId: `m${n}` }, ...(dedupe === undefined ? {} : { dedupe }) });
+const key = (n: number) => ({ scope: 'orders', key: `k${n}` });
 
-describe('outbox write: the keys recorded as processed in its transaction', () => {
-  it("a single delivery's msg: its claimed key", () => {
-    assert.deepEqual(processedKeys({ amqp: { deliveryId: 'd1', dedupe: { scope: 'q', key: 'm1' } } }), [{ scope: 'q', key: 'm1' }]);
+/** A batch msg of `size` items, each with its key unless listed in `keyless`. */
+function batch(size: number, extra: Partial<NodeMessage> = {}, keyless: number[] = []): NodeMessage {
+  const items = Array.from({ length: size }, (_, n) => (keyless.includes(n) ? { deliveryId: `d${n}` } : { deliveryId: `d${n}`, dedupe: key(n) }));
+  return { payload: items.map((_, n) => n), amqp: { config: 'cfg', queue: 'orders', batch: { id: 'b', size, split: 0 }, items }, ...extra };
+}
+
+describe('processedKeys', () => {
+  it('a single delivery: its key, or none', () => {
+    assert.deepEqual(processedKeys({ amqp: { deliveryId: 'd', dedupe: key(1) } }), [key(1)]);
+    assert.deepEqual(processedKeys({ amqp: { deliveryId: 'd' } }), []);
+    assert.deepEqual(processedKeys({ amqp: { dedupe: { scope: 'orders', key: 7 } } }), []);
+    assert.deepEqual(processedKeys({}), []);
   });
 
-  it('a msg whose consumer did not deduplicate, or built by hand: none', () => {
-    assert.deepEqual(processedKeys({ amqp: { deliveryId: 'd1' } }), []);
-    assert.deepEqual(processedKeys({ payload: 1 }), []);
-    assert.deepEqual(processedKeys({ amqp: { dedupe: { scope: 'q', key: 7 } } }), []);
+  it('a batch: every item\'s key', () => {
+    assert.deepEqual(processedKeys(batch(3)), [key(0), key(1), key(2)]);
   });
 
-  it("a batch msg: every item's claimed key, in order (the write commits the whole batch's effect)", () => {
-    const msg = { payload: [1, 2, 3], amqp: { config: 'c', queue: 'q', batch: { id: 'b', size: 3, split: 0 }, items: [item(1, { scope: 'q', key: 'm1' }), item(2, { scope: 'q', key: 'm2' }), item(3, { scope: 'q', key: 'm3' })] } };
-    assert.deepEqual(processedKeys(msg), [
-      { scope: 'q', key: 'm1' },
-      { scope: 'q', key: 'm2' },
-      { scope: 'q', key: 'm3' },
-    ]);
+  it('a batch: items without a key are left out', () => {
+    assert.deepEqual(processedKeys(batch(3, {}, [1])), [key(0), key(2)]);
   });
 
-  it('a batch msg: items without a claimed key (no key: processed anyway) are left out', () => {
-    const msg = { payload: [1, 2], amqp: { config: 'c', queue: 'q', batch: { id: 'b', size: 2, split: 0 }, items: [item(1), item(2, { scope: 'q', key: 'm2' })] } };
-    assert.deepEqual(processedKeys(msg), [{ scope: 'q', key: 'm2' }]);
-  });
-});
-
-describe('outbox write: a batch msg the flow failed in part', () => {
-  const batch = (extra: Record<string, unknown>): Record<string, unknown> => ({
-    payload: [1, 2, 3, 4],
-    amqp: { config: 'c', queue: 'q', batch: { id: 'b', size: 4, split: 0 }, items: [1, 2, 3, 4].map((n) => item(n, { scope: 'q', key: `m${n}` })) },
-    ...extra,
-  });
-  const keys = (msg: Record<string, unknown>): string[] => processedKeys(msg).map((k) => k.key);
-
-  it('items named in msg.errors are left out: they are retried or parked, and a key recorded as processed would ack their next delivery as a duplicate', () => {
-    assert.deepEqual(keys(batch({ errors: { 2: 'poison' } })), ['m1', 'm2', 'm4']);
-    assert.deepEqual(keys(batch({ errors: [null, { message: 'x' }] })), ['m1', 'm3', 'm4']);
+  it('a batch: an item msg.outcomes names with retry or park is left out, one named ack is in', () => {
+    assert.deepEqual(processedKeys(batch(4, { outcomes: { 1: 'park', 2: { action: 'retry' }, 3: 'ack' } })), [key(0), key(3)]);
+    assert.deepEqual(processedKeys(batch(3, { outcomes: [null, 'retry'] })), [key(0), key(2)]);
   });
 
-  it("items given an outcome other than 'ack' are left out; 'ack' outcomes kept (an outcome overrides an error)", () => {
-    assert.deepEqual(keys(batch({ outcomes: { 0: 'retry', 1: { action: 'park' }, 2: 'ack' }, errors: { 2: 'x', 3: 'y' } })), ['m3']);
+  it('a batch: an item msg.errors names is left out (its settle records or releases its key)', () => {
+    assert.deepEqual(processedKeys(batch(3, { errors: { 2: 'duplicate key' } })), [key(0), key(1)]);
   });
 
-  it('unusable per-item answers (the settle refuses them, nothing is settled): no key', () => {
-    assert.deepEqual(keys(batch({ outcomes: { 4: 'ack' } })), []);
-    assert.deepEqual(keys(batch({ outcomes: { 0: 'maybe' } })), []);
+  it('a batch: an outcome given for an item with an error decides', () => {
+    assert.deepEqual(processedKeys(batch(2, { errors: ['boom'], outcomes: ['ack'] })), [key(0), key(1)]);
+  });
+
+  it('a batch whose msg.outcomes names an item it does not have: the error naming the index', () => {
+    const result = processedKeys(batch(2, { outcomes: { 5: 'park' } }));
+    assert.ok(result instanceof Error);
+    assert.match(result.message, /msg\.outcomes\[5\]: out of range/);
+  });
+
+  it('a batch whose outcome is not one: the error naming the index', () => {
+    const result = processedKeys(batch(2, { outcomes: { 1: 'skip' } }));
+    assert.ok(result instanceof Error);
+    assert.match(result.message, /msg\.outcomes\[1\]: 'skip' is not an outcome/);
   });
 });

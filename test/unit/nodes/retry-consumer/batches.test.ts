@@ -66,18 +66,26 @@ describe('toBatchMsg', () => {
     assert.deepEqual(batch.items.map((i) => i.deliveryId), ['d1', 'd2']);
     assert.equal(msg._msgid, 'id1');
   });
-  it('no msg.retry, no msg.amqp.deliveryId, no trace context on the msg itself', () => {
+  it('no msg.retry, no msg.amqp.deliveryId, no trace context on the msg itself without a batch span', () => {
     assert.equal('retry' in msg, false);
     assert.equal('deliveryId' in (msg.amqp as object), false);
     assert.equal('traceparent' in msg, false);
   });
+  it('the batch span\'s context as msg.traceparent / msg.tracestate', () => {
+    const traced = toBatchMsg([delivered(1, true)], 'id2', 'cfg', 'orders', { traceparent: TRACEPARENT, tracestate: 'x=1' });
+    assert.deepEqual([traced.traceparent, traced.tracestate], [TRACEPARENT, 'x=1']);
+    assert.equal('tracestate' in toBatchMsg([delivered(1)], 'id3', 'cfg', 'orders', { traceparent: TRACEPARENT }), false);
+  });
 });
+
+const TRACEPARENT = '00-11111111111111111111111111111111-2222222222222222-01';
 
 class FakeSession extends EventEmitter {
   state: { phase: SessionPhase } = { phase: 'consuming' };
   circuit: { state: string } | undefined;
   ended = new Set<string>();
-  deliveries = { live: (id: string) => !this.ended.has(id) };
+  trace: { traceparent: string } | undefined;
+  deliveries = { live: (id: string) => !this.ended.has(id), traceBatch: () => this.trace };
   to(phase: SessionPhase): void {
     this.state = { phase };
     this.emit('state', this.state);
@@ -101,6 +109,14 @@ describe('startBatches', () => {
     b.add(delivered(1));
     b.add(delivered(2));
     assert.deepEqual(sent.map(ids), [['d1', 'd2']]);
+    b.stop();
+  });
+
+  it('puts the batch span\'s context on the msg', () => {
+    const { b, sent, session } = batches(1);
+    session.trace = { traceparent: TRACEPARENT };
+    b.add(delivered(1));
+    assert.equal(sent[0]?.traceparent, TRACEPARENT);
     b.stop();
   });
 

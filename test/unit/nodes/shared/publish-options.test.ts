@@ -40,6 +40,21 @@ describe('publish options', () => {
     assert.throws(() => publishTarget(reply, { amqp: { properties: {} } }), /replyTo is missing/);
   });
 
+  describe('a batch msg (a retry consumer in batch mode)', () => {
+    const items = [{ deliveryId: 'd0', properties: { replyTo: 'r0', messageId: 'm0' } }, { deliveryId: 'd1', properties: { replyTo: 'r1', messageId: 'm1' } }];
+    const batch = { payload: [1, 2], amqp: { config: 'cfg', queue: 'q', batch: { id: 'b', size: 2, split: 0 }, items } };
+    it('a reply is refused: each item has its own replyTo', () => {
+      assert.throws(() => publishTarget(reply, batch), /^Error: reply: this msg is a batch of 2 items, each with its own replyTo/);
+    });
+    it('keep the consumed ids is refused: each item has its own', () => {
+      assert.throws(() => publishOptions({ ...publish, keepIds: true }, batch, undefined, () => 'id'), /keep the consumed ids: this msg is a batch of 2 items, each with its own ids/);
+    });
+    it('a publish without keeping ids goes as any msg', () => {
+      assert.deepEqual(publishTarget(publish, { ...batch, topic: 'rk' }), { exchange: 'main-exchange', routingKey: 'rk' });
+      assert.equal(publishOptions(publish, batch, undefined, () => 'id').messageId, 'id');
+    });
+  });
+
   it('takes msg.properties, fills in content type, message id and timestamp, always mandatory', () => {
     const options = publishOptions(publish, { properties: { correlationId: 'x', headers: { h: 1 }, bogus: true } }, 'application/json', () => 'generated', () => 1_700_000_000_999, () => NEW);
     assert.deepEqual(options, {
