@@ -12,7 +12,7 @@
  * Every status of the two consumers is one parsable log line (STATUS_MARK).
  */
 import { uniqueName } from '../helpers/broker';
-import { PERMANENT_RULES, STATUS_MARK } from '../faults/fault-flow';
+import { logLine, PERMANENT_RULES, STATUS_MARK, STATUS_OBJECT, workConfig } from '../faults/fault-flow';
 import { partitionFlow, partitionNames, type PartitionNames } from '../faults/partition-flow';
 
 export const PARTITIONS = 8;
@@ -59,21 +59,7 @@ return [null, msg];`;
 
 const statusLog = (id: string, z: string, scope: string[]): Record<string, unknown>[] => [
   { id: `${id}-status`, type: 'status', z, name: '', scope, x: 120, y: 300, wires: [[`${id}-status-log`]] },
-  {
-    id: `${id}-status-log`,
-    type: 'debug',
-    z,
-    name: 'status',
-    active: true,
-    tosidebar: false,
-    console: true,
-    tostatus: false,
-    complete: `"${STATUS_MARK}" & $string({"id": status.source.id, "fill": status.fill, "shape": status.shape, "text": status.text})`,
-    targetType: 'jsonata',
-    x: 300,
-    y: 300,
-    wires: [],
-  },
+  logLine(`${id}-status-log`, z, 'status', STATUS_MARK, STATUS_OBJECT, 300, 300),
 ];
 
 function workFlow(names: SoakNames, options: { redisUrl: string; downstreamUrl: string }): Record<string, unknown>[] {
@@ -84,28 +70,7 @@ function workFlow(names: SoakNames, options: { redisUrl: string; downstreamUrl: 
     { id: 's-db', type: 'retry-postgres', name: 'soak database', url: '${DATABASE_URL}', host: '127.0.0.1', port: '5432', database: 'postgres', poolSize: '10' },
     { id: 's-dedupe', type: 'retry-dedupe', name: 'processed', kind: 'redis', url: options.redisUrl, prefix: names.dedupePrefix, retentionHours: '24', leaseSeconds: '20' },
     { id: 's-broker', type: 'retry-broker', name: 'soak broker', url: '${AMQP_URL}', host: '127.0.0.1', port: '5672', vhost: '/', tls: false, heartbeat: '30', reconnectMax: '5', managementUrl: '' },
-    {
-      id: 's-config',
-      type: 'retry-config',
-      name: 'work',
-      broker: 's-broker',
-      mode: 'declare',
-      mainExchange: names.exchange,
-      mainExchangeType: 'direct',
-      mainQueue: names.mainQueue,
-      routingKeys: names.routingKey,
-      retryExchange: '',
-      retryExchangeType: 'fanout',
-      retryQueue: names.retryQueue,
-      retryDelay: RETRY_TIERS,
-      parkingQueue: names.parkingQueue,
-      maxAttempts: String(MAX_ATTEMPTS),
-      errorRules: PERMANENT_RULES.map((rule) => ({ ...rule })),
-      mainQueueArgs: '{}',
-      retryQueueArgs: '{}',
-      parkingQueueArgs: '{}',
-      maxAge: '0',
-    },
+    workConfig('s-config', 's-broker', names, { retryDelay: RETRY_TIERS, maxAttempts: String(MAX_ATTEMPTS), errorRules: PERMANENT_RULES.map((rule) => ({ ...rule })) }),
     { id: 's-relay', type: 'outbox-relay', z, name: 'relay', broker: 's-broker', postgres: 's-db', table: names.outboxTable, mode: 'declare', pollSeconds: '1', backoffSeconds: '0.5', backoffMaxSeconds: '2', maxAttempts: '1000', x: 120, y: 200, wires: [[]] },
     {
       id: 's-consumer',
