@@ -64,9 +64,12 @@ export async function runSchedule(schedule: readonly ScheduledFault[], t0: numbe
       log(`+${((start - t0) / 1000).toFixed(0)} s: ${fault.kind}${fault.process === undefined ? '' : ` (Node-RED ${fault.process + 1})`} begins`);
       try {
         await inject(fault, targets);
+        log(`+${((Date.now() - t0) / 1000).toFixed(0)} s: ${fault.kind} over (${((Date.now() - start) / 1000).toFixed(1)} s)`);
         return { fault, start, end: Date.now() };
       } catch (err) {
-        return { fault, start, end: Date.now(), error: (err as Error).message.split('\n')[0] };
+        const error = (err as Error).message.split('\n')[0];
+        log(`+${((Date.now() - t0) / 1000).toFixed(0)} s: ${fault.kind} could not be injected: ${error}`);
+        return { fault, start, end: Date.now(), error };
       }
     });
     busy.set(resource, run);
