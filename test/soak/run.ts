@@ -12,7 +12,7 @@ import { pause } from '../faults/fault-broker';
 import { latestStatuses } from '../faults/fault-flow';
 import { runSchedule } from './chaos';
 import { drainAll, startLoad, stopLoad } from './load';
-import { checkTable, faultTable, reconcile, type Observations } from './reconcile';
+import { checkTable, duplicates, faultTable, reconcile, type Observations } from './reconcile';
 import { RssMonitor, rssGrowth } from './rss';
 import { describeSchedule, drawSchedule, parseArgs, replayCommand, type ScheduledFault, type SoakArgs } from './schedule';
 import { setUp, tearDown, type Soak } from './setup';
@@ -70,6 +70,9 @@ function report(args: SoakArgs, o: Observations, t0: number, logs: string): bool
   const counts = { confirmed: o.confirmed.size, effects: o.effects.length, parked: o.parked.length, orderedConfirmed: o.orderedConfirmed.size, orderedEffects: o.orderedEffects.length, left: o.left };
   const faults = o.faults.map((f) => ({ kind: f.fault.kind, process: f.fault.process, at: Math.round((f.start - t0) / 1000), lastedS: (f.end - f.start) / 1000, error: f.error }));
   console.log(`SOAK_RESULT ${JSON.stringify({ seed: args.seed, minutes: args.minutes, rate: args.rate, ok, counts, rssGrowthMiB: rss, faults, failed: checks.filter((c) => !c.ok).map((c) => c.name) })}`);
+  for (const id of duplicates(o.effects.map((e) => e.id)).slice(0, 20)) {
+    console.log(`repeated effect ${id} at ${o.effects.filter((e) => e.id === id).map((e) => `+${((e.at - t0) / 1000).toFixed(1)} s`).join(', ')}`);
+  }
   console.log(`\nNode-RED logs: ${logs}`);
   return ok;
 }

@@ -48,7 +48,6 @@ export const RETRY_TIERS = '1s, 5s, 15s, 30s';
 export const MAX_ATTEMPTS = 8;
 
 const PREPARE = `msg.url = env.get('DOWNSTREAM_URL');
-msg.method = 'POST';
 msg.headers = { 'content-type': 'application/json' };
 msg.payload = { id: msg.amqp.properties.messageId };
 return msg;`;
