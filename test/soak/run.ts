@@ -56,7 +56,8 @@ async function soakRun(soak: Soak, args: SoakArgs, schedule: readonly ScheduledF
 }
 
 function writeLogs(soak: Partial<Soak>, seed: number): string {
-  const dir = path.join(LOG_DIR, String(seed));
+  // One folder per run: a replay of the seed keeps the failing run's logs.
+  const dir = path.join(LOG_DIR, `${seed}-${new Date().toISOString().replace(/[:.]/g, '-')}`);
   mkdirSync(dir, { recursive: true });
   for (const i of [0, 1]) writeFileSync(path.join(dir, `node-red-${i + 1}.log`), soak.pair?.output(i) ?? '');
   return dir;
