@@ -16,6 +16,8 @@ export interface Effect {
   id: string;
   /** Date.now() when it was answered 200. */
   at: number;
+  /** The delivery that called: its consumer tag, redelivered or not, its attempt (for a repeated effect's story). */
+  via?: string;
 }
 
 async function body(req: IncomingMessage): Promise<string> {
@@ -55,8 +57,9 @@ export class Downstream {
 
   private answer(text: string): number {
     let id: unknown;
+    let via: unknown;
     try {
-      id = (JSON.parse(text) as { id?: unknown }).id;
+      ({ id, via } = JSON.parse(text) as { id?: unknown; via?: unknown });
     } catch {
       return 400;
     }
@@ -66,7 +69,7 @@ export class Downstream {
       return 400;
     }
     if (Date.now() < this.outageUntil) return 503;
-    this.effects.push({ id, at: Date.now() });
+    this.effects.push({ id, at: Date.now(), ...(typeof via === 'string' ? { via } : {}) });
     return 200;
   }
 

@@ -18,7 +18,7 @@ export interface FaultRun {
 export interface Observations {
   /** The work stream (direct publishes and outbox events): ids confirmed (committed for the outbox), the downstream's 200s, the parked copies. */
   confirmed: ReadonlySet<string>;
-  effects: ReadonlyArray<{ id: string; at: number }>;
+  effects: ReadonlyArray<{ id: string; at: number; via?: string }>;
   parked: ReadonlyArray<{ id: string; reason: string }>;
   /** Outbox events written and rolled back on purpose: never to be processed. */
   rolledBack: ReadonlySet<string>;

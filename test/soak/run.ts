@@ -72,7 +72,7 @@ function report(args: SoakArgs, o: Observations, t0: number, logs: string): bool
   const faults = o.faults.map((f) => ({ kind: f.fault.kind, process: f.fault.process, at: Math.round((f.start - t0) / 1000), lastedS: (f.end - f.start) / 1000, error: f.error }));
   console.log(`SOAK_RESULT ${JSON.stringify({ seed: args.seed, minutes: args.minutes, rate: args.rate, ok, counts, rssGrowthMiB: rss, faults, failed: checks.filter((c) => !c.ok).map((c) => c.name) })}`);
   for (const id of duplicates(o.effects.map((e) => e.id)).slice(0, 20)) {
-    console.log(`repeated effect ${id} at ${o.effects.filter((e) => e.id === id).map((e) => `+${((e.at - t0) / 1000).toFixed(1)} s`).join(', ')}`);
+    console.log(`repeated effect ${id} at ${o.effects.filter((e) => e.id === id).map((e) => `+${((e.at - t0) / 1000).toFixed(1)} s (${e.via ?? '?'})`).join(', ')}`);
   }
   console.log(`\nNode-RED logs: ${logs}`);
   return ok;

@@ -49,7 +49,7 @@ export const MAX_ATTEMPTS = 8;
 
 const PREPARE = `msg.url = env.get('DOWNSTREAM_URL');
 msg.headers = { 'content-type': 'application/json' };
-msg.payload = { id: msg.amqp.properties.messageId };
+msg.payload = { id: msg.amqp.properties.messageId, via: msg.amqp.consumerTag + (msg.amqp.redelivered ? ' redelivered' : '') + ' attempt ' + msg.retry.attempt };
 return msg;`;
 
 const CHECK = `if (msg.statusCode === 200) return [msg, null];
