@@ -8,6 +8,7 @@ import type { Pair } from '../faults/two-processes';
 import type { PrivateServer } from '../helpers/private-stores';
 import type { Downstream } from './downstream';
 import type { FaultRun } from './reconcile';
+import type { StallProxy } from './stall-proxy';
 import { resourceOf, type Resource, type ScheduledFault } from './schedule';
 
 export interface Targets {
@@ -16,6 +17,7 @@ export interface Targets {
   redis: PrivateServer;
   postgres: PrivateServer;
   downstream: Downstream;
+  proxy: StallProxy;
   /** The flow both processes run, for a full redeploy. */
   flow: Record<string, unknown>[];
 }
@@ -45,6 +47,8 @@ export async function inject(fault: ScheduledFault, t: Targets): Promise<void> {
       return downFor(fault.durationMs, () => t.redis.stop(), () => t.redis.start());
     case 'postgres-restart':
       return downFor(fault.durationMs, () => t.postgres.stop(), () => t.postgres.start());
+    case 'silent-connection':
+      return t.proxy.stall(fault.durationMs);
     case 'downstream-503':
       t.downstream.fail(fault.durationMs);
       await pause(fault.durationMs);

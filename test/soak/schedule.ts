@@ -19,7 +19,7 @@ export function mulberry32(seed: number): () => number {
 /** What a fault hurts: two faults at once never hurt the same thing. */
 export type Resource = 'broker' | 'node-red-1' | 'node-red-2' | 'redis' | 'postgres' | 'downstream';
 
-export type FaultKind = 'broker-restart' | 'close-all' | 'sigkill' | 'redeploy' | 'redis-restart' | 'postgres-restart' | 'downstream-503';
+export type FaultKind = 'broker-restart' | 'close-all' | 'sigkill' | 'redeploy' | 'redis-restart' | 'postgres-restart' | 'downstream-503' | 'silent-connection';
 
 interface KindSpec {
   /** How long the thing stays hurt (ms): a stopped server stays down, the downstream answers 503. */
@@ -38,6 +38,8 @@ export const KINDS: Record<FaultKind, KindSpec> = {
   'redis-restart': { minMs: 2_000, maxMs: 10_000, resource: 'redis' },
   'postgres-restart': { minMs: 2_000, maxMs: 10_000, resource: 'postgres' },
   'downstream-503': { minMs: 10_000, maxMs: 60_000, resource: 'downstream' },
+  // Node-RED's connections to the broker held open but silent (test/soak/stall-proxy.ts).
+  'silent-connection': { minMs: 5_000, maxMs: 40_000, resource: 'broker' },
 };
 
 export const FAULT_KINDS = Object.keys(KINDS) as FaultKind[];

@@ -17,6 +17,7 @@ import { withChannel } from '../faults/workload';
 import { NodeRedProcess, packPackage, userDirWith } from '../helpers/node-red-process';
 import { startPrivatePostgres, startPrivateRedis, type PrivateServer } from '../helpers/private-stores';
 import { Downstream } from './downstream';
+import { StallProxy } from './stall-proxy';
 import { PARTITIONS, soakFlow, soakNames, type SoakNames } from './soak-flow';
 
 export const SOAK_AMQP_PORT = 5711;
@@ -27,6 +28,8 @@ export interface Soak {
   postgres: PrivateServer;
   db: PostgresDatabase;
   downstream: Downstream;
+  /** Between the Node-RED processes and the broker: can hold their connections open but silent. */
+  proxy: StallProxy;
   pair: Pair;
   names: SoakNames;
   flow: Record<string, unknown>[];
@@ -73,13 +76,15 @@ export async function setUp(into: Partial<Soak>, log: (line: string) => void): P
   if ('problem' in outbox) throw new Error(`outbox table ${names.outboxTable}: ${outbox.problem}`);
   for (const statement of outboxTableDdl(outbox)) await db.query(statement);
   const downstream = (into.downstream = await Downstream.start());
+  const proxy = (into.proxy = await StallProxy.start(Number(new URL(broker.url).port)));
+  const nodeRedAmqp = `amqp://guest:guest@127.0.0.1:${proxy.port}`;
   const packDir = mkdtempSync(path.join(os.tmpdir(), 'rmq-retry-pack-'));
   dirs.push(packDir);
   const first = await userDirWith(await packPackage(packDir));
   dirs.push(first, Pair.copyUserDir(first));
-  const pair = (into.pair = await Pair.start(await launch, [dirs[1]!, dirs[2]!], { AMQP_URL: broker.nodeRedUrl, DATABASE_URL: databaseUrl }));
+  const pair = (into.pair = await Pair.start(await launch, [dirs[1]!, dirs[2]!], { AMQP_URL: nodeRedAmqp, DATABASE_URL: databaseUrl }));
   const flow = soakFlow(names, { redisUrl: redis.url, downstreamUrl: downstream.url });
-  const soak = { broker, redis, postgres, db, downstream, pair, names, dirs };
+  const soak = { broker, redis, postgres, db, downstream, proxy, pair, names, dirs };
   await deployBoth(soak, flow);
   log('both Node-RED processes consume the work queue and every partition');
   return { ...soak, flow };
@@ -92,6 +97,7 @@ export async function tearDown(soak: Partial<Soak>): Promise<void> {
     // A process of a pair that failed to start both.
     async () => Promise.all([...NodeRedProcess.running].map((red) => red.stop())),
     async () => soak.downstream?.stop(),
+    async () => soak.proxy?.stop(),
     async () => soak.db?.close(),
     async () => soak.redis?.remove(),
     async () => soak.postgres?.remove(),

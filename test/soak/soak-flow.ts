@@ -102,7 +102,11 @@ function workFlow(names: SoakNames, options: { redisUrl: string; downstreamUrl: 
   ];
 }
 
+/** The broker configs' heartbeat (s): a connection held open but silent is noticed within two of them. */
+export const HEARTBEAT_S = 5;
+
 /** Both parts, one deploy. */
 export function soakFlow(names: SoakNames, options: { redisUrl: string; downstreamUrl: string }): Record<string, unknown>[] {
-  return [...workFlow(names, options), ...partitionFlow(names.ordered, { partitions: PARTITIONS, downstreamMs: 2, leaseSeconds: 20 })];
+  const nodes = [...workFlow(names, options), ...partitionFlow(names.ordered, { partitions: PARTITIONS, downstreamMs: 2, leaseSeconds: 20 })];
+  return nodes.map((node) => (node.type === 'retry-broker' ? { ...node, heartbeat: String(HEARTBEAT_S) } : node));
 }
