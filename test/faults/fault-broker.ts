@@ -66,9 +66,19 @@ export interface BrokerNode {
   startNode(): Promise<void>;
 }
 
-const NAME = `faults-${process.pid}`;
+let NAME = `faults-${process.pid}`;
 /** The suite's ports; `choosePorts` replaces them with free ones when another process holds them. */
 const ports = { amqp: 5691, management: 15691, dist: 25691 };
+
+/**
+ * Another user of this module (the soak, test/soak) names its node and prefers ports of its own
+ * (AMQP, management +10000, distribution +20000), so it never takes the fault suite's when both run.
+ * Call before the first `brokerNode('single')`.
+ */
+export function useOwnNode(prefix: string, amqpPort: number): void {
+  NAME = `${prefix}-${process.pid}`;
+  Object.assign(ports, { amqp: amqpPort, management: amqpPort + 10_000, dist: amqpPort + 20_000 });
+}
 
 function portFree(port: number): Promise<boolean> {
   return new Promise((resolve) => {

@@ -151,28 +151,14 @@ function singleFlow(names: FaultNames, options: FaultFlowOptions): Record<string
       reconnectMax: '5',
       managementUrl: '',
     },
-    {
-      id: 'faults-config',
-      type: 'retry-config',
-      name: 'work',
-      broker: 'faults-broker',
-      mode: 'declare',
-      mainExchange: names.exchange,
-      mainExchangeType: 'direct',
-      mainQueue: names.mainQueue,
-      routingKeys: names.routingKey,
-      retryExchange: '',
-      retryExchangeType: 'fanout',
-      retryQueue: names.retryQueue,
+    workConfig('faults-config', 'faults-broker', names, {
       retryDelay: '500',
-      parkingQueue: names.parkingQueue,
       maxAttempts: String(options.maxAttempts ?? 3),
       ...(options.permanent ? { errorRules: PERMANENT_RULES.map((rule) => ({ ...rule })) } : {}),
       mainQueueArgs: options.quorum ? QUORUM : '{}',
       retryQueueArgs: options.quorum ? QUORUM : '{}',
       parkingQueueArgs: options.quorum ? QUORUM : '{}',
-      maxAge: '0',
-    },
+    }),
     {
       id: 'faults-consumer',
       type: 'retry-consumer',
@@ -248,18 +234,44 @@ function singleFlow(names: FaultNames, options: FaultFlowOptions): Record<string
     { id: 'faults-catch', type: 'catch', z, name: 'record failed', scope: ['faults-record'], uncaught: false, x: 500, y: 160, wires: [['faults-retry']] },
     // Every status of the consumer and of the publishing node, as one parsable line in Node-RED's log.
     { id: 'faults-status', type: 'status', z, name: '', scope: ['faults-consumer', 'faults-record'], x: 120, y: 220, wires: [['faults-status-log']] },
-    logLine('faults-status-log', z, 'status', STATUS_MARK, '{"id": status.source.id, "fill": status.fill, "shape": status.shape, "text": status.text}', 300, 220),
+    logLine('faults-status-log', z, 'status', STATUS_MARK, STATUS_OBJECT, 300, 220),
   ];
 }
 
+/** A retry-config named `work` declaring `names`' exchange (direct, its routing key) and queues; `more` sets the rest (delays, attempts, rules, arguments). */
+export function workConfig(id: string, broker: string, names: Pick<FaultNames, 'exchange' | 'mainQueue' | 'routingKey' | 'retryQueue' | 'parkingQueue'>, more: Record<string, unknown>): Record<string, unknown> {
+  return {
+    id,
+    type: 'retry-config',
+    name: 'work',
+    broker,
+    mode: 'declare',
+    mainExchange: names.exchange,
+    mainExchangeType: 'direct',
+    mainQueue: names.mainQueue,
+    routingKeys: names.routingKey,
+    retryExchange: '',
+    retryExchangeType: 'fanout',
+    retryQueue: names.retryQueue,
+    parkingQueue: names.parkingQueue,
+    mainQueueArgs: '{}',
+    retryQueueArgs: '{}',
+    parkingQueueArgs: '{}',
+    maxAge: '0',
+    ...more,
+  };
+}
+
 export const STATUS_MARK = 'fault-status ';
+/** What a status line carries (JSONata over a status node's msg). */
+export const STATUS_OBJECT = '{"id": status.source.id, "fill": status.fill, "shape": status.shape, "text": status.text}';
 /** One line per delivery of a poison message. */
 export const SEEN_MARK = 'fault-seen ';
 /** One line per kill switch event (the consumer's events output, topic `circuit`). */
 export const CIRCUIT_MARK = 'fault-circuit ';
 
 /** A debug node writing `<mark><JSON of the JSONata object>` as one line to Node-RED's log. */
-function logLine(id: string, z: string, name: string, mark: string, object: string, x: number, y: number): Record<string, unknown> {
+export function logLine(id: string, z: string, name: string, mark: string, object: string, x: number, y: number): Record<string, unknown> {
   return { id, type: 'debug', z, name, active: true, tosidebar: false, console: true, tostatus: false, complete: `"${mark}" & $string(${object})`, targetType: 'jsonata', x, y, wires: [] };
 }
 

@@ -56,7 +56,7 @@ export class Producer extends Paced {
     private readonly urls: readonly string[],
     private readonly exchange: string,
     private readonly routingKey: string,
-    private readonly prefix: string,
+    protected readonly prefix: string,
     /** Which messages are poison (the downstream outage rows publish none). */
     private readonly poison: (n: number) => boolean = isPoison,
     /** Each message published a second time (same messageId, `copy: 2` in the body) this long at most (at random) after the first was confirmed. */
@@ -84,12 +84,12 @@ export class Producer extends Paced {
   }
 
   /** Publishes until the broker confirmed it, on a fresh connection after a failure. */
-  private async publishConfirmed(id: string, content: Buffer): Promise<void> {
+  protected async publishConfirmed(id: string, content: Buffer, routingKey = this.routingKey): Promise<void> {
     for (let attempt = 0; ; attempt += 1) {
       let channel: ConfirmChannel | undefined;
       try {
         channel = await this.open(attempt);
-        await this.send(channel, id, content);
+        await this.send(channel, id, content, routingKey);
         return;
       } catch {
         if (channel) this.drop(channel);
@@ -98,12 +98,12 @@ export class Producer extends Paced {
     }
   }
 
-  private send(channel: ConfirmChannel, id: string, content: Buffer): Promise<void> {
+  private send(channel: ConfirmChannel, id: string, content: Buffer, routingKey: string): Promise<void> {
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => reject(new Error(`no confirm for ${id}`)), CONFIRM_TIMEOUT_MS);
       const options = { messageId: id, persistent: true, mandatory: true, contentType: 'application/json' };
       try {
-        channel.publish(this.exchange, this.routingKey, content, options, (err: unknown) => {
+        channel.publish(this.exchange, routingKey, content, options, (err: unknown) => {
           clearTimeout(timer);
           if (err) reject(err instanceof Error ? err : new Error(`publish of ${id} failed`));
           else if (this.returned.delete(id)) reject(new Error(`${id} was returned unroutable`));

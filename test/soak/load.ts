@@ -1,0 +1,96 @@
+/**
+ * The soak's load and its drain: three streams at a steady pace — direct publishes (half the rate),
+ * outbox events (a fifth) and the ordered stream (the rest, 100 keys) — while the schedule runs; then
+ * the drain, which waits until every confirmed message was effected or parked and the queues are empty.
+ */
+import { pause, type BrokerNode } from '../faults/fault-broker';
+import { OutboxProducer } from '../faults/outbox-producer';
+import { drain, Producer } from '../faults/workload';
+import { OrderedProducer } from './ordered-producer';
+import type { Observations } from './reconcile';
+import type { Soak } from './setup';
+import { PARTITIONS } from './soak-flow';
+
+const KEYS = 100;
+const PARK_REASON = 'park-reason';
+
+export interface Load {
+  work: Producer;
+  outbox: OutboxProducer;
+  ordered: OrderedProducer;
+}
+
+export function startLoad(soak: Soak, rate: number): Load {
+  const { broker, names, db } = soak;
+  const load: Load = {
+    work: new Producer(broker.urls, names.exchange, names.routingKey, 'w', () => false),
+    outbox: new OutboxProducer(db, names.outboxTable, names.exchange, names.routingKey, 'o', () => false),
+    ordered: new OrderedProducer(broker.urls, `${names.ordered.mainQueue}.partitions`, 'k', KEYS, PARTITIONS),
+  };
+  load.work.start(rate * 0.5);
+  load.outbox.start(rate * 0.2);
+  load.ordered.start(rate * 0.3);
+  return load;
+}
+
+export async function stopLoad(load: Load): Promise<void> {
+  await Promise.all([load.work.stop(), load.outbox.stop(), load.ordered.stop()]);
+}
+
+/** Messages in the soak's queues but the parking queue, ready or unacked (rabbitmqctl: the management API's counts lag). */
+async function leftInQueues(broker: BrokerNode, soak: Soak): Promise<number> {
+  const out = await broker.ctl('list_queues', '--quiet', '--no-table-headers', 'name', 'messages');
+  const ours = (name: string): boolean =>
+    (name.startsWith(soak.names.mainQueue.replace(/\.main$/, '')) || name.startsWith(soak.names.ordered.mainQueue.replace(/\.main$/, ''))) &&
+    name !== soak.names.parkingQueue &&
+    name !== soak.names.ordered.parkingQueue;
+  let total = 0;
+  for (const line of out.split('\n')) {
+    const [name, messages] = line.trim().split(/\s+/);
+    if (name && ours(name)) total += Number(messages);
+  }
+  return total;
+}
+
+/** What the soak knows now; the parked copies are taken off the parking queues into `parked`. */
+export async function observe(soak: Soak, load: Load, parked: Array<{ id: string; reason: string }>): Promise<Omit<Observations, 'faults' | 'rssGrowthMiB' | 'statuses'>> {
+  for (const queue of [soak.names.parkingQueue, soak.names.ordered.parkingQueue]) {
+    for (const m of await drain(soak.broker.url, queue)) {
+      const headers = (m.properties.headers ?? {}) as Record<string, unknown>;
+      const reason = headers[PARK_REASON];
+      parked.push({ id: String(m.properties.messageId), reason: typeof reason === 'string' ? reason : Buffer.isBuffer(reason) ? reason.toString('utf8') : '' });
+    }
+  }
+  const rows = (
+    await soak.db.query<{ message_id: string; key: string; n: number; at: string }>(
+      `SELECT message_id, key, n, (extract(epoch FROM at) * 1000)::float8::text AS at FROM ${soak.names.ordered.effectsTable} ORDER BY seq`,
+    )
+  ).rows;
+  return {
+    confirmed: new Set([...load.work.confirmed, ...load.outbox.confirmed]),
+    effects: soak.downstream.effects,
+    parked,
+    rolledBack: load.outbox.rolledBack,
+    orderedConfirmed: load.ordered.confirmed,
+    orderedEffects: rows.map((r) => ({ id: r.message_id, key: r.key, n: r.n, at: Number(r.at) })),
+    left: await leftInQueues(soak.broker, soak),
+  };
+}
+
+/** Waits (looking every 5 s, at most `limitMs`) until every confirmed id is effected or parked and the queues are empty; what it saw last. */
+export async function drainAll(soak: Soak, load: Load, limitMs: number): Promise<Omit<Observations, 'faults' | 'rssGrowthMiB' | 'statuses'>> {
+  const parked: Array<{ id: string; reason: string }> = [];
+  const deadline = Date.now() + limitMs;
+  for (;;) {
+    const seen = await observe(soak, load, parked).catch(() => undefined);
+    if (seen) {
+      const done = new Set([...seen.effects.map((e) => e.id), ...seen.parked.map((p) => p.id)]);
+      const ordered = new Set(seen.orderedEffects.map((e) => e.id));
+      const open = [...seen.confirmed].filter((id) => !done.has(id)).length + [...seen.orderedConfirmed].filter((id) => !ordered.has(id)).length;
+      if ((open === 0 && seen.left === 0) || Date.now() > deadline) return seen;
+    } else if (Date.now() > deadline) {
+      throw new Error('the soak could not look at its queues and tables at the end of the drain');
+    }
+    await pause(5_000);
+  }
+}

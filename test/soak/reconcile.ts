@@ -1,0 +1,133 @@
+/**
+ * The soak's reconciliation (pure): from what the soak saw outside Node-RED — the ids confirmed, the
+ * effects the downstream and the ordered stream's table recorded, the parked messages with their reason,
+ * what was left in the queues, the RSS samples — the checks of issue 54, each passed or failed with the
+ * ids that fail it.
+ */
+import { isPermanent } from './downstream';
+import { resourceOf, type ScheduledFault } from './schedule';
+
+export interface FaultRun {
+  fault: ScheduledFault;
+  /** Date.now() when it began and when what it hurt was healed (server answering, outage over). */
+  start: number;
+  end: number;
+  error?: string;
+}
+
+export interface Observations {
+  /** The work stream (direct publishes and outbox events): ids confirmed (committed for the outbox), the downstream's 200s, the parked copies. */
+  confirmed: ReadonlySet<string>;
+  effects: ReadonlyArray<{ id: string; at: number; via?: string }>;
+  parked: ReadonlyArray<{ id: string; reason: string }>;
+  /** Outbox events written and rolled back on purpose: never to be processed. */
+  rolledBack: ReadonlySet<string>;
+  /** The ordered stream: ids confirmed, effects in the order they committed. */
+  orderedConfirmed: ReadonlySet<string>;
+  orderedEffects: ReadonlyArray<{ id: string; key: string; n: number; at: number }>;
+  /** Messages left in the main, retry and partition queues after the drain. */
+  left: number;
+  faults: readonly FaultRun[];
+  /** Per process slot: RSS growth (MiB) after the warm-up, undefined when no incarnation lived long enough. */
+  rssGrowthMiB: ReadonlyArray<number | undefined>;
+  /** The consumers not consuming after the drain (their latest status), per process. */
+  statuses: readonly string[];
+}
+
+export interface Check {
+  name: string;
+  ok: boolean;
+  detail: string;
+}
+
+const sample = (ids: Iterable<string>): string => [...ids].slice(0, 10).join(', ');
+
+function counted(ids: Iterable<string>): Map<string, number> {
+  const counts = new Map<string, number>();
+  for (const id of ids) counts.set(id, (counts.get(id) ?? 0) + 1);
+  return counts;
+}
+
+/** Effects beyond the first of an id. */
+export const duplicates = (ids: Iterable<string>): string[] => [...counted(ids)].filter(([, n]) => n > 1).map(([id]) => id);
+
+/** Keys whose effects (each message's first) are not in increasing order of their number. */
+export function outOfOrder(effects: ReadonlyArray<{ id: string; key: string; n: number }>): string[] {
+  const seen = new Set<string>();
+  const last = new Map<string, number>();
+  const bad = new Set<string>();
+  for (const e of effects) {
+    if (seen.has(e.id)) continue;
+    seen.add(e.id);
+    if ((last.get(e.key) ?? 0) > e.n) bad.add(e.key);
+    last.set(e.key, e.n);
+  }
+  return [...bad];
+}
+
+/** Seconds from `end` to the first time at or after it; undefined when none. */
+export function recoveryAfter(times: readonly number[], end: number): number | undefined {
+  let first: number | undefined;
+  for (const t of times) if (t >= end && (first === undefined || t < first)) first = t;
+  return first === undefined ? undefined : (first - end) / 1000;
+}
+
+export const RSS_LIMIT_MIB = 20;
+
+const check = (name: string, bad: readonly string[], what: string): Check => ({ name, ok: bad.length === 0, detail: bad.length === 0 ? '0' : `${bad.length} ${what}: ${sample(bad)}` });
+
+/** The work stream's checks: lost, duplicates, parking. */
+function workChecks(o: Observations): Check[] {
+  const effected = new Set(o.effects.map((e) => e.id));
+  const parked = new Map(o.parked.map((p) => [p.id, p.reason]));
+  const lost = [...o.confirmed].filter((id) => !effected.has(id) && !parked.has(id));
+  const killed = o.faults.some((f) => f.fault.kind === 'sigkill');
+  const dup = duplicates(o.effects.map((e) => e.id));
+  const permanent = [...o.confirmed].filter(isPermanent);
+  return [
+    check('work: lost', lost, 'confirmed, neither effected nor parked'),
+    // An HTTP effect cannot share the Redis key's transaction: a process killed between the two repeats it (at least once, docs/faults.md).
+    killed && dup.length > 0
+      ? { name: 'work: duplicate effects (Redis-deduplicated)', ok: true, detail: `${dup.length} after a SIGKILL (at least once): ${sample(dup)}` }
+      : check('work: duplicate effects (Redis-deduplicated)', dup, 'ids effected twice'),
+    check('work: duplicate parks', duplicates(o.parked.map((p) => p.id)), 'ids parked twice'),
+    check('work: permanent failures parked with their reason', permanent.filter((id) => !/400/.test(parked.get(id) ?? '')), 'not parked with the 400'),
+    check('work: good messages parked', [...parked.keys()].filter((id) => !isPermanent(id)), 'good ids parked'),
+    check('outbox: rolled-back events processed', [...o.rolledBack].filter((id) => effected.has(id) || parked.has(id)), 'rolled back, yet seen'),
+  ];
+}
+
+/** Every check, in the table's order. */
+export function reconcile(o: Observations): Check[] {
+  const orderedEffected = new Set(o.orderedEffects.map((e) => e.id));
+  const resumed = o.faults.filter((f) => f.error === undefined && recoveryAfter(o.effects.map((e) => e.at), f.end) === undefined);
+  const rss = o.rssGrowthMiB.flatMap((g, i) => (g !== undefined && g > RSS_LIMIT_MIB ? [`Node-RED ${i + 1}: +${g.toFixed(1)} MiB`] : []));
+  return [
+    ...workChecks(o),
+    check('ordered: lost', [...o.orderedConfirmed].filter((id) => !orderedEffected.has(id)), 'confirmed, not effected'),
+    check('ordered: duplicate effects (key in the effect\'s transaction)', duplicates(o.orderedEffects.map((e) => e.id)), 'ids effected twice'),
+    check('ordered: per-key order', outOfOrder(o.orderedEffects), 'keys out of order'),
+    { name: 'left in queues (unacked or stuck)', ok: o.left === 0, detail: String(o.left) },
+    check('faults injected', o.faults.flatMap((f) => (f.error ? [`${f.fault.kind}: ${f.error}`] : [])), 'failed to inject'),
+    check('processing resumed after every fault', resumed.map((f) => `${f.fault.kind} at +${(f.fault.at / 1000).toFixed(0)} s`), 'faults never followed by an effect'),
+    check('consumers consuming after the drain', o.statuses, 'not consuming'),
+    o.rssGrowthMiB.every((g) => g === undefined)
+      ? { name: `RSS growth ≤ ${RSS_LIMIT_MIB} MiB per process after the warm-up`, ok: true, detail: 'n/a: no process lived past the 5-minute warm-up' }
+      : check(`RSS growth ≤ ${RSS_LIMIT_MIB} MiB per process after the warm-up`, rss, 'processes grew more'),
+  ];
+}
+
+/** The faults with their recovery, as a markdown table. */
+export function faultTable(o: Observations, t0: number): string {
+  const work = o.effects.map((e) => e.at);
+  const ordered = o.orderedEffects.map((e) => e.at);
+  const s = (x: number | undefined): string => (x === undefined ? 'never' : x.toFixed(1));
+  const rows = o.faults.map((f) => {
+    const hurt = `${f.fault.kind}${f.fault.process === undefined ? '' : ` (Node-RED ${f.fault.process + 1})`}`;
+    return `| +${((f.start - t0) / 1000).toFixed(0)} | ${hurt} | ${resourceOf(f.fault)} | ${((f.end - f.start) / 1000).toFixed(1)} | ${s(recoveryAfter(work, f.end))} | ${s(recoveryAfter(ordered, f.end))} |${f.error ? ` ${f.error}` : ''}`;
+  });
+  return ['| start (s) | fault | hurts | lasted (s) | work resumed after (s) | ordered resumed after (s) |', '|---:|---|---|---:|---:|---:|', ...rows].join('\n');
+}
+
+export const checkTable = (checks: readonly Check[]): string =>
+  ['| check | result | detail |', '|---|---|---|', ...checks.map((c) => `| ${c.name} | ${c.ok ? 'ok' : '**FAILED**'} | ${c.detail} |`)].join('\n');

@@ -1,0 +1,63 @@
+/**
+ * The RSS of the soak's Node-RED processes, sampled every 10 s from /proc; the growth of each process
+ * slot after the warm-up (a restarted process is a new incarnation, measured from its own warm-up).
+ */
+import { readFileSync } from 'node:fs';
+
+export interface RssSample {
+  slot: number;
+  pid: number;
+  /** Date.now() of the incarnation's first sample. */
+  born: number;
+  at: number;
+  kib: number;
+}
+
+/** VmRSS of a process (KiB); undefined once it is gone. */
+export function rssKiB(pid: number): number | undefined {
+  try {
+    const line = readFileSync(`/proc/${pid}/status`, 'utf8').split('\n').find((l) => l.startsWith('VmRSS:'));
+    return line ? Number(line.split(/\s+/)[1]) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Per slot, the largest growth (MiB) of one incarnation from its first sample after `warmupMs` to its last;
+ * undefined for a slot none of whose incarnations lived past its warm-up and sampled twice after it.
+ */
+export function rssGrowth(samples: readonly RssSample[], slots: number, warmupMs: number): Array<number | undefined> {
+  return Array.from({ length: slots }, (_, slot) => {
+    const byPid = new Map<number, RssSample[]>();
+    for (const s of samples) if (s.slot === slot && s.at - s.born >= warmupMs) byPid.set(s.pid, [...(byPid.get(s.pid) ?? []), s]);
+    const growths = [...byPid.values()].filter((list) => list.length >= 2).map((list) => (list[list.length - 1]!.kib - list[0]!.kib) / 1024);
+    return growths.length === 0 ? undefined : Math.max(...growths);
+  });
+}
+
+export class RssMonitor {
+  readonly samples: RssSample[] = [];
+  private readonly born = new Map<number, number>();
+  private timer: NodeJS.Timeout | undefined;
+
+  /** Samples every `everyMs` the pids `pids()` gives (one per slot, undefined while a slot has none). */
+  start(pids: () => Array<number | undefined>, everyMs = 10_000): void {
+    const take = (): void => {
+      const now = Date.now();
+      pids().forEach((pid, slot) => {
+        if (pid === undefined) return;
+        const kib = rssKiB(pid);
+        if (kib === undefined) return;
+        if (!this.born.has(pid)) this.born.set(pid, now);
+        this.samples.push({ slot, pid, born: this.born.get(pid)!, at: now, kib });
+      });
+    };
+    take();
+    this.timer = setInterval(take, everyMs);
+  }
+
+  stop(): void {
+    clearInterval(this.timer);
+  }
+}

@@ -1,0 +1,130 @@
+/**
+ * The soak's pure parts (test/soak, issue 54): the seeded schedule (the same seed, the same faults), its
+ * command line and replay command, and the reconciliation's checks, case by case.
+ */
+import assert from 'node:assert/strict';
+import { duplicates, outOfOrder, reconcile, recoveryAfter, type Observations } from '../soak/reconcile';
+import { rssGrowth } from '../soak/rss';
+import { drawSchedule, KINDS, mulberry32, parseArgs, replayCommand, resourceOf } from '../soak/schedule';
+
+describe('soak: the schedule drawn from a seed', () => {
+  it('mulberry32 gives the same numbers for the same seed, others for another, all in [0, 1)', () => {
+    const take = (seed: number): number[] => Array.from({ length: 5 }, mulberry32(seed));
+    assert.deepEqual(take(42), take(42));
+    assert.notDeepEqual(take(42), take(43));
+    for (const x of take(7)) assert.ok(x >= 0 && x < 1);
+  });
+
+  it('gives the same schedule for the same seed and another for another seed', () => {
+    assert.deepEqual(drawSchedule({ seed: 1234, minutes: 60 }), drawSchedule({ seed: 1234, minutes: 60 }));
+    assert.notDeepEqual(drawSchedule({ seed: 1234, minutes: 60 }), drawSchedule({ seed: 1235, minutes: 60 }));
+  });
+
+  it('starts a fault every 20–60 s after the warm-up, each lasting what its kind allows and over before the end', () => {
+    const schedule = drawSchedule({ seed: 99, minutes: 60, overlap: 0 });
+    assert.ok(schedule.length >= 55 && schedule.length <= 175, `${schedule.length} faults`);
+    assert.equal(schedule[0]!.at, 20_000);
+    for (const [i, f] of schedule.entries()) {
+      if (i > 0) assert.ok(f.at - schedule[i - 1]!.at >= 20_000 && f.at - schedule[i - 1]!.at <= 60_000, `gap before fault ${i}`);
+      assert.ok(f.durationMs >= KINDS[f.kind].minMs && f.durationMs <= KINDS[f.kind].maxMs, `${f.kind} lasts ${f.durationMs}`);
+      assert.ok(f.at + f.durationMs < 60 * 60_000);
+      assert.equal(f.process !== undefined, KINDS[f.kind].perProcess === true);
+    }
+  });
+
+  it('sometimes overlaps two faults, never two on the same thing', () => {
+    const schedule = drawSchedule({ seed: 5, minutes: 60, overlap: 0.5 });
+    const pairs = schedule.flatMap((a, i) => schedule.slice(i + 1).filter((b) => b.at <= a.at + a.durationMs).map((b) => [a, b] as const));
+    assert.ok(pairs.length > 5, 'hardly any overlapping faults drawn');
+    for (const [a, b] of pairs) assert.notEqual(resourceOf(a), resourceOf(b), `${a.kind} and ${b.kind} overlap on one thing`);
+  });
+
+  it('draws every kind over an hour, only the kinds asked for when given', () => {
+    assert.deepEqual(new Set(drawSchedule({ seed: 3, minutes: 60 }).map((f) => f.kind)), new Set(Object.keys(KINDS)));
+    assert.deepEqual(new Set(drawSchedule({ seed: 3, minutes: 10, kinds: ['close-all'] }).map((f) => f.kind)), new Set(['close-all']));
+  });
+
+  it('reads --minutes, --seed and --rate, draws a seed when none is given, and refuses what it does not know', () => {
+    assert.deepEqual(parseArgs(['--minutes', '3', '--seed', '42']), { minutes: 3, seed: 42, rate: 150 });
+    assert.deepEqual(parseArgs([], () => 1_000), { minutes: 60, seed: 1_000, rate: 150 });
+    assert.equal(parseArgs(['--seed', '0']).seed, 0);
+    assert.throws(() => parseArgs(['--minutes', '0']), /--minutes needs a positive number/);
+    assert.throws(() => parseArgs(['--mins', '3']), /unknown option/);
+  });
+
+  it('prints the command that replays a run: its minutes, seed and rate', () => {
+    assert.equal(replayCommand({ minutes: 3, seed: 42, rate: 150 }), 'npm run soak -- --minutes 3 --seed 42 --rate 150');
+  });
+});
+
+const quiet: Observations = {
+  confirmed: new Set(['w-1', 'w-7', 'o-2']),
+  effects: [
+    { id: 'w-1', at: 1_000 },
+    { id: 'o-2', at: 2_000 },
+  ],
+  parked: [{ id: 'w-7', reason: 'permanent error (client error): HTTP 400 from the downstream' }],
+  rolledBack: new Set(['o-3']),
+  orderedConfirmed: new Set(['k-0/1', 'k-0/2']),
+  orderedEffects: [
+    { id: 'k-0/1', key: 'k-0', n: 1, at: 1_000 },
+    { id: 'k-0/2', key: 'k-0', n: 2, at: 1_500 },
+  ],
+  left: 0,
+  faults: [],
+  rssGrowthMiB: [3, undefined],
+  statuses: [],
+};
+
+const failed = (o: Observations): string[] => reconcile(o).filter((c) => !c.ok).map((c) => c.name);
+
+describe('soak: reconciliation', () => {
+  it('passes a run where every message is effected once or parked for its 400, in order', () => {
+    assert.deepEqual(failed(quiet), []);
+  });
+
+  it('fails on a lost message, a good one parked, a permanent one not parked, a rolled-back event seen', () => {
+    assert.deepEqual(failed({ ...quiet, effects: [quiet.effects[0]!] }), ['work: lost']);
+    assert.deepEqual(failed({ ...quiet, parked: [...quiet.parked, { id: 'o-2', reason: 'max attempts' }] }), ['work: good messages parked']);
+    assert.deepEqual(failed({ ...quiet, parked: [], effects: [...quiet.effects, { id: 'w-7', at: 3_000 }] }), ['work: permanent failures parked with their reason']);
+    assert.deepEqual(failed({ ...quiet, effects: [...quiet.effects, { id: 'o-3', at: 3_000 }] }), ['outbox: rolled-back events processed']);
+  });
+
+  it('fails on a repeated Redis-deduplicated effect, unless a process was SIGKILLed (at least once there)', () => {
+    const twice = { ...quiet, effects: [...quiet.effects, { id: 'w-1', at: 4_000 }] };
+    assert.deepEqual(failed(twice), ['work: duplicate effects (Redis-deduplicated)']);
+    const kill = { fault: { at: 0, kind: 'sigkill' as const, durationMs: 2_000, process: 0 }, start: 500, end: 3_000 };
+    assert.deepEqual(failed({ ...twice, faults: [kill] }), []);
+  });
+
+  it('fails on an ordered message lost, repeated or out of order, on messages left, on RSS growth beyond 20 MiB', () => {
+    assert.deepEqual(failed({ ...quiet, orderedEffects: [quiet.orderedEffects[0]!] }), ['ordered: lost']);
+    assert.deepEqual(failed({ ...quiet, orderedEffects: [...quiet.orderedEffects, quiet.orderedEffects[0]!] }), ["ordered: duplicate effects (key in the effect's transaction)"]);
+    assert.deepEqual(failed({ ...quiet, orderedEffects: [...quiet.orderedEffects].reverse() }), ['ordered: per-key order']);
+    assert.deepEqual(failed({ ...quiet, left: 2 }), ['left in queues (unacked or stuck)']);
+    assert.deepEqual(failed({ ...quiet, rssGrowthMiB: [21, 0] }), ['RSS growth ≤ 20 MiB per process after the warm-up']);
+    assert.deepEqual(failed({ ...quiet, rssGrowthMiB: [undefined, undefined] }), []);
+    assert.deepEqual(failed({ ...quiet, statuses: ['Node-RED 1: s-consumer red ring store down'] }), ['consumers consuming after the drain']);
+  });
+
+  it('fails when no effect follows a fault, or a fault could not be injected', () => {
+    const late = { fault: { at: 0, kind: 'close-all' as const, durationMs: 0 }, start: 2_500, end: 2_500 };
+    assert.deepEqual(failed({ ...quiet, faults: [late] }), ['processing resumed after every fault']);
+    assert.deepEqual(failed({ ...quiet, faults: [{ ...late, end: 500, error: 'rabbitmqctl failed' }] }), ['faults injected']);
+  });
+
+  it('counts duplicates, keys out of order (first effects only) and the time to the next effect', () => {
+    assert.deepEqual(duplicates(['a', 'b', 'a', 'c', 'a']), ['a']);
+    const e = (key: string, n: number): { id: string; key: string; n: number } => ({ id: `${key}/${n}`, key, n });
+    assert.deepEqual(outOfOrder([e('a', 1), e('b', 1), e('a', 2), e('a', 1), e('b', 2)]), []);
+    assert.deepEqual(outOfOrder([e('a', 2), e('a', 1), e('b', 1)]), ['a']);
+    assert.equal(recoveryAfter([1_000, 4_000, 3_500], 3_000), 0.5);
+    assert.equal(recoveryAfter([1_000], 3_000), undefined);
+  });
+
+  it('measures RSS growth per process from its warm-up, each incarnation on its own', () => {
+    const s = (slot: number, pid: number, born: number, at: number, mib: number) => ({ slot, pid, born, at, kib: mib * 1024 });
+    const samples = [s(0, 10, 0, 0, 500), s(0, 10, 0, 100, 100), s(0, 10, 0, 200, 105), s(0, 11, 300, 300, 100), s(0, 11, 300, 400, 90), s(1, 20, 0, 50, 80)];
+    assert.deepEqual(rssGrowth(samples, 2, 100), [5, undefined]);
+  });
+});
