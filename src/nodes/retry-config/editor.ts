@@ -75,8 +75,7 @@ export function retryConfig(t: Translate): NodeDefinition {
       mainExchangeType: { value: 'direct', label: t('prop.mainExchangeType'), validate: v.oneOf(choices.exchangeTypes) },
       mainQueue: { value: '', required: true, label: t('prop.mainQueue'), validate: withTopology(v.name(), names) },
       // Issue 53: classic or quorum for the main (every partition) and parking queues; a saved node without it: its extra arguments say.
-      // '' (a configuration saved before the field, or a converted one): its extra arguments decide, as at runtime.
-      queueType: { value: 'classic', label: t('prop.queueType'), validate: withTopology(v.oneOf(['', ...QUEUE_TYPES]), /queue type/) },
+      queueType: { value: 'classic', label: t('prop.queueType'), validate: withTopology(v.oneOf(['', ...QUEUE_TYPES]), /queue type/) }, // '' (saved before the field, or converted): its extra arguments decide
       routingKeys: { value: '', label: t('prop.routingKeys'), validate: withTopology(v.routingKeys, /routing keys/) },
       alternateExchange: { value: '', label: t('prop.alternateExchange'), validate: withTopology(v.name(), /alternate exchange/) },
       unroutedQueue: { value: '', label: t('prop.unroutedQueue'), validate: v.name() },
