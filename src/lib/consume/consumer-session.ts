@@ -142,6 +142,9 @@ export class ConsumerSession extends EventEmitter<ConsumerSessionEvents> {
     await this.pauseFor('user');
   }
 
+  /** A partition another instance holds (`members.ts`): paused as by hand (ordered: handed on once nothing is in flight here), or taken again. */
+  standby(on: boolean): Promise<void> { return on ? this.pauseFor('standby') : this.resumeFrom('standby'); }
+
   /** Takes messages again (unless the deduplication store is down: then once it is back); closes the kill switch. */
   async resume(): Promise<void> {
     this.breaker?.reset();
@@ -150,11 +153,12 @@ export class ConsumerSession extends EventEmitter<ConsumerSessionEvents> {
 
   private async pauseFor(reason: PauseReason): Promise<void> {
     if (this.stopped || !this.pauses.add(reason)) return;
-    // The cancel goes out first (its frame is written at once), then the rate limit's held ones go back
-    // to the queue (a nack, not a failure): after the cancel the broker does not deliver them to us again.
+    // The cancel goes out first (its frame is written at once), then the rate limit's held ones go back to the queue (a nack,
+    // not a failure): after the cancel the broker does not deliver them to us again. Ordered, the channel may close at once.
+    const hadChannel = this.own.channel !== undefined;
     const paused = this.applyPause();
     this.intake.requeue();
-    if (this.own.channel) this.setState(this.channelState());
+    if (hadChannel) this.setState(this.channelState());
     await paused;
   }
 

@@ -44,16 +44,8 @@ export function startPart(options: PartOptions): ConsumerPart {
   const connection = config.broker?.connection;
   // The configuration owns its sessions: end nodes reach this one through it, until it has stopped and drained.
   const leave = config.consumers.add(session, node.id);
-  // Delivered a message on its current channel: the partition's single active consumer is this one.
-  let active = false;
   const deliveries = session.deliveries;
-  deliveries.on('message', (delivered) => {
-    if (!active) {
-      active = true;
-      status.soon();
-    }
-    node.send(toMsg(delivered));
-  });
+  deliveries.on('message', (delivered) => node.send(toMsg(delivered)));
   deliveries.on('invalid', (delivered, why) => {
     const msg = toMsg(delivered);
     msg.error = { message: why };
@@ -66,10 +58,7 @@ export function startPart(options: PartOptions): ConsumerPart {
     status.soon();
     options.recorder.depth(session.queues.parking);
   });
-  session.on('state', (state) => {
-    if (!hasChannel(state)) active = false; // a new channel is a new consumer: standby until it delivers
-    status.now();
-  });
+  session.on('state', () => status.now());
   session.on('circuit', () => status.now());
   session.on('warning', (text) => node.warn(text));
   session.on('info', (text) => node.log(text)); // a recovery is good news: info, not a warning
@@ -97,7 +86,7 @@ export function startPart(options: PartOptions): ConsumerPart {
   session.start();
   return {
     session,
-    view: (t, context) => ({ index: partition ?? 0, state: session.state, stats: session.stats, status: sessionStatus(session.state, session.stats, t, context), active }),
+    view: (t, context) => ({ index: partition ?? 0, state: session.state, stats: session.stats, status: sessionStatus(session.state, session.stats, t, context) }),
     stop: (stopOptions) => {
       stopEvents?.();
       removeGauges();
