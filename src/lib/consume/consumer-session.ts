@@ -112,8 +112,8 @@ export class ConsumerSession extends EventEmitter<ConsumerSessionEvents> {
     this.queues.start(this.options.parkingWatchMs ?? 0, active);
   }
 
-  /** Stops consuming (basic.cancel), gives the flow's messages up to `drainMs` to be settled (no drain when `settlePath()` says the flow cannot
-   * settle any more), then closes the channel: whatever is still unsettled goes back to the queue (redelivered). Nothing is lost. */
+  /** Stops consuming (basic.cancel; ordered: none, the close hands the queue over), gives the flow's messages up to `drainMs` to be settled (no drain
+   * when `settlePath()` says the flow cannot settle any more), then closes the channel: what is unsettled goes back to the queue. Nothing is lost. */
   async stop(options: StopOptions = {}): Promise<void> {
     this.stopped = true;
     this.recheck.stop();
@@ -125,12 +125,12 @@ export class ConsumerSession extends EventEmitter<ConsumerSessionEvents> {
     this.intake.drop(); // not handed to the flow: they go back with the channel
     this.deliveries.stop(); // nothing more admitted: what waits for its key goes back with the channel
     this.own.flush(); // the acks the flow gave so far go out now, whatever closes the channel later
-    const unsettled = await this.drain.stopping(this.own.cancel(), options);
+    const unsettled = await this.drain.stopping(this.hold ? undefined : this.own.cancel(), options);
     if (unsettled) this.emit('warning', unsettled);
     connection.off('disconnected', this.onDisconnected);
     this.deliveries.endAll('returned to the queue when the consumer stopped', true);
     await this.gate?.close(); // the keys of what was recorded or released meanwhile go out first
-    this.own.handBack(); // not failures: a nack, which RabbitMQ 4.3+ does not count (a close would)
+    if (!this.hold) this.own.handBack(); // not failures: a nack, which RabbitMQ 4.3+ does not count (a close would)
     await this.own.close();
     // Only now: a connection closing while this stop runs still waits for the acks it flushed.
     connection.off('closing', this.onClosing);

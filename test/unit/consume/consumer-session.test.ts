@@ -348,6 +348,21 @@ describe('ConsumerSession', () => {
     await session.stop();
   });
 
+  it('ordered, stopping: no basic.cancel (the standby would get the next message while this one is in flight); the close hands the queue over once settled', async () => {
+    const { connection, session, delivered } = start({ ordered: true, prefetch: 1 });
+    await until(() => session.state.phase === 'consuming', 'consuming');
+    const channel = connection.consuming;
+    channel.consumer?.(message());
+    await until(() => delivered.length === 1, 'in the flow');
+    const stopping = session.stop({ drainMs: 5000 });
+    await nextTurn();
+    assert.equal(channel.closed, false, 'open while its message is in flight');
+    await session.deliveries.settle(delivered[0]!.amqp.deliveryId, 'ack');
+    await stopping;
+    assert.equal(channel.closed, true);
+    assert.ok(!connection.log.includes('cancel'), connection.log.join(', '));
+  });
+
   it('stop drains: the flow settles what it holds before the channel closes, and nothing stays unsettled', async () => {
     const { connection, session, delivered, warnings } = start();
     await until(() => session.state.phase === 'consuming', 'consuming');
