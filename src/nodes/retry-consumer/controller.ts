@@ -42,9 +42,9 @@ export class RetryConsumerController {
   /** The `_msgid` of each msg it sends (one generator per consumer: cheaper than Node-RED's per message). */
   private readonly msgIds = new MsgIds();
   private closing = false;
-  /** Partitioned: the instances of the configuration, and the partitions this one holds among them (undefined: all, until shared). */
+  /** Partitioned: the instances of the configuration, and the partitions this one holds among them (none until it knows the others). */
   private readonly members: PartitionMembers | undefined;
-  private owned: Set<number> | undefined;
+  private owned = new Set<number>();
 
   constructor(
     private readonly RED: NodeAPI,
@@ -98,7 +98,7 @@ export class RetryConsumerController {
     const statsEveryMs = settings.def.events === true ? settings.values.statsEvery * 1000 : undefined;
     for (const { topology: part, partition } of topologies) {
       const session = new ConsumerSession(sessionOptions(settings, part, this.partitioned, recorder.forQueue(part.mainQueue)));
-      if (partition !== undefined && this.owned && !this.owned.has(partition)) void session.standby(true); // starts standing by
+      if (partition !== undefined && !this.owned.has(partition)) void session.standby(true); // starts standing by
       this.parts.push(startPart({ node, config: settings.config, session, topology: part, partition, status: this.status, recorder, toMsg: (delivered) => toMsg(delivered, this.msgIds, partition), statsEveryMs, circuit: settings.def.circuit === true }));
     }
     this.status.now();
