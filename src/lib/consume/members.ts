@@ -5,9 +5,9 @@
  * the routing key `rabbitmq-retry.members.<main queue>` and publishes a heartbeat there every
  * `heartbeatMs`; an instance not heard from for `expireMs` is gone (killed), a stopping one says
  * goodbye. A newcomer's first heartbeat is answered at once, so it learns the others within a round
- * trip; its first share comes `settleMs` after it joined. Without its channel (no connection, or the
- * broker refuses it) the share is every partition: the single active consumer of each queue still
- * gives each partition to one consumer at a time, as before.
+ * trip; its first share comes `settleMs` after it joined. When the broker refuses its queue or binding
+ * the share is every partition: the single active consumer of each queue still gives each partition to
+ * one consumer at a time, as before. A lost connection keeps the share until it meets the others again.
  */
 import { EventEmitter } from 'node:events';
 import type { Channel, ConsumeMessage } from 'amqplib';
@@ -57,6 +57,7 @@ export class PartitionMembers extends EventEmitter<PartitionMembersEvents> {
   private last = '';
   /** Paused by hand: not a member (the others take its partitions) until resumed. */
   private away = false;
+  private joining = false;
   private readonly onConnected = (): void => void this.join();
   private readonly onDisconnected = (): void => this.lost();
 
@@ -100,15 +101,10 @@ export class PartitionMembers extends EventEmitter<PartitionMembersEvents> {
   }
 
   private async join(): Promise<void> {
-    if (this.stopped || this.channel) return;
-    const { connection, mainQueue } = this.options;
+    if (this.stopped || this.channel || this.joining) return;
+    this.joining = true;
     try {
-      const channel = await connection.createChannel();
-      channel.on('close', () => this.channel === channel && this.lost());
-      channel.on('error', () => undefined);
-      const { queue } = await channel.assertQueue('', { exclusive: true, autoDelete: true, durable: false });
-      await channel.bindQueue(queue, MEMBERS_EXCHANGE, membersRoutingKey(mainQueue));
-      await channel.consume(queue, (message) => this.heard(message), { noAck: true });
+      const channel = await this.meet();
       if (this.stopped) return void closeChannel(channel);
       this.channel = channel;
       if (!this.away) this.beat(channel);
@@ -117,18 +113,35 @@ export class PartitionMembers extends EventEmitter<PartitionMembersEvents> {
         this.reshare();
       }, this.settleMs).unref();
     } catch (err) {
+      // Without a connection its `connected` joins again; else the broker refuses the queue or the binding.
+      if (this.stopped || !this.options.connection.connection) return;
       this.emit('warning', `partitions not shared with the other instances (every partition consumed here, the broker's single active consumer decides): ${(err as Error).message}`);
       this.fallBack();
+    } finally {
+      this.joining = false;
     }
   }
 
-  /** No channel to the others: every partition here (the broker's single active consumer decides, as before). */
+  /** Its own queue on amq.direct under the main queue's key, consumed. */
+  private async meet(): Promise<Channel> {
+    const channel = await this.options.connection.createChannel();
+    channel.on('close', () => this.channel === channel && this.lost());
+    channel.on('error', () => undefined);
+    const { queue } = await channel.assertQueue('', { exclusive: true, autoDelete: true, durable: false });
+    await channel.bindQueue(queue, MEMBERS_EXCHANGE, membersRoutingKey(this.options.mainQueue));
+    await channel.consume(queue, (message) => this.heard(message), { noAck: true });
+    return channel;
+  }
+
+  /** Its channel is gone: the share stays as it was (the sessions are down too while the connection is) until it has met the others again. */
   private lost(): void {
     this.channel = undefined;
     this.settled = false;
-    if (!this.stopped) this.fallBack();
+    // The channel alone closed (the connection is up): join again; else the connection's `connected` does.
+    if (!this.stopped && this.options.connection.connection) setTimeout(() => void this.join(), this.heartbeatMs).unref();
   }
 
+  /** It cannot meet the others (the broker refuses its queue or binding): every partition here, the broker's single active consumer decides, as before. */
   private fallBack(): void {
     this.share(this.away ? [] : Array.from({ length: this.options.partitions }, (_, i) => i), this.away ? 0 : 1);
   }

@@ -9,6 +9,7 @@ import type { SessionConnection } from '../../../src/lib/consume';
 class FakeBroker {
   readonly bindings = new Map<string, Set<string>>();
   readonly consumers = new Map<string, (m: ConsumeMessage | null) => void>();
+  readonly channels: EventEmitter[] = [];
   refuse = false;
   private queues = 0;
 
@@ -52,6 +53,7 @@ class FakeBroker {
             return Promise.resolve();
           },
         });
+        this.channels.push(channel);
         return Promise.resolve(channel as never);
       },
     };
@@ -113,5 +115,20 @@ describe('PartitionMembers', () => {
     assert.deepEqual(shares, [[0, 1, 2]]);
     assert.match(warnings[0] ?? '', /ACCESS_REFUSED/);
     await members.stop();
+  });
+
+  it('a channel closed under it (the connection up) joins again: no warning, the others still share with it', async () => {
+    const broker = new FakeBroker();
+    const [a, b] = ['a', 'b'].map((id) => member(broker, id, 4));
+    await until(() => a!.shares.at(-1)?.length === 2 && b!.shares.at(-1)?.length === 2, 'two each');
+    const warnings: string[] = [];
+    a!.members.on('warning', (w) => warnings.push(w));
+    broker.channels[0]!.emit('close');
+    await until(() => broker.channels.length === 3, 'a new channel');
+    await new Promise((r) => setTimeout(r, 100));
+    assert.equal(a!.shares.at(-1)?.length, 2);
+    assert.equal(b!.shares.at(-1)?.length, 2);
+    assert.deepEqual(warnings, []);
+    await Promise.all([a!.members.stop(), b!.members.stop()]);
   });
 });
