@@ -47,7 +47,7 @@ describe('partitioned ordered mode (real broker)', function () {
   }
 
   /** Consumers (A, B by default) on a partitioned configuration; a function that takes 5 ms and fails while `msg.payload.fail` and the global `healed` is unset. */
-  async function loadPartitionedFlow(whos = ['A', 'B'], partitions = PARTITIONS): Promise<{ started: Array<{ who: string; key: string; n: number; partition: number }> }> {
+  async function loadPartitionedFlow(whos = ['A', 'B'], partitions = PARTITIONS, config: Record<string, unknown> = {}): Promise<{ started: Array<{ who: string; key: string; n: number; partition: number }> }> {
     const work = `
       const fail = msg.payload.fail === true && !global.get('healed');
       setTimeout(() => node.send(fail ? [null, msg] : [msg, null]), 5);
@@ -67,7 +67,7 @@ describe('partitioned ordered mode (real broker)', function () {
     await loadFlow([
       tab(),
       brokerNode(),
-      configNode(names, { mainExchange: '', routingKeys: '', retryExchange: '', partitions: String(partitions), partitionRouting: 'computed' }),
+      configNode(names, { mainExchange: '', routingKeys: '', retryExchange: '', partitions: String(partitions), partitionRouting: 'computed', ...config }),
       ...whos.map(consumer),
       ...whos.map((who) => ({ id: `start${who}`, type: 'helper', z: 'flow' })),
       { id: 'work', type: 'function', z: 'flow', func: work, outputs: 2, wires: [['ack'], ['retry']] },
@@ -137,9 +137,10 @@ describe('partitioned ordered mode (real broker)', function () {
     }
   }
 
-  it('three consumers share 6 partitions 2/2/2; one leaves (3/3) and comes back (2/2/2): nothing lost, per key in order through every hand-over', async () => {
+  for (const type of ['classic', 'quorum'] as const) {
+  it(`three consumers share 6 ${type} partitions 2/2/2; one leaves (3/3) and comes back (2/2/2): nothing lost, per key in order through every hand-over`, async () => {
     const partitions = 6;
-    const { started } = await loadPartitionedFlow(['A', 'B', 'C'], partitions);
+    const { started } = await loadPartitionedFlow(['A', 'B', 'C'], partitions, { mainQueueArgs: JSON.stringify({ 'x-queue-type': type }) });
     const keys = Array.from({ length: 30 }, (_, k) => `acct-${k}`);
     let n = 0;
     const round = async (): Promise<void> => {
@@ -164,6 +165,7 @@ describe('partitioned ordered mode (real broker)', function () {
     assert.ok(started.some((s) => s.who === 'C' && s.n > 15), 'C works again after it came back');
     for (let i = 0; i < partitions; i++) await waitFor(async () => (await broker.messageCount(`${names.mainQueue}.${i}`)) === 0, `partition ${i} empty`);
   });
+  }
 
   it('a failing message holds only its own partition; the others go on, and it goes on in order once it succeeds', async () => {
     const { started } = await loadPartitionedFlow();
