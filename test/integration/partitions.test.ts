@@ -138,33 +138,33 @@ describe('partitioned ordered mode (real broker)', function () {
   }
 
   for (const type of ['classic', 'quorum'] as const) {
-  it(`three consumers share 6 ${type} partitions 2/2/2; one leaves (3/3) and comes back (2/2/2): nothing lost, per key in order through every hand-over`, async () => {
-    const partitions = 6;
-    const { started } = await loadPartitionedFlow(['A', 'B', 'C'], partitions, { mainQueueArgs: JSON.stringify({ 'x-queue-type': type }) });
-    const keys = Array.from({ length: 30 }, (_, k) => `acct-${k}`);
-    let n = 0;
-    const round = async (): Promise<void> => {
-      n++;
-      await publish(keys.map((key) => ({ key, n })));
-    };
-    const rounds = async (count: number): Promise<void> => {
-      for (let i = 0; i < count; i++) await round();
-    };
-    await rounds(5);
-    helper.getNode('consumerC').receive({ topic: 'pause' });
-    await rounds(5); // published while C hands its partitions over
-    await sharedEvenly(['A', 'B'], partitions);
-    await waitFor(() => /active on 0 of 6 partitions/.test(lastStatus('consumerC')?.text ?? ''), `C holds none while paused (${lastStatus('consumerC')?.text})`);
-    helper.getNode('consumerC').receive({ topic: 'resume' });
-    await rounds(5); // published while C takes its share back
-    await sharedEvenly(['A', 'B', 'C'], partitions);
-    await rounds(3);
-    await waitFor(() => new Set(started.map((s) => `${s.key}/${s.n}`)).size === keys.length * n, `every message (${new Set(started.map((s) => `${s.key}/${s.n}`)).size} of ${keys.length * n})`);
-    assertInOrder(started, n);
-    for (const s of started) assert.equal(s.partition, partitionOf(s.key, partitions));
-    assert.ok(started.some((s) => s.who === 'C' && s.n > 15), 'C works again after it came back');
-    for (let i = 0; i < partitions; i++) await waitFor(async () => (await broker.messageCount(`${names.mainQueue}.${i}`)) === 0, `partition ${i} empty`);
-  });
+    it(`three consumers share 6 ${type} partitions 2/2/2; one leaves (3/3) and comes back (2/2/2): nothing lost, per key in order through every hand-over`, async () => {
+      const partitions = 6;
+      const { started } = await loadPartitionedFlow(['A', 'B', 'C'], partitions, { mainQueueArgs: JSON.stringify({ 'x-queue-type': type }) });
+      const keys = Array.from({ length: 30 }, (_, k) => `acct-${k}`);
+      let n = 0;
+      const round = async (): Promise<void> => {
+        n++;
+        await publish(keys.map((key) => ({ key, n })));
+      };
+      const rounds = async (count: number): Promise<void> => {
+        for (let i = 0; i < count; i++) await round();
+      };
+      await rounds(5);
+      helper.getNode('consumerC').receive({ topic: 'pause' });
+      await rounds(5); // published while C hands its partitions over
+      await sharedEvenly(['A', 'B'], partitions);
+      await waitFor(() => /active on 0 of 6 partitions/.test(lastStatus('consumerC')?.text ?? ''), `C holds none while paused (${lastStatus('consumerC')?.text})`);
+      helper.getNode('consumerC').receive({ topic: 'resume' });
+      await rounds(5); // published while C takes its share back
+      await sharedEvenly(['A', 'B', 'C'], partitions);
+      await rounds(3);
+      await waitFor(() => new Set(started.map((s) => `${s.key}/${s.n}`)).size === keys.length * n, `every message (${new Set(started.map((s) => `${s.key}/${s.n}`)).size} of ${keys.length * n})`);
+      assertInOrder(started, n);
+      for (const s of started) assert.equal(s.partition, partitionOf(s.key, partitions));
+      assert.ok(started.some((s) => s.who === 'C' && s.n > 15), 'C works again after it came back');
+      for (let i = 0; i < partitions; i++) await waitFor(async () => (await broker.messageCount(`${names.mainQueue}.${i}`)) === 0, `partition ${i} empty`);
+    });
   }
 
   it('a failing message holds only its own partition; the others go on, and it goes on in order once it succeeds', async () => {
