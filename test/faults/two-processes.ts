@@ -152,17 +152,20 @@ export const PAIR_ROWS: PairRow[] = [
   },
 ];
 
-/** Two Node-RED processes, each on a user directory of its own (copies of one with the package installed). */
+/** Two Node-RED processes (or as many as user directories), each on a user directory of its own (copies of one with the package installed). */
 export class Pair {
-  readonly processes: Array<NodeRedProcess | undefined> = [undefined, undefined];
+  readonly processes: Array<NodeRedProcess | undefined>;
   /** Output of processes killed earlier, per slot. */
-  private readonly earlier: string[][] = [[], []];
+  private readonly earlier: string[][];
 
   private constructor(
     private readonly launch: NodeRedLaunch,
-    private readonly userDirs: [string, string],
+    private readonly userDirs: string[],
     private readonly env: Record<string, string>,
-  ) {}
+  ) {
+    this.processes = userDirs.map(() => undefined);
+    this.earlier = userDirs.map(() => []);
+  }
 
   /** A second user directory beside `userDir`, with the same installed package. */
   static copyUserDir(userDir: string): string {
@@ -171,11 +174,12 @@ export class Pair {
     return copy;
   }
 
-  static async start(launch: NodeRedLaunch, userDirs: [string, string], env: Record<string, string>): Promise<Pair> {
+  /** Starts the first `count` processes (all by default); the others start with `restart(i)`. */
+  static async start(launch: NodeRedLaunch, userDirs: string[], env: Record<string, string>, count = userDirs.length): Promise<Pair> {
     const pair = new Pair(launch, userDirs, env);
     // No flow of an earlier run: it would declare that run's (deleted) queues again.
     for (const dir of userDirs) writeFileSync(path.join(dir, 'flows.json'), '[]');
-    await Promise.all([0, 1].map((i) => pair.restart(i)));
+    await Promise.all(userDirs.slice(0, count).map((_, i) => pair.restart(i)));
     return pair;
   }
 
@@ -189,6 +193,15 @@ export class Pair {
     this.processes[i] = undefined;
     this.earlier[i]!.push(red.output);
     await red.kill('SIGKILL');
+  }
+
+  /** Stops process `i` as an operator would (SIGTERM: Node-RED closes its nodes). */
+  async stopOne(i: number): Promise<void> {
+    const red = this.processes[i];
+    if (!red) return;
+    this.processes[i] = undefined;
+    await red.stop();
+    this.earlier[i]!.push(red.output);
   }
 
   /** The processes running now. */
@@ -206,10 +219,10 @@ export class Pair {
   }
 
   lines(): string[] {
-    return [0, 1].flatMap((i) => this.output(i).split('\n'));
+    return this.userDirs.flatMap((_, i) => this.output(i).split('\n'));
   }
 
   log(): string {
-    return [0, 1].map((i) => `\n--- Node-RED ${i + 1} ---\n${this.output(i).slice(-4000)}`).join('');
+    return this.userDirs.map((_, i) => `\n--- Node-RED ${i + 1} ---\n${this.output(i).slice(-4000)}`).join('');
   }
 }

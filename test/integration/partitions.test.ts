@@ -2,6 +2,7 @@
  * Issue 42: partitioned ordered mode in the Node-RED runtime against the real broker. Two consumer
  * nodes on one partitioned configuration stand for two Node-RED instances: per key the order is kept,
  * the standby takes the partitions over, and a failing message holds only its own partition.
+ * Issue 53: the instances share the partitions evenly, and hand them over in order as one leaves and comes back.
  */
 import assert from 'node:assert/strict';
 import { partitionOf } from '../../src/lib/topology/partitions';
@@ -11,6 +12,8 @@ import { helper, lastStatus, loadFlow } from '../helpers/node-red';
 
 type Msg = Record<string, any>;
 const PARTITIONS = 4;
+/** The most partitions a test here declares (the queues cleaned up). */
+const MOST_PARTITIONS = 6;
 
 describe('partitioned ordered mode (real broker)', function () {
   let broker: Broker;
@@ -19,7 +22,7 @@ describe('partitioned ordered mode (real broker)', function () {
   beforeEach(async () => {
     broker = await Broker.open();
     names = uniqueNames('partitions');
-    for (let i = 0; i < PARTITIONS; i++) broker.track('queue', `${names.mainQueue}.${i}`, `${names.retryQueue}.${i}`);
+    for (let i = 0; i < MOST_PARTITIONS; i++) broker.track('queue', `${names.mainQueue}.${i}`, `${names.retryQueue}.${i}`);
     broker.track('queue', names.parkingQueue);
     broker.track('exchange', `${names.mainQueue}.partitions`);
   });
@@ -29,8 +32,22 @@ describe('partitioned ordered mode (real broker)', function () {
     await broker.cleanup();
   });
 
-  /** Two consumers (A, B) on a partitioned configuration; a function that takes 5 ms and fails while `msg.payload.fail` and the global `healed` is unset. */
-  async function loadPartitionedFlow(): Promise<{ started: Array<{ who: string; key: string; n: number; partition: number }> }> {
+  /** On how many partitions `who`'s status says it is active (undefined: no such status yet). */
+  function activeOn(who: string, partitions = PARTITIONS): number | undefined {
+    const m = new RegExp(`^active on (\\d+) of ${partitions} partitions`).exec(lastStatus(`consumer${who}`)?.text ?? '');
+    return m ? Number(m[1]) : undefined;
+  }
+
+  /** The consumers `whos` share the partitions: one consumer per partition queue, each status ⌊P/M⌋ or ⌈P/M⌉, all of them P. */
+  async function sharedEvenly(whos: string[], partitions = PARTITIONS): Promise<void> {
+    const shares = (): Array<number | undefined> => whos.map((who) => activeOn(who, partitions));
+    const even = (n: number | undefined): boolean => n === Math.floor(partitions / whos.length) || n === Math.ceil(partitions / whos.length);
+    await waitFor(() => shares().every(even) && shares().reduce<number>((a, n) => a + (n ?? 0), 0) === partitions, `an even share among ${whos.join(', ')}`);
+    for (let i = 0; i < partitions; i++) await waitFor(async () => (await broker.consumerCount(`${names.mainQueue}.${i}`)) === 1, `one consumer on partition ${i}`);
+  }
+
+  /** Consumers (A, B by default) on a partitioned configuration; a function that takes 5 ms and fails while `msg.payload.fail` and the global `healed` is unset. */
+  async function loadPartitionedFlow(whos = ['A', 'B'], partitions = PARTITIONS, config: Record<string, unknown> = {}): Promise<{ started: Array<{ who: string; key: string; n: number; partition: number }> }> {
     const work = `
       const fail = msg.payload.fail === true && !global.get('healed');
       setTimeout(() => node.send(fail ? [null, msg] : [msg, null]), 5);
@@ -50,11 +67,9 @@ describe('partitioned ordered mode (real broker)', function () {
     await loadFlow([
       tab(),
       brokerNode(),
-      configNode(names, { mainExchange: '', routingKeys: '', retryExchange: '', partitions: String(PARTITIONS), partitionRouting: 'computed' }),
-      consumer('A'),
-      consumer('B'),
-      { id: 'startA', type: 'helper', z: 'flow' },
-      { id: 'startB', type: 'helper', z: 'flow' },
+      configNode(names, { mainExchange: '', routingKeys: '', retryExchange: '', partitions: String(partitions), partitionRouting: 'computed', ...config }),
+      ...whos.map(consumer),
+      ...whos.map((who) => ({ id: `start${who}`, type: 'helper', z: 'flow' })),
       { id: 'work', type: 'function', z: 'flow', func: work, outputs: 2, wires: [['ack'], ['retry']] },
       { id: 'ack', type: 'retry-settle', z: 'flow', action: 'ack', wires: [] },
       { id: 'retry', type: 'retry-settle', z: 'flow', action: 'retry', wires: [] },
@@ -62,10 +77,10 @@ describe('partitioned ordered mode (real broker)', function () {
       { id: 'published', type: 'helper', z: 'flow' },
     ]);
     const started: Array<{ who: string; key: string; n: number; partition: number }> = [];
-    for (const who of ['A', 'B']) {
+    for (const who of whos) {
       helper.getNode(`start${who}`).on('input', (msg: Msg) => started.push({ who, key: msg.payload.key as string, n: msg.payload.n as number, partition: msg.amqp.partition as number }));
     }
-    for (let i = 0; i < PARTITIONS; i++) await waitFor(async () => (await broker.consumerCount(`${names.mainQueue}.${i}`)) === 2, `both consumers on partition ${i}`);
+    await sharedEvenly(whos, partitions);
     return { started };
   }
 
@@ -87,7 +102,7 @@ describe('partitioned ordered mode (real broker)', function () {
     return out;
   }
 
-  it('declares N ordered partition queues and routes each key to its partition; the standby takes over in order per key', async () => {
+  it('declares N ordered partition queues and routes each key to its partition; a paused consumer hands its partitions over in order per key', async () => {
     const { started } = await loadPartitionedFlow();
     for (let i = 0; i < PARTITIONS; i++) {
       const info = (await (await management('GET', `queues/${vhostPath()}/${encodeURIComponent(`${names.mainQueue}.${i}`)}`)).json()) as { arguments: Record<string, unknown> };
@@ -101,22 +116,56 @@ describe('partitioned ordered mode (real broker)', function () {
     assert.ok(confirmed.every((m) => m.amqp.published.partition === partitionOf(m.payload.key as string, PARTITIONS)));
 
     await waitFor(() => started.length >= 60, 'a part of the messages');
-    // The consumer that has the partitions stops (as an instance would): the other one takes every partition over.
-    const active = started[0]!.who;
-    helper.getNode(`consumer${active}`).receive({ topic: 'pause' });
+    // Each consumer had its share; one pauses (as an instance leaving would): the other takes its partitions over.
+    assert.deepEqual(new Set(started.map((s) => s.who)), new Set(['A', 'B']), 'both had partitions');
+    helper.getNode('consumerA').receive({ topic: 'pause' });
     await waitFor(() => new Set(started.map((s) => `${s.key}/${s.n}`)).size === 200, 'every message');
 
     for (const s of started) assert.equal(s.partition, partitionOf(s.key, PARTITIONS), `${s.key} came from its partition`);
-    const standby = active === 'A' ? 'B' : 'A';
-    assert.ok(started.some((s) => s.who === standby), 'the standby took over');
-    // Per key in publish order; a message the stopped consumer held may come again (redelivered), never out of order.
+    const handedOver = new Set(started.filter((s) => s.who === 'A').map((s) => s.partition));
+    assert.ok(started.some((s) => s.who === 'B' && handedOver.has(s.partition)), 'B took over a partition of A');
+    assertInOrder(started, 10);
+    await waitFor(() => activeOn('B') === 4, `B's status (${lastStatus('consumerB')?.text})`);
+  });
+
+  /** Per key in publish order (1…count); a message a stopped consumer held may come again (redelivered), never out of order. */
+  function assertInOrder(started: Array<{ key: string; n: number }>, count: number): void {
     for (const [key, ns] of byKey(started)) {
       const firsts = ns.filter((n, i) => ns.indexOf(n) === i);
-      assert.deepEqual(firsts, Array.from({ length: 10 }, (_, i) => i + 1), `${key}: ${ns.join(',')}`);
+      assert.deepEqual(firsts, Array.from({ length: count }, (_, i) => i + 1), `${key}: ${ns.join(',')}`);
       for (let i = 1; i < ns.length; i++) assert.ok(ns[i]! >= ns[i - 1]!, `${key} never goes back: ${ns.join(',')}`);
     }
-    await waitFor(() => /4\/4 partitions active here/.test(lastStatus(`consumer${standby}`)?.text ?? ''), `the standby's status (${lastStatus(`consumer${standby}`)?.text})`);
-  });
+  }
+
+  for (const type of ['classic', 'quorum'] as const) {
+    it(`three consumers share 6 ${type} partitions 2/2/2; one leaves (3/3) and comes back (2/2/2): nothing lost, per key in order through every hand-over`, async () => {
+      const partitions = 6;
+      const { started } = await loadPartitionedFlow(['A', 'B', 'C'], partitions, { mainQueueArgs: JSON.stringify({ 'x-queue-type': type }) });
+      const keys = Array.from({ length: 30 }, (_, k) => `acct-${k}`);
+      let n = 0;
+      const round = async (): Promise<void> => {
+        n++;
+        await publish(keys.map((key) => ({ key, n })));
+      };
+      const rounds = async (count: number): Promise<void> => {
+        for (let i = 0; i < count; i++) await round();
+      };
+      await rounds(5);
+      helper.getNode('consumerC').receive({ topic: 'pause' });
+      await rounds(5); // published while C hands its partitions over
+      await sharedEvenly(['A', 'B'], partitions);
+      await waitFor(() => /active on 0 of 6 partitions/.test(lastStatus('consumerC')?.text ?? ''), `C holds none while paused (${lastStatus('consumerC')?.text})`);
+      helper.getNode('consumerC').receive({ topic: 'resume' });
+      await rounds(5); // published while C takes its share back
+      await sharedEvenly(['A', 'B', 'C'], partitions);
+      await rounds(3);
+      await waitFor(() => new Set(started.map((s) => `${s.key}/${s.n}`)).size === keys.length * n, `every message (${new Set(started.map((s) => `${s.key}/${s.n}`)).size} of ${keys.length * n})`);
+      assertInOrder(started, n);
+      for (const s of started) assert.equal(s.partition, partitionOf(s.key, partitions));
+      assert.ok(started.some((s) => s.who === 'C' && s.n > 15), 'C works again after it came back');
+      for (let i = 0; i < partitions; i++) await waitFor(async () => (await broker.messageCount(`${names.mainQueue}.${i}`)) === 0, `partition ${i} empty`);
+    });
+  }
 
   it('a failing message holds only its own partition; the others go on, and it goes on in order once it succeeds', async () => {
     const { started } = await loadPartitionedFlow();
@@ -142,10 +191,7 @@ describe('partitioned ordered mode (real broker)', function () {
 
     global.set('healed', true);
     await waitFor(() => new Set(started.map((s) => `${s.key}/${s.n}`)).size === messages.length, 'every message');
-    for (const [key, ns] of byKey(started)) {
-      const firsts = ns.filter((n, i) => ns.indexOf(n) === i);
-      assert.deepEqual(firsts, [1, 2, 3, 4, 5], `${key} in order: ${ns.join(',')}`);
-    }
+    assertInOrder(started, 5);
     for (let i = 0; i < PARTITIONS; i++) await waitFor(async () => (await broker.messageCount(`${names.mainQueue}.${i}`)) === 0, `partition ${i} empty`);
   });
   it('the events output names each partition queue; a replay is one event and goes back to its own partition', async () => {

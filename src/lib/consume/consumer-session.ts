@@ -83,9 +83,7 @@ export class ConsumerSession extends EventEmitter<ConsumerSessionEvents> {
     this.queues.on('changed', () => this.emit('parking'));
   }
 
-  get state(): SessionState {
-    return this.current;
-  }
+  get state(): SessionState { return this.current; }
 
   /** Why the deduplication store is down, while it is (with the `process` policy the consumer goes on unchecked). */
   get dedupeDown(): string | undefined {
@@ -111,8 +109,8 @@ export class ConsumerSession extends EventEmitter<ConsumerSessionEvents> {
     this.queues.start(this.options.parkingWatchMs ?? 0, active);
   }
 
-  /** Stops consuming (basic.cancel), gives the flow's messages up to `drainMs` to be settled (no drain when `settlePath()` says the flow cannot
-   * settle any more), then closes the channel: whatever is still unsettled goes back to the queue (redelivered). Nothing is lost. */
+  /** Stops consuming (basic.cancel; ordered: none, the close hands the queue over), gives the flow's messages up to `drainMs` to be settled (no drain
+   * when `settlePath()` says the flow cannot settle any more), then closes the channel: what is unsettled goes back to the queue. Nothing is lost. */
   async stop(options: StopOptions = {}): Promise<void> {
     this.stopped = true;
     this.recheck.stop();
@@ -124,12 +122,12 @@ export class ConsumerSession extends EventEmitter<ConsumerSessionEvents> {
     this.intake.drop(); // not handed to the flow: they go back with the channel
     this.deliveries.stop(); // nothing more admitted: what waits for its key goes back with the channel
     this.own.flush(); // the acks the flow gave so far go out now, whatever closes the channel later
-    const unsettled = await this.drain.stopping(this.own.cancel(), options);
+    const unsettled = await this.drain.stopping(this.hold ? undefined : this.own.cancel(), options);
     if (unsettled) this.emit('warning', unsettled);
     connection.off('disconnected', this.onDisconnected);
     this.deliveries.endAll('returned to the queue when the consumer stopped', true);
     await this.gate?.close(); // the keys of what was recorded or released meanwhile go out first
-    this.own.handBack(); // not failures: a nack, which RabbitMQ 4.3+ does not count (a close would)
+    if (!this.hold) this.own.handBack(); // not failures: a nack, which RabbitMQ 4.3+ does not count (a close would)
     await this.own.close();
     // Only now: a connection closing while this stop runs still waits for the acks it flushed.
     connection.off('closing', this.onClosing);
@@ -137,9 +135,10 @@ export class ConsumerSession extends EventEmitter<ConsumerSessionEvents> {
   }
 
   /** Stops taking messages (basic.cancel; in-flight ones are still settled) until resumed, over reconnects too. */
-  async pause(): Promise<void> {
-    await this.pauseFor('user');
-  }
+  pause(): Promise<void> { return this.pauseFor('user'); }
+
+  /** A partition another instance holds (`members.ts`): paused as by hand (ordered: handed on once nothing is in flight here), or taken again. */
+  standby(on: boolean): Promise<void> { return on ? this.pauseFor('standby') : this.resumeFrom('standby'); }
 
   /** Takes messages again (unless the deduplication store is down: then once it is back); closes the kill switch. */
   async resume(): Promise<void> {
@@ -149,11 +148,12 @@ export class ConsumerSession extends EventEmitter<ConsumerSessionEvents> {
 
   private async pauseFor(reason: PauseReason): Promise<void> {
     if (this.stopped || !this.pauses.add(reason)) return;
-    // The cancel goes out first (its frame is written at once), then the rate limit's held ones go back
-    // to the queue (a nack, not a failure): after the cancel the broker does not deliver them to us again.
+    // The cancel goes out first (its frame is written at once), then the rate limit's held ones go back to the queue (a nack,
+    // not a failure): after the cancel the broker does not deliver them to us again. Ordered, the channel may close at once.
+    const hadChannel = this.own.channel !== undefined;
     const paused = this.applyPause();
     this.intake.requeue();
-    if (this.own.channel) this.setState(this.channelState());
+    if (hadChannel) this.setState(this.channelState());
     await paused;
   }
 

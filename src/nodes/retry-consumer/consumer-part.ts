@@ -49,17 +49,8 @@ export function startPart(options: PartOptions): ConsumerPart {
   const batches = batch ? startBatches(session, { ...batch, config: config.id, queue: topology.mainQueue }, (msg) => node.send(msg), batch.nextId) : undefined;
   // The configuration owns its sessions: end nodes reach this one through it, until it has stopped and drained.
   const leave = config.consumers.add(session, node.id, batches && ((msg) => node.send(msg)));
-  // Delivered a message on its current channel: the partition's single active consumer is this one.
-  let active = false;
   const deliveries = session.deliveries;
-  deliveries.on('message', (delivered) => {
-    if (!active) {
-      active = true;
-      status.soon();
-    }
-    if (batches) batches.add(delivered);
-    else node.send(toMsg(delivered));
-  });
+  deliveries.on('message', (delivered) => (batches ? batches.add(delivered) : node.send(toMsg(delivered))));
   deliveries.on('invalid', (delivered, why) => {
     const msg = toMsg(delivered);
     msg.error = { message: why };
@@ -72,10 +63,7 @@ export function startPart(options: PartOptions): ConsumerPart {
     status.soon();
     options.recorder.depth(session.queues.parking);
   });
-  session.on('state', (state) => {
-    if (!hasChannel(state)) active = false; // a new channel is a new consumer: standby until it delivers
-    status.now();
-  });
+  session.on('state', () => status.now());
   session.on('circuit', () => status.now());
   session.on('warning', (text) => node.warn(text));
   session.on('info', (text) => node.log(text)); // a recovery is good news: info, not a warning
@@ -103,7 +91,7 @@ export function startPart(options: PartOptions): ConsumerPart {
   session.start();
   return {
     session,
-    view: (t, context) => ({ index: partition ?? 0, state: session.state, stats: session.stats, status: sessionStatus(session.state, session.stats, t, context), active }),
+    view: (t, context) => ({ index: partition ?? 0, state: session.state, stats: session.stats, status: sessionStatus(session.state, session.stats, t, context) }),
     stop: (stopOptions) => {
       batches?.stop(); // before the drain: the flow can settle the partial batch
       stopEvents?.();

@@ -4,7 +4,9 @@
  * control msgs, and on close stops them with a drain. Its listeners (the publish buffer, the broker's
  * and the store's users) are removed on close.
  */
-import { ConsumerSession } from '../../lib/consume';
+import { randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
+import { ConsumerSession, PartitionMembers } from '../../lib/consume';
 import { isPartitioned, partitionTopology, type RetryTopologyConfig } from '../../lib/topology';
 import type { ConfigUser } from '../shared/users';
 import type { Translate } from '../shared/i18n';
@@ -40,6 +42,9 @@ export class RetryConsumerController {
   /** The `_msgid` of each msg it sends (one generator per consumer: cheaper than Node-RED's per message). */
   private readonly msgIds = new MsgIds();
   private closing = false;
+  /** Partitioned: the instances of the configuration, and the partitions this one holds among them (none until it knows the others). */
+  private readonly members: PartitionMembers | undefined;
+  private owned = new Set<number>();
 
   constructor(
     private readonly RED: NodeAPI,
@@ -65,6 +70,7 @@ export class RetryConsumerController {
       },
     };
     this.storeUser = { id: node.id, status: () => this.status.now() };
+    this.members = this.partitioned ? this.shareWithOthers() : undefined;
     if (this.partitioned) this.resolve();
     else this.startParts([{ topology }]);
     broker.register(this.user);
@@ -93,9 +99,25 @@ export class RetryConsumerController {
     for (const { topology: part, partition } of topologies) {
       const session = new ConsumerSession(sessionOptions(settings, part, this.partitioned, recorder.forQueue(part.mainQueue)));
       const batch = settings.batch && { ...settings.batch, nextId: () => this.msgIds.next() };
+      if (partition !== undefined && !this.owned.has(partition)) void session.standby(true); // starts standing by
       this.parts.push(startPart({ node, config: settings.config, session, topology: part, partition, status: this.status, recorder, toMsg: (delivered) => toMsg(delivered, this.msgIds, partition), batch, statsEveryMs, circuit: settings.def.circuit === true }));
     }
     this.status.now();
+  }
+
+  /** The instances of a partitioned configuration learn each other through the broker; each consumes its share of the partitions. */
+  private shareWithOthers(): PartitionMembers {
+    const { broker, topology } = this.settings.config;
+    const id = `${hostname()}:${process.pid}:${this.node.id}:${randomUUID().slice(0, 8)}`;
+    const members = new PartitionMembers({ connection: broker.connection, mainQueue: topology.mainQueue, partitions: topology.partitions ?? 0, id });
+    members.on('share', (owned) => {
+      this.owned = new Set(owned);
+      for (const [i, part] of this.parts.entries()) void part.session.standby(!this.owned.has(i));
+      this.status.soon();
+    });
+    members.on('warning', (text) => this.node.warn(text));
+    members.start();
+    return members;
   }
 
   /** The routing (consistent-hash exchange or computed key) decides the partition exchange's type: resolved once on the broker, asked again every 5 s while it cannot be. */
@@ -117,6 +139,7 @@ export class RetryConsumerController {
       done(new Error(this.t('retry-consumer.errors.control', { topic: JSON.stringify(msg.topic ?? null) })));
       return;
     }
+    this.members?.setAway(control === 'pause'); // a paused instance's partitions go to the others
     Promise.all(this.parts.map((p) => p.session[control]())).then(() => done(), (err: unknown) => done(err instanceof Error ? err : new Error(String(err))));
   }
 
@@ -125,6 +148,7 @@ export class RetryConsumerController {
     const { broker } = config;
     this.closing = true;
     this.status.stop();
+    void this.members?.stop(); // its goodbye first: the others take its partitions as its channels close
     clearInterval(this.countdown);
     broker.connection.publishers.buffer.off('change', this.onBufferChange);
     this.recorder.close();

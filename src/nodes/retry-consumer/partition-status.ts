@@ -1,11 +1,10 @@
 /**
- * A partitioned consumer's status line: the most urgent partition first (red, then blocked), else how
- * many of its partitions are active here and the counts of all. Pure.
+ * A partitioned consumer's status line: the most urgent partition first (red, then blocked), else on how
+ * many of its partitions it is active and the counts of all. Pure.
  *
- * "Active here": the partition's single active consumer is this one. AMQP 0.9.1 tells a waiting
- * consumer nothing when it becomes active (RabbitMQ 3.10 and 4.x), so a partition counts as active
- * here once it delivered a message on its current channel; an active partition with an empty queue
- * shows as standby until its first message.
+ * "Active": a partition this instance holds (its share among the instances, `lib/consume/members.ts`)
+ * and consumes; the others stand by (paused as `standby`, no consumer). While a giver still finishes
+ * what it has in flight, the broker's single active consumer feeds the giver, not yet this one.
  */
 import type { SessionState, SessionStats } from '../../lib/consume';
 import type { Translate } from '../shared/i18n';
@@ -18,8 +17,11 @@ export interface PartitionView {
   stats: SessionStats;
   /** The session's own status (undefined: waiting for the connection). */
   status: NodeStatus | undefined;
-  /** Delivered a message on its current channel. */
-  active: boolean;
+}
+
+/** Held by another instance: this one has no consumer on it. */
+function standingBy(p: PartitionView): boolean {
+  return p.state.phase === 'paused' && p.state.detail === 'standby';
 }
 
 /** The counts of every partition, summed; the parking depth is the shared parking queue's. */
@@ -46,8 +48,9 @@ export function partitionsStatus(parts: PartitionView[], t: Translate, rateLimit
   const withChannel = parts.filter((p) => hasChannel(p.state));
   if (withChannel.length === 0) return parts.find((p) => p.status !== undefined)?.status;
   const stats = sumStats(parts.map((p) => p.stats));
-  const paused = withChannel.every((p) => p.state.phase === 'paused');
-  const text = t('retry-consumer.status.partitions', { active: parts.filter((p) => p.active).length, count: parts.length, stats: statsText(stats, t, rateLimit) });
+  const held = withChannel.filter((p) => !standingBy(p));
+  const paused = held.length > 0 && held.every((p) => p.state.phase === 'paused');
+  const text = t('retry-consumer.status.partitions', { active: held.filter((p) => p.state.phase === 'consuming').length, count: parts.length, stats: statsText(stats, t, rateLimit) });
   const fill = paused ? 'grey' : stats.parkingDepth || stats.argumentsUnchecked || withChannel.length < parts.length ? 'yellow' : 'green';
   return { fill, shape: 'dot', text: paused ? t('retry-consumer.status.paused', { stats: text }) : text };
 }

@@ -127,7 +127,7 @@ function message(headers: Record<string, unknown> = {}): ConsumeMessage {
   } as unknown as ConsumeMessage;
 }
 
-function start(options: { mode?: 'declare' | 'check'; prefetch?: number; copies?: { publish(): Promise<void> } } = {}) {
+function start(options: { mode?: 'declare' | 'check'; prefetch?: number; ordered?: boolean; copies?: { publish(): Promise<void> } } = {}) {
   const connection = new FakeConnection();
   const session = new ConsumerSession({
     connection,
@@ -138,6 +138,7 @@ function start(options: { mode?: 'declare' | 'check'; prefetch?: number; copies?
     settleTimeoutMs: 0,
     decode: 'auto',
     invalidBody: 'park',
+    ...(options.ordered ? { ordered: { pauseMs: 1000 } } : {}),
   });
   const states: SessionState[] = [];
   const delivered: DeliveredMessage[] = [];
@@ -336,6 +337,50 @@ describe('ConsumerSession', () => {
     assert.equal(session.state.phase, 'consuming');
     assert.equal(connection.consuming, channel);
     await session.stop();
+  });
+
+  it('ordered, paused with nothing in flight: the channel closes (the standby gets the queue) and it says paused', async () => {
+    const { connection, session } = start({ ordered: true, prefetch: 1 });
+    await until(() => session.state.phase === 'consuming', 'consuming');
+    const channel = connection.consuming;
+    await session.pause();
+    assert.equal(channel.closed, true);
+    assert.deepEqual(session.state, { phase: 'paused', detail: 'paused' });
+    await session.stop();
+  });
+
+  it('ordered, standing by (another instance holds the partition): the channel closes only once nothing is in flight; back, it consumes again', async () => {
+    const { connection, session, delivered } = start({ ordered: true, prefetch: 1 });
+    await until(() => session.state.phase === 'consuming', 'consuming');
+    const channel = connection.consuming;
+    channel.consumer?.(message());
+    await until(() => delivered.length === 1, 'in the flow');
+    const standingBy = session.standby(true);
+    await nextTurn();
+    assert.equal(channel.closed, false, 'not handed over while its message is in flight');
+    await session.deliveries.settle(delivered[0]!.amqp.deliveryId, 'ack');
+    await standingBy;
+    await until(() => channel.closed, 'handed over once settled');
+    assert.deepEqual(session.state, { phase: 'paused', detail: 'standby' });
+    assert.ok(connection.log.some((line) => line.startsWith('ack ')), 'its ack went out');
+    await session.standby(false);
+    await until(() => session.state.phase === 'consuming' && connection.consuming !== channel, 'consuming again on a new channel');
+    await session.stop();
+  });
+
+  it('ordered, stopping: no basic.cancel (the standby would get the next message while this one is in flight); the close hands the queue over once settled', async () => {
+    const { connection, session, delivered } = start({ ordered: true, prefetch: 1 });
+    await until(() => session.state.phase === 'consuming', 'consuming');
+    const channel = connection.consuming;
+    channel.consumer?.(message());
+    await until(() => delivered.length === 1, 'in the flow');
+    const stopping = session.stop({ drainMs: 5000 });
+    await nextTurn();
+    assert.equal(channel.closed, false, 'open while its message is in flight');
+    await session.deliveries.settle(delivered[0]!.amqp.deliveryId, 'ack');
+    await stopping;
+    assert.equal(channel.closed, true);
+    assert.ok(!connection.log.includes('cancel'), connection.log.join(', '));
   });
 
   it('stop drains: the flow settles what it holds before the channel closes, and nothing stays unsettled', async () => {

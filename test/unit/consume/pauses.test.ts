@@ -37,4 +37,18 @@ describe('Pauses', () => {
     // What is wrong with the store goes with it: its table (`schema`) is not a store down.
     assert.deepEqual(pauses.state('no table', 'schema'), { phase: 'store-down', detail: 'no table', storeProblem: 'schema' });
   });
+
+  it('standing by (another instance holds the partition) says so last: the kill switch, the user and the store before it', () => {
+    const pauses = new Pauses();
+    pauses.add('standby');
+    assert.deepEqual(pauses.state(undefined), { phase: 'paused', detail: 'standby' });
+    pauses.add('circuit');
+    assert.deepEqual(pauses.state(undefined), { phase: 'circuit-open' });
+    pauses.add('user');
+    assert.deepEqual(pauses.state(undefined), { phase: 'paused', detail: 'paused' });
+    pauses.remove('user');
+    pauses.remove('circuit');
+    pauses.remove('standby');
+    assert.deepEqual(pauses.state(undefined), { phase: 'consuming' });
+  });
 });

@@ -1,4 +1,4 @@
-/** A partitioned consumer's status line: the urgent partition first, else how many are active here and the counts of all. */
+/** A partitioned consumer's status line: the urgent partition first, else on how many it is active (its share) and the counts of all. */
 import assert from 'node:assert/strict';
 import type { SessionState, SessionStats } from '../../../../src/lib/consume';
 import { partitionsStatus, sumStats, type PartitionView } from '../../../../src/nodes/retry-consumer/partition-status';
@@ -16,32 +16,38 @@ const t = translator({
 });
 
 const stats = (acked: number, extra: Partial<SessionStats> = {}): SessionStats => ({ inFlight: 0, delivered: acked, acked, retried: 0, parked: 0, duplicates: 0, waiting: 0, ...extra });
-const part = (index: number, phase: SessionState['phase'], active: boolean, extra: Partial<PartitionView> = {}): PartitionView => ({
+const part = (index: number, phase: SessionState['phase'], extra: Partial<PartitionView> = {}): PartitionView => ({
   index,
   state: { phase },
   stats: stats(10),
   status: phase === 'consuming' ? { fill: 'green', shape: 'dot', text: 'ok' } : undefined,
-  active,
   ...extra,
 });
+/** A partition another instance holds: standing by, no consumer here. */
+const standby = (index: number): PartitionView => part(index, 'paused', { state: { phase: 'paused', detail: 'standby' } });
 
 describe('partitioned consumer status', () => {
-  it('says how many partitions are active here, with the counts of all', () => {
-    const status = partitionsStatus([part(0, 'consuming', true), part(1, 'consuming', false), part(2, 'consuming', true), part(3, 'consuming', false)], t);
-    assert.deepEqual(status, { fill: 'green', shape: 'dot', text: '2/4 partitions active here · ✓40 ↻0 ⚑0 · 0 in flight' });
+  it('says on how many partitions it is active (its share; the others stand by), with the counts of all', () => {
+    const status = partitionsStatus([part(0, 'consuming'), standby(1), part(2, 'consuming'), standby(3)], t);
+    assert.deepEqual(status, { fill: 'green', shape: 'dot', text: 'active on 2 of 4 partitions · ✓40 ↻0 ⚑0 · 0 in flight' });
+  });
+
+  it('standing by on every partition (more instances than partitions, or its share not known yet) is not paused', () => {
+    assert.deepEqual(partitionsStatus([standby(0), standby(1)], t), { fill: 'green', shape: 'dot', text: 'active on 0 of 2 partitions · ✓20 ↻0 ⚑0 · 0 in flight' });
+    assert.equal(partitionsStatus([part(0, 'paused'), standby(1)], t)?.fill, 'grey');
   });
 
   it('names the first failing partition before anything else', () => {
-    const failing = part(2, 'topology-error', false, { status: { fill: 'red', shape: 'ring', text: "topology check failed: missing queue 'q.2'" } });
-    const blocked = part(1, 'blocked', true, { status: { fill: 'yellow', shape: 'dot', text: 'blocked since 2026-11-28T05:00:00.000Z, attempt 2' } });
-    assert.deepEqual(partitionsStatus([part(0, 'consuming', true), blocked, failing], t), { fill: 'red', shape: 'ring', text: "partition 2: topology check failed: missing queue 'q.2'" });
-    assert.deepEqual(partitionsStatus([part(0, 'consuming', true), blocked], t), { fill: 'yellow', shape: 'dot', text: 'partition 1: blocked since 2026-11-28T05:00:00.000Z, attempt 2' });
+    const failing = part(2, 'topology-error', { status: { fill: 'red', shape: 'ring', text: "topology check failed: missing queue 'q.2'" } });
+    const blocked = part(1, 'blocked', { status: { fill: 'yellow', shape: 'dot', text: 'blocked since 2026-11-28T05:00:00.000Z, attempt 2' } });
+    assert.deepEqual(partitionsStatus([part(0, 'consuming'), blocked, failing], t), { fill: 'red', shape: 'ring', text: "partition 2: topology check failed: missing queue 'q.2'" });
+    assert.deepEqual(partitionsStatus([part(0, 'consuming'), blocked], t), { fill: 'yellow', shape: 'dot', text: 'partition 1: blocked since 2026-11-28T05:00:00.000Z, attempt 2' });
   });
 
   it('is yellow while a partition has no channel yet, grey when all are paused, and leaves the broker status while none has a channel', () => {
-    assert.equal(partitionsStatus([part(0, 'consuming', true), part(1, 'checking-topology', false, { status: { fill: 'yellow', shape: 'ring', text: 'checking' } })], t)?.fill, 'yellow');
-    assert.equal(partitionsStatus([part(0, 'paused', false), part(1, 'paused', false)], t)?.fill, 'grey');
-    assert.equal(partitionsStatus([part(0, 'waiting-for-connection', false), part(1, 'waiting-for-connection', false)], t), undefined);
+    assert.equal(partitionsStatus([part(0, 'consuming'), part(1, 'checking-topology', { status: { fill: 'yellow', shape: 'ring', text: 'checking' } })], t)?.fill, 'yellow');
+    assert.equal(partitionsStatus([part(0, 'paused'), part(1, 'paused')], t)?.fill, 'grey');
+    assert.equal(partitionsStatus([part(0, 'waiting-for-connection'), part(1, 'waiting-for-connection')], t), undefined);
   });
 
   it('sums the counts; the parking depth is the shared queue’s', () => {
