@@ -95,3 +95,29 @@ describe('waiting for a connection (real broker)', function () {
     for (const wait of waits) await assert.rejects(wait, /the broker connection was closed/);
   });
 });
+
+describe('many users of one connection (real broker)', function () {
+  this.timeout(20_000);
+
+  it('closes 30 channels at once and follows the buffer from 30 consumers without a MaxListenersExceededWarning', async () => {
+    const warnings: string[] = [];
+    const onWarning = (w: Error): void => void (w.name === 'MaxListenersExceededWarning' && warnings.push(w.message));
+    process.on('warning', onWarning);
+    const connection = new BrokerConnection({ url: AMQP_URL, connectionName: 'many users test', reconnect: { initialMs: 1000, maxMs: 1000 } });
+    connection.acquire('test');
+    const follow = (): void => undefined;
+    try {
+      await connection.whenConnected();
+      // As 30 consumer nodes on one broker do: each follows the publish buffer, each closes its channel on a redeploy.
+      for (let i = 0; i < 30; i += 1) connection.publishers.buffer.on('change', follow);
+      const channels = await Promise.all(Array.from({ length: 30 }, () => connection.createChannel()));
+      await Promise.all(channels.map((ch) => closeChannel(ch)));
+      await new Promise((resolve) => setImmediate(resolve)); // process warnings are emitted on the next tick
+      assert.deepEqual(warnings, []);
+    } finally {
+      connection.publishers.buffer.off('change', follow);
+      process.off('warning', onWarning);
+      await connection.close();
+    }
+  });
+});

@@ -249,6 +249,8 @@ export class BrokerConnection extends EventEmitter<BrokerConnectionEvents> {
     this.model = model;
     this.attempt = 0;
     model.on('error', () => undefined); // 'close' follows and drives the reconnect
+    // Each channel being closed waits on its connection's 'close' too (closeChannel): many at once are normal, not a leak.
+    (model.connection as unknown as EventEmitter).setMaxListeners(0);
     model.on('close', (err?: Error) => this.onClosed(model, target, err));
     this.setState({ phase: 'connected', address: target.address });
     this.emit('connected', model);

@@ -78,6 +78,8 @@ export class PublishBuffer extends EventEmitter<{ change: [] }> {
     private readonly limits: PublishLimits = DEFAULT_PUBLISH_LIMITS,
   ) {
     super();
+    // Every consumer and the broker node of the connection follow its changes: dozens are normal, not a leak.
+    this.setMaxListeners(0);
   }
 
   get state(): PublishBufferState {
