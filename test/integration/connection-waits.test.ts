@@ -101,7 +101,9 @@ describe('many users of one connection (real broker)', function () {
 
   it('closes 30 channels at once and follows the buffer from 30 consumers without a MaxListenersExceededWarning', async () => {
     const warnings: string[] = [];
-    const onWarning = (w: Error): void => void (w.name === 'MaxListenersExceededWarning' && warnings.push(w.message));
+    const onWarning = (w: Error): void => {
+      if (w.name === 'MaxListenersExceededWarning') warnings.push(w.message);
+    };
     process.on('warning', onWarning);
     const connection = new BrokerConnection({ url: AMQP_URL, connectionName: 'many users test', reconnect: { initialMs: 1000, maxMs: 1000 } });
     connection.acquire('test');
