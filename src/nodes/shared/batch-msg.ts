@@ -5,24 +5,11 @@
  * the items' payloads, `msg.amqp.items[i]` what a single delivery's msg carries in `msg.amqp` (its
  * delivery id first), with its retry information (`retry`) and trace context. docs/msg.md.
  */
-import type { RetryInfo } from '../../lib/message';
+import type { AmqpInfo } from '../../lib/message';
 import type { NodeMessage } from './node-red';
 
-/** One item of a batch: the `msg.amqp` of a single delivery, with its retry information and trace context. */
-export interface BatchItem {
-  deliveryId: string;
-  config: string;
-  queue: string;
-  exchange: string;
-  routingKey: string;
-  redelivered: boolean;
-  deliveryTag: number;
-  consumerTag: string;
-  properties: Record<string, unknown>;
-  headers: Record<string, unknown>;
-  dedupe?: { scope: string; key: string };
-  /** The item's attempt, max attempts, remaining, x-death entries (what `msg.retry` is for a single delivery). */
-  retry: RetryInfo;
+/** One item of a batch: the `msg.amqp` of a single delivery (its `retry` included), with its trace context. */
+export interface BatchItem extends AmqpInfo {
   traceparent?: string;
   tracestate?: string;
 }
