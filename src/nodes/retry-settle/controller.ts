@@ -18,7 +18,7 @@ import type { RetryConfigNode } from '../shared/retry-config-node';
 import { EndNode } from '../shared/settle-node';
 import { SettleReplies } from '../shared/settle-reply';
 import { RetrySettleBatches } from './batch';
-import { replacedRetry } from './msg-retry';
+import { msgAttempt, replacedRetry } from './msg-retry';
 import { flowDelay, Rarely, requestedDelay, ShortWaitWarnings } from './retry-delay';
 
 export class RetrySettleController {
@@ -60,7 +60,7 @@ export class RetrySettleController {
       replies: this.replies,
       settler: new BatchSettler(this.find, this.replies, false),
       warn: (text) => node.warn(text),
-      checkWait: (target, attempt, delayMs) => this.checkWait(target, { retry: { attempt } }, delayMs),
+      checkWait: (target, attempt, delayMs) => this.checkWait(target, attempt, delayMs),
     });
     node.on('input', (msg, send, done) => this.input(msg, send, done));
     node.on('close', () => this.replies.stop());
@@ -93,11 +93,11 @@ export class RetrySettleController {
   private retry(target: DeliveryTarget, msg: NodeMessage, send: SendFunction, done: DoneFunction, reason: string, delayMs: number): void {
     const now = replacedRetry(msg);
     if (now !== undefined) this.replaced.say(() => this.t('retry-settle.warning.retryReplaced', { now }));
-    this.checkWait(target, msg, delayMs);
+    this.checkWait(target, msgAttempt(msg) ?? 1, delayMs);
     this.end.settle(target, msg, send, done, 'retry', reason, 'transient', delayMs);
   }
 
-  private checkWait(target: DeliveryTarget, msg: NodeMessage, delayMs: number): void {
-    if (delayMs > 0) this.shortWaits.check(findConfig<RetryConfigNode>(this.RED, NODE_TYPE.retryConfig, target.config)?.topology, msg, delayMs);
+  private checkWait(target: DeliveryTarget, attempt: number, delayMs: number): void {
+    if (delayMs > 0) this.shortWaits.check(findConfig<RetryConfigNode>(this.RED, NODE_TYPE.retryConfig, target.config)?.topology, attempt, delayMs);
   }
 }

@@ -6,7 +6,7 @@
 import type { Classification } from '../../lib/classify';
 import { shortWaitWarning, type RetryTopologyConfig } from '../../lib/topology';
 import type { NodeMessage } from '../shared/node-red';
-import { askedDelays, msgAttempt } from './msg-retry';
+import { askedDelays } from './msg-retry';
 
 /** A wait the flow set, when it is a number of ms (0 or more, a numeric string too), else 0. */
 function delayOf(value: unknown): number {
@@ -48,9 +48,10 @@ export class ShortWaitWarnings {
     this.rarely = new Rarely(warn);
   }
 
-  check(topology: RetryTopologyConfig | undefined, msg: NodeMessage, requestedMs: number): void {
+  /** `attempt`: the retried delivery's (a batch item's, or msg.amqp.retry's). */
+  check(topology: RetryTopologyConfig | undefined, attempt: number, requestedMs: number): void {
     if (!topology || requestedMs <= 0) return;
-    const text = shortWaitWarning(topology, msgAttempt(msg) ?? 1, requestedMs);
+    const text = shortWaitWarning(topology, attempt, requestedMs);
     if (text !== undefined) this.rarely.say(() => text);
   }
 }
