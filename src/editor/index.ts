@@ -9,7 +9,6 @@ import {
   envNameProblem,
   isEnvReference,
   nameProblem,
-  numberProblem,
   oneOfProblem,
   managementUrlProblem,
   routingKeysProblem,
@@ -17,14 +16,9 @@ import {
   type Problem,
 } from '../lib/rules/property-rules';
 import { ENV_FIELDS, resolveConnectTargets } from '../lib/connection/settings';
-import { type NumberField } from '../lib/rules/number-fields';
-import { CONSUMER_MODES, DECODE_MODES, DEDUPE_KINDS, DEDUPE_NO_KEY, DEDUPE_STORE_DOWN, INVALID_BODY_ACTIONS, TOPOLOGY_MODES, missingProperties, NUMBER_FIELDS, PARK_NODE_ACTIONS, PROPERTY_VERSIONS, PUBLISH_MODES, savedVersion, SETTLE_ACTIONS } from '../nodes/shared/properties';
-import { EXCHANGE_TYPES } from '../lib/topology/plan';
-import { PARTITION_ROUTINGS } from '../lib/topology/partitions';
 export { argumentValueText } from '../lib/topology/diff';
 import { parseDelays, parseQueueArguments, queueNamesOf } from '../lib/topology/parse';
 import type { EditorNode, EditorRED, JQStatic, ValidateOptions, Validator } from './red';
-export { topologyProblemsOf } from '../nodes/shared/topology-definition';
 export { showReasons } from './reasons';
 
 export const PACKAGE = 'node-red-contrib-rabbitmq-retry';
@@ -71,15 +65,6 @@ export function rule(check: (this: EditorNode, value: string) => Problem | null,
 }
 
 export const validators = {
-  /** A number property, by the runtime's own table (NUMBER_FIELDS). */
-  number: (type: keyof typeof NUMBER_FIELDS, name: string): Validator => {
-    const field = (NUMBER_FIELDS[type] as Record<string, NumberField | undefined>)[name];
-    if (!field) throw new Error(`no number field ${type}.${name}`);
-    return function (value, opt) {
-      const problem = numberProblem(value, field);
-      return problem ? fail(opt, problemText(problem)) : true;
-    };
-  },
   oneOf: (values: readonly string[]): Validator =>
     function (value, opt) {
       const problem = oneOfProblem(value, values);
@@ -164,65 +149,10 @@ export function envLabel(value: unknown, type: unknown): string {
   return type === 'env' && !isEnvReference(text) ? `\${${text}}` : text;
 }
 
-/** A number property's `defaults` entry: the runtime's fallback as the value, its range as the validator. */
-export function numberProperty(type: keyof typeof NUMBER_FIELDS, name: string, label: string): { value: number; label: string; validate: Validator } {
-  const field = (NUMBER_FIELDS[type] as Record<string, NumberField | undefined>)[name];
-  if (!field) throw new Error(`no number field ${type}.${name}`);
-  return { value: field.fallback, label, validate: validators.number(type, name) };
-}
-
-/** Values the runtime accepts for choice properties, for the dialogs' selects and validators. */
-export const choices = {
-  exchangeTypes: EXCHANGE_TYPES,
-  partitionRoutings: PARTITION_ROUTINGS,
-  decodeModes: DECODE_MODES,
-  topologyModes: TOPOLOGY_MODES,
-  consumerModes: CONSUMER_MODES,
-  invalidBodyActions: INVALID_BODY_ACTIONS,
-  settleActions: SETTLE_ACTIONS,
-  publishModes: PUBLISH_MODES,
-  parkNodeActions: PARK_NODE_ACTIONS,
-  dedupeKinds: DEDUPE_KINDS,
-  dedupeNoKey: DEDUPE_NO_KEY,
-  dedupeStoreDown: DEDUPE_STORE_DOWN,
-};
-
 /** The broker fields whose typedInput offers the `env` type. */
 export const envFields = ENV_FIELDS;
 
 export { isEnvReference, queueNamesOf };
-
-/**
- * A node type's `defaults` with its `version` property, and validators that accept a property an
- * older saved node does not have yet (the dialog fills it in: see `migrate`).
- */
-export function withVersion<T extends Record<string, { value: unknown; validate?: Validator }>>(type: string, defaults: T): T {
-  const table = PROPERTY_VERSIONS[type];
-  if (!table) return defaults;
-  const out: Record<string, { value: unknown; validate?: Validator }> = { ...defaults, version: { value: table.version } };
-  for (const [name, added] of Object.entries(table.added)) {
-    const def = out[name];
-    const inner = def?.validate;
-    if (!def || !inner) continue;
-    out[name] = {
-      ...def,
-      validate(this: EditorNode, value, opt) {
-        return added.since > savedVersion(this) && value === undefined ? true : inner.call(this, value, opt);
-      },
-    };
-  }
-  return out as T;
-}
-
-/**
- * In oneditprepare: shows what an older saved node's missing properties mean, and sets the hidden
- * `version` input so saving the dialog brings the node up to date.
- */
-export function migrate(node: EditorNode, type: string, prefix: 'node-input' | 'node-config-input'): void {
-  for (const [name, value] of Object.entries(missingProperties(type, node))) $(`#${prefix}-${name}`).val(value);
-  const version = PROPERTY_VERSIONS[type]?.version;
-  if (version !== undefined) $(`#${prefix}-version`).val(String(version));
-}
 
 /**
  * Fills a select with the values the runtime accepts (labels from `label`), then selects the

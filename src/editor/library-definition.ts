@@ -3,8 +3,8 @@
  * node type: they do not run the editor, they parse the node's .html for a
  * `….registerType('<type>', {…})` call with an object literal (category, color, defaults, credentials,
  * inputs, outputs, icon as plain values). The build (scripts/build-editor.mjs) takes that part of each
- * dialog (src/editor/nodes) here, in English, and writes it into the built .html as the second argument
- * of `RabbitmqRetry.registerType`, which registers the dialog itself (main.ts). Not in the bundle.
+ * dialog (src/nodes/<type>/editor.ts) here, in English, and writes it into the built .html as the second argument
+ * of `RabbitmqRetry.registerType`, which registers the dialog itself (src/editor.ts). Not in the bundle.
  */
 import type { Translate } from './index';
 import type { EditorNode, NodeDefinition } from './red';

@@ -1,6 +1,6 @@
 /**
  * The package's nodes as the editor saves them: every property a deployed node reads, with the
- * editor's defaults (src/editor/nodes/*, src/nodes/shared/properties.ts). The converter fills in
+ * editor's defaults (src/nodes/<type>/editor.ts, src/nodes/shared/properties.ts). The converter fills in
  * what the old node said. Pure.
  */
 import { NODE_TYPE } from '../nodes/shared/node-types';

@@ -75,13 +75,13 @@ describe('the packed package (npm pack)', function () {
   it('ships the editor once, as the bundle the editor loads, and no source maps of browser code', () => {
     assert.ok(files.includes('resources/editor.js'), 'resources/editor.js');
     assert.deepEqual(
-      files.filter((file) => file.startsWith('dist/editor/') || /^dist\/nodes\/[^/]+\/editor[.-]/.test(file)),
+      files.filter((file) => file.startsWith('dist/editor/') || file.startsWith('dist/editor.') || /^dist\/(nodes\/[^/]+|migrate)\/editor[.-]/.test(file)),
       [],
-      'dist/editor, dist/nodes/<type>/editor*: the compiled editor sources, bundled into resources/editor.js',
+      'dist/editor.js (the editor root), dist/editor, dist/nodes/<type>/editor*, dist/migrate/editor-*: the compiled editor sources, bundled into resources/editor.js',
     );
     const browserMaps = files
       .filter((file) => file.endsWith('.map'))
-      .filter((file) => ((JSON.parse(readFileSync(path.join(root, file), 'utf8')) as { sources?: string[] }).sources ?? []).some((source) => source.includes('src/editor/') || /src\/nodes\/[^/]+\/editor(-[\w-]+)?\.ts$/.test(source)));
+      .filter((file) => ((JSON.parse(readFileSync(path.join(root, file), 'utf8')) as { sources?: string[] }).sources ?? []).some((source) => source.includes('src/editor/') || /src\/editor\.ts$/.test(source) || /src\/(nodes\/[^/]+|migrate)\/editor(-[\w-]+)?\.ts$/.test(source)));
     assert.deepEqual(browserMaps, [], 'source maps of editor code');
     // What runs in Node keeps its maps (stack traces point into src/).
     assert.ok(files.includes('dist/lib/index.js.map'), 'dist/lib keeps its source maps');

@@ -168,7 +168,95 @@ describe('architecture of src/lib', function () {
   });
 });
 
+/**
+ * The parts of src/ top to bottom: the editor's composition root (src/editor.ts) wires the nodes'
+ * dialogs and the converter's editor action; each node's folder and the flow converter (src/migrate);
+ * what the nodes share (src/nodes/shared); the editor's toolkit the dialogs use (src/editor); the
+ * library (src/lib, whose own floors the tests above keep). A part imports only parts below it.
+ */
+export const PARTS: ReadonlyArray<{ part: (rel: string) => string | undefined; rank: number }> = [
+  { part: (rel) => (rel === 'editor.ts' ? 'editor.ts' : undefined), rank: 0 },
+  { part: (rel) => (/^nodes\/(?!shared\/)[^/]+\//.test(rel) ? rel.split('/').slice(0, 2).join('/') : undefined), rank: 1 },
+  { part: (rel) => (rel.startsWith('migrate/') ? 'migrate' : undefined), rank: 1 },
+  { part: (rel) => (rel.startsWith('nodes/shared/') ? 'nodes/shared' : undefined), rank: 2 },
+  { part: (rel) => (rel.startsWith('editor/') ? 'editor' : undefined), rank: 3 },
+  { part: (rel) => (rel.startsWith('lib/') ? 'lib' : undefined), rank: 4 },
+];
+
+/** A file's part of src/ and its rank (paths relative to src/, with '/'). */
+export function partOf(rel: string): { part: string; rank: number } | undefined {
+  for (const { part, rank } of PARTS) {
+    const name = part(rel);
+    if (name !== undefined) return { part: name, rank };
+  }
+  return undefined;
+}
+
+/** The imports that lead from a part to one beside or above it (`from -> to`, relative to src/). */
+export function arrowsBackUp(imports: Array<{ from: string; to: string }>): string[] {
+  const back: string[] = [];
+  for (const { from, to } of imports) {
+    const a = partOf(from);
+    const b = partOf(to);
+    if (!a || !b) back.push(`${from} -> ${to}: outside the parts of src/`);
+    else if (a.part !== b.part && b.rank <= a.rank) back.push(`${from} -> ${to}: '${b.part}' is not below '${a.part}'`);
+  }
+  return back;
+}
+
+/** Every relative import among src's files, as `from -> to` relative to src/. */
+function srcImports(): Array<{ from: string; to: string }> {
+  const rel = (file: string): string => path.relative(SRC, file).split(path.sep).join('/');
+  return filesUnder(SRC).flatMap((file) =>
+    importsOf(file)
+      .filter((i) => i.spec.startsWith('.'))
+      .map((i) => ({ from: rel(file), to: rel(i.target) })),
+  );
+}
+
+/** The composition roots: what Node-RED loads (package.json "node-red"), the bin, the editor bundle's entry. */
+function roots(): string[] {
+  const pkg = JSON.parse(readFileSync(path.join(SRC, '../package.json'), 'utf8')) as { bin: Record<string, string>; 'node-red': { nodes: Record<string, string> } };
+  const built = [...Object.values(pkg['node-red'].nodes), ...Object.values(pkg.bin)];
+  return [...built.map((file) => file.replace(/^dist\//, '').replace(/\.js$/, '.ts')), 'editor.ts'];
+}
+
 describe('architecture of src/nodes and src/editor', function () {
+  it('imports only down: editor root, node folders and converter, shared, editor toolkit, lib (no arrow back up)', function () {
+    assert.deepEqual(arrowsBackUp(srcImports()), []);
+  });
+
+  it('finds an arrow back up (a check that cannot fail is no check)', function () {
+    assert.deepEqual(
+      arrowsBackUp([
+        { from: 'editor/index.ts', to: 'nodes/shared/properties.ts' },
+        { from: 'editor/nodes/index.ts', to: 'nodes/retry-broker/editor.ts' },
+        { from: 'nodes/shared/status.ts', to: 'nodes/retry-broker/status.ts' },
+        { from: 'nodes/retry-broker/editor.ts', to: 'migrate/editor-action.ts' },
+        { from: 'nodes/retry-broker/editor.ts', to: 'editor.ts' },
+        { from: 'lib/consume/intake.ts', to: 'editor/red.ts' },
+      ]).map((arrow) => arrow.split(':')[0]),
+      [
+        'editor/index.ts -> nodes/shared/properties.ts',
+        'editor/nodes/index.ts -> nodes/retry-broker/editor.ts',
+        'nodes/shared/status.ts -> nodes/retry-broker/status.ts',
+        'nodes/retry-broker/editor.ts -> migrate/editor-action.ts',
+        'nodes/retry-broker/editor.ts -> editor.ts',
+        'lib/consume/intake.ts -> editor/red.ts',
+      ],
+    );
+    assert.deepEqual(arrowsBackUp([{ from: 'editor.ts', to: 'nodes/park-replay/editor-parking-browser.ts' }, { from: 'nodes/park-replay/editor.ts', to: 'editor/index.ts' }, { from: 'migrate/editor-action.ts', to: 'editor/red.ts' }]), []);
+  });
+
+  it('the composition roots are on top: nothing in src imports the editor root, a node\'s runtime Node-RED loads, or the bin', function () {
+    const tops = new Set(roots());
+    for (const root of tops) assert.ok(existsSync(path.join(SRC, root)), `src/${root} exists`);
+    assert.deepEqual(
+      srcImports().filter((i) => tops.has(i.to)).map((i) => `${i.from} imports ${i.to}`),
+      [],
+    );
+  });
+
   it('has no import circles, among the nodes, the editor and the lib', function () {
     assert.deepEqual(circlesAmong(filesUnder(SRC)), []);
   });

@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { DIALOGS } from '../../src/editor/nodes';
+import { DIALOGS } from '../../src/editor';
 import type { NodeDefinition } from '../../src/editor/red';
 import { anchorsOf, markdownUnder, relativeLinks } from '../helpers/markdown-links';
 import { cellsOf } from '../helpers/markdown-tables';

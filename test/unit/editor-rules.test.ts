@@ -4,13 +4,15 @@
  */
 import assert from 'node:assert/strict';
 import * as editor from '../../src/editor/index';
+import { choices, numberProperty, withVersion } from '../../src/nodes/shared/editor-properties';
+import { topologyProblemsOf } from '../../src/nodes/shared/topology-definition';
 import { readNumberField } from '../../src/lib/rules/number-fields';
 import { missingProperties, NUMBER_FIELDS } from '../../src/nodes/shared/properties';
 import { EXCHANGE_TYPES } from '../../src/lib/topology/plan';
 import { parseDelays } from '../../src/lib/topology/parse';
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { DIALOGS } from '../../src/editor/nodes';
+import { DIALOGS } from '../../src/editor';
 import { redactUrl } from '../../src/lib/connection/settings';
 import { redisUrlProblem } from '../../src/lib/dedupe/redis-url';
 import { parseConnectionString } from '../../src/lib/postgres/settings';
@@ -35,7 +37,7 @@ describe('editor rules (src/editor)', function () {
   it('takes number defaults and ranges from the runtime table', function () {
     for (const [type, fields] of Object.entries(NUMBER_FIELDS)) {
       for (const [name, field] of Object.entries(fields)) {
-        const property = editor.numberProperty(type as keyof typeof NUMBER_FIELDS, name, name);
+        const property = numberProperty(type as keyof typeof NUMBER_FIELDS, name, name);
         assert.equal(property.value, field.fallback, `${type}.${name}`);
         for (const value of [String(field.min - 1), String(field.min), 'abc', '1.5']) {
           const runtimeOk = !('problem' in readNumberField(value, field));
@@ -46,11 +48,11 @@ describe('editor rules (src/editor)', function () {
   });
 
   it('offers exactly the exchange types the topology accepts', function () {
-    assert.deepEqual([...editor.choices.exchangeTypes], [...EXCHANGE_TYPES]);
+    assert.deepEqual([...choices.exchangeTypes], [...EXCHANGE_TYPES]);
   });
 
   it('accepts a property an older saved node lacks, but not on a current node', function () {
-    const defaults = editor.withVersion('retry-consumer', { mode: { value: 'retry', validate: editor.validators.oneOf(editor.choices.consumerModes) } }) as Record<
+    const defaults = withVersion('retry-consumer', { mode: { value: 'retry', validate: editor.validators.oneOf(choices.consumerModes) } }) as Record<
       string,
       { value: unknown; validate?: editor.Validator }
     >;
@@ -94,10 +96,10 @@ describe('editor rules (src/editor)', function () {
 
   it('refuses in the dialog what the runtime refuses at deploy: queue arguments the topology sets, equal queue names', function () {
     const base = { mainQueue: 'orders', mainExchange: 'orders-x', routingKeys: 'order.created', retryDelay: '5000', maxAttempts: '3', mainQueueArgs: '{}', retryQueueArgs: '{}', parkingQueueArgs: '{}' };
-    assert.deepEqual(editor.topologyProblemsOf(base), []);
-    assert.match(editor.topologyProblemsOf({ ...base, mainQueueArgs: '{"x-dead-letter-exchange": "other"}' }).join(), /main queue argument x-dead-letter-exchange is set by the retry topology/);
-    assert.match(editor.topologyProblemsOf({ ...base, parkingQueue: 'orders' }).join(), /must all be different/);
-    assert.match(editor.topologyProblemsOf({ ...base, mainExchange: '' }).join(), /routing keys need a main exchange/);
+    assert.deepEqual(topologyProblemsOf(base), []);
+    assert.match(topologyProblemsOf({ ...base, mainQueueArgs: '{"x-dead-letter-exchange": "other"}' }).join(), /main queue argument x-dead-letter-exchange is set by the retry topology/);
+    assert.match(topologyProblemsOf({ ...base, parkingQueue: 'orders' }).join(), /must all be different/);
+    assert.match(topologyProblemsOf({ ...base, mainExchange: '' }).join(), /routing keys need a main exchange/);
   });
 
   it('checks database and Redis URLs and table names in the store dialogs with the runtime readers', function () {
@@ -136,7 +138,7 @@ describe('editor rules (src/editor)', function () {
     assert.doesNotMatch(registered['retry-dedupe']?.label?.call({ kind: 'redis', url: 'redis://:secret@cache:6379', urlType: 'str' }) ?? '', /secret/);
   });
 
-  it('keeps every dialog in src/editor: the .html files hold templates, help and the bundle include only', function () {
+  it('keeps every dialog in its node folder, registered by src/editor.ts: the .html files hold templates, help and the bundle include only', function () {
     const nodes = path.resolve(__dirname, '../../src/nodes');
     const types = Object.keys((JSON.parse(readFileSync(path.resolve(__dirname, '../../package.json'), 'utf8')) as { 'node-red': { nodes: Record<string, string> } })['node-red'].nodes);
     assert.deepEqual(Object.keys(DIALOGS).sort(), [...types].sort(), 'one dialog module per node type');

@@ -10,7 +10,7 @@ import path from 'node:path';
 import vm from 'node:vm';
 import ts from 'typescript';
 import { catalogTranslator, libraryDefinition, literal, registrationScript, type LibraryDefinition } from '../../src/editor/library-definition';
-import { DIALOGS } from '../../src/editor/nodes';
+import { DIALOGS } from '../../src/editor';
 
 const ROOT = path.resolve(__dirname, '../..');
 const NODES = (JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { 'node-red': { nodes: Record<string, string> } })['node-red'].nodes;

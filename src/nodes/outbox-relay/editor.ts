@@ -1,6 +1,7 @@
 /** The outbox-relay dialog: its broker, database and table, how it polls, retries and keeps sent rows. */
-import { choices, fillSelect, numberProperty, str, validators as v, type Translate } from '../../editor/index';
-import { CATEGORY, COLOR, italicWhenNamed, tableName } from '../../editor/nodes/common';
+import { fillSelect, str, validators as v, type Translate } from '../../editor/index';
+import { choices, numberProperty } from '../shared/editor-properties';
+import { CATEGORY, COLOR, italicWhenNamed, tableName } from '../../editor/common';
 import type { NodeDefinition } from '../../editor/red';
 import { NODE_TYPE } from '../shared/node-types';
 

@@ -1,6 +1,7 @@
 /** The outbox-write dialog: its database and table, and the event it writes beside the msg's statements. */
-import { choices, fillSelect, str, validators as v, type Translate } from '../../editor/index';
-import { CATEGORY, COLOR, italicWhenNamed, tableName } from '../../editor/nodes/common';
+import { fillSelect, str, validators as v, type Translate } from '../../editor/index';
+import { choices } from '../shared/editor-properties';
+import { CATEGORY, COLOR, italicWhenNamed, tableName } from '../../editor/common';
 import type { JQStatic, NodeDefinition } from '../../editor/red';
 import { NODE_TYPE } from '../shared/node-types';
 

@@ -1,6 +1,6 @@
 /** The park-publisher dialog: a name and the reason a park gives. Pure: the editor bundle takes it (scripts/build-editor.mjs). */
 import { str, type Translate } from '../../editor/index';
-import { CATEGORY, COLOR, italicWhenNamed } from '../../editor/nodes/common';
+import { CATEGORY, COLOR, italicWhenNamed } from '../../editor/common';
 import type { NodeDefinition } from '../../editor/red';
 
 export function parkPublisher(t: Translate): NodeDefinition {

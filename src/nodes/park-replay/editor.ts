@@ -1,8 +1,9 @@
-/** The park-replay dialog; the parking browser, the editor's sidebar tab on parking queues (src/editor/nodes/parking-browser.ts), comes with the type (EXTRAS in src/editor/nodes/index.ts). */
-import { choices, fillSelect, migrate, numberProperty, rule, str, validators as v, withVersion, type Translate } from '../../editor/index';
+/** The park-replay dialog; the parking browser, the editor's sidebar tab on parking queues (editor-parking-browser.ts), comes with the type (EXTRAS in src/editor.ts). */
+import { fillSelect, rule, str, validators as v, type Translate } from '../../editor/index';
+import { choices, migrate, numberProperty, withVersion } from '../shared/editor-properties';
 import { reasonFilterProblem } from '../../lib/rules/property-rules';
 import type { EditorRED, JQStatic, NodeDefinition } from '../../editor/red';
-import { CATEGORY, COLOR, italicWhenNamed } from '../../editor/nodes/common';
+import { CATEGORY, COLOR, italicWhenNamed } from '../../editor/common';
 import { NODE_TYPE } from '../shared/node-types';
 
 declare const RED: EditorRED;

@@ -1,8 +1,9 @@
 /** The retry-broker dialog: URL or host fields (text or an environment variable), credentials, TLS, limits, management API. */
-import { envFields, envInput, envLabel, envOr, migrate, numberProperty, showReasons, str, tabs, validators as v, withVersion, type Translate } from '../../editor/index';
+import { envFields, envInput, envLabel, envOr, showReasons, str, tabs, validators as v, type Translate } from '../../editor/index';
+import { migrate, numberProperty, withVersion } from '../shared/editor-properties';
 import { redactUrl } from '../../lib/connection/settings';
 import type { JQStatic, NodeDefinition } from '../../editor/red';
-import { hostProperty } from '../../editor/nodes/common';
+import { hostProperty } from '../../editor/common';
 import { NODE_TYPE } from '../shared/node-types';
 
 declare const $: JQStatic;

@@ -3,9 +3,11 @@
  * definition through topologyProblemsOf, as the runtime refuses it at deploy), and the "check against
  * the broker" table, and the topology exported as a RabbitMQ definitions file (editor-check.ts).
  */
-import { choices, fillSelect, migrate, numberProperty, showReasons, str, tabs, topologyProblemsOf, validators as v, withVersion, fail, type EditorNode, type Translate, type Validator } from '../../editor/index';
+import { fillSelect, showReasons, str, tabs, validators as v, fail, type EditorNode, type Translate, type Validator } from '../../editor/index';
+import { choices, migrate, numberProperty, numberValidator, withVersion } from '../shared/editor-properties';
+import { topologyProblemsOf } from '../shared/topology-definition';
 import type { JQStatic, NodeDefinition } from '../../editor/red';
-import { errorRulesEditor, errorRulesOf, errorRulesValidator } from '../../editor/nodes/error-rules';
+import { errorRulesEditor, errorRulesOf, errorRulesValidator } from './editor-error-rules';
 import { DELAYED_RETRY_CHOICES } from '../../lib/topology/broker-retry';
 import { QUEUE_TYPES, queueTypeOf } from '../../lib/topology/queue-type';
 import { NODE_TYPE } from '../shared/node-types';
@@ -89,7 +91,7 @@ export function retryConfig(t: Translate): NodeDefinition {
       maxAttempts: numberProperty(NODE_TYPE.retryConfig, 'maxAttempts', t('prop.maxAttempts')),
       maxAge: numberProperty(NODE_TYPE.retryConfig, 'maxAge', t('prop.maxAge')),
       // Partitioned ordered mode (issue 42): 0 or 1 is one main queue.
-      partitions: { ...numberProperty(NODE_TYPE.retryConfig, 'partitions', t('prop.partitions')), validate: withTopology(v.number(NODE_TYPE.retryConfig, 'partitions'), /partition/) },
+      partitions: { ...numberProperty(NODE_TYPE.retryConfig, 'partitions', t('prop.partitions')), validate: withTopology(numberValidator(NODE_TYPE.retryConfig, 'partitions'), /partition/) },
       partitionRouting: { value: 'auto', label: t('prop.partitionRouting'), validate: v.oneOf(choices.partitionRoutings) },
       // Arguments the topology sets itself (x-dead-letter-exchange, x-message-ttl, …) are refused here, as at deploy.
       mainQueueArgs: { value: '{}', label: t('prop.mainQueueArgs'), validate: withTopology(v.queueArguments, /^main queue argument|quorum main queue/) },

@@ -1,7 +1,8 @@
 /** The retry-console dialog: a retry config, how often it sends by itself, how many minutes of history. */
-import { numberProperty, str, type Translate } from '../../editor/index';
+import { str, type Translate } from '../../editor/index';
+import { numberProperty } from '../shared/editor-properties';
 import type { EditorRED, NodeDefinition } from '../../editor/red';
-import { CATEGORY, COLOR, italicWhenNamed } from '../../editor/nodes/common';
+import { CATEGORY, COLOR, italicWhenNamed } from '../../editor/common';
 import { NODE_TYPE } from '../shared/node-types';
 
 declare const RED: EditorRED;

@@ -2,8 +2,9 @@
  * The retry-consumer dialog: mode, prefetch, batch mode, timeouts, the events output, decoding,
  * deduplication, and downstream protection (kill switch, rate limit). Pure: the editor bundle takes it (scripts/build-editor.mjs).
  */
-import { choices, fail, fillSelect, migrate, numberProperty, showReasons, str, validators as v, withVersion, type EditorNode, type Translate } from '../../editor/index';
-import { CATEGORY, COLOR, italicWhenNamed } from '../../editor/nodes/common';
+import { fail, fillSelect, showReasons, str, validators as v, type EditorNode, type Translate } from '../../editor/index';
+import { choices, migrate, numberProperty, numberValidator, withVersion } from '../shared/editor-properties';
+import { CATEGORY, COLOR, italicWhenNamed } from '../../editor/common';
 import type { EditorRED, JQStatic, NodeDefinition } from '../../editor/red';
 import { NODE_TYPE } from '../shared/node-types';
 import { NUMBER_FIELDS } from '../shared/properties';
@@ -88,7 +89,7 @@ function consumerDefaults(t: Translate): NodeDefinition['defaults'] {
     circuitRestartMax: {
       ...numberProperty(TYPE, 'circuitRestartMax', t('label.circuitRestartMax')),
       validate(this: EditorNode, value, opt) {
-        const own = v.number(TYPE, 'circuitRestartMax').call(this, value, opt);
+        const own = numberValidator(TYPE, 'circuitRestartMax').call(this, value, opt);
         if (own !== true) return own;
         // Not below the first restart timeout (the runtime refuses it too: restartMaxProblem).
         const input = $('#node-input-circuitRestart');

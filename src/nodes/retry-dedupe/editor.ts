@@ -1,7 +1,8 @@
 /** The retry-dedupe dialog: the store's kind (memory, Redis, PostgreSQL) and its fields, key lifetimes. */
-import { choices, envInput, envLabel, envOr, fail, fillSelect, isEnvReference, numberProperty, showReasons, str, validators as v, type EditorNode, type Translate } from '../../editor/index';
+import { envInput, envLabel, envOr, fail, fillSelect, isEnvReference, showReasons, str, validators as v, type EditorNode, type Translate } from '../../editor/index';
+import { choices, numberProperty } from '../shared/editor-properties';
 import type { JQStatic, NodeDefinition } from '../../editor/red';
-import { tableName } from '../../editor/nodes/common';
+import { tableName } from '../../editor/common';
 import { redactUrl } from '../../lib/connection/settings';
 import { redisPrefixProblem, redisUrlProblem } from '../../lib/dedupe/redis-url';
 import { NODE_TYPE } from '../shared/node-types';

@@ -1,7 +1,7 @@
 /** The retry-health dialog: a name; the node answers whatever arrives with the health report. */
 import { str, type Translate } from '../../editor/index';
 import type { NodeDefinition } from '../../editor/red';
-import { CATEGORY, COLOR, italicWhenNamed } from '../../editor/nodes/common';
+import { CATEGORY, COLOR, italicWhenNamed } from '../../editor/common';
 
 export function retryHealth(t: Translate): NodeDefinition {
   return {

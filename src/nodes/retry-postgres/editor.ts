@@ -1,7 +1,8 @@
 /** The retry-postgres dialog: a connection string or host fields (text or an environment variable), credentials, TLS, pool size. */
-import { envInput, envLabel, envOr, fail, isEnvReference, numberProperty, showReasons, str, type Translate } from '../../editor/index';
+import { envInput, envLabel, envOr, fail, isEnvReference, showReasons, str, type Translate } from '../../editor/index';
+import { numberProperty } from '../shared/editor-properties';
 import type { JQStatic, NodeDefinition } from '../../editor/red';
-import { hostProperty } from '../../editor/nodes/common';
+import { hostProperty } from '../../editor/common';
 import { redactUrl } from '../../lib/connection/settings';
 import { parseConnectionString } from '../../lib/postgres/settings';
 import { NODE_TYPE } from '../shared/node-types';

@@ -1,7 +1,8 @@
 /** The retry-publish dialog. */
-import { choices, fillSelect, str, validators as v, type Translate } from '../../editor/index';
+import { fillSelect, str, validators as v, type Translate } from '../../editor/index';
+import { choices } from '../shared/editor-properties';
 import type { JQStatic, NodeDefinition } from '../../editor/red';
-import { CATEGORY, COLOR, italicWhenNamed } from '../../editor/nodes/common';
+import { CATEGORY, COLOR, italicWhenNamed } from '../../editor/common';
 import { NODE_TYPE } from '../shared/node-types';
 
 declare const $: JQStatic;

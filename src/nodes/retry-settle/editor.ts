@@ -1,6 +1,7 @@
 /** The retry-settle dialog: ack or retry, the reason a retry gives, and whether a retry splits a batch that failed as a whole. Pure: the editor bundle takes it (scripts/build-editor.mjs). */
-import { choices, fillSelect, str, validators, type Translate } from '../../editor/index';
-import { CATEGORY, COLOR, italicWhenNamed } from '../../editor/nodes/common';
+import { fillSelect, str, validators, type Translate } from '../../editor/index';
+import { choices } from '../shared/editor-properties';
+import { CATEGORY, COLOR, italicWhenNamed } from '../../editor/common';
 import type { JQStatic, NodeDefinition } from '../../editor/red';
 
 declare const $: JQStatic;

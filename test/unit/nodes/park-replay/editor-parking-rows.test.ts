@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { oneAtATime } from '../../../../src/editor/nodes/parking-rows';
+import { oneAtATime } from '../../../../src/nodes/park-replay/editor-parking-rows';
 
 describe("the parking browser's reads, one at a time", () => {
   it('starts each read only after the one before finished, in the order asked', () => {

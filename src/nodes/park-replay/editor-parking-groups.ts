@@ -4,11 +4,11 @@
  * messages (a page at a time, as the list shows them) and is replayed or deleted whole after a
  * confirmation that names its count, or replayed elsewhere / paced ("replay to…", parking-console.ts). Read as a peek reads: nothing consumed.
  */
-import { type Translate } from '../index';
-import type { JQ, JQStatic } from '../red';
+import { type Translate } from '../../editor/index';
+import type { JQ, JQStatic } from '../../editor/red';
 import { NO_REASON_KEY } from '../../lib/parking/fold';
 import type { ParkedGroup } from '../../lib/parking/groups';
-import { askThen, getInTurn, messageRow, runAction, url, when, type Failure, type InTurn, type ParkedMessage } from './parking-rows';
+import { askThen, getInTurn, messageRow, runAction, url, when, type Failure, type InTurn, type ParkedMessage } from './editor-parking-rows';
 
 declare const $: JQStatic;
 

@@ -1,6 +1,6 @@
-/** The parking browser's whole-body view (src/editor/body-view.ts): JSON pretty-printed, text, or hex. */
+/** The parking browser's whole-body view (src/nodes/park-replay/editor-body-view.ts): JSON pretty-printed, text, or hex. */
 import assert from 'node:assert/strict';
-import { bodyBytes, bodyViews, HEX_LIMIT, hexDump, renderBody } from '../../../src/editor/body-view';
+import { bodyBytes, bodyViews, HEX_LIMIT, hexDump, renderBody } from '../../../../src/nodes/park-replay/editor-body-view';
 
 describe('parking browser body view', function () {
   it('offers JSON first for a whole JSON body, text for other text, hex for everything', function () {

@@ -2,10 +2,10 @@
  * The parking browser's boxes, top to bottom: its controls (the config, refresh, list or groups) at
  * the top of the tab, wrapping in a narrow sidebar rather than running off its edge; the paced
  * replays, the search (list view), the summary, the consumers' history, the list's actions, the list
- * and the groups. The parts that fill them are parking-console.ts, parking-history.ts and parking-groups.ts.
+ * and the groups. The parts that fill them are editor-parking-console.ts, editor-parking-history.ts and editor-parking-groups.ts.
  */
-import type { Translate } from '../index';
-import type { JQ, JQStatic } from '../red';
+import type { Translate } from '../../editor/index';
+import type { JQ, JQStatic } from '../../editor/red';
 
 declare const $: JQStatic;
 
@@ -47,7 +47,7 @@ export function browserLayout(t: Translate, showView: (view: BrowserView) => voi
   const jobsBox = $('<div>').appendTo(content);
   const searchBox = $('<div>').appendTo(content);
   const summary = $('<div class="rmq-parking-summary" style="margin-bottom: 6px;"></div>').appendTo(content);
-  // Its consumers' last hour (or day), minute by minute, as small charts (parking-history.ts).
+  // Its consumers' last hour (or day), minute by minute, as small charts (editor-parking-history.ts).
   const historyBox = $('<div class="rmq-parking-history" style="margin-bottom: 8px; border-bottom: 1px solid var(--red-ui-secondary-border-color, #ddd); padding-bottom: 4px;"></div>').appendTo(content);
   const actions = $('<div class="rmq-parking-actions" style="display: flex; flex-wrap: wrap; gap: 4px; margin-bottom: 6px;"></div>').appendTo(content);
   const list = $('<table class="rmq-parking-list" style="width: 100%; border-collapse: collapse; font-size: 12px;"></table>').appendTo(content);

@@ -1,8 +1,8 @@
 /** The parking browser's tray with one parked message's whole body: its views (JSON, text, hex) as buttons. */
-import { bodyViews, renderBody, type BodyView } from '../body-view';
-import type { Translate } from '../index';
-import type { EditorRED, JQStatic } from '../red';
-import type { ParkedMessage } from './parking-rows';
+import { bodyViews, renderBody, type BodyView } from './editor-body-view';
+import type { Translate } from '../../editor/index';
+import type { EditorRED, JQStatic } from '../../editor/red';
+import type { ParkedMessage } from './editor-parking-rows';
 
 declare const RED: EditorRED;
 declare const $: JQStatic;

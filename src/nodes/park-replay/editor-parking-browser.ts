@@ -2,22 +2,22 @@
  * The parking browser: a sidebar tab listing what waits in the parking queue of a deployed retry
  * config (peeked, never consumed), with replay and delete of selected or all messages, each confirmed,
  * any message's whole body (JSON pretty-printed, text, or hex) and, where settings.js allows it, its
- * edit and replay (parking-edit.ts); or, switched to groups, the queue
- * by folded park reason (parking-groups.ts). Its controls sit at the top of the tab (in view in a
+ * edit and replay (editor-parking-edit.ts); or, switched to groups, the queue
+ * by folded park reason (editor-parking-groups.ts). Its controls sit at the top of the tab (in view in a
  * narrow window); the list is looked at again after every action and every 10 s while the tab is
  * shown; the groups, which read the whole queue, after every action and on refresh. Above them, the
- * config's consumers' history as small charts (parking-history.ts), fresh with the list.
+ * config's consumers' history as small charts (editor-parking-history.ts), fresh with the list.
  */
-import { str, type Translate } from '../index';
-import type { EditorRED, JQ, JQStatic } from '../red';
-import { NODE_TYPE } from '../../nodes/shared/node-types';
-import { showBody } from './parking-body';
-import { jobsPanel, replayDialog, searchBar, type JobsPanel, type SearchFilter } from './parking-console';
-import { cannotEdit, readEditPolicy, showEditor, type EditPolicy } from './parking-edit';
-import { groupsView, type GroupsView } from './parking-groups';
-import { historyView } from './parking-history';
-import { browserLayout, type BrowserLayout, type BrowserView } from './parking-layout';
-import { askThen, failureText, getInTurn, messageRow, oneAtATime, runAction, url, type Failure, type ParkedMessage } from './parking-rows';
+import { str, type Translate } from '../../editor/index';
+import type { EditorRED, JQ, JQStatic } from '../../editor/red';
+import { NODE_TYPE } from '../shared/node-types';
+import { showBody } from './editor-parking-body';
+import { jobsPanel, replayDialog, searchBar, type JobsPanel, type SearchFilter } from './editor-parking-console';
+import { cannotEdit, readEditPolicy, showEditor, type EditPolicy } from './editor-parking-edit';
+import { groupsView, type GroupsView } from './editor-parking-groups';
+import { historyView } from './editor-parking-history';
+import { browserLayout, type BrowserLayout, type BrowserView } from './editor-parking-layout';
+import { askThen, failureText, getInTurn, messageRow, oneAtATime, runAction, url, type Failure, type ParkedMessage } from './editor-parking-rows';
 
 declare const RED: EditorRED;
 declare const $: JQStatic;

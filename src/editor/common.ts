@@ -1,7 +1,7 @@
 /** What the dialogs of the package's nodes share. */
-import { parseTableName } from '../../lib/postgres/identifiers';
-import { envOr, fail, str, type EditorNode, type Translate, type Validator } from '../index';
-import type { JQStatic } from '../red';
+import { parseTableName } from '../lib/postgres/identifiers';
+import { envOr, fail, str, type EditorNode, type Translate, type Validator } from './index';
+import type { JQStatic } from './red';
 
 declare const $: JQStatic;
 

@@ -5,8 +5,8 @@
  * JSONata expression by the editor's JSONata, as the runtime will parse it.
  */
 import { ERROR_KINDS, errorRuleProblems, HTTP_STARTING_RULES, RULE_MATCHES, ruleLabel, ruleProblem, type ErrorRule } from '../../lib/classify/rules';
-import { fail, str, type EditorNode, type Translate, type Validator } from '../index';
-import type { JQ, JQStatic } from '../red';
+import { fail, str, type EditorNode, type Translate, type Validator } from '../../editor/index';
+import type { JQ, JQStatic } from '../../editor/red';
 
 declare const $: JQStatic;
 /** The editor's JSONata, when it has it. */

@@ -5,10 +5,10 @@
  * edited copy replayed through POST …/edit. Whether the button is there at all: settings.js's
  * rabbitmqRetry.editParked (GET …/edit) and the user's rabbitmq-retry.write.
  */
-import { type Translate } from '../index';
-import type { EditorRED, JQ, JQStatic } from '../red';
-import { bodyProblem, editableBody, headerInput, headerValue, lockedBy } from '../header-values';
-import { askThen, failureText, url, type Failure, type InTurn, type ParkedMessage } from './parking-rows';
+import { type Translate } from '../../editor/index';
+import type { EditorRED, JQ, JQStatic } from '../../editor/red';
+import { bodyProblem, editableBody, headerInput, headerValue, lockedBy } from './editor-header-values';
+import { askThen, failureText, url, type Failure, type InTurn, type ParkedMessage } from './editor-parking-rows';
 
 declare const RED: EditorRED;
 declare const $: JQStatic;

@@ -3,8 +3,8 @@
  * before and parked again stands out, saying how often), the admin endpoints' URLs, and the
  * confirmation asked before anything is replayed or deleted.
  */
-import { type Translate } from '../index';
-import type { EditorRED, JQ, JQStatic } from '../red';
+import { type Translate } from '../../editor/index';
+import type { EditorRED, JQ, JQStatic } from '../../editor/red';
 
 declare const RED: EditorRED;
 declare const $: JQStatic;

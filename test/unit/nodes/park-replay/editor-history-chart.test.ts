@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { barsSvg, fold, lastKnown, lineSvg, total } from '../../../src/editor/history-chart';
+import { barsSvg, fold, lastKnown, lineSvg, total } from '../../../../src/nodes/park-replay/editor-history-chart';
 
 const o = { width: 100, height: 20, color: 'red', title: 'parked <a & b>' };
 

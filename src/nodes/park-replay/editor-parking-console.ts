@@ -4,9 +4,9 @@
  * will happen; a search bar (park time, reason text, message id over a bounded window); and the paced
  * replays of the configuration with their progress, each cancellable.
  */
-import { str, type Translate } from '../index';
-import type { EditorRED, JQ, JQStatic } from '../red';
-import { failureText, url, when, type Failure } from './parking-rows';
+import { str, type Translate } from '../../editor/index';
+import type { EditorRED, JQ, JQStatic } from '../../editor/red';
+import { failureText, url, when, type Failure } from './editor-parking-rows';
 
 declare const RED: EditorRED;
 declare const $: JQStatic;

@@ -4,10 +4,10 @@
  * runs (src/migrate), shows its report, and is undone with Ctrl+Z like any edit: one complete
  * 'replace' history event holding the flows as they were, as Node-RED's own merge of a remote change.
  */
-import { convertFlows, reportText } from '../migrate/convert';
-import type { FlowNode } from '../migrate/types';
-import type { Translate } from './index';
-import type { EditorNode, EditorRED } from './red';
+import { convertFlows, reportText } from './convert';
+import type { FlowNode } from './types';
+import type { Translate } from '../editor/index';
+import type { EditorNode, EditorRED } from '../editor/red';
 
 interface EditorNodeState extends EditorNode {
   id: string;

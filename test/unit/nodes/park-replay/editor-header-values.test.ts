@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { bodyProblem, editableBody, headerInput, headerValue, lockedBy } from '../../../src/editor/header-values';
+import { bodyProblem, editableBody, headerInput, headerValue, lockedBy } from '../../../../src/nodes/park-replay/editor-header-values';
 
 describe('the edit dialog’s header values and body (parking browser)', () => {
   it('shows a header value with its type, and reads it back the same', () => {

@@ -3,9 +3,9 @@
  * 24 h) minute by minute — acked, retried, parked, replayed, duplicates a minute as bars, the parking
  * depth as a line — from GET <admin root>/rabbitmq-retry/history. Drawn by history-chart.ts.
  */
-import { barsSvg, fold, lastKnown, lineSvg, total, type Fold } from '../history-chart';
-import { str, type Translate } from '../index';
-import type { JQ, JQStatic } from '../red';
+import { barsSvg, fold, lastKnown, lineSvg, total, type Fold } from './editor-history-chart';
+import { str, type Translate } from '../../editor/index';
+import type { JQ, JQStatic } from '../../editor/red';
 
 declare const $: JQStatic;
 
