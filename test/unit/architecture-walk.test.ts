@@ -2,7 +2,9 @@
  * docs/architecture.md's "walk of one message", kept true: the files it names in order exist, there
  * are at most eight and each is named once, each defines what its step names, every other file the
  * walk mentions exists, and no file on the walk imports a file before it (directly, or through a
- * folder's index by a name that file defines): the walk never leads back into a file it left.
+ * folder's index by a name that file defines), listens to an event a file after it emits, or calls
+ * (on anything but itself) a member a step before it names: the walk never leads back into a file it
+ * left. What a step reports goes forward, to observers off the walk (docs/architecture.md names them).
  */
 import { strict as assert } from 'node:assert';
 import { existsSync, readFileSync } from 'node:fs';
@@ -75,6 +77,49 @@ function reexportedFrom(index: string, name: string): string | undefined {
   return undefined;
 }
 
+/** The events a file's code emits and listens to, by name (`.emit('x'`, `.on('x'`, `.once('x'`, …). */
+export function eventsIn(source: string): { emits: Set<string>; listens: Set<string> } {
+  const names = (pattern: RegExp): Set<string> => new Set([...source.matchAll(pattern)].map((m) => m[1] ?? ''));
+  return {
+    emits: names(/\.emit\(\s*['"`](\w+)['"`]/g),
+    listens: names(/\.(?:on|once|addListener|prependListener|prependOnceListener)\(\s*['"`](\w+)['"`]/g),
+  };
+}
+
+/** The members a file's code calls on anything but itself (`x.member(`, `x?.member(`; not `this.member(`). */
+export function callsIn(source: string): Set<string> {
+  return new Set([...source.matchAll(/(\w+|\)|\])\??\.(\w+)\s*\(/g)].filter((m) => m[1] !== 'this' && m[1] !== 'super').map((m) => m[2] ?? ''));
+}
+
+/** Whether a file's code declares a member of this name (a class's, an interface's or a type literal's). */
+export function declaresMember(source: string, member: string): boolean {
+  return new RegExp(`(?:\\n\\s+(?:(?:private|readonly|async|get|static|public|protected)\\s+)*|[{;,]\\s*)${member}\\??\\s*[(<:=]`).test(source);
+}
+
+/**
+ * What leads back along a walk, besides imports: a step that listens to an event a step after it
+ * emits (the later step's report would run back into it), and a step that calls a member a step
+ * before it names in brackets (`Class.member`: an injected object or callback of an earlier step)
+ * and does not declare itself (a member of the same name of its own class, interface or type).
+ */
+export function runsBack(walk: Array<{ file: string; symbols: string[]; source: string }>): string[] {
+  const back: string[] = [];
+  walk.forEach((step, at) => {
+    const { listens } = eventsIn(step.source);
+    walk.slice(at + 1).forEach((later) => {
+      for (const name of eventsIn(later.source).emits) if (listens.has(name)) back.push(`${step.file} listens to '${name}', which ${later.file} emits`);
+    });
+    const calls = callsIn(step.source);
+    walk.slice(0, at).forEach((earlier) => {
+      for (const symbol of earlier.symbols) {
+        const member = symbol.split('.')[1];
+        if (member !== undefined && calls.has(member) && !declaresMember(step.source, member)) back.push(`${step.file} calls ${symbol} of ${earlier.file}`);
+      }
+    });
+  });
+  return back;
+}
+
 const markdown = readFileSync(path.join(ROOT, 'docs/architecture.md'), 'utf8');
 const { steps, section } = walkSteps(markdown);
 
@@ -117,6 +162,25 @@ describe('docs/architecture.md: the walk of one message', function () {
       }
     });
     assert.deepEqual(back, []);
+  });
+
+  it('no file on the walk listens to an event of a file after it, or calls a member of a file before it', function () {
+    const walk = steps.map((s) => ({ file: s.file, symbols: s.symbols, source: code(path.join(ROOT, s.file)) }));
+    assert.deepEqual(runsBack(walk), []);
+  });
+
+  it('finds an event or an injected call that runs back (a check that cannot fail is no check)', function () {
+    const walk = [
+      { file: 'one.ts', symbols: ['One.arrived'], source: "this.emit('message', m);\nthis.arrived(m);" },
+      { file: 'two.ts', symbols: ['Two.settle'], source: "deliveries.on('message', send);\nsettles.on('settled', count);\nthis.settle(id);" },
+      { file: 'three.ts', symbols: ['Three.execute'], source: "events.emit('settled', s);\nthis.options.intake.arrived(m);\nthis.options.settler?.execute(e);" },
+    ];
+    assert.deepEqual(runsBack(walk), ["two.ts listens to 'settled', which three.ts emits", 'three.ts calls One.arrived of one.ts']);
+    assert.deepEqual(eventsIn("x.once('a', f); y.emit(\"b\")"), { emits: new Set(['b']), listens: new Set(['a']) });
+    assert.ok(declaresMember('class A {\n  private arrived(m: M): void {}\n}', 'arrived'));
+    assert.ok(declaresMember('function f(acks: { arrived(m: M): void }) {}', 'arrived'));
+    assert.ok(!declaresMember('acks.arrived(m);', 'arrived'));
+    assert.deepEqual([...callsIn('this.own(); super.base(); a.b.c(); d?.e(1); f().g()')], ['c', 'e', 'g']);
   });
 
   it('finds what the checks look for (a check that cannot fail is no check)', function () {

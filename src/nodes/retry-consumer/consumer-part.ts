@@ -1,7 +1,10 @@
 /**
  * One consumer session of a retry-consumer node, wired to the node: the main queue of a plain
- * configuration, or one partition queue of a partitioned one. Its msgs, warnings, metrics gauges,
- * events output and retry mover; the node owns the status line over all of its parts.
+ * configuration, or one partition queue of a partitioned one. Its msgs (step 3 of the walk of one
+ * message, docs/architecture.md: it listens only to what its deliveries hand on, `message` and
+ * `invalid`), metrics gauges and retry mover; what the session and its settles report goes to its
+ * observers (consumer-observers.ts: status, warnings) and its events output (consumer-events.ts);
+ * the node owns the status line over all of its parts.
  */
 import { moverTiers, RetryMover, type ConsumerSession, type StopOptions } from '../../lib/consume';
 import type { DeliveredMessage } from '../../lib/message';
@@ -14,6 +17,7 @@ import type { RetryConfigNode } from '../shared/retry-config-node';
 import type { StatusUpdates } from '../shared/status';
 import { startBatches } from './batches';
 import { startEvents } from './consumer-events';
+import { observePart } from './consumer-observers';
 import { hasChannel, sessionStatus, type StatusContext } from './consumer-status';
 import type { PartitionView } from './partition-status';
 
@@ -56,28 +60,17 @@ export function startPart(options: PartOptions): ConsumerPart {
     msg.error = { message: why };
     node.error(`message ${delivered.amqp.deliveryId}: ${why}`, msg);
   });
-  deliveries.on('changed', () => status.soon());
-  deliveries.on('warning', (text) => node.warn(text));
-  deliveries.on('error', (text) => node.error(text));
-  session.on('parking', () => {
-    status.soon();
-    options.recorder.depth(session.queues.parking);
-  });
-  session.on('state', () => status.now());
-  session.on('circuit', () => status.now());
-  session.on('warning', (text) => node.warn(text));
-  session.on('info', (text) => node.log(text)); // a recovery is good news: info, not a warning
   // Quorum retry tiers: retries come back through the package, with confirms (see lib/consume/retry-mover.ts).
   const tiers = moverTiers(topology);
   const mover = tiers.length > 0 && connection ? new RetryMover({ connection, mainQueue: topology.mainQueue, tiers }) : undefined;
+  // Once the topology is in place: the tier queues exist then.
   if (mover) {
-    mover.on('warning', (text) => node.warn(text));
-    // Once the topology is in place: the tier queues exist then.
     session.on('state', (state) => {
       if (hasChannel(state)) mover.start();
     });
   }
-  session.on('error', (text) => node.error(text));
+  // What the session and its settles report (status, warnings, errors) goes to the part's observers, off the walk.
+  observePart({ node, session, status, recorder: options.recorder, mover });
   const { mainQueue, parkingQueue } = topology;
   const removeGauges = metrics.addConsumer({
     queue: mainQueue,
