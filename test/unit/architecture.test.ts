@@ -2,7 +2,9 @@
  * The architecture, kept by a test: src/lib is in folders by concern, one above the other; a folder
  * imports only from the folders below it, through their index, never up and never in a circle; it
  * imports nothing of Node-RED and holds no node-type tables. The nodes reach src/lib through the
- * folders' indexes too (the editor's browser bundle takes single pure files instead).
+ * folders' indexes too (the editor's browser bundle takes single pure files instead). Above src/lib,
+ * src/ is in parts top to bottom (the editor's composition root, node folders and the converter,
+ * nodes/shared, the editor's toolkit): no arrow back up, no circle, nothing imports a root.
  */
 import assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
