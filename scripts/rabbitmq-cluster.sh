@@ -12,6 +12,8 @@
 # guest/guest works from loopback. Stop or start one node with
 #   scripts/rabbitmq-node.sh stop BASENAME-2          scripts/rabbitmq-node.sh start BASENAME-2 5682 15682
 # (a restarted node rejoins the cluster from its data). RABBITMQ_NODES_DIR is honoured as there.
+# A node lost with its disk is replaced as test/faults/cluster-broker.ts `replace` does: `ctl` on a survivor
+# forget_cluster_node, a fresh node started and joined, `scripts/rabbitmq-node.sh queues SURVIVOR grow NODE all`.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 node_sh="$here/rabbitmq-node.sh"
@@ -66,5 +68,5 @@ case "$cmd" in
   up) up ;;
   down) down ;;
   urls) urls ;;
-  *) sed -n '2,15p' "$0" >&2; exit 2 ;;
+  *) sed -n '2,16p' "$0" >&2; exit 2 ;;
 esac

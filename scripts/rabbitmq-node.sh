@@ -6,6 +6,7 @@
 #   scripts/rabbitmq-node.sh stop NAME                          stop it (its data stays)
 #   scripts/rabbitmq-node.sh reset NAME                         stop it and delete its data
 #   scripts/rabbitmq-node.sh ctl NAME ARGS...                   rabbitmqctl -n rmq-NAME@localhost ARGS...
+#   scripts/rabbitmq-node.sh queues NAME ARGS...                rabbitmq-queues -n rmq-NAME@localhost ARGS... (quorum members)
 #   scripts/rabbitmq-node.sh nodename NAME                      prints rmq-NAME@localhost
 #
 # Environment:
@@ -19,14 +20,19 @@ set -euo pipefail
 BASE="${RABBITMQ_NODES_DIR:-/tmp/rabbitmq-nodes}"
 SERVER=/usr/lib/rabbitmq/bin/rabbitmq-server
 CTL=/usr/lib/rabbitmq/bin/rabbitmqctl
+QUEUES=/usr/lib/rabbitmq/bin/rabbitmq-queues
 COOKIE_HOME=/var/lib/rabbitmq
 
 port_open() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
-usage() { sed -n '2,17p' "$0" >&2; exit 2; }
+usage() { sed -n '2,18p' "$0" >&2; exit 2; }
 nodename() { echo "rmq-$1@localhost"; }
 ctl() {
   local name="$1"; shift
   HOME="$COOKIE_HOME" RABBITMQ_CONF_ENV_FILE=/dev/null "$CTL" -n "$(nodename "$name")" "$@"
+}
+queues() {
+  local name="$1"; shift
+  HOME="$COOKIE_HOME" RABBITMQ_CONF_ENV_FILE=/dev/null "$QUEUES" -n "$(nodename "$name")" "$@"
 }
 
 start() {
@@ -83,6 +89,7 @@ case "${1:-}" in
   stop) [ $# -eq 2 ] || usage; stop "$2" ;;
   reset) [ $# -eq 2 ] || usage; stop "$2"; rm -rf "${BASE:?}/$2" ;;
   ctl) [ $# -ge 3 ] || usage; name="$2"; shift 2; ctl "$name" "$@" ;;
+  queues) [ $# -ge 3 ] || usage; name="$2"; shift 2; queues "$name" "$@" ;;
   nodename) [ $# -eq 2 ] || usage; nodename "$2" ;;
   *) usage ;;
 esac

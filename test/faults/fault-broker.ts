@@ -64,6 +64,8 @@ export interface BrokerNode {
   stopNode(): Promise<void>;
   /** Starts it again and waits until it accepts connections. */
   startNode(): Promise<void>;
+  /** The cluster's name and node 1's AMQP port (scripts/rabbitmq-cluster.sh), to reach each node (cluster-broker.ts). */
+  cluster?: { name: string; firstPort: number };
 }
 
 let NAME = `faults-${process.pid}`;
@@ -141,6 +143,7 @@ function cluster(): BrokerNode {
   const url = (i: number): string => `amqp://guest:guest@127.0.0.1:${port(i)}`;
   return {
     kind: 'cluster',
+    cluster: { name: CLUSTER, firstPort: cluster_.first },
     url: url(3),
     urls: [url(3), url(2), url(1)],
     nodeRedUrl: [url(1), url(2), url(3)].join(', '),

@@ -74,7 +74,7 @@ const QUORUM = '{"x-queue-type":"quorum"}';
 export const PERMANENT_RULES = [{ name: 'client error', match: 'status', value: '4xx', kind: 'permanent' }] as const;
 
 export interface FaultFlowOptions {
-  /** Every queue of the topology is a quorum queue (the cluster row). */
+  /** Every queue of the topology is a quorum queue (the cluster rows): the retry config's queue type, and the retry queue's argument. */
   quorum?: boolean;
   dedupe?: boolean;
   redis?: string;
@@ -155,9 +155,9 @@ function singleFlow(names: FaultNames, options: FaultFlowOptions): Record<string
       retryDelay: '500',
       maxAttempts: String(options.maxAttempts ?? 3),
       ...(options.permanent ? { errorRules: PERMANENT_RULES.map((rule) => ({ ...rule })) } : {}),
-      mainQueueArgs: options.quorum ? QUORUM : '{}',
+      // The queue type field sets the main and parking queues' type (issue 53); the retry queue's is its own argument.
+      ...(options.quorum ? { queueType: 'quorum' } : {}),
       retryQueueArgs: options.quorum ? QUORUM : '{}',
-      parkingQueueArgs: options.quorum ? QUORUM : '{}',
     }),
     {
       id: 'faults-consumer',

@@ -21,12 +21,13 @@ import path from 'node:path';
 import { NodeRedProcess, type NodeRedLaunch } from '../helpers/node-red-process';
 import { CIRCUIT_MARK, faultFlow, faultNames, healthy, latestStatuses, markedLines, SEEN_MARK } from './fault-flow';
 import { BATCH_FAULTS, DEDUPE_FAULTS, DOWNSTREAM_FAULTS, FAULTS, OUTBOX_FAULTS, type Fault, type FaultWindow } from './faults';
+import { CLUSTER_FAULTS, processingAfter } from './cluster-faults';
 import { outboxTableDdl } from '../../src/lib/outbox';
 import { parseTableName } from '../../src/lib/postgres';
 import { PostgresDatabase } from '../../src/lib/postgres';
 import { DATABASE_URL, startPrivatePostgres, startPrivateRedis, type PrivateServer } from '../helpers/private-stores';
 import { brokerNode, pause, resetBrokerNodes, waitUntil } from './fault-broker';
-import { Accounting, drain, isPoison, Producer, withChannel } from './workload';
+import { Accounting, drain, isPoison, poisonIds, Producer, withChannel } from './workload';
 import { OutboxProducer } from './outbox-producer';
 import { cleanUp, consumerErrors, duplicateEffects, packedNodeRed, takeStock } from './run-parts';
 import type { GetMessage } from 'amqplib';
@@ -91,24 +92,21 @@ describe('fault suite: the packed package in a real Node-RED against a broker th
     await resetBrokerNodes();
   });
 
-  for (const fault of [...FAULTS, ...DEDUPE_FAULTS, ...OUTBOX_FAULTS, ...DOWNSTREAM_FAULTS, ...BATCH_FAULTS]) {
+  for (const fault of [...FAULTS, ...CLUSTER_FAULTS, ...DEDUPE_FAULTS, ...OUTBOX_FAULTS, ...DOWNSTREAM_FAULTS, ...BATCH_FAULTS]) {
     it(fault.name, async function () {
       // Bringing a 3-node cluster up takes a minute or more on a busy machine.
       if (fault.broker === 'cluster') this.timeout(360_000);
-      if (fault.skip) {
-        const why = fault.skip();
-        if (why) {
-          skipBecause(this, why);
-        }
-      }
+      const why = fault.skip?.();
+      if (why) skipBecause(this, why);
       const run = await runFault(fault, await launch, userDir());
-      const { row, missing, statuses, consumerErrors, rolledBackSeen, log } = run;
+      const { row, missing, statuses, consumerErrors, rolledBackSeen, log, accounting, confirmed } = run;
       rows.push(row);
       if (fault.flow?.events) downstreamOutage(fault, run);
       if (fault.flow?.permanent) permanentErrors(run);
       assert.deepEqual(rolledBackSeen, [], `events of rolled-back writes were published after ${fault.name}${log}`);
       if (fault.dedupe) assert.equal(row.duplicateEffects, 0, `${row.duplicateEffects} effect(s) repeated after ${fault.name} with deduplication on${log}`);
       assert.equal(row.lost, 0, `${row.lost} confirmed message(s) LOST after ${fault.name}: ${missing.lost.slice(0, 20).join(', ')}${log}`);
+      if (fault.parksPoison) assert.deepEqual([...accounting.parked].sort(), poisonIds(confirmed).sort(), `parked: not exactly the poison messages after ${fault.name}${log}`);
       assert.equal(missing.stuck.length, 0, `${missing.stuck.length} message(s) neither processed nor parked after ${fault.name}, left in queues: ${missing.stuck.slice(0, 20).join(', ')}${log}`);
       assert.equal(statuses, undefined, `a status stuck after ${fault.name}: ${statuses ?? ''}${log}`);
       // An outage the consumer rides out is the broker node's warning, not an error of the consumer.
@@ -153,7 +151,7 @@ function downstreamOutage(fault: Fault, run: RunResult): void {
  */
 function permanentErrors(run: RunResult): void {
   const { row, seen, parkedMessages, confirmed, log } = run;
-  const poison = [...confirmed].filter((id) => isPoison(Number(id.slice(id.lastIndexOf('-') + 1))));
+  const poison = poisonIds(confirmed);
   assert.ok(poison.length > 0, 'no poison message was published');
   const deliveries = new Map<string, number[]>();
   for (const s of seen) deliveries.set(s.id, [...(deliveries.get(s.id) ?? []), s.attempt]);
@@ -202,7 +200,8 @@ async function runFault(fault: Fault, launch: NodeRedLaunch, userDir: string): P
     store = await startPrivateRedis();
   }
   const flow = faultFlow(names, { quorum: fault.broker === 'cluster', dedupe: fault.dedupe === true, redis: fault.store === 'redis' ? store?.url : undefined, outbox: fault.outbox === true, ...fault.flow });
-  await withChannel(broker.url, (ch) => ch.assertQueue(names.processedQueue, { durable: true }));
+  // On the cluster the records' queue is quorum too: a node lost with its disk must not take them along.
+  await withChannel(broker.url, (ch) => ch.assertQueue(names.processedQueue, { durable: true, arguments: fault.broker === 'cluster' ? { 'x-queue-type': 'quorum' } : {} }));
   const db = new PostgresDatabase({ connectionString: databaseUrl });
   await db.query(`CREATE TABLE ${names.effectsTable} (message_id text NOT NULL, at timestamptz NOT NULL DEFAULT now())`);
   const outboxTable = parseTableName(names.outboxTable);
@@ -213,6 +212,7 @@ async function runFault(fault: Fault, launch: NodeRedLaunch, userDir: string): P
   let red = await NodeRedProcess.start({ launch, userDir, env: { AMQP_URL: broker.nodeRedUrl, DATABASE_URL: databaseUrl } });
   const log = (): string => `\n--- Node-RED output ---\n${[...outputs, red.output].join('\n--- restarted ---\n').slice(-8000)}`;
   const accounting = new Accounting();
+  let noted: string | undefined;
   try {
     await red.deploy(flow);
     await waitUntil(async () => (await withChannel(broker.url, (ch) => ch.checkQueue(names.mainQueue)).catch(() => undefined))?.consumerCount === 1, `a consumer on ${names.mainQueue}${log()}`);
@@ -227,6 +227,8 @@ async function runFault(fault: Fault, launch: NodeRedLaunch, userDir: string): P
 
     const windows: FaultWindow[] = await fault.inject({
       broker,
+      names,
+      note: (text) => (noted = text),
       redeploy: () => red.deploy(flow),
       killNodeRed: async () => {
         outputs.push(red.output);
@@ -254,6 +256,7 @@ async function runFault(fault: Fault, launch: NodeRedLaunch, userDir: string): P
     const stuck = accounting.missing(producer.confirmed);
     const lost = stuck.filter((id) => !leftIds.has(id));
     const recoveries = windows.map((w) => accounting.recovery(w, fault.newConsumer));
+    const note = [noted, fault.broker === 'cluster' ? processingAfter(accounting, windows[0]!.start) : undefined].filter((n) => n !== undefined).join('; ');
     const row: Row = {
       fault: fault.name,
       published,
@@ -264,6 +267,7 @@ async function runFault(fault: Fault, launch: NodeRedLaunch, userDir: string): P
       lost: lost.length,
       left: left.length,
       recovery: recoveries.some((r) => r === undefined) ? undefined : Math.max(...(recoveries as number[])),
+      ...(note === '' ? {} : { note }),
     };
     const lines = [...outputs, red.output].join('\n').split('\n');
     const rolledBack = producer instanceof OutboxProducer ? [...producer.rolledBack] : [];

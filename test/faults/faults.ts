@@ -4,7 +4,7 @@
  * deploy answered, Node-RED answering again, the alarm cleared), from which recovery is measured.
  */
 import { acceptingConnections, pause, type BrokerKind, type BrokerNode } from './fault-broker';
-import type { FaultFlowOptions } from './fault-flow';
+import type { FaultFlowOptions, FaultNames } from './fault-flow';
 
 export interface FaultWindow {
   start: number;
@@ -20,6 +20,10 @@ export interface FaultContext {
   startNodeRed: () => Promise<void>;
   /** The run's own store server (private PostgreSQL or Redis), for the store rows. */
   store?: { stop(): Promise<void>; start(): Promise<void> };
+  /** The run's queues (and tables). */
+  names: FaultNames;
+  /** What the fault did beyond the columns (which node, which leader), printed under the table. */
+  note: (text: string) => void;
 }
 
 export interface Fault {
@@ -46,6 +50,8 @@ export interface Fault {
   flow?: Pick<FaultFlowOptions, 'maxAttempts' | 'circuit' | 'events' | 'permanent' | 'batch' | 'slowMs'>;
   /** false: the producer publishes no poison message (every message is good). */
   poison?: boolean;
+  /** Asserted: the parked messages are exactly the poison ones the broker confirmed (none missing, no good one). */
+  parksPoison?: boolean;
 }
 
 async function repeat(times: number, gapMs: number, once: () => Promise<FaultWindow>): Promise<FaultWindow[]> {

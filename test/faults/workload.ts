@@ -12,6 +12,9 @@ const ignore = (): void => undefined;
 /** About 5 % of the messages are poison: the flow always fails them, so they are retried and parked. */
 export const isPoison = (n: number): boolean => n % 20 === 7;
 
+/** The poison ones of these message ids (`<prefix>-<n>`). */
+export const poisonIds = (ids: Iterable<string>): string[] => [...ids].filter((id) => isPoison(Number(id.slice(id.lastIndexOf('-') + 1))));
+
 /** A confirm not seen within this time counts as failed: the message is published again (same messageId). */
 const CONFIRM_TIMEOUT_MS = 15_000;
 
