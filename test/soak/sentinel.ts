@@ -5,14 +5,13 @@
  * (a restart, no failover), and `SENTINEL FAILOVER` (the replica promoted, the old master made its
  * replica). From the installed redis-server on free loopback ports; removed at the end.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { pause, waitUntil } from '../faults/fault-broker';
 import { freePorts } from '../helpers/private-node';
-import { ask } from '../helpers/private-redis-topologies';
-import { exited } from '../helpers/private-stores';
+import { ask, killRedis, runRedis, type RedisProcess } from '../helpers/private-redis-topologies';
 
 /** Sentinel fails a master over only after this long without an answer: longer than any restart the schedule draws (10 s). */
 export const DOWN_AFTER_MS = 30_000;
@@ -28,34 +27,19 @@ export interface SoakSentinel {
   remove(): Promise<void>;
 }
 
-interface Server {
-  port: number;
+interface Server extends RedisProcess {
   dir: string;
-  child?: ChildProcess;
 }
 
 const answers = async (port: number): Promise<boolean> => (await ask(port, 'PING').catch(() => undefined)) === 'PONG';
-
-async function launch(server: Server, args: string[]): Promise<void> {
-  server.child = spawn('redis-server', args, { stdio: 'ignore' });
-  await waitUntil(() => answers(server.port), `private redis on ${server.port}`, 30_000);
-}
-
-async function kill(server: Server): Promise<void> {
-  const child = server.child;
-  server.child = undefined;
-  if (!child) return;
-  child.kill('SIGKILL');
-  await exited(child);
-}
 
 const replication = async (port: number): Promise<string> => String(await ask(port, 'INFO', 'replication'));
 
 export async function startSoakSentinel(): Promise<SoakSentinel> {
   const [a, b, s] = (await freePorts(3)) as [number, number, number];
   const root = mkdtempSync(path.join(os.tmpdir(), 'rabbitmq-retry-soak-redis-'));
-  const servers: Server[] = [a, b].map((port) => ({ port, dir: path.join(root, String(port)) }));
-  const sentinel: Server = { port: s, dir: root };
+  const servers: Server[] = [a, b].map((port) => ({ port, dir: path.join(root, String(port)), child: undefined }));
+  const sentinel: Server = { port: s, dir: root, child: undefined };
   for (const server of servers) mkdirSync(server.dir);
   const args = (server: Server, replicaOf?: number): string[] => [
     ...['--port', String(server.port), '--bind', '127.0.0.1', '--dir', server.dir, '--save', ''],
@@ -63,7 +47,7 @@ export async function startSoakSentinel(): Promise<SoakSentinel> {
     ...(replicaOf === undefined ? [] : ['--replicaof', '127.0.0.1', String(replicaOf)]),
   ];
   const remove = async (): Promise<void> => {
-    for (const server of [sentinel, ...servers]) await kill(server);
+    for (const server of [sentinel, ...servers]) await killRedis(server);
     rmSync(root, { recursive: true, force: true });
   };
   const master = async (): Promise<number> => Number(((await ask(s, 'SENTINEL', 'GET-MASTER-ADDR-BY-NAME', NAME)) as string[])[1]);
@@ -74,8 +58,8 @@ export async function startSoakSentinel(): Promise<SoakSentinel> {
     await waitUntil(async () => new RegExp(`master_port:${port}[\\s\\S]*master_link_status:up`).test(await replication(other.port)), `${other.port} replicating ${port}`, 60_000);
   };
   try {
-    await launch(servers[0]!, args(servers[0]!));
-    await launch(servers[1]!, args(servers[1]!, a));
+    await runRedis(servers[0]!, args(servers[0]!));
+    await runRedis(servers[1]!, args(servers[1]!, a));
     await settled(a);
     const conf = path.join(root, 'sentinel.conf');
     const lines = [`port ${s}`, 'bind 127.0.0.1', `dir ${root}`, `sentinel monitor ${NAME} 127.0.0.1 ${a} 1`, `sentinel down-after-milliseconds ${NAME} ${DOWN_AFTER_MS}`, `sentinel failover-timeout ${NAME} 20000`];
@@ -92,10 +76,10 @@ export async function startSoakSentinel(): Promise<SoakSentinel> {
     restartMaster: async (ms) => {
       const port = await master();
       const server = servers.find((x) => x.port === port)!;
-      await kill(server);
+      await killRedis(server);
       await pause(ms);
       // Its replica-of setting came from Sentinel at the last failover (CONFIG REWRITE is not used): started as a master, as it was.
-      await launch(server, args(server));
+      await runRedis(server, args(server));
       await settled(port);
     },
     failover: async () => {
