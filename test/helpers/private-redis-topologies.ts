@@ -12,7 +12,8 @@ import { waitFor } from './broker';
 import { freePorts } from './private-node';
 import { exited } from './private-stores';
 
-interface Process {
+/** A redis-server process of ours on a loopback port. */
+export interface RedisProcess {
   port: number;
   child: ChildProcess | undefined;
 }
@@ -42,12 +43,14 @@ export async function ask(port: number, ...command: string[]): Promise<unknown> 
   }
 }
 
-async function run(p: Process, args: string[]): Promise<void> {
+/** Starts redis-server with `args` and waits until it answers on its port. */
+export async function runRedis(p: RedisProcess, args: string[]): Promise<void> {
   p.child = spawn('redis-server', args, { stdio: 'ignore' });
   await waitFor(() => answers(p.port), `private redis on ${p.port}`, 15_000);
 }
 
-async function kill(p: Process): Promise<void> {
+/** SIGKILLs it (like a crash) and waits until it is gone. */
+export async function killRedis(p: RedisProcess): Promise<void> {
   const c = p.child;
   p.child = undefined;
   if (!c) return;
@@ -81,15 +84,15 @@ export interface PrivateCluster {
 export async function startPrivateCluster(): Promise<PrivateCluster> {
   const ports = await freePorts(12);
   const dir = mkdtempSync(path.join(tmpdir(), 'rabbitmq-retry-redis-cluster-'));
-  const nodes: Process[] = ports.slice(0, 6).map((port) => ({ port, child: undefined }));
+  const nodes: RedisProcess[] = ports.slice(0, 6).map((port) => ({ port, child: undefined }));
   const remove = async (): Promise<void> => {
-    for (const n of nodes) await kill(n);
+    for (const n of nodes) await killRedis(n);
     rmSync(dir, { recursive: true, force: true });
   };
   try {
     await Promise.all(
       nodes.map((n, i) =>
-        run(n, ['--port', String(n.port), '--cluster-enabled', 'yes', '--cluster-port', String(ports[6 + i]), '--cluster-config-file', path.join(dir, `nodes-${n.port}.conf`), '--cluster-node-timeout', '2000', '--dir', dir, ...NOTHING_ON_DISK]),
+        runRedis(n, ['--port', String(n.port), '--cluster-enabled', 'yes', '--cluster-port', String(ports[6 + i]), '--cluster-config-file', path.join(dir, `nodes-${n.port}.conf`), '--cluster-node-timeout', '2000', '--dir', dir, ...NOTHING_ON_DISK]),
       ),
     );
     const create = spawnSync('redis-cli', ['--cluster', 'create', ...nodes.map((n) => `127.0.0.1:${n.port}`), '--cluster-replicas', '1', '--cluster-yes'], { encoding: 'utf8', timeout: 60_000 });
@@ -131,7 +134,7 @@ export async function startPrivateCluster(): Promise<PrivateCluster> {
       const replicaPort = await replicaOf(masterPort);
       const victim = nodes.find((n) => n.port === masterPort);
       if (!victim) throw new Error(`${masterPort} is not one of ours`);
-      await kill(victim);
+      await killRedis(victim);
       await waitFor(async () => /role:master/.test(String(await ask(replicaPort, 'INFO', 'replication'))), `replica ${replicaPort} promoted`, 60_000);
       await waitFor(async () => /cluster_state:ok/.test(String(await ask(replicaPort, 'CLUSTER', 'INFO'))), 'cluster state ok', 60_000);
       return replicaPort;
@@ -140,7 +143,7 @@ export async function startPrivateCluster(): Promise<PrivateCluster> {
   };
 }
 
-async function replicasSynced(nodes: Process[]): Promise<number> {
+async function replicasSynced(nodes: RedisProcess[]): Promise<number> {
   const infos = await Promise.all(nodes.map((n) => ask(n.port, 'INFO', 'replication').then(String)));
   return infos.filter((info) => /role:slave/.test(info) && /master_link_status:up/.test(info)).length;
 }
@@ -169,16 +172,16 @@ export async function startPrivateSentinel(): Promise<PrivateSentinel> {
   const [masterPort, replicaPort, sentinelPort] = (await freePorts(3)) as [number, number, number];
   const dir = mkdtempSync(path.join(tmpdir(), 'rabbitmq-retry-redis-sentinel-'));
   const name = 'rrmaster';
-  const master: Process = { port: masterPort, child: undefined };
-  const replica: Process = { port: replicaPort, child: undefined };
-  const sentinel: Process = { port: sentinelPort, child: undefined };
+  const master: RedisProcess = { port: masterPort, child: undefined };
+  const replica: RedisProcess = { port: replicaPort, child: undefined };
+  const sentinel: RedisProcess = { port: sentinelPort, child: undefined };
   const remove = async (): Promise<void> => {
-    for (const p of [sentinel, replica, master]) await kill(p);
+    for (const p of [sentinel, replica, master]) await killRedis(p);
     rmSync(dir, { recursive: true, force: true });
   };
   try {
-    await run(master, ['--port', String(masterPort), '--dir', dir, ...NOTHING_ON_DISK]);
-    await run(replica, ['--port', String(replicaPort), '--dir', dir, '--replicaof', '127.0.0.1', String(masterPort), ...NOTHING_ON_DISK]);
+    await runRedis(master, ['--port', String(masterPort), '--dir', dir, ...NOTHING_ON_DISK]);
+    await runRedis(replica, ['--port', String(replicaPort), '--dir', dir, '--replicaof', '127.0.0.1', String(masterPort), ...NOTHING_ON_DISK]);
     await waitFor(async () => /master_link_status:up/.test(String(await ask(replicaPort, 'INFO', 'replication'))), 'replica in sync', 30_000);
     const conf = path.join(dir, 'sentinel.conf');
     writeFileSync(
@@ -204,7 +207,7 @@ export async function startPrivateSentinel(): Promise<PrivateSentinel> {
   }
   const current = async (): Promise<number> => Number(((await ask(sentinelPort, 'SENTINEL', 'GET-MASTER-ADDR-BY-NAME', name)) as string[])[1]);
   /** Does `fail` to the master (and its replica), then waits until the sentinel has promoted the replica. */
-  const promote = async (fail: (victim: Process, survivor: Process) => Promise<void>): Promise<number> => {
+  const promote = async (fail: (victim: RedisProcess, survivor: RedisProcess) => Promise<void>): Promise<number> => {
     const was = await current();
     const victim = [master, replica].find((p) => p.port === was);
     const survivor = [master, replica].find((p) => p.port !== was);
@@ -219,7 +222,7 @@ export async function startPrivateSentinel(): Promise<PrivateSentinel> {
     url: `redis+sentinel://127.0.0.1:${sentinelPort}/${name}`,
     name,
     masterPort: current,
-    killMaster: () => promote(async (victim) => kill(victim)),
+    killMaster: () => promote(async (victim) => killRedis(victim)),
     killMasterWithLag: (lagMs) =>
       promote(async (victim, survivor) => {
         // Stopped, and cut off by the master: what the master writes from now on stays on the master
@@ -227,7 +230,7 @@ export async function startPrivateSentinel(): Promise<PrivateSentinel> {
         survivor.child?.kill('SIGSTOP');
         await ask(victim.port, 'CLIENT', 'KILL', 'TYPE', 'replica');
         await new Promise((resolve) => setTimeout(resolve, lagMs));
-        await kill(victim);
+        await killRedis(victim);
         survivor.child?.kill('SIGCONT');
       }),
     remove,

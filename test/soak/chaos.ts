@@ -7,14 +7,16 @@ import { pause, type BrokerNode } from '../faults/fault-broker';
 import type { Pair } from '../faults/two-processes';
 import type { PrivateServer } from '../helpers/private-stores';
 import type { Downstream } from './downstream';
+import type { SoakSentinel } from './sentinel';
 import type { FaultRun } from './reconcile';
 import type { StallProxy } from './stall-proxy';
 import { resourceOf, type Resource, type ScheduledFault } from './schedule';
 
 export interface Targets {
   broker: BrokerNode;
+  cluster: BrokerNode;
   pair: Pair;
-  redis: PrivateServer;
+  redis: SoakSentinel;
   postgres: PrivateServer;
   downstream: Downstream;
   proxy: StallProxy;
@@ -44,7 +46,11 @@ export async function inject(fault: ScheduledFault, t: Targets): Promise<void> {
       await t.pair.processes[i]?.deploy(t.flow);
       return;
     case 'redis-restart':
-      return downFor(fault.durationMs, () => t.redis.stop(), () => t.redis.start());
+      return t.redis.restartMaster(fault.durationMs);
+    case 'redis-failover':
+      return t.redis.failover();
+    case 'cluster-node':
+      return downFor(fault.durationMs, () => t.cluster.stopNode(), () => t.cluster.startNode());
     case 'postgres-restart':
       return downFor(fault.durationMs, () => t.postgres.stop(), () => t.postgres.start());
     case 'silent-connection':

@@ -1,6 +1,7 @@
 /**
  * The soak's load and its drain: three streams at a steady pace — direct publishes (half the rate),
- * outbox events (a fifth) and the ordered stream (the rest, 100 keys) — while the schedule runs; then
+ * outbox events (a fifth; the relay publishes them to the cluster) and the ordered stream (the rest,
+ * 100 keys) — while the schedule runs; then
  * the drain, which waits until every confirmed message was effected or parked and the queues are empty.
  */
 import { pause, type BrokerNode } from '../faults/fault-broker';
@@ -24,7 +25,7 @@ export function startLoad(soak: Soak, rate: number): Load {
   const { broker, names, db } = soak;
   const load: Load = {
     work: new Producer(broker.urls, names.exchange, names.routingKey, 'w', () => false),
-    outbox: new OutboxProducer(db, names.outboxTable, names.exchange, names.routingKey, 'o', () => false),
+    outbox: new OutboxProducer(db, names.outboxTable, names.events.exchange, names.events.routingKey, 'o', () => false),
     ordered: new OrderedProducer(broker.urls, `${names.ordered.mainQueue}.partitions`, 'k', KEYS, PARTITIONS),
   };
   load.work.start(rate * 0.5);
@@ -37,13 +38,12 @@ export async function stopLoad(load: Load): Promise<void> {
   await Promise.all([load.work.stop(), load.outbox.stop(), load.ordered.stop()]);
 }
 
-/** Messages in the soak's queues but the parking queue, ready or unacked (rabbitmqctl: the management API's counts lag). */
+/** Messages in the soak's queues but the parking queues, ready or unacked (rabbitmqctl: the management API's counts lag). */
 async function leftInQueues(broker: BrokerNode, soak: Soak): Promise<number> {
   const out = await broker.ctl('list_queues', '--quiet', '--no-table-headers', 'name', 'messages');
+  const parking = [soak.names.parkingQueue, soak.names.ordered.parkingQueue, soak.names.events.parkingQueue];
   const ours = (name: string): boolean =>
-    (name.startsWith(soak.names.mainQueue.replace(/\.main$/, '')) || name.startsWith(soak.names.ordered.mainQueue.replace(/\.main$/, ''))) &&
-    name !== soak.names.parkingQueue &&
-    name !== soak.names.ordered.parkingQueue;
+    (name.startsWith(soak.names.mainQueue.replace(/\.main$/, '')) || name.startsWith(soak.names.ordered.mainQueue.replace(/\.main$/, ''))) && !parking.includes(name);
   let total = 0;
   for (const line of out.split('\n')) {
     const [name, messages] = line.trim().split(/\s+/);
@@ -53,9 +53,14 @@ async function leftInQueues(broker: BrokerNode, soak: Soak): Promise<number> {
 }
 
 /** What the soak knows now; the parked copies are taken off the parking queues into `parked`. */
-export async function observe(soak: Soak, load: Load, parked: Array<{ id: string; reason: string }>): Promise<Omit<Observations, 'faults' | 'rssGrowthMiB' | 'statuses'>> {
-  for (const queue of [soak.names.parkingQueue, soak.names.ordered.parkingQueue]) {
-    for (const m of await drain(soak.broker.url, queue)) {
+export async function observe(soak: Soak, load: Load, parked: Array<{ id: string; reason: string }>): Promise<Omit<Observations, 'faults' | 'rssGrowthMiB' | 'statuses' | 'circuitTrips'>> {
+  const parkingQueues: Array<[string, string]> = [
+    [soak.broker.url, soak.names.parkingQueue],
+    [soak.broker.url, soak.names.ordered.parkingQueue],
+    [soak.cluster.url, soak.names.events.parkingQueue],
+  ];
+  for (const [url, queue] of parkingQueues) {
+    for (const m of await drain(url, queue)) {
       const headers = (m.properties.headers ?? {}) as Record<string, unknown>;
       const reason = headers[PARK_REASON];
       parked.push({ id: String(m.properties.messageId), reason: typeof reason === 'string' ? reason : Buffer.isBuffer(reason) ? reason.toString('utf8') : '' });
@@ -73,12 +78,12 @@ export async function observe(soak: Soak, load: Load, parked: Array<{ id: string
     rolledBack: load.outbox.rolledBack,
     orderedConfirmed: load.ordered.confirmed,
     orderedEffects: rows.map((r) => ({ id: r.message_id, key: r.key, n: r.n, at: Number(r.at) })),
-    left: await leftInQueues(soak.broker, soak),
+    left: (await leftInQueues(soak.broker, soak)) + (await leftInQueues(soak.cluster, soak)),
   };
 }
 
 /** Waits (looking every 5 s, at most `limitMs`) until every confirmed id is effected or parked and the queues are empty; what it saw last. */
-export async function drainAll(soak: Soak, load: Load, limitMs: number): Promise<Omit<Observations, 'faults' | 'rssGrowthMiB' | 'statuses'>> {
+export async function drainAll(soak: Soak, load: Load, limitMs: number): Promise<Omit<Observations, 'faults' | 'rssGrowthMiB' | 'statuses' | 'circuitTrips'>> {
   const parked: Array<{ id: string; reason: string }> = [];
   const deadline = Date.now() + limitMs;
   for (;;) {

@@ -32,6 +32,8 @@ export interface Observations {
   rssGrowthMiB: ReadonlyArray<number | undefined>;
   /** The consumers not consuming after the drain (their latest status), per process. */
   statuses: readonly string[];
+  /** How often the work consumers' kill switches tripped, over both processes (circuitTrips). */
+  circuitTrips: number;
 }
 
 export interface Check {
@@ -72,6 +74,21 @@ export function recoveryAfter(times: readonly number[], end: number): number | u
   return first === undefined ? undefined : (first - end) / 1000;
 }
 
+/** Times a kill switch tripped: a consumer's status turning to `circuit open` from another (one process's statuses, in order). */
+export function circuitTrips(statuses: ReadonlyArray<{ id: string; text?: string }>): number {
+  const open = new Map<string, boolean>();
+  let trips = 0;
+  for (const s of statuses) {
+    const now = (s.text ?? '').startsWith('circuit open');
+    if (now && !open.get(s.id)) trips += 1;
+    open.set(s.id, now);
+  }
+  return trips;
+}
+
+/** A downstream outage at least this long trips the kill switch (its defaults: it trips within seconds of an outage). */
+export const TRIPPING_OUTAGE_MS = 20_000;
+
 export const RSS_LIMIT_MIB = 20;
 
 const check = (name: string, bad: readonly string[], what: string): Check => ({ name, ok: bad.length === 0, detail: bad.length === 0 ? '0' : `${bad.length} ${what}: ${sample(bad)}` });
@@ -84,15 +101,21 @@ function workChecks(o: Observations): Check[] {
   const killed = o.faults.some((f) => f.fault.kind === 'sigkill');
   const dup = duplicates(o.effects.map((e) => e.id));
   const permanent = [...o.confirmed].filter(isPermanent);
+  const outages = o.faults.filter((f) => f.fault.kind === 'downstream-503' && f.fault.durationMs >= TRIPPING_OUTAGE_MS);
   return [
     check('work: lost', lost, 'confirmed, neither effected nor parked'),
     // An HTTP effect cannot share the Redis key's transaction: a process killed between the two repeats it (at least once, docs/faults.md).
     killed && dup.length > 0
-      ? { name: 'work: duplicate effects (Redis-deduplicated)', ok: true, detail: `${dup.length} after a SIGKILL (at least once): ${sample(dup)}` }
-      : check('work: duplicate effects (Redis-deduplicated)', dup, 'ids effected twice'),
+      ? { name: 'work: duplicate effects (deduplicated: Redis via Sentinel, PostgreSQL)', ok: true, detail: `${dup.length} after a SIGKILL (at least once): ${sample(dup)}` }
+      : check('work: duplicate effects (deduplicated: Redis via Sentinel, PostgreSQL)', dup, 'ids effected twice'),
     check('work: duplicate parks', duplicates(o.parked.map((p) => p.id)), 'ids parked twice'),
     check('work: permanent failures parked with their reason', permanent.filter((id) => !/400/.test(parked.get(id) ?? '')), 'not parked with the 400'),
     check('work: good messages parked', [...parked.keys()].filter((id) => !isPermanent(id)), 'good ids parked'),
+    {
+      name: `kill switch tripped by a downstream outage of ${TRIPPING_OUTAGE_MS / 1000} s or more`,
+      ok: outages.length === 0 || o.circuitTrips > 0,
+      detail: `${o.circuitTrips} trips; ${outages.length} such outages`,
+    },
     check('outbox: rolled-back events processed', [...o.rolledBack].filter((id) => effected.has(id) || parked.has(id)), 'rolled back, yet seen'),
   ];
 }

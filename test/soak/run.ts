@@ -9,10 +9,10 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { pause } from '../faults/fault-broker';
-import { latestStatuses } from '../faults/fault-flow';
+import { latestStatuses, markedLines, STATUS_MARK, type NodeStatusLine } from '../faults/fault-flow';
 import { runSchedule } from './chaos';
 import { drainAll, startLoad, stopLoad } from './load';
-import { checkTable, duplicates, faultTable, reconcile, type Observations } from './reconcile';
+import { checkTable, circuitTrips, duplicates, faultTable, reconcile, type Observations } from './reconcile';
 import { RssMonitor, rssGrowth } from './rss';
 import { describeSchedule, drawSchedule, parseArgs, replayCommand, type ScheduledFault, type SoakArgs } from './schedule';
 import { setUp, tearDown, type Soak } from './setup';
@@ -27,7 +27,7 @@ const RSS_WARMUP_MS = 5 * 60_000;
 /** The consumers whose latest status is not a consuming one (a dot, not red): stuck after the drain. */
 function unhealthy(lines: string[]): string[] {
   const latest = latestStatuses(lines);
-  return ['s-consumer', 'p-consumer'].flatMap((id) => {
+  return ['s-consumer', 's-econsumer', 'p-consumer'].flatMap((id) => {
     const status = latest.get(id);
     return status?.shape === 'dot' && status.fill !== 'red' ? [] : [`${id} ${status?.fill ?? 'no'} ${status?.shape ?? 'status'} ${status?.text ?? ''}`.trim()];
   });
@@ -52,7 +52,8 @@ async function soakRun(soak: Soak, args: SoakArgs, schedule: readonly ScheduledF
   const seen = await drainAll(soak, load, DRAIN_LIMIT_MS);
   rss.stop();
   const statuses = soak.pair.running.flatMap((red, i) => unhealthy(red.lines()).map((s) => `Node-RED ${i + 1}: ${s}`));
-  return { observations: { ...seen, faults: runs, rssGrowthMiB: rssGrowth(rss.samples, 2, RSS_WARMUP_MS), statuses }, t0 };
+  const trips = [0, 1].reduce((n, i) => n + circuitTrips(markedLines<NodeStatusLine>(soak.pair.output(i).split('\n'), STATUS_MARK)), 0);
+  return { observations: { ...seen, faults: runs, rssGrowthMiB: rssGrowth(rss.samples, 2, RSS_WARMUP_MS), statuses, circuitTrips: trips }, t0 };
 }
 
 function writeLogs(soak: Partial<Soak>, seed: number): string {
@@ -68,7 +69,7 @@ function report(args: SoakArgs, o: Observations, t0: number, logs: string): bool
   const ok = checks.every((c) => c.ok);
   console.log(`\n## soak, seed ${args.seed}, ${args.minutes} min, ${args.rate} msg/s\n\n${faultTable(o, t0)}\n\n${checkTable(checks)}\n`);
   const rss = o.rssGrowthMiB.map((g) => (g === undefined ? null : Number(g.toFixed(1))));
-  const counts = { confirmed: o.confirmed.size, effects: o.effects.length, parked: o.parked.length, orderedConfirmed: o.orderedConfirmed.size, orderedEffects: o.orderedEffects.length, left: o.left };
+  const counts = { circuitTrips: o.circuitTrips, confirmed: o.confirmed.size, effects: o.effects.length, parked: o.parked.length, orderedConfirmed: o.orderedConfirmed.size, orderedEffects: o.orderedEffects.length, left: o.left };
   const faults = o.faults.map((f) => ({ kind: f.fault.kind, process: f.fault.process, at: Math.round((f.start - t0) / 1000), lastedS: (f.end - f.start) / 1000, error: f.error }));
   console.log(`SOAK_RESULT ${JSON.stringify({ seed: args.seed, minutes: args.minutes, rate: args.rate, ok, counts, rssGrowthMiB: rss, faults, failed: checks.filter((c) => !c.ok).map((c) => c.name) })}`);
   for (const id of duplicates(o.effects.map((e) => e.id)).slice(0, 20)) {

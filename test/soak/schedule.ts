@@ -17,9 +17,19 @@ export function mulberry32(seed: number): () => number {
 }
 
 /** What a fault hurts: two faults at once never hurt the same thing. */
-export type Resource = 'broker' | 'node-red-1' | 'node-red-2' | 'redis' | 'postgres' | 'downstream';
+export type Resource = 'broker' | 'cluster' | 'node-red-1' | 'node-red-2' | 'redis' | 'postgres' | 'downstream';
 
-export type FaultKind = 'broker-restart' | 'close-all' | 'sigkill' | 'redeploy' | 'redis-restart' | 'postgres-restart' | 'downstream-503' | 'silent-connection';
+export type FaultKind =
+  | 'broker-restart'
+  | 'close-all'
+  | 'sigkill'
+  | 'redeploy'
+  | 'redis-restart'
+  | 'redis-failover'
+  | 'postgres-restart'
+  | 'downstream-503'
+  | 'silent-connection'
+  | 'cluster-node';
 
 interface KindSpec {
   /** How long the thing stays hurt (ms): a stopped server stays down, the downstream answers 503. */
@@ -35,11 +45,16 @@ export const KINDS: Record<FaultKind, KindSpec> = {
   'close-all': { minMs: 0, maxMs: 0, resource: 'broker' },
   sigkill: { minMs: 2_000, maxMs: 10_000, perProcess: true },
   redeploy: { minMs: 0, maxMs: 0, perProcess: true },
+  // The Redis master (behind Sentinel) killed and started again on its append-only file, before Sentinel would fail it over.
   'redis-restart': { minMs: 2_000, maxMs: 10_000, resource: 'redis' },
+  // `SENTINEL FAILOVER`: the replica promoted, the old master made its replica (test/soak/sentinel.ts).
+  'redis-failover': { minMs: 0, maxMs: 0, resource: 'redis' },
   'postgres-restart': { minMs: 2_000, maxMs: 10_000, resource: 'postgres' },
   'downstream-503': { minMs: 10_000, maxMs: 60_000, resource: 'downstream' },
   // Node-RED's connections to the broker held open but silent (test/soak/stall-proxy.ts).
   'silent-connection': { minMs: 5_000, maxMs: 40_000, resource: 'broker' },
+  // Node 1 of the events stream's 3-node cluster (quorum queues), the one Node-RED connects to first, stopped and started.
+  'cluster-node': { minMs: 5_000, maxMs: 20_000, resource: 'cluster' },
 };
 
 export const FAULT_KINDS = Object.keys(KINDS) as FaultKind[];

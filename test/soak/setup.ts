@@ -1,8 +1,10 @@
 /**
  * What the soak runs on, all of its own: a RabbitMQ node (scripts/rabbitmq-node.sh, `soak-<pid>` on
  * AMQP 5711 / management 15711 / distribution 25711 when free, else free ports — never the fault
- * suite's 5691 or the broker suites' ports), a Redis with an append-only file fsynced on every write, a
- * PostgreSQL, the downstream, and two Node-RED processes with the packed package and the soak's flow.
+ * suite's 5691 or the broker suites' ports), a 3-node cluster for the events stream (the fault suite's,
+ * `faults-<pid>-c`, 5695-5697 or the next free base), a Redis master + replica with append-only files
+ * fsynced on every write behind Sentinel, a PostgreSQL, the downstream, and two Node-RED processes with
+ * the packed package and the soak's flow.
  * The shared services (5672, 5432, 6379) are never touched; everything is removed at the end.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -15,8 +17,9 @@ import { brokerNode, resetBrokerNodes, useOwnNode, waitUntil, type BrokerNode } 
 import { Pair } from '../faults/two-processes';
 import { withChannel } from '../faults/workload';
 import { NodeRedProcess, packPackage, userDirWith } from '../helpers/node-red-process';
-import { startPrivatePostgres, startPrivateRedis, type PrivateServer } from '../helpers/private-stores';
+import { startPrivatePostgres, type PrivateServer } from '../helpers/private-stores';
 import { Downstream } from './downstream';
+import { startSoakSentinel, type SoakSentinel } from './sentinel';
 import { StallProxy } from './stall-proxy';
 import { PARTITIONS, soakFlow, soakNames, type SoakNames } from './soak-flow';
 
@@ -24,7 +27,9 @@ export const SOAK_AMQP_PORT = 5711;
 
 export interface Soak {
   broker: BrokerNode;
-  redis: PrivateServer;
+  /** The events stream's 3-node cluster. */
+  cluster: BrokerNode;
+  redis: SoakSentinel;
   postgres: PrivateServer;
   db: PostgresDatabase;
   downstream: Downstream;
@@ -40,20 +45,30 @@ export interface Soak {
 const orderedDdl = (table: string): string =>
   `CREATE TABLE ${table} (seq bigserial PRIMARY KEY, message_id text NOT NULL, key text NOT NULL, n int NOT NULL, at timestamptz NOT NULL DEFAULT clock_timestamp())`;
 
-async function consumerCounts(broker: BrokerNode, names: SoakNames): Promise<number[]> {
-  return withChannel(broker.url, async (ch) => {
-    const queues = [names.mainQueue, ...Array.from({ length: PARTITIONS }, (_, i) => `${names.ordered.mainQueue}.${i}`)];
-    const counts: number[] = [];
-    for (const q of queues) counts.push((await ch.checkQueue(q)).consumerCount);
-    return counts;
+async function counts(url: string, queues: string[]): Promise<number[]> {
+  return withChannel(url, async (ch) => {
+    const out: number[] = [];
+    for (const q of queues) out.push((await ch.checkQueue(q)).consumerCount);
+    return out;
   });
+}
+
+/**
+ * Process `n` (1 or 2) is consuming: the work and events queues have `n` consumers, and every partition
+ * one (the processes share the partitions, each consuming its share: issue 53).
+ */
+async function consuming(soak: Pick<Soak, 'broker' | 'cluster' | 'names'>, n: number): Promise<boolean> {
+  const { names } = soak;
+  const partitions = await counts(soak.broker.url, Array.from({ length: PARTITIONS }, (_, i) => `${names.ordered.mainQueue}.${i}`));
+  const work = [...(await counts(soak.broker.url, [names.mainQueue])), ...(await counts(soak.cluster.url, [names.events.mainQueue]))];
+  return work.every((c) => c === n) && partitions.every((c) => c >= 1);
 }
 
 /** Deploys the flow to each process in turn (both declare the same queues and tables), each consuming before the next. */
 async function deployBoth(soak: Omit<Soak, 'flow'>, flow: Record<string, unknown>[]): Promise<void> {
   for (const [i, red] of soak.pair.running.entries()) {
     await red.deploy(flow);
-    await waitUntil(async () => (await consumerCounts(soak.broker, soak.names)).every((c) => c === i + 1), `Node-RED ${i + 1} consuming every queue${soak.pair.log()}`, 120_000);
+    await waitUntil(() => consuming(soak, i + 1), `Node-RED ${i + 1} consuming the work and events queues${soak.pair.log()}`, 120_000);
   }
 }
 
@@ -63,12 +78,15 @@ export async function setUp(into: Partial<Soak>, log: (line: string) => void): P
   into.dirs = dirs;
   useOwnNode('soak', SOAK_AMQP_PORT);
   const launch = nodeRed4.prepare();
+  // The cluster boots while the rest starts (a minute or more on a busy machine).
+  const clusterUp = brokerNode('cluster');
+  clusterUp.catch(() => undefined);
   const broker = await brokerNode('single');
   log(`broker node on ${broker.url}`);
-  const redis = (into.redis = await startPrivateRedis(undefined, { aof: true, fsync: 'always' }));
+  const redis = (into.redis = await startSoakSentinel());
   const postgres = (into.postgres = await startPrivatePostgres('soak'));
   const databaseUrl = postgres.url.replace('postgres@', 'postgres:soak@');
-  log(`Redis (AOF, appendfsync always) on ${redis.port}, PostgreSQL on ${postgres.port}`);
+  log(`Redis master + replica (AOF, appendfsync always) behind ${redis.url}, PostgreSQL on ${postgres.port}`);
   const db = (into.db = new PostgresDatabase({ connectionString: databaseUrl }));
   const names = soakNames();
   await db.query(orderedDdl(names.ordered.effectsTable));
@@ -82,9 +100,11 @@ export async function setUp(into: Partial<Soak>, log: (line: string) => void): P
   dirs.push(packDir);
   const first = await userDirWith(await packPackage(packDir));
   dirs.push(first, Pair.copyUserDir(first));
-  const pair = (into.pair = await Pair.start(await launch, [dirs[1]!, dirs[2]!], { AMQP_URL: nodeRedAmqp, DATABASE_URL: databaseUrl }));
+  const cluster = (into.cluster = await clusterUp);
+  log(`cluster ${cluster.nodeRedUrl}`);
+  const pair = (into.pair = await Pair.start(await launch, [dirs[1]!, dirs[2]!], { AMQP_URL: nodeRedAmqp, CLUSTER_AMQP_URL: cluster.nodeRedUrl, DATABASE_URL: databaseUrl }));
   const flow = soakFlow(names, { redisUrl: redis.url, downstreamUrl: downstream.url });
-  const soak = { broker, redis, postgres, db, downstream, proxy, pair, names, dirs };
+  const soak = { broker, cluster, redis, postgres, db, downstream, proxy, pair, names, dirs };
   await deployBoth(soak, flow);
   log('both Node-RED processes consume the work queue and every partition');
   return { ...soak, flow };

@@ -3,7 +3,7 @@
  * command line and replay command, and the reconciliation's checks, case by case.
  */
 import assert from 'node:assert/strict';
-import { duplicates, outOfOrder, reconcile, recoveryAfter, type Observations } from '../soak/reconcile';
+import { circuitTrips, duplicates, outOfOrder, reconcile, recoveryAfter, type Observations } from '../soak/reconcile';
 import { rssGrowth } from '../soak/rss';
 import { drawSchedule, KINDS, mulberry32, parseArgs, replayCommand, resourceOf } from '../soak/schedule';
 
@@ -74,6 +74,7 @@ const quiet: Observations = {
   faults: [],
   rssGrowthMiB: [3, undefined],
   statuses: [],
+  circuitTrips: 0,
 };
 
 const failed = (o: Observations): string[] => reconcile(o).filter((c) => !c.ok).map((c) => c.name);
@@ -90,9 +91,9 @@ describe('soak: reconciliation', () => {
     assert.deepEqual(failed({ ...quiet, effects: [...quiet.effects, { id: 'o-3', at: 3_000 }] }), ['outbox: rolled-back events processed']);
   });
 
-  it('fails on a repeated Redis-deduplicated effect, unless a process was SIGKILLed (at least once there)', () => {
+  it('fails on a repeated deduplicated effect (Redis or PostgreSQL store), unless a process was SIGKILLed (at least once there)', () => {
     const twice = { ...quiet, effects: [...quiet.effects, { id: 'w-1', at: 4_000 }] };
-    assert.deepEqual(failed(twice), ['work: duplicate effects (Redis-deduplicated)']);
+    assert.deepEqual(failed(twice), ['work: duplicate effects (deduplicated: Redis via Sentinel, PostgreSQL)']);
     const kill = { fault: { at: 0, kind: 'sigkill' as const, durationMs: 2_000, process: 0 }, start: 500, end: 3_000 };
     assert.deepEqual(failed({ ...twice, faults: [kill] }), []);
   });
@@ -105,6 +106,21 @@ describe('soak: reconciliation', () => {
     assert.deepEqual(failed({ ...quiet, rssGrowthMiB: [21, 0] }), ['RSS growth ≤ 20 MiB per process after the warm-up']);
     assert.deepEqual(failed({ ...quiet, rssGrowthMiB: [undefined, undefined] }), []);
     assert.deepEqual(failed({ ...quiet, statuses: ['Node-RED 1: s-consumer red ring store down'] }), ['consumers consuming after the drain']);
+  });
+
+  it('fails when a downstream outage of 20 s or more tripped no kill switch; a shorter one need not trip it', () => {
+    const outage = (durationMs: number) => ({ fault: { at: 0, kind: 'downstream-503' as const, durationMs }, start: 0, end: 500 });
+    const name = 'kill switch tripped by a downstream outage of 20 s or more';
+    assert.deepEqual(failed({ ...quiet, faults: [outage(20_000)] }), [name]);
+    assert.deepEqual(failed({ ...quiet, faults: [outage(20_000)], circuitTrips: 2 }), []);
+    assert.deepEqual(failed({ ...quiet, faults: [outage(19_999)] }), []);
+  });
+
+  it('counts a kill switch trip each time a consumer turns to circuit open, per consumer', () => {
+    const st = (id: string, text: string) => ({ id, text });
+    const lines = [st('a', '✓1'), st('a', 'circuit open · probe in 5 s'), st('a', 'circuit open · probe in 4 s'), st('b', 'circuit open · probe in 5 s'), st('a', 'circuit probing · 0/1'), st('a', 'circuit open · probe in 10 s')];
+    assert.equal(circuitTrips(lines), 3);
+    assert.equal(circuitTrips([st('a', '✓1')]), 0);
   });
 
   it('fails when no effect follows a fault, or a fault could not be injected', () => {
