@@ -8,8 +8,8 @@ export interface BatchResult {
   counts: { pg: number; perMessage: number; cpu: number; cpuPerMessage: number; dedupe: number };
   /** Consume → multi-row INSERT per batch → ack; the same flow one INSERT per message; a hand-written amqplib + pg batch consumer. */
   pg?: { batch: RunResult[]; perMessage: RunResult[]; handWritten: RunResult[] };
-  /** Consume → ack, no database: in batches, and one msg per message. */
-  cpu?: { batch: RunResult[]; perMessage: RunResult[] };
+  /** Consume → ack, no database: in batches, one msg per message, and the floor: raw amqplib in the same batches (lib/batch-floor.ts). */
+  cpu?: { batch: RunResult[]; perMessage: RunResult[]; raw?: RunResult[] };
   /** Consume in batches → ack, with PostgreSQL deduplication and without. */
   dedupe?: { none: RunResult[]; postgres: RunResult[] };
   memory?: BatchMemory;
@@ -30,6 +30,7 @@ function figures(r: BatchResult | undefined) {
     pgHandWrittenCpu: cpu(r?.pg?.handWritten),
     cpuBatch: cpu(r?.cpu?.batch),
     cpuPerMessage: cpu(r?.cpu?.perMessage),
+    cpuRaw: cpu(r?.cpu?.raw),
     cpuBatchRate: rate(r?.cpu?.batch),
     cpuPerMessageRate: rate(r?.cpu?.perMessage),
     dedupeNone: rate(r?.dedupe?.none),
@@ -37,6 +38,8 @@ function figures(r: BatchResult | undefined) {
     memory: memory ? memory.pkg.grown / memory.payloadBytes : undefined,
     memoryRss: memory ? memory.pkg.rssGrown / memory.payloadBytes : undefined,
     memoryRaw: memory ? memory.raw.grown / memory.payloadBytes : undefined,
+    memoryBuffer: memory?.pkgBuffer ? memory.pkgBuffer.grown / memory.payloadBytes : undefined,
+    memoryRawBuffer: memory?.rawBuffer ? memory.rawBuffer.grown / memory.payloadBytes : undefined,
   };
 }
 
@@ -59,6 +62,9 @@ export function batchJson(r: BatchResult | undefined): Record<string, number | n
     batchNoDedupeMsgPerSec: round(f.dedupeNone),
     batchMemoryRssPerPayloadRatio: round(f.memoryRss, 2),
     batchMemoryRawPerPayloadRatio: round(f.memoryRaw, 2),
+    batchMemoryBufferPerPayloadRatio: round(f.memoryBuffer, 2),
+    batchMemoryRawBufferPerPayloadRatio: round(f.memoryRawBuffer, 2),
+    batchRawCpuUsPerItem: round(f.cpuRaw, 1),
   };
 }
 
@@ -77,6 +83,7 @@ export function batchTable(r: BatchResult | undefined): string[] {
   }
   if (r.cpu) {
     out.push(`  consume → ack, no database: in batches ${n2(f.cpuBatch, 1)} µs/item (${n0(f.cpuBatchRate)} msg/s, ${counts.cpu} msgs), one msg a message ${n2(f.cpuPerMessage, 1)} µs/msg (${n0(f.cpuPerMessageRate)} msg/s, ${counts.cpuPerMessage} msgs)   ratio ${n2(ratio(f.cpuBatch, f.cpuPerMessage), 3)} (target ≤ 0.5)`);
+    if (r.cpu.raw) out.push(`    the floor: raw amqplib in the same batches (JSON decoded, one multiple ack a batch) ${n2(f.cpuRaw, 1)} µs/item = ${n2(ratio(f.cpuRaw, f.cpuPerMessage), 3)} of the per-message path's`);
   }
   if (r.dedupe) out.push(`  in batches with PostgreSQL deduplication ${n0(f.dedupePg)} msg/s, without ${n0(f.dedupeNone)} msg/s (${counts.dedupe} msgs)   ratio ${n2(ratio(f.dedupePg, f.dedupeNone), 3)} (target ≥ 0.8)`);
   if (r.memory) {
@@ -84,6 +91,7 @@ export function batchTable(r: BatchResult | undefined): string[] {
     out.push(
       `  one batch of ${m.items} × ${Math.round(m.payloadBytes / m.items)} B held in the flow: heap + external +${n2(m.pkg.grown / 1048576, 1)} MiB = ${n2(f.memory)}× its payload bytes (target ≤ 2), RSS ${n2(f.memoryRss)}×; raw amqplib holding the same deliveries decoded ${n2(f.memoryRaw)}×`,
     );
+    if (m.pkgBuffer) out.push(`    the same with the bodies kept as Buffers (decode: buffer) ${n2(f.memoryBuffer)}×; raw amqplib holding the deliveries ${n2(f.memoryRawBuffer)}×`);
   }
   return out;
 }

@@ -2,13 +2,14 @@
  * Batch consumption (issue 51, lib/batch-scenarios.ts): the package's consumer in batches of 500
  * writing one multi-row INSERT a batch into PostgreSQL, against the same flow one INSERT a message and
  * against a hand-written amqplib + pg batch consumer; client CPU per item in batches against per
- * message (no database); batches with PostgreSQL deduplication against the same without it; and the
+ * message (no database), beside the floor (raw amqplib in the same batches); batches with PostgreSQL deduplication against the same without it; and the
  * memory one batch of 5 000 × 1 KB held in the flow adds (lib/batch-memory.ts). Each group's sides
  * alternate (harness.ts `variants`), each side warmed up once first, not recorded.
  */
 import { randomBytes } from 'node:crypto';
 import { messageProperties, type RunResult } from '../lib/common';
 import { batchMemory } from '../lib/batch-memory';
+import { rawBatchConsume } from '../lib/batch-floor';
 import { batchConsumer, pkgBatchPg, prepareRows, rawBatchPg, truncateRows, type BatchTables } from '../lib/batch-scenarios';
 import type { BatchResult } from '../lib/batch-result';
 import * as S from '../lib/scenarios';
@@ -50,10 +51,11 @@ async function cpuRuns(b: Bench, topo: Names, result: BatchResult): Promise<void
     return [
       ['package consume → ack, batches of 500', n, b.load(topo, 1024, n), () => S.pkgConsume(b.ctx, { topo, count: n, prefetch: PREFETCH, consumer: batchConsumer() })],
       [`package consume → ack, one msg a message, prefetch ${PREFETCH}`, m, b.load(topo, 1024, m), () => S.pkgConsume(b.ctx, { topo, count: m, prefetch: PREFETCH })],
+      ['raw amqplib in batches of 500 (the floor)', n, b.load(topo, 1024, n), () => rawBatchConsume({ queue: topo.mainQueue, count: n })],
     ];
   };
-  const [batch = [], perMessage = []] = await warmedVariants('batch CPU', sides);
-  result.cpu = { batch, perMessage };
+  const [batch = [], perMessage = [], raw = []] = await warmedVariants('batch CPU', sides);
+  result.cpu = { batch, perMessage, raw };
 }
 
 async function dedupeRuns(b: Bench, topo: Names, result: BatchResult): Promise<void> {

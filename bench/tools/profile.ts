@@ -7,6 +7,7 @@
  *   node --expose-gc --import tsx bench/tools/profile.ts dedupe-none | dedupe-memory | dedupe-redis | dedupe-postgres | dedupe-redis-raw | dedupe-postgres-raw [count]   (consume with deduplication, every id new; -raw: a careful hand-written consumer, lib/dedupe-raw.ts)
  *   node --expose-gc --import tsx bench/tools/profile.ts outbox | outbox-raw | outbox-hand [count]   (the relay from the NOTIFY on rows written before, or raw amqplib publishing them, or the hand-written pipelined relay, lib/relay-raw.ts)
  *   node --expose-gc --import tsx bench/tools/profile.ts nodered-alone | retry-nodered | publish-nodered   (Node-RED alone, lib/nodered-alone.ts)
+ *   node --expose-gc --import tsx bench/tools/profile.ts batch-raw | batch-raw-buffer [count]   (the floor: raw amqplib at prefetch 1000 in batches of 500, each body JSON-decoded or not, one multiple ack a batch, lib/batch-floor.ts)
  *   node --expose-gc --import tsx bench/tools/profile.ts batch | batch-dedupe-none | batch-dedupe-postgres | batch-pg | batch-pg-single | batch-pg-raw [count]   (batch mode, lib/batch-scenarios.ts: consume → ack in batches of 500, with deduplication or not; → one multi-row INSERT a batch; the same flow one INSERT a message; the hand-written amqplib + pg batch consumer)
  *   node --import tsx bench/tools/profile.ts --summarize some.cpuprofile [count]   (a profile from node --cpu-prof)
  *
@@ -29,6 +30,7 @@ import { dedupeConsume, dropTable, prepareOutbox } from '../lib/store-scenarios'
 import { rawDedupe } from '../lib/dedupe-raw';
 import { rawPipelinedRelay } from '../lib/relay-raw';
 import { batchConsumer, pkgBatchPg, prepareRows, rawBatchPg } from '../lib/batch-scenarios';
+import { rawBatchConsume } from '../lib/batch-floor';
 import { formatHeapSummary, formatSummary, summarize, summarizeHeap, type CpuProfile, type HeapProfile } from './cpuprofile';
 
 const [what = 'consume', countArg, prefetchArg, sizeArg] = process.argv.slice(2);
@@ -126,6 +128,8 @@ async function main(): Promise<void> {
       'dedupe-postgres-raw': [preparedIds, () => rawDedupe({ kind: 'postgres', queue: topo.mainQueue, count, prefetch })],
       'dedupe-postgres': [preparedIds, () => dedupeConsume(ctx, { topo, count, prefetch, kind: 'postgres' })],
       batch: [prepared, () => S.pkgConsume(ctx, { topo, count, prefetch, consumer: batchConsumer() })],
+      'batch-raw': [prepared, () => rawBatchConsume({ queue: topo.mainQueue, count })],
+      'batch-raw-buffer': [prepared, () => rawBatchConsume({ queue: topo.mainQueue, count, decode: false })],
       'batch-dedupe-none': [preparedIds, () => dedupeConsume(ctx, { topo, count, prefetch, kind: 'none', more: batchConsumer() })],
       'batch-dedupe-postgres': [preparedIds, () => dedupeConsume(ctx, { topo, count, prefetch, kind: 'postgres', more: batchConsumer() })],
       'batch-pg': [preparedRows, () => pkgBatchPg(ctx, { topo, tables: batchRows, count, prefetch, batch: true })],

@@ -6,15 +6,12 @@
  * longer `live` (ended meanwhile: the broker has them again) are left out. Pure, with injected timers;
  * the consumer node builds one msg of each batch.
  */
-import { realTimers, type Timers } from './recheck';
+import { realTimers, type Timers } from './timers';
 
 /** The longest batch a consumer collects. */
 export const MAX_BATCH_SIZE = 10_000;
 /** RabbitMQ's largest prefetch (basic.qos counts up to 65535 unacked messages). */
 const MAX_PREFETCH = 65_535;
-
-/** Arms and disarms the wait's timer; injectable for unit tests. */
-export type BatchTimers = Timers;
 
 export interface BatcherOptions<T> {
   /** Items per batch, at most (1..MAX_BATCH_SIZE). */
@@ -25,7 +22,8 @@ export interface BatcherOptions<T> {
   send: (items: T[]) => void;
   /** Whether an item can still be settled; the others are left out of the batch they were in. Default: all. */
   live?: (item: T) => boolean;
-  timers?: BatchTimers;
+  /** Arms and disarms the wait's timer. */
+  timers?: Timers;
 }
 
 /** The prefetch of a consumer in batch mode: room for two batches (one in the flow, the next collecting), never less than the configured one, at most 65535. */
@@ -36,7 +34,7 @@ export function batchPrefetch(prefetch: number, size: number): number {
 export class Batcher<T> {
   private items: T[] = [];
   private timer: unknown;
-  private readonly timers: BatchTimers;
+  private readonly timers: Timers;
 
   constructor(private readonly options: BatcherOptions<T>) {
     if (!Number.isInteger(options.size) || options.size < 1 || options.size > MAX_BATCH_SIZE) throw new RangeError(`batch size must be an integer from 1 to ${MAX_BATCH_SIZE} (got ${options.size})`);

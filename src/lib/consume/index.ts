@@ -1,7 +1,7 @@
 /**
  * consume — consuming the main queue of a retry topology: the session's lifecycle (topology check,
  * consume, reconnect, pause, stop and drain) and the parts it owns — its channel (consumer-channel),
- * its setups' re-checks (recheck), why it pauses (pauses), where deliveries enter (intake), its
+ * its setups' re-checks (recheck) and the timers they arm (timers), why it pauses (pauses), where deliveries enter (intake), its
  * deliveries on arrival (deliveries) and their settles (settles) — the retry mover for quorum tiers,
  * batch mode's collecting (batcher), and the share of a partitioned configuration's partitions among
  * its instances (members, partition-share).
@@ -10,7 +10,8 @@ export { ConsumerSession } from './consumer-session';
 export { brokerCancelText, cancelCause, type BrokerCancel } from './broker-cancel';
 export { Breaker, downstreamFailed, type CircuitView } from './breaker';
 export { Throttle, type HeldDelivery } from './throttle';
-export { Batcher, batchPrefetch, MAX_BATCH_SIZE, type BatcherOptions, type BatchTimers } from './batcher';
+export { Batcher, batchPrefetch, MAX_BATCH_SIZE, type BatcherOptions } from './batcher';
+export { realTimers, type Timers } from './timers';
 export { Admission, NO_DEDUPE_KEY, type Arrival, type DeliveryDedupe } from './admission';
 export { ConsumerDepths, type DepthWatch } from './depths';
 export { Deliveries } from './deliveries';

@@ -5,6 +5,7 @@
  * wanted at all (not stopped, no channel yet, connected).
  */
 import { backoffDelay } from '../backoff';
+import { realTimers, type Timers } from './timers';
 
 const RECHECK_BACKOFF = { initialMs: 2000, maxMs: 60_000, factor: 2, jitter: 0.1 };
 
@@ -12,17 +13,6 @@ const RECHECK_BACKOFF = { initialMs: 2000, maxMs: 60_000, factor: 2, jitter: 0.1
 export function recheckDelay(attempt: number, random: () => number = Math.random): number {
   return backoffDelay(attempt, RECHECK_BACKOFF, random);
 }
-
-/** Arms and disarms a timer (the re-check's, a batch's wait); injectable for unit tests. */
-export interface Timers {
-  set(due: () => void, ms: number): unknown;
-  clear(timer: unknown): void;
-}
-
-export const realTimers: Timers = {
-  set: (due, ms) => setTimeout(due, ms),
-  clear: (timer) => clearTimeout(timer as NodeJS.Timeout | undefined),
-};
 
 export class Recheck {
   private attempt = 0;

@@ -21,6 +21,9 @@ export interface OutcomeHooks {
 export class SettleOutcomes {
   readonly counters = { delivered: 0, acked: 0, retried: 0, parked: 0, duplicates: 0 };
   private readonly parkLog: LogLimiter;
+  /** Inside `together`: how deep, and whether a `changed` was held back meanwhile. */
+  private quiet = 0;
+  private missed = false;
 
   constructor(
     private readonly metrics: OutcomeRecorder | undefined,
@@ -50,6 +53,23 @@ export class SettleOutcomes {
     return outcome;
   }
 
+  /**
+   * Runs `settles` (a batch's items settled in one loop) with one `changed` at its end instead of one
+   * per settle: each item is still counted, recorded and reported on its own.
+   */
+  together<T>(settles: () => T): T {
+    this.quiet += 1;
+    try {
+      return settles();
+    } finally {
+      this.quiet -= 1;
+      if (this.quiet === 0 && this.missed) {
+        this.missed = false;
+        this.hooks.changed();
+      }
+    }
+  }
+
   /** Writes the warnings held back so far. */
   flush(): void {
     this.parkLog.flush();
@@ -72,7 +92,8 @@ export class SettleOutcomes {
       this.counters.retried += 1;
       outcome = { done: 'retried', attempt };
     }
-    this.hooks.changed();
+    if (this.quiet > 0) this.missed = true;
+    else this.hooks.changed();
     return outcome;
   }
 }

@@ -104,6 +104,14 @@ export class Settles {
     this.keyed?.duplicate(entry);
   }
 
+  /**
+   * Runs `settles` — many {@link settleNow} calls in one loop (a batch msg's items) — with one `changed`
+   * event at its end instead of one per settle; each is still counted, recorded and reported on its own.
+   */
+  together<T>(settles: () => T): T {
+    return this.outcomes.together(settles);
+  }
+
   /** {@link settleNow} as a promise (the settle timeout, an invalid body): rejects with {@link SettleError} when it cannot be settled (any more). */
   settle(id: string, action: SettleAction, reason = '', failure?: FailureDetails, kind?: ErrorKind, delayMs?: number): Promise<SettleOutcome> {
     return new Promise((resolve, reject) => {

@@ -115,6 +115,8 @@ export class AckBatcher implements AckTarget {
   private pendingMessages: Message[] = [];
   private pendingKinds: Kind[] = [];
   private inOrder = true;
+  /** Whether every pending settle is an ack (the usual case: a run below every unsettled one is one frame). */
+  private acksOnly = true;
   private scheduled = false;
   private gone = false;
 
@@ -192,11 +194,19 @@ export class AckBatcher implements AckTarget {
     if (this.gone || messages.length === 0) return false;
     const kinds = this.pendingKinds;
     const order = this.inOrder ? undefined : ascending(messages);
+    const acksOnly = this.acksOnly;
     this.pendingMessages = [];
     this.pendingKinds = [];
     this.inOrder = true;
+    this.acksOnly = true;
     const lowestUnsettled = this.unsettled.lowest();
     try {
+      // Acks in order, all below every unsettled delivery: one multiple ack of the highest, without a walk (a batch's items).
+      const last = messages[messages.length - 1] as Message;
+      if (acksOnly && !order && last.fields.deliveryTag < lowestUnsettled) {
+        this.write(last, 'ack', true);
+        return true;
+      }
       // The run so far: its highest settle (the one a multiple frame names) and its kind.
       let run: Message | undefined;
       let runKind: Kind = 'ack';
@@ -233,6 +243,7 @@ export class AckBatcher implements AckTarget {
     this.pendingMessages = [];
     this.pendingKinds = [];
     this.inOrder = true;
+    this.acksOnly = true;
     this.unsettled.clear();
   }
 
@@ -245,6 +256,7 @@ export class AckBatcher implements AckTarget {
     if (last !== undefined && last.fields.deliveryTag > tag) this.inOrder = false;
     messages.push(message);
     this.pendingKinds.push(kind);
+    if (kind !== 'ack') this.acksOnly = false;
     if (this.unsettled.size === 0) {
       this.flush();
     } else if (!this.scheduled) {

@@ -14,26 +14,12 @@ import type { BatchAmqp, BatchItem } from '../shared/batch-msg';
 import type { NodeMessage } from '../shared/node-red';
 
 /**
- * The batch's item of one delivery: its `msg.amqp`, its retry information and trace context. Written
- * out field by field: one shape for every item, several times cheaper per item than a spread of
- * `msg.amqp` (measured: ~0.3 against ~1-2 us).
+ * The batch's item of one delivery: its own `msg.amqp` (its retry information included), with its
+ * trace context written on. Not a copy: the delivery is not used once in its batch, and a copy was
+ * one more object of a dozen fields per item, held as long as the batch is (memory of big batches).
  */
 export function batchItem(delivered: DeliveredMessage): BatchItem {
-  const a = delivered.amqp;
-  const item: BatchItem = {
-    deliveryId: a.deliveryId,
-    config: a.config,
-    queue: a.queue,
-    exchange: a.exchange,
-    routingKey: a.routingKey,
-    redelivered: a.redelivered,
-    deliveryTag: a.deliveryTag,
-    consumerTag: a.consumerTag,
-    properties: a.properties,
-    headers: a.headers,
-    retry: delivered.retry,
-  };
-  if (a.dedupe !== undefined) item.dedupe = a.dedupe;
+  const item: BatchItem = delivered.amqp;
   if (delivered.traceparent !== undefined) {
     item.traceparent = delivered.traceparent;
     if (delivered.tracestate !== undefined) item.tracestate = delivered.tracestate;

@@ -10,7 +10,7 @@ import { failureDetails } from '../../lib/message';
 import { SettleError, type SettleLater, type SettleOutcome } from '../../lib/settle';
 import type { BatchAmqp, BatchItem } from './batch-msg';
 import type { ItemSettle } from './batch-plan';
-import { consumerGone, type targetFinder } from './consumer-sessions';
+import { consumerGone, type DeliveryTarget, type targetFinder } from './consumer-sessions';
 import type { DoneFunction, NodeMessage, SendFunction } from './node-red';
 import type { SettleReplies } from './settle-reply';
 
@@ -108,29 +108,36 @@ export class BatchSettler {
     private readonly sendsOn: boolean,
   ) {}
 
-  /** Settles every item of `batch` as `plan` says (the plan checked and complete: one entry per item). */
+  /**
+   * Settles every item of `batch` as `plan` says (the plan checked and complete: one entry per item).
+   * The items' session is looked up once (a batch is one consumer session's deliveries); an item it
+   * did not issue is looked for on its own. Its settles run together: one `changed` for the batch.
+   */
   settle(batch: BatchAmqp, plan: readonly ItemSettle[], msg: NodeMessage, send: SendFunction, done: DoneFunction): void {
     const run = new BatchRun(batch, plan, (ended) => this.reply(batch, ended, msg, send, done));
     const { items } = batch;
-    for (let index = 0; index < items.length; index++) {
-      const { deliveryId } = items[index] as BatchItem;
-      const p = plan[index] as ItemSettle;
-      const target = this.find(batch.config, deliveryId);
-      if (target === undefined) {
-        run.failed(index, consumerGone(deliveryId));
-        continue;
-      }
-      let outcome: SettleOutcome | undefined;
-      try {
-        outcome = target.session.settles.settleNow(deliveryId, p.action, p.reason, p.action === 'ack' ? undefined : failureDetails(p.error), p.kind, run.later, p.delayMs);
-      } catch (err) {
-        run.failed(index, err);
-        continue;
-      }
-      if (outcome === undefined) run.wait(index);
-      else run.settled(index, outcome);
-    }
+    const first = items.length > 0 ? this.find(batch.config, (items[0] as BatchItem).deliveryId) : undefined;
+    const loop = (): void => {
+      for (let index = 0; index < items.length; index++) this.settleItem(batch.config, first?.session, items[index] as BatchItem, plan[index] as ItemSettle, index, run);
+    };
+    if (first) first.session.settles.together(loop);
+    else loop();
     run.loopEnded();
+  }
+
+  /** One item, through `session` when it issued the item, else through the session that did. */
+  private settleItem(config: string, session: DeliveryTarget['session'] | undefined, item: BatchItem, p: ItemSettle, index: number, run: BatchRun): void {
+    const { deliveryId } = item;
+    const settles = session?.settles.issued(deliveryId) ? session.settles : this.find(config, deliveryId)?.session.settles;
+    if (settles === undefined) return run.failed(index, consumerGone(deliveryId));
+    let outcome: SettleOutcome | undefined;
+    try {
+      outcome = settles.settleNow(deliveryId, p.action, p.reason, p.action === 'ack' ? undefined : failureDetails(p.error), p.kind, run.later, p.delayMs);
+    } catch (err) {
+      return run.failed(index, err);
+    }
+    if (outcome === undefined) run.wait(index);
+    else run.settled(index, outcome);
   }
 
   private reply(batch: BatchAmqp, run: BatchRun, msg: NodeMessage, send: SendFunction, done: DoneFunction): void {

@@ -1,8 +1,8 @@
 /** Batch mode's collecting (issue 51), with fake timers: size, wait, flush, drop, stale items. */
 import assert from 'node:assert/strict';
-import { Batcher, batchPrefetch, MAX_BATCH_SIZE, type BatchTimers } from '../../../src/lib/consume';
+import { Batcher, batchPrefetch, MAX_BATCH_SIZE, type Timers } from '../../../src/lib/consume';
 
-class FakeTimers implements BatchTimers {
+class FakeTimers implements Timers {
   armed: Array<{ due: () => void; ms: number }> = [];
   cleared = 0;
   set(due: () => void, ms: number): unknown {

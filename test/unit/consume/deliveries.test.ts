@@ -127,6 +127,24 @@ describe('deliveries', () => {
     assert.deepEqual([deliveries.live(a), deliveries.live(b), deliveries.live('node1:99'), deliveries.live('other:1')], [false, false, false, false]);
   });
 
+  it('together (a batch\'s settles in one loop): one changed event at its end, each settle still counted and reported', async () => {
+    const { written, deliveries, track } = setup(0);
+    const ids = [track(1), track(2), track(3), track(4)];
+    const changes: number[] = [];
+    const settled: string[] = [];
+    deliveries.on('changed', () => changes.push(deliveries.inFlight));
+    deliveries.on('settled', (s) => settled.push(s.outcome.done));
+    const outcomes = deliveries.settles.together(() => ids.slice(0, 3).map((id) => deliveries.settleNow(id, 'ack', '', undefined, undefined, () => undefined)));
+    assert.deepEqual(outcomes, [1, 1, 1].map((attempt) => ({ done: 'acked', attempt })));
+    assert.deepEqual(changes, [1], 'one changed, once the three are settled');
+    assert.deepEqual(settled, ['acked', 'acked', 'acked']);
+    assert.equal(deliveries.counters.acked, 3);
+    deliveries.settleNow(ids[3] as string, 'ack', '', undefined, undefined, () => undefined);
+    assert.deepEqual(changes, [1, 0], 'outside together: one per settle again');
+    await nextTurn();
+    assert.deepEqual(written, ['ack 4+'], 'the four acks in one multiple frame');
+  });
+
   it('settleNow (the settle nodes\' path): an ack or a dead-letter returns its outcome itself, a copy undefined and its outcome through the callback; one that cannot settle throws', async () => {
     const { written, deliveries, track, copies } = setup(0);
     const a = track(1);

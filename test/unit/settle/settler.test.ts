@@ -52,6 +52,15 @@ describe('ack batcher', () => {
     assert.deepEqual(sent, ['ack 3 multiple']);
   });
 
+  it('a batch\'s acks, in order below the next batch still unsettled: one multiple-ack of the highest', () => {
+    const { sent, batcher, endTurn, arrive } = setup();
+    const tags = Array.from({ length: 1000 }, (_, i) => i + 1);
+    const messages = arrive(...tags);
+    for (const m of messages.slice(0, 500)) batcher.ack(m);
+    endTurn();
+    assert.deepEqual(sent, ['ack 500 multiple']);
+  });
+
   it('writes at once when no other delivery is in flight (prefetch 1 waits for nothing)', () => {
     const { sent, batcher, arrive, scheduled } = setup();
     const [m1] = arrive(1);

@@ -38,11 +38,9 @@ describe('batchItem', () => {
     assert.equal(item.traceparent, '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01');
     assert.equal(item.tracestate, 'a=b');
   });
-  it('does not change the delivery\'s msg.amqp', () => {
+  it('is the delivery\'s own msg.amqp, not a copy (one object less per item held)', () => {
     const d = delivered(3);
-    const before = Object.keys(d.amqp);
-    batchItem(d);
-    assert.deepEqual(Object.keys(d.amqp), before);
+    assert.equal(batchItem(d), d.amqp);
   });
   it('gives every item the same hidden class (a spread copy plus retry made one per item: memory and GC of big batches)', () => {
     // V8's own check, allowed for the functions compiled from here on (the flag changes nothing else).

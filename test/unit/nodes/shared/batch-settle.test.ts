@@ -14,7 +14,15 @@ type Answer = SettleOutcome | 'later' | Error;
 function harness(answers: Record<string, Answer>) {
   const asked: Array<[string, SettleAction, string]> = [];
   const laters: Array<[SettleLater, string]> = [];
-  const settles = {
+  const finds: string[] = [];
+  let together = 0;
+  /** A session's settles: this one issued every id but those of another session (`other…`, which `others` settles) and of a consumer gone (`gone…`). */
+  const settlesOf = (mine: (id: string) => boolean) => ({
+    issued: (id: string) => mine(id),
+    together<T>(run: () => T): T {
+      together += 1;
+      return run();
+    },
     settleNow(id: string, action: SettleAction, reason: string, _f: unknown, _k: unknown, later: SettleLater): SettleOutcome | undefined {
       asked.push([id, action, reason]);
       const answer = answers[id] ?? { done: action === 'ack' ? 'acked' : 'retried', attempt: 1 };
@@ -25,8 +33,13 @@ function harness(answers: Record<string, Answer>) {
       }
       return answer;
     },
-  };
-  const find = ((_config: string | undefined, id: string) => (id.startsWith('gone') ? undefined : ({ deliveryId: id, session: { settles } } as unknown as DeliveryTarget))) as ReturnType<typeof targetFinder>;
+  });
+  const settles = settlesOf((id) => !id.startsWith('other') && !id.startsWith('gone'));
+  const others = settlesOf((id) => id.startsWith('other'));
+  const find = ((_config: string | undefined, id: string) => {
+    finds.push(id);
+    return id.startsWith('gone') ? undefined : ({ deliveryId: id, session: { settles: id.startsWith('other') ? others : settles } } as unknown as DeliveryTarget);
+  }) as ReturnType<typeof targetFinder>;
   const warnings: unknown[] = [];
   const statuses: NodeStatus[] = [];
   const node = { warn: (t: unknown) => warnings.push(t), status: (s: NodeStatus) => statuses.push(s) } as unknown as Node;
@@ -40,7 +53,7 @@ function harness(answers: Record<string, Answer>) {
     settler.settle(batch, plan, msg, (m) => sent.push(m as NodeMessage), (err) => dones.push(err));
     return msg;
   };
-  return { asked, laters, warnings, statuses, sent, dones, run, replies };
+  return { asked, laters, warnings, statuses, sent, dones, run, replies, finds, together: () => together };
 }
 
 const ack: ItemSettle = { action: 'ack', reason: '', delayMs: 0 };
@@ -53,6 +66,24 @@ describe('batch settle', () => {
     assert.deepEqual(h.asked.map(([id, action]) => [id, action]), [['a', 'ack'], ['b', 'ack'], ['c', 'ack']]);
     assert.deepEqual(h.dones, [undefined]);
     assert.deepEqual(h.sent, [], 'nothing parked: nothing sent on');
+    h.replies.stop();
+  });
+
+  it('the items\' session is looked up once for the batch, and its settles run together', () => {
+    const h = harness({});
+    h.run(['a', 'b', 'c', 'd'], [ack, ack, ack, ack]);
+    assert.deepEqual(h.finds, ['a']);
+    assert.equal(h.together(), 1);
+    assert.deepEqual(h.dones, [undefined]);
+    h.replies.stop();
+  });
+
+  it('an item the first item\'s session did not issue is settled through the session that did', () => {
+    const h = harness({});
+    h.run(['a', 'other-b', 'c'], [ack, ack, ack]);
+    assert.deepEqual(h.finds, ['a', 'other-b']);
+    assert.deepEqual(h.asked.map(([id]) => id), ['a', 'other-b', 'c']);
+    assert.deepEqual(h.dones, [undefined]);
     h.replies.stop();
   });
 
