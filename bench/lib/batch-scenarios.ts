@@ -3,15 +3,13 @@
  * (DATABASE_URL): the package's retry-consumer in batch mode writing one multi-row INSERT per batch
  * the way the docs recommend (a `bench-call` node puts the statement in msg.statements, an
  * `outbox write` with its event off runs it on a `retry-postgres` config, a `retry-settle` acks every
- * item), the same flow with batch mode off (one INSERT per message), and a careful hand-written
- * amqplib + pg batch consumer doing the same work. Each run is timed by the amqplib probe (common.ts):
+ * item), and the same flow with batch mode off (one INSERT per message); the hand-written consumers
+ * are in batch-raw.ts. Each run is timed by the amqplib probe (common.ts):
  * a `multiple` ack counts every delivery it settles.
  */
-import pg from 'pg';
-import type { ConsumeMessage } from 'amqplib';
 import type { Names } from '../../test/helpers/flows';
 import { tab } from '../../test/helpers/flows';
-import { armProbe, connect, probeCounts, probeResult, withTimeout, type RunResult } from './common';
+import { armProbe, probeCounts, probeResult, withTimeout, type RunResult } from './common';
 import { benchHooks, loadFlow, unloadFlow, type FlowNode, type Msg } from './nodered';
 import { benchBroker, benchConfig, benchConsumer, settleNode, timeoutFor, type Ctx } from './scenarios';
 import { DATABASE_URL, withDb } from './store-scenarios';
@@ -44,7 +42,7 @@ export function insertMany(table: string, ids: string[], bodies: string[]): { sq
   return { sql: `INSERT INTO ${table} (id, body) SELECT * FROM unnest($1::text[], $2::jsonb[])`, params: [ids, bodies] };
 }
 
-function insertOne(table: string, id: string, body: string): { sql: string; params: unknown[] } {
+export function insertOne(table: string, id: string, body: string): { sql: string; params: unknown[] } {
   return { sql: `INSERT INTO ${table} (id, body) VALUES ($1, $2)`, params: [id, body] };
 }
 
@@ -94,70 +92,5 @@ export async function pkgBatchPg(ctx: Ctx, { topo, tables, count, prefetch, batc
   } finally {
     benchHooks.onInput = undefined;
     await unloadFlow();
-  }
-}
-
-/** A batch the hand-written consumer wrote or is writing: acked (multiple, up to its last delivery) once it and every batch before it are written. */
-interface Written {
-  last: ConsumeMessage;
-  done: boolean;
-}
-
-/**
- * A careful hand-written batch consumer: raw amqplib (prefetch 2 × the batch size, as the package's)
- * and pg (a pool of 2: a batch written while the next one collects). A batch goes when it holds
- * `size` deliveries or `BATCH_WAIT_MS` after its first; its bodies are decoded (JSON.parse, the
- * package's decode) and written as JSON in the same multi-row INSERT; once written — and every
- * batch before it — it is acked with one `multiple` ack.
- */
-export async function rawBatchPg({ queue, table, count, size = BATCH_SIZE }: { queue: string; table: string; count: number; size?: number }): Promise<RunResult> {
-  const pool = new pg.Pool({ connectionString: DATABASE_URL, max: 2 });
-  const model = await connect('bench raw batch consumer');
-  try {
-    const ch = await model.createChannel();
-    ch.on('error', () => undefined);
-    await ch.prefetch(2 * size);
-    let fail: (err: unknown) => void = () => undefined;
-    const failed = new Promise<never>((_, reject) => {
-      fail = reject;
-    });
-    let items: ConsumeMessage[] = [];
-    let timer: NodeJS.Timeout | undefined;
-    const writing: Written[] = [];
-    const written = (): void => {
-      while (writing[0]?.done) ch.ack((writing.shift() as Written).last, true);
-    };
-    const flush = (): void => {
-      clearTimeout(timer);
-      timer = undefined;
-      const batch = items;
-      items = [];
-      const ids: string[] = [];
-      const bodies: string[] = [];
-      for (const m of batch) {
-        ids.push(String(m.properties.messageId));
-        bodies.push(JSON.stringify(JSON.parse(m.content.toString('utf8'))));
-      }
-      const entry: Written = { last: batch[batch.length - 1] as ConsumeMessage, done: false };
-      writing.push(entry);
-      const { sql, params } = insertMany(table, ids, bodies);
-      pool.query(sql, params).then(() => {
-        entry.done = true;
-        written();
-      }, fail);
-    };
-    const done = armProbe(count);
-    await ch.consume(queue, (m) => {
-      if (m === null) return;
-      items.push(m);
-      if (items.length >= size) flush();
-      else timer ??= setTimeout(flush, BATCH_WAIT_MS);
-    });
-    await withTimeout(Promise.race([done, failed]), timeoutFor(count), `hand-written batch consumer: ${count} acks (got ${probeCounts().acks})`);
-    clearTimeout(timer);
-    return probeResult();
-  } finally {
-    await model.close().catch(() => undefined);
-    await pool.end();
   }
 }

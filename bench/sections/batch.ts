@@ -1,8 +1,10 @@
 /**
  * Batch consumption (issue 51, lib/batch-scenarios.ts): the package's consumer in batches of 500
  * writing one multi-row INSERT a batch into PostgreSQL, against the same flow one INSERT a message and
- * against a hand-written amqplib + pg batch consumer; client CPU per item in batches against per
- * message (no database), beside the floor (raw amqplib in the same batches); batches with PostgreSQL deduplication against the same without it; and the
+ * against a hand-written amqplib + pg batch consumer, and that one against a hand-written consumer
+ * doing one INSERT a message (lib/batch-raw.ts); client CPU per item in batches against per message
+ * (no database), beside the floor (raw amqplib in the same batches, lib/batch-floor.ts); batches with
+ * PostgreSQL deduplication against the same without it, and the same pair hand-written; and the
  * memory one batch of 5 000 × 1 KB held in the flow adds (lib/batch-memory.ts). Each group's sides
  * alternate (harness.ts `variants`), each side warmed up once first, not recorded.
  */
@@ -10,7 +12,8 @@ import { randomBytes } from 'node:crypto';
 import { messageProperties, type RunResult } from '../lib/common';
 import { batchMemory } from '../lib/batch-memory';
 import { rawBatchConsume } from '../lib/batch-floor';
-import { batchConsumer, pkgBatchPg, prepareRows, rawBatchPg, truncateRows, type BatchTables } from '../lib/batch-scenarios';
+import { batchConsumer, pkgBatchPg, prepareRows, truncateRows, type BatchTables } from '../lib/batch-scenarios';
+import { rawBatchDedupe, rawBatchPg, rawPerMessagePg } from '../lib/batch-raw';
 import type { BatchResult } from '../lib/batch-result';
 import * as S from '../lib/scenarios';
 import * as D from '../lib/store-scenarios';
@@ -39,10 +42,11 @@ async function pgRuns(b: Bench, topo: Names, tables: BatchTables, result: BatchR
       ['package, batches of 500 → 1 INSERT each', n, prep(n), () => pkgBatchPg(b.ctx, { topo, tables, count: n, prefetch: PREFETCH, batch: true })],
       ['package, 1 INSERT a message', m, prep(m), () => pkgBatchPg(b.ctx, { topo, tables, count: m, prefetch: PREFETCH, batch: false })],
       ['hand-written amqplib + pg, batches of 500', n, prep(n), () => rawBatchPg({ queue: topo.mainQueue, table: tables.rows, count: n })],
+      [`hand-written amqplib + pg, 1 INSERT a message (prefetch ${PREFETCH}, pool 10)`, m, prep(m), () => rawPerMessagePg({ queue: topo.mainQueue, table: tables.rows, count: m, prefetch: PREFETCH })],
     ];
   };
-  const [batch = [], single = [], handWritten = []] = await warmedVariants('batch → PostgreSQL', sides);
-  result.pg = { batch, perMessage: single, handWritten };
+  const [batch = [], single = [], handWritten = [], handWrittenPerMessage = []] = await warmedVariants('batch → PostgreSQL', sides);
+  result.pg = { batch, perMessage: single, handWritten, handWrittenPerMessage };
 }
 
 async function cpuRuns(b: Bench, topo: Names, result: BatchResult): Promise<void> {
@@ -66,10 +70,15 @@ async function dedupeRuns(b: Bench, topo: Names, result: BatchResult): Promise<v
   };
   const sides = (warmUp: boolean): Variant[] => {
     const n = warmUp ? PLAN.warmup : PLAN.batch.dedupe;
-    return (['none', 'postgres'] as const).map((kind): Variant => [`package, batches of 500, deduplication: ${kind}`, n, prep(n), () => D.dedupeConsume(b.ctx, { topo, count: n, prefetch: PREFETCH, kind, more: batchConsumer() })]);
+    const queue = topo.mainQueue;
+    return [
+      ...(['none', 'postgres'] as const).map((kind): Variant => [`package, batches of 500, deduplication: ${kind}`, n, prep(n), () => D.dedupeConsume(b.ctx, { topo, count: n, prefetch: PREFETCH, kind, more: batchConsumer() })]),
+      ['hand-written amqplib, batches of 500, no deduplication', n, prep(n), () => rawBatchDedupe({ queue, count: n, dedupe: false })],
+      ['hand-written amqplib + pg, batches of 500, deduplication in 2 statements a batch', n, prep(n), () => rawBatchDedupe({ queue, count: n, dedupe: true })],
+    ];
   };
-  const [none = [], postgres = []] = await warmedVariants('batch dedupe', sides);
-  result.dedupe = { none, postgres };
+  const [none = [], postgres = [], rawNone = [], rawPostgres = []] = await warmedVariants('batch dedupe', sides);
+  result.dedupe = { none, postgres, rawNone, rawPostgres };
 }
 
 export async function batch(b: Bench): Promise<void> {

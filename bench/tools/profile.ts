@@ -29,8 +29,9 @@ import * as S from '../lib/scenarios';
 import { dedupeConsume, dropTable, prepareOutbox } from '../lib/store-scenarios';
 import { rawDedupe } from '../lib/dedupe-raw';
 import { rawPipelinedRelay } from '../lib/relay-raw';
-import { batchConsumer, pkgBatchPg, prepareRows, rawBatchPg } from '../lib/batch-scenarios';
+import { batchConsumer, pkgBatchPg, prepareRows } from '../lib/batch-scenarios';
 import { rawBatchConsume } from '../lib/batch-floor';
+import { rawBatchPg } from '../lib/batch-raw';
 import { formatHeapSummary, formatSummary, summarize, summarizeHeap, type CpuProfile, type HeapProfile } from './cpuprofile';
 
 const [what = 'consume', countArg, prefetchArg, sizeArg] = process.argv.slice(2);

@@ -41,6 +41,7 @@ export function dedupeGate(options: ConsumerSessionOptions, on: { down(why: stri
     leaseMs: Math.max(dedupe.leaseMs, options.settleTimeoutMs > 0 ? options.settleTimeoutMs + 30_000 : 0),
     retentionMs: dedupe.retentionMs,
     storeDown: dedupe.storeDown,
+    claimWindow: dedupe.claimWindow,
   });
   return gate.on('down', (why) => on.down(why)).on('up', () => on.up()).on('warning', (text) => on.warning(text));
 }

@@ -127,6 +127,8 @@ export interface SessionDedupe {
   store: DedupeStore;
   /** The key of a delivery, as the flow would see it (default: its messageId); an expression may take a turn or more. */
   keyOf: (delivered: DeliveredMessage) => DedupeKeyResult | Promise<DedupeKeyResult>;
+  /** Batch mode: a batch's claims go to the store as one call (see DedupeGateOptions.claimWindow). */
+  claimWindow?: { size: number; waitMs: number };
   /** A delivery without a key: processed without deduplication, or parked. */
   noKey: 'process' | 'park';
   /** A store that fails: stop consuming until it answers (pause), or process without deduplication. */

@@ -21,6 +21,11 @@ export interface DedupeGateOptions {
   recheckMs?: number;
   /** Probing a store that is down: first and longest pause; defaults 1 s and 30 s. */
   probe?: ProbeBackoff;
+  /**
+   * A consumer in batch mode: its claims gathered into one store call per batch — `size` of them, or
+   * those that came within `waitMs` of the first (a store that answers at once claims each at once).
+   */
+  claimWindow?: { size: number; waitMs: number };
   /** The clock and timer waiting copies are looked at again on (tests give their own). */
   timer?: Timer;
 }

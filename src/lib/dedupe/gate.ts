@@ -68,10 +68,10 @@ export class DedupeGate extends EventEmitter<DedupeGateEvents> {
     this.rechecks = new RecheckSchedule((items) => this.recheck(items), this.timer);
     this.local = new LocalKeys(this.rechecks);
     this.probe = new StoreProbe(() => options.store.ping(), () => this.storeUp(), options.probe);
-    const { scope, leaseMs, retentionMs } = options;
+    const { scope, leaseMs, retentionMs, claimWindow } = options;
     this.calls = new StoreBatch(
       options.store,
-      { scope, owner: this.owner, leaseMs, retentionMs },
+      { scope, owner: this.owner, leaseMs, retentionMs, claimWindow },
       {
         claimed: (claim, result) => this.claimed(claim, result),
         completed: (key) => this.local.finish(key, 'duplicate'),

@@ -126,11 +126,17 @@ export class PostgresDedupeStore implements DedupeStore {
   /**
    * One statement: the completes, the releases, then the claims (a round trip instead of three; the
    * gate keeps the lists apart). Without releases (the usual call) the statement has no release part,
-   * and without completes either it is the claim: an empty part still costs its executor setup. Keys
+   * without completes either it is the claim, and completes alone are the complete: an empty part
+   * still costs its executor setup. Keys
    * of several scopes (never a gate's) go as the three calls, in that order.
    */
   async exchange(calls: StoreExchange): Promise<ClaimResult[]> {
     if (calls.complete.length === 0 && calls.release.length === 0) return this.claim(calls.claim, calls.owner, calls.leaseMs);
+    if (calls.claim.length === 0 && calls.release.length === 0) {
+      // Completes alone (a consumer in batch mode records a batch between its claims): the plain statement.
+      await this.complete(calls.complete, calls.retentionMs);
+      return [];
+    }
     const scope = commonScope([calls.claim, calls.complete, calls.release]);
     if (scope === undefined) {
       await this.complete(calls.complete, calls.retentionMs);

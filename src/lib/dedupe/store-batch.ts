@@ -5,6 +5,8 @@
  * store's own `maxInFlight`) are in flight at once; what comes meanwhile waits and goes as one bigger
  * call when one answers. A claim never passes a write of its key (`exchange-plan.ts`). A call that
  * fails keeps its keys for the next flush and says so; while the store is down nothing goes out.
+ * With a claim window (a consumer in batch mode), claims wait until a batch's worth of them is here or
+ * the window's wait ran out, and go as one call: one statement per batch, not one per turn of deliveries.
  */
 import { Dictionary } from '../collections';
 import { planExchange } from './exchange-plan';
@@ -28,6 +30,8 @@ export interface StoreBatchTerms {
   owner: string;
   leaseMs: number;
   retentionMs: number;
+  /** Claims gathered into one call: `size` of them, or what came within `waitMs` of the first (completes and releases go each turn). */
+  claimWindow?: { size: number; waitMs: number };
 }
 
 /** Completes: their keys, and for each what is called once it is recorded (two arrays: no object per complete). */
@@ -44,6 +48,9 @@ export class StoreBatch<C extends { key: string }> {
   private releases: string[] = [];
   private scheduled = false;
   private inFlight = 0;
+  /** The claim window's wait: armed by the first claim it holds; `windowDue` once it ran out. */
+  private windowTimer: NodeJS.Timeout | undefined;
+  private windowDue = false;
   /**
    * Answers are taken in the order the calls went out: `sent` numbers each exchange, `taken` is the
    * number of the next to take. Calls on a pool of connections may answer out of order; taken in
@@ -93,6 +100,7 @@ export class StoreBatch<C extends { key: string }> {
 
   /** Takes the claims waiting for a call off (the caller answers them otherwise). */
   takeClaims(): C[] {
+    this.closeWindow();
     return this.claims.splice(0);
   }
 
@@ -118,8 +126,9 @@ export class StoreBatch<C extends { key: string }> {
   async flush(): Promise<void> {
     const { completes } = this;
     const completed = completes.keys;
-    const plan = planExchange(this.claims, completed, this.releases, this.writesInFlight);
-    this.claims = plan.deferred;
+    const ready = this.claimsReady();
+    const plan = planExchange(ready ? this.claims : [], completed, this.releases, this.writesInFlight);
+    if (ready) this.claims = plan.deferred;
     this.completes = noCompletes();
     this.releases = [];
     const { claims, releases } = plan;
@@ -137,6 +146,29 @@ export class StoreBatch<C extends { key: string }> {
       this.writes(releases, -1);
       if (this.claims.length > 0 || this.writing) this.schedule();
     }
+  }
+
+  /** Whether the waiting claims go in this call: always without a claim window; with one, once it is full or its wait ran out. */
+  private claimsReady(): boolean {
+    const window = this.terms.claimWindow;
+    if (window === undefined || this.claims.length === 0) return true;
+    if (this.claims.length >= window.size || this.windowDue) {
+      this.closeWindow();
+      return true;
+    }
+    this.windowTimer ??= setTimeout(() => {
+      this.windowTimer = undefined;
+      this.windowDue = true;
+      this.schedule();
+    }, window.waitMs);
+    return false;
+  }
+
+  /** The claim window's wait, over (its claims go, or were taken off). */
+  private closeWindow(): void {
+    clearTimeout(this.windowTimer);
+    this.windowTimer = undefined;
+    this.windowDue = false;
   }
 
   /** Counts writes of keys in flight (`by` 1: sent, -1: answered). */

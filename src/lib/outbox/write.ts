@@ -63,6 +63,17 @@ function shortSql(sql: string): string {
   return one.length > 80 ? `${one.slice(0, 77)}...` : one;
 }
 
+/** The `i`-th of `of` statements, its failure named. */
+async function run(client: Queryable, statement: OutboxStatement, i: number, of: number): Promise<StatementResult> {
+  try {
+    const result = await client.query(statement.sql, statement.params ?? []);
+    return { command: result.command, rowCount: result.rowCount ?? 0, rows: result.rows };
+  } catch (err) {
+    const e = err as { message?: string; code?: string };
+    throw new StatementError(i, statement.sql, e.code, `statement ${i + 1} of ${of} failed (${shortSql(statement.sql)}): ${e.message ?? String(err)}; nothing was written`);
+  }
+}
+
 /**
  * Runs the statements and inserts the event (when given) in one transaction; resolves with each
  * statement's result once committed. Rejects with a {@link StatementError} when a statement fails.
@@ -75,17 +86,13 @@ export async function writeOutbox(
   /** More work in the same transaction (e.g. recording a deduplication key as processed). */
   also?: (client: Queryable) => Promise<void>,
 ): Promise<StatementResult[]> {
+  const [only] = statements;
+  // One statement and nothing else: it is its own transaction (all or nothing) — one round trip, not
+  // BEGIN, it and COMMIT (a batch of 500 as one multi-row INSERT, or one row a message).
+  if (statements.length === 1 && only !== undefined && !event && !also) return [await run(db, only, 0, 1)];
   const written = await db.transaction(async (client) => {
     const results: StatementResult[] = [];
-    for (const [i, statement] of statements.entries()) {
-      try {
-        const result = await client.query(statement.sql, statement.params ?? []);
-        results.push({ command: result.command, rowCount: result.rowCount ?? 0, rows: result.rows });
-      } catch (err) {
-        const e = err as { message?: string; code?: string };
-        throw new StatementError(i, statement.sql, e.code, `statement ${i + 1} of ${statements.length} failed (${shortSql(statement.sql)}): ${e.message ?? String(err)}; nothing was written`);
-      }
-    }
+    for (const [i, statement] of statements.entries()) results.push(await run(client, statement, i, statements.length));
     if (event) {
       try {
         await client.query(

@@ -134,6 +134,8 @@ export function sessionOptions(settings: ConsumerSettings, part: RetryTopologyCo
             storeDown: def.dedupeStoreDown === 'process' ? 'process' : 'pause',
             leaseMs: dedupeNode.leaseMs,
             retentionMs: dedupeNode.retentionMs,
+            // Batch mode: a batch's keys claimed in one statement, not one per turn of deliveries.
+            claimWindow: settings.batch,
           }
         : undefined,
   };

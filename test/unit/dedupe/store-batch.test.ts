@@ -229,3 +229,51 @@ describe('dedupe gate: store calls', () => {
     await g.close();
   });
 });
+
+describe('dedupe gate: the claim window (a consumer in batch mode)', () => {
+  const windowed = (store: DedupeStore, waitMs = 60_000): DedupeGate =>
+    new DedupeGate({ store, scope: 'q', leaseMs: 60_000, retentionMs: 60_000, storeDown: 'pause', claimWindow: { size: 3, waitMs } });
+
+  it('claims of several turns go as one call once a batch of them is here', async () => {
+    const store = new SlowExchangeStore();
+    const g = windowed(store);
+    const admitted = ['a', 'b', 'c'].map(async (k, i) => {
+      for (let turn = 0; turn < i; turn += 1) await nextTurn();
+      return g.admit(k);
+    });
+    for (let turn = 0; turn < 4; turn += 1) await nextTurn();
+    assert.deepEqual(store.calls, ['done[] gone[] claim[a,b,c]']);
+    await settle(store);
+    assert.deepEqual(await Promise.all(admitted), ['claimed', 'claimed', 'claimed']);
+  });
+
+  it('a partial batch of claims goes once the wait ran out; completes go meanwhile on their own', async () => {
+    const store = new SlowExchangeStore();
+    const g = windowed(store, 30);
+    const first = Promise.all(['a', 'b', 'c'].map((k) => g.admit(k)));
+    await nextTurn();
+    await settle(store);
+    assert.deepEqual(await first, ['claimed', 'claimed', 'claimed']);
+    const later = g.admit('d');
+    const recorded = g.complete('a');
+    await nextTurn();
+    assert.deepEqual(store.calls.slice(1), ['done[a] gone[] claim[]'], 'the complete alone; the claim waits');
+    await settle(store);
+    await recorded;
+    await new Promise((resolve) => setTimeout(resolve, 40));
+    assert.deepEqual(store.calls.slice(2), ['done[] gone[] claim[d]']);
+    await settle(store);
+    assert.equal(await later, 'claimed');
+  });
+
+  it('a consumer that stops lets go of the claims in the window (nothing sent after)', async () => {
+    const store = new SlowExchangeStore();
+    const g = windowed(store, 20);
+    const waiting = g.admit('a');
+    await nextTurn();
+    g.endAdmissions();
+    assert.equal(await waiting, 'unchecked');
+    await new Promise((resolve) => setTimeout(resolve, 30));
+    assert.deepEqual(store.calls, []);
+  });
+});
