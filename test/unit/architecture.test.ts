@@ -19,7 +19,7 @@ export const FLOORS = ['health', 'consume', 'degrade', 'dedupe', 'outbox', 'sett
  * Modules bundled for the browser (they import single pure files, not indexes that pull in Node.js
  * APIs): src/editor, each node's dialog (src/nodes/<type>/editor.ts, editor-*.ts) and the pure modules they share.
  */
-const BROWSER_SIDE = [path.join(SRC, 'editor'), ...nodeEditors(), path.join(SRC, 'nodes/shared/properties.ts'), path.join(SRC, 'nodes/shared/topology-definition.ts'), path.join(SRC, 'nodes/shared/node-red.ts'), path.join(SRC, 'nodes/shared/node-types.ts')];
+const BROWSER_SIDE = [path.join(SRC, 'editor'), ...nodeEditors(), ...nodeProperties(), path.join(SRC, 'nodes/shared/properties.ts'), path.join(SRC, 'nodes/shared/broker-properties.ts'), path.join(SRC, 'nodes/shared/config-properties.ts'), path.join(SRC, 'nodes/shared/topology-definition.ts'), path.join(SRC, 'nodes/shared/node-red.ts'), path.join(SRC, 'nodes/shared/node-types.ts')];
 
 const NODE_TYPES = /['"`](retry-broker|retry-config|retry-consumer|retry-settle|retry-publish|park-publisher|park-replay|retry-dedupe|retry-postgres|outbox-write|outbox-relay|retry-health)['"`]/;
 
@@ -28,6 +28,11 @@ function filesUnder(dir: string): string[] {
     const file = path.join(dir, entry);
     return statSync(file).isDirectory() ? filesUnder(file) : file.endsWith('.ts') ? [file] : [];
   });
+}
+
+/** Each node type's property tables, which its dialog takes too: src/nodes/<type>/properties.ts. */
+function nodeProperties(): string[] {
+  return filesUnder(path.join(SRC, 'nodes')).filter((file) => path.basename(file) === 'properties.ts');
 }
 
 /** Each node type's dialog modules: src/nodes/<type>/editor.ts and its parts, editor-*.ts. */
