@@ -4,12 +4,13 @@
  * becomes (decide()), when its outcome is known, what it reports, and a copy that fails.
  */
 import assert from 'node:assert/strict';
-import type { ConsumeMessage, Options } from 'amqplib';
+import type { ConsumeMessage } from 'amqplib';
 import { Deliveries } from '../../../src/lib/consume/deliveries';
 import { DeliveryRegistry } from '../../../src/lib/consume/registry';
 import type { Settled } from '../../../src/lib/consume/types';
 import type { DeliveredMessage } from '../../../src/lib/message';
-import { AckBatcher, decisionPolicy, Settler, SettleError, type CopyPublisher, type SettleOutcome, type TrackedDelivery } from '../../../src/lib/settle';
+import { AckBatcher, decisionPolicy, Settler, SettleError, type SettleOutcome, type TrackedDelivery } from '../../../src/lib/settle';
+import { FakeCopies, recordingChannel } from '../fixtures/settle-fakes';
 import { consumerTopology } from '../fixtures/topology-seed';
 
 const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
@@ -24,24 +25,9 @@ function message(tag: number): ConsumeMessage {
 
 const retryAt = (attempt: number) => ({ attempt, maxAttempts: 3, remaining: 3 - attempt, firstDeathReason: null, deaths: [] });
 
-class FakeCopies implements CopyPublisher {
-  readonly published: Array<{ queue: string; headers: Record<string, unknown> }> = [];
-  refuse: string | undefined;
-  publish(_exchange: string, routingKey: string, _content: Buffer, options: Options.Publish): Promise<void> {
-    if (this.refuse !== undefined) return Promise.reject(new Error(this.refuse));
-    this.published.push({ queue: routingKey, headers: (options.headers ?? {}) as Record<string, unknown> });
-    return Promise.resolve();
-  }
-}
-
 function setup() {
   const written: string[] = [];
-  const channel = {
-    ack: (m: ConsumeMessage, all?: boolean) => written.push(`ack ${m.fields.deliveryTag}${all ? '+' : ''}`),
-    nack: (m: ConsumeMessage, all?: boolean, requeue?: boolean) => written.push(`nack ${m.fields.deliveryTag}${all ? '+' : ''}${requeue ? ' requeue' : ''}`),
-    reject: (m: ConsumeMessage, requeue?: boolean) => written.push(`reject ${m.fields.deliveryTag}${requeue ? ' requeue' : ''}`),
-    nackAll: (requeue?: boolean) => written.push(`nack all${requeue ? ' requeue' : ''}`),
-  };
+  const channel = recordingChannel(written);
   const acks = new AckBatcher(channel);
   const copies = new FakeCopies();
   const deliveries = new Deliveries(new DeliveryRegistry<TrackedDelivery>('node1', 4), {
