@@ -7,7 +7,7 @@
 import type { ReplayDestination } from '../../lib/parking';
 import type { Translate } from '../shared/i18n';
 import type { DoneFunction, Node, NodeAPI, NodeMessage, SendFunction } from '../shared/node-red';
-import { auditedParkingAction, redirectFrom } from '../shared/parking-actions';
+import { auditedParkingAction, redirectFrom } from './queue-actions';
 import type { RetryConfigNode } from '../shared/retry-config-node';
 import { pacedFromFlow } from './paced';
 import type { ParkAction, ParkReplaySettings } from './properties';
