@@ -103,6 +103,72 @@ interface Call {
   mine: boolean[] | undefined;
 }
 
+/**
+ * The consumer's store calls: the claims and completes of one turn go as one call, at most `maxInFlight`
+ * calls at once, their answers taken in call order; a claimed message is worked on (sameWorkMsg) and
+ * completed a turn later, a duplicate acked at once. `failed` rejects when a call fails.
+ */
+function storePipeline(store: RawStore, acker: ReturnType<typeof batchedAcker>, queue: string, maxInFlight: number): { claim: (m: ConsumeMessage) => void; failed: Promise<never> } {
+  let claims: ConsumeMessage[] = [];
+  let completes: ConsumeMessage[] = [];
+  let inFlight = 0;
+  const calls: Call[] = [];
+  let scheduled = false;
+  let fail: (err: Error) => void = () => undefined;
+  const failed = new Promise<never>((_, reject) => {
+    fail = reject;
+  });
+  const keyOf = (m: ConsumeMessage): string => String(m.properties.messageId);
+  const flush = (): void => {
+    scheduled = false;
+    if (inFlight >= maxInFlight || (claims.length === 0 && completes.length === 0)) return;
+    const claiming = claims;
+    const completing = completes;
+    claims = [];
+    completes = [];
+    inFlight += 1;
+    // Answers are taken in call order (calls on a pool may answer out of order): acks stay ascending.
+    const call: Call = { completing, claiming, mine: undefined };
+    calls.push(call);
+    store.exchange(completing.map(keyOf), claiming.map(keyOf)).then(
+      (mine) => {
+        inFlight -= 1;
+        call.mine = mine;
+        while (calls[0]?.mine) answered(calls.shift() as Call);
+        schedule();
+      },
+      (err: unknown) => {
+        inFlight -= 1;
+        fail(err instanceof Error ? err : new Error(String(err)));
+      },
+    );
+  };
+  const answered = ({ completing, claiming, mine }: Call): void => {
+    for (const m of completing) acker.ack(m);
+    claiming.forEach((m, i) => {
+      if (!mine?.[i]) return acker.ack(m);
+      const msg = sameWorkMsg(m, queue, `raw:${m.fields.deliveryTag}`);
+      setImmediate(() => {
+        if (msg.payload !== undefined) complete(m);
+      });
+    });
+  };
+  const schedule = (): void => {
+    if (scheduled) return;
+    scheduled = true;
+    setImmediate(flush);
+  };
+  const complete = (m: ConsumeMessage): void => {
+    completes.push(m);
+    schedule();
+  };
+  const claim = (m: ConsumeMessage): void => {
+    claims.push(m);
+    schedule();
+  };
+  return { claim, failed };
+}
+
 /** Consume + ack `count` messages (every messageId new) of `queue`, deduplicating in `kind`; its keys or table are removed afterwards. */
 export async function rawDedupe({ kind, queue, count, prefetch }: { kind: 'redis' | 'postgres'; queue: string; count: number; prefetch: number }): Promise<RunResult> {
   const tag = randomBytes(4).toString('hex');
@@ -113,68 +179,14 @@ export async function rawDedupe({ kind, queue, count, prefetch }: { kind: 'redis
     ch.on('error', () => undefined);
     await ch.prefetch(prefetch);
     const acker = batchedAcker(ch);
-    let claims: ConsumeMessage[] = [];
-    let completes: ConsumeMessage[] = [];
-    let inFlight = 0;
-    const maxInFlight = kind === 'postgres' ? 2 : 4; // as the package's stores
-    const calls: Call[] = [];
-    let scheduled = false;
-    let fail: (err: Error) => void = () => undefined;
-    const failed = new Promise<never>((_, reject) => {
-      fail = reject;
-    });
-    const keyOf = (m: ConsumeMessage): string => String(m.properties.messageId);
-    const flush = (): void => {
-      scheduled = false;
-      if (inFlight >= maxInFlight || (claims.length === 0 && completes.length === 0)) return;
-      const claiming = claims;
-      const completing = completes;
-      claims = [];
-      completes = [];
-      inFlight += 1;
-      // Answers are taken in call order (calls on a pool may answer out of order): acks stay ascending.
-      const call: Call = { completing, claiming, mine: undefined };
-      calls.push(call);
-      store.exchange(completing.map(keyOf), claiming.map(keyOf)).then(
-        (mine) => {
-          inFlight -= 1;
-          call.mine = mine;
-          while (calls[0]?.mine) answered(calls.shift() as Call);
-          schedule();
-        },
-        (err: unknown) => {
-          inFlight -= 1;
-          fail(err instanceof Error ? err : new Error(String(err)));
-        },
-      );
-    };
-    const answered = ({ completing, claiming, mine }: Call): void => {
-      for (const m of completing) acker.ack(m);
-      claiming.forEach((m, i) => {
-        if (!mine?.[i]) return acker.ack(m);
-        const msg = sameWorkMsg(m, queue, `raw:${m.fields.deliveryTag}`);
-        setImmediate(() => {
-          if (msg.payload !== undefined) complete(m);
-        });
-      });
-    };
-    const schedule = (): void => {
-      if (scheduled) return;
-      scheduled = true;
-      setImmediate(flush);
-    };
-    const complete = (m: ConsumeMessage): void => {
-      completes.push(m);
-      schedule();
-    };
+    const { claim, failed } = storePipeline(store, acker, queue, kind === 'postgres' ? 2 : 4); // in flight at most: as the package's stores
     const done = armProbe(count);
     await ch.consume(
       queue,
       (m) => {
         if (m === null) return;
         acker.received();
-        claims.push(m);
-        schedule();
+        claim(m);
       },
       { noAck: false },
     );

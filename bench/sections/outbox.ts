@@ -6,6 +6,7 @@ import * as P from '../lib/outbox-pipeline';
 import { purge } from '../lib/common';
 import { rawPipelinedRelay } from '../lib/relay-raw';
 import * as D from '../lib/store-scenarios';
+import * as W from '../lib/outbox-write-scenarios';
 import { PLAN, log } from '../config';
 import { pair } from '../harness';
 import type { Bench } from '../types';
@@ -67,18 +68,18 @@ async function writePair(b: Bench, { table, business }: Outbox): Promise<void> {
     'outbox write',
     `1 INSERT + event, 10 in flight`,
     writes,
-    () => D.prepareWrite(table, business),
-    () => D.rawWrite({ table, business, count: writes, window: 10, payload }),
-    () => D.pkgWrite({ table, business, count: writes, window: 10, payload }),
+    () => W.prepareWrite(table, business),
+    () => W.rawWrite({ table, business, count: writes, window: 10, payload }),
+    () => W.pkgWrite({ table, business, count: writes, window: 10, payload }),
   );
 }
 
 async function latencies(b: Bench, { table, business, queue, event }: Outbox): Promise<void> {
   const { ctx, model } = b;
   const { extra } = b.results;
-  await D.prepareWrite(table, business);
+  await W.prepareWrite(table, business);
   await D.dropTable(table);
-  extra.outboxLatency = await D.outboxLatency(ctx, { model, table, business, queue: `${queue}.latency`, count: PLAN.outboxLatency });
+  extra.outboxLatency = await W.outboxLatency(ctx, { model, table, business, queue: `${queue}.latency`, count: PLAN.outboxLatency });
   log(`   outbox latency (write answered → event at a consumer, NOTIFY): p50 ${extra.outboxLatency.p50.toFixed(1)} ms, p99 ${extra.outboxLatency.p99.toFixed(1)} ms`);
   await D.prepareOutbox(table);
   const { writers, rate, seconds } = PLAN.outboxRate;

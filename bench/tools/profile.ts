@@ -22,6 +22,8 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector';
 import path from 'node:path';
+import type { Channel } from 'amqplib';
+import type { Names } from '../../test/helpers/flows';
 import { AMQP_URL, NameBook, connect, fullGc, installProbe, makeBody, messageProperties, preload, purge, waitForCount, type RunResult, runTool } from '../lib/common';
 import { RUNTIME_DESCRIPTION, packageNodes } from '../lib/nodered';
 import * as P from '../lib/outbox-pipeline';
@@ -54,6 +56,80 @@ function written(name: string, profile: object): string {
   return file;
 }
 
+/** What each case needs before its run: the queue preloaded (every run its own ids, or not), the publish queue, the outbox table, the batch rows table. */
+function preparers({ ctx, admin, names, topo, count, body }: { ctx: S.Ctx; admin: Channel; names: NameBook; topo: Names; count: number; body: Buffer }) {
+  const { model } = ctx;
+  const prepared = async (): Promise<void> => {
+    await S.declareTopology(ctx, topo);
+    await purge(model, topo.mainQueue);
+    await preload(model, topo.mainQueue, count, body);
+    await waitForCount(model, topo.mainQueue, count);
+  };
+  // Every run its own message ids, as the bench's dedupe section: a key seen before would be a duplicate.
+  const preparedIds = async (): Promise<void> => {
+    const run = Math.random().toString(36).slice(2, 8);
+    await S.declareTopology(ctx, topo);
+    await purge(model, topo.mainQueue);
+    await preload(model, topo.mainQueue, count, body, (i) => ({ ...messageProperties(i), messageId: `${run}-${i}` }));
+    await waitForCount(model, topo.mainQueue, count);
+  };
+  const queue = names.queue('publish');
+  const publishQueue = async (): Promise<void> => {
+    await admin.assertQueue(queue, { durable: true });
+  };
+  const table = `bench_prof_outbox_${process.pid}`;
+  // As the bench's outbox section: a queue that is not durable (the events are persistent, not written to disk by a transient queue).
+  const eventQueue = names.queue('outbox-events');
+  const outboxTable = async (): Promise<void> => {
+    await admin.assertQueue(eventQueue, { durable: false });
+    await purge(model, eventQueue);
+    await prepareOutbox(table);
+  };
+  const rows = `bench_prof_batch_${process.pid}`;
+  const batchRows = { rows, outbox: `${rows}_outbox` };
+  const preparedRows = async (): Promise<void> => {
+    await prepareRows(rows);
+    await prepared();
+  };
+  return { prepared, preparedIds, queue, publishQueue, table, eventQueue, outboxTable, rows, batchRows, preparedRows };
+}
+
+/** Runs the selected case (warm runs first), then once more under the CPU profiler (or the heap sampler, or none); writes and summarizes its profile. */
+async function profiled(session: Session, selected: [() => Promise<void>, () => Promise<RunResult>], name: string, label: string, count: number): Promise<void> {
+  // Warm runs first (BENCH_WARMUP=n), as the bench's median run is: JIT done, the flow deployed before.
+  for (let i = 0; i < Number(process.env.BENCH_WARMUP ?? 0); i += 1) {
+    await selected[0]();
+    const warm = await selected[1]();
+    process.stdout.write(`# warm-up ${i + 1}: ${Math.round(warm.msgPerSec)} msg/s, ${warm.cpuUsPerMsg.toFixed(1)} µs CPU/msg\n`);
+  }
+  await selected[0]();
+  fullGc();
+  if (process.env.BENCH_NO_PROFILE) {
+    const result = await selected[1]();
+    process.stdout.write(`# ${label}, no profiler: ${Math.round(result.msgPerSec)} msg/s, ${result.cpuUsPerMsg.toFixed(1)} µs CPU/msg\n`);
+    return;
+  }
+  if (process.env.BENCH_HEAP) {
+    // Sampling heap profiler, objects already collected kept in: what the run allocates, by function.
+    await post(session, 'HeapProfiler.enable');
+    await post(session, 'HeapProfiler.startSampling', { samplingInterval: 256, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true });
+    const result = await selected[1]();
+    const { profile } = await post<{ profile: HeapProfile }>(session, 'HeapProfiler.stopSampling');
+    const file = written(`${name}.heapprofile`, profile);
+    process.stdout.write(`# written: ${path.relative(process.cwd(), file)} (open it in Chrome DevTools' Memory tab)\n`);
+    process.stdout.write(`# heap: ${label}: ${Math.round(result.msgPerSec)} msg/s (under the sampler)\n`);
+    process.stdout.write(`${formatHeapSummary(summarizeHeap(profile), count)}\n`);
+    return;
+  }
+  await post(session, 'Profiler.start');
+  const result = await selected[1]();
+  const { profile } = await post<{ profile: CpuProfile }>(session, 'Profiler.stop');
+  const file = written(`${name}.cpuprofile`, profile);
+  process.stdout.write(`# profile: ${label}\n# ${RUNTIME_DESCRIPTION}\n`);
+  process.stdout.write(`# run: ${Math.round(result.msgPerSec)} msg/s, ${result.cpuUsPerMsg.toFixed(1)} µs CPU/msg (under the profiler)\n# written: ${path.relative(process.cwd(), file)}\n`);
+  process.stdout.write(`${formatSummary(summarize(profile), count)}\n`);
+}
+
 async function main(): Promise<void> {
   if (what === '--summarize') {
     const profile = JSON.parse(readFileSync(String(countArg), 'utf8')) as CpuProfile;
@@ -78,38 +154,7 @@ async function main(): Promise<void> {
   await post(session, 'Profiler.enable');
   await post(session, 'Profiler.setSamplingInterval', { interval: 100 });
   try {
-    const prepared = async (): Promise<void> => {
-      await S.declareTopology(ctx, topo);
-      await purge(model, topo.mainQueue);
-      await preload(model, topo.mainQueue, count, body);
-      await waitForCount(model, topo.mainQueue, count);
-    };
-    // Every run its own message ids, as the bench's dedupe section: a key seen before would be a duplicate.
-    const preparedIds = async (): Promise<void> => {
-      const run = Math.random().toString(36).slice(2, 8);
-      await S.declareTopology(ctx, topo);
-      await purge(model, topo.mainQueue);
-      await preload(model, topo.mainQueue, count, body, (i) => ({ ...messageProperties(i), messageId: `${run}-${i}` }));
-      await waitForCount(model, topo.mainQueue, count);
-    };
-    const queue = names.queue('publish');
-    const publishQueue = async (): Promise<void> => {
-      await admin.assertQueue(queue, { durable: true });
-    };
-    const table = `bench_prof_outbox_${process.pid}`;
-    // As the bench's outbox section: a queue that is not durable (the events are persistent, not written to disk by a transient queue).
-    const eventQueue = names.queue('outbox-events');
-    const outboxTable = async (): Promise<void> => {
-      await admin.assertQueue(eventQueue, { durable: false });
-      await purge(model, eventQueue);
-      await prepareOutbox(table);
-    };
-    const rows = `bench_prof_batch_${process.pid}`;
-    const batchRows = { rows, outbox: `${rows}_outbox` };
-    const preparedRows = async (): Promise<void> => {
-      await prepareRows(rows);
-      await prepared();
-    };
+    const { prepared, preparedIds, queue, publishQueue, table, eventQueue, outboxTable, rows, batchRows, preparedRows } = preparers({ ctx, admin, names, topo, count, body });
     const cases: Record<string, [() => Promise<void>, () => Promise<RunResult>]> = {
       raw: [prepared, () => S.rawConsume(ctx, { queue: topo.mainQueue, count, prefetch })],
       work: [prepared, () => S.rawConsume(ctx, { queue: topo.mainQueue, count, prefetch, work: 'msg' })],
@@ -155,38 +200,7 @@ async function main(): Promise<void> {
     };
     const selected = cases[what];
     if (!selected) throw new Error(`unknown case '${what}': one of ${Object.keys(cases).join(', ')}`);
-    // Warm runs first (BENCH_WARMUP=n), as the bench's median run is: JIT done, the flow deployed before.
-    for (let i = 0; i < Number(process.env.BENCH_WARMUP ?? 0); i += 1) {
-      await selected[0]();
-      const warm = await selected[1]();
-      process.stdout.write(`# warm-up ${i + 1}: ${Math.round(warm.msgPerSec)} msg/s, ${warm.cpuUsPerMsg.toFixed(1)} µs CPU/msg\n`);
-    }
-    await selected[0]();
-    fullGc();
-    if (process.env.BENCH_NO_PROFILE) {
-      const result = await selected[1]();
-      process.stdout.write(`# ${what}, ${count} msgs of ${size} B, prefetch/window ${prefetch}, no profiler: ${Math.round(result.msgPerSec)} msg/s, ${result.cpuUsPerMsg.toFixed(1)} µs CPU/msg\n`);
-      return;
-    }
-    if (process.env.BENCH_HEAP) {
-      // Sampling heap profiler, objects already collected kept in: what the run allocates, by function.
-      await post(session, 'HeapProfiler.enable');
-      await post(session, 'HeapProfiler.startSampling', { samplingInterval: 256, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true });
-      const result = await selected[1]();
-      const { profile } = await post<{ profile: HeapProfile }>(session, 'HeapProfiler.stopSampling');
-      const file = written(`${what}-${size}-p${prefetch}.heapprofile`, profile);
-      process.stdout.write(`# written: ${path.relative(process.cwd(), file)} (open it in Chrome DevTools' Memory tab)\n`);
-      process.stdout.write(`# heap: ${what}, ${count} msgs of ${size} B, prefetch/window ${prefetch}: ${Math.round(result.msgPerSec)} msg/s (under the sampler)\n`);
-      process.stdout.write(`${formatHeapSummary(summarizeHeap(profile), count)}\n`);
-      return;
-    }
-    await post(session, 'Profiler.start');
-    const result = await selected[1]();
-    const { profile } = await post<{ profile: CpuProfile }>(session, 'Profiler.stop');
-    const file = written(`${what}-${size}-p${prefetch}.cpuprofile`, profile);
-    process.stdout.write(`# profile: ${what}, ${count} msgs of ${size} B, prefetch/window ${prefetch}\n# ${RUNTIME_DESCRIPTION}\n`);
-    process.stdout.write(`# run: ${Math.round(result.msgPerSec)} msg/s, ${result.cpuUsPerMsg.toFixed(1)} µs CPU/msg (under the profiler)\n# written: ${path.relative(process.cwd(), file)}\n`);
-    process.stdout.write(`${formatSummary(summarize(profile), count)}\n`);
+    await profiled(session, selected, `${what}-${size}-p${prefetch}`, `${what}, ${count} msgs of ${size} B, prefetch/window ${prefetch}`, count);
   } finally {
     session.disconnect();
     if (what.startsWith('outbox')) await dropTable(`bench_prof_outbox_${process.pid}`).catch(() => undefined);

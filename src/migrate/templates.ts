@@ -1,10 +1,10 @@
 /**
  * The package's nodes as the editor saves them: every property a deployed node reads, with the
- * editor's defaults (src/nodes/<type>/editor.ts, src/nodes/shared/properties.ts). The converter fills in
+ * editor's defaults (each node's dialog and property tables: src/nodes/<type>/editor.ts, properties.ts). The converter fills in
  * what the old node said. Pure.
  */
 import { NODE_TYPE } from '../nodes/shared/node-types';
-import { NUMBER_FIELDS, PROPERTY_VERSIONS } from '../nodes/shared/properties';
+import { NUMBER_FIELDS, PROPERTY_VERSIONS } from './node-tables';
 import type { FlowNode } from './types';
 
 /** The editor's number defaults of a node type (its fields' fallbacks). */

@@ -18,7 +18,7 @@ import { nodeRed4 } from '../e2e/node-red-runtimes';
 import { needChromium } from '../helpers/skips';
 import { serviceUrls } from '../../scripts/services.mjs';
 import { statusKey } from '../../src/nodes/shared/i18n';
-import { PROPERTY_VERSIONS } from '../../src/nodes/shared/properties';
+import { PROPERTY_VERSIONS } from '../../src/migrate/node-tables';
 const root = path.resolve(__dirname, '../..');
 
 const CHROMIUM = serviceUrls(process.env).chromium;

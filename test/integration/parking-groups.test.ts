@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { Broker, waitFor } from '../helpers/broker';
 import { brokerNode, configNode, consumerNode, tab, uniqueNames, type Names } from '../helpers/flows';
 import { actOn as act, helper, loadFlow, statusTexts } from '../helpers/node-red';
-import { readParkedGroup } from '../../src/nodes/shared/parking-actions';
+import { readParkedGroup } from '../../src/nodes/park-replay/queue-actions';
 import type { RetryConfigNode } from '../../src/nodes/shared/retry-config-node';
 
 type Msg = Record<string, any>;

@@ -8,7 +8,7 @@ import path from 'node:path';
 import { Broker, waitFor } from '../helpers/broker';
 import { brokerNode, configNode, consumerNode, tab, uniqueNames, type Names } from '../helpers/flows';
 import { actOn as act, helper, loadFlow, statusTexts } from '../helpers/node-red';
-import { readParkedMessage } from '../../src/nodes/shared/parking-actions';
+import { readParkedMessage } from '../../src/nodes/park-replay/queue-actions';
 import type { RetryConfigNode } from '../../src/nodes/shared/retry-config-node';
 
 type Msg = Record<string, any>;

@@ -21,7 +21,7 @@ export const FLOORS = ['health', 'consume', 'degrade', 'dedupe', 'outbox', 'sett
  * Modules bundled for the browser (they import single pure files, not indexes that pull in Node.js
  * APIs): src/editor, each node's dialog (src/nodes/<type>/editor.ts, editor-*.ts) and the pure modules they share.
  */
-const BROWSER_SIDE = [path.join(SRC, 'editor'), ...nodeEditors(), path.join(SRC, 'nodes/shared/properties.ts'), path.join(SRC, 'nodes/shared/topology-definition.ts'), path.join(SRC, 'nodes/shared/node-red.ts'), path.join(SRC, 'nodes/shared/node-types.ts')];
+const BROWSER_SIDE = [path.join(SRC, 'editor'), ...nodeEditors(), ...nodeProperties(), path.join(SRC, 'nodes/shared/properties.ts'), path.join(SRC, 'nodes/shared/broker-properties.ts'), path.join(SRC, 'nodes/shared/config-properties.ts'), path.join(SRC, 'nodes/shared/topology-definition.ts'), path.join(SRC, 'nodes/shared/node-red.ts'), path.join(SRC, 'nodes/shared/node-types.ts')];
 
 const NODE_TYPES = /['"`](retry-broker|retry-config|retry-consumer|retry-settle|retry-publish|park-publisher|park-replay|retry-dedupe|retry-postgres|outbox-write|outbox-relay|retry-health)['"`]/;
 
@@ -30,6 +30,11 @@ function filesUnder(dir: string): string[] {
     const file = path.join(dir, entry);
     return statSync(file).isDirectory() ? filesUnder(file) : file.endsWith('.ts') ? [file] : [];
   });
+}
+
+/** Each node type's property tables, which its dialog takes too: src/nodes/<type>/properties.ts. */
+function nodeProperties(): string[] {
+  return filesUnder(path.join(SRC, 'nodes')).filter((file) => path.basename(file) === 'properties.ts');
 }
 
 /** Each node type's dialog modules: src/nodes/<type>/editor.ts and its parts, editor-*.ts. */
@@ -172,17 +177,17 @@ describe('architecture of src/lib', function () {
 
 /**
  * The parts of src/ top to bottom: the editor's composition root (src/editor.ts) wires the nodes'
- * dialogs and the converter's editor action; each node's folder and the flow converter (src/migrate);
- * what the nodes share (src/nodes/shared); the editor's toolkit the dialogs use (src/editor); the
+ * dialogs and the converter's editor action; the flow converter (src/migrate, which reads every node
+ * type's property tables to fill in a converted node); each node's folder; what the nodes share (src/nodes/shared); the editor's toolkit the dialogs use (src/editor); the
  * library (src/lib, whose own floors the tests above keep). A part imports only parts below it.
  */
 export const PARTS: ReadonlyArray<{ part: (rel: string) => string | undefined; rank: number }> = [
   { part: (rel) => (rel === 'editor.ts' ? 'editor.ts' : undefined), rank: 0 },
-  { part: (rel) => (/^nodes\/(?!shared\/)[^/]+\//.test(rel) ? rel.split('/').slice(0, 2).join('/') : undefined), rank: 1 },
   { part: (rel) => (rel.startsWith('migrate/') ? 'migrate' : undefined), rank: 1 },
-  { part: (rel) => (rel.startsWith('nodes/shared/') ? 'nodes/shared' : undefined), rank: 2 },
-  { part: (rel) => (rel.startsWith('editor/') ? 'editor' : undefined), rank: 3 },
-  { part: (rel) => (rel.startsWith('lib/') ? 'lib' : undefined), rank: 4 },
+  { part: (rel) => (/^nodes\/(?!shared\/)[^/]+\//.test(rel) ? rel.split('/').slice(0, 2).join('/') : undefined), rank: 2 },
+  { part: (rel) => (rel.startsWith('nodes/shared/') ? 'nodes/shared' : undefined), rank: 3 },
+  { part: (rel) => (rel.startsWith('editor/') ? 'editor' : undefined), rank: 4 },
+  { part: (rel) => (rel.startsWith('lib/') ? 'lib' : undefined), rank: 5 },
 ];
 
 /** A file's part of src/ and its rank (paths relative to src/, with '/'). */

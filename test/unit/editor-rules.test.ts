@@ -6,8 +6,11 @@ import assert from 'node:assert/strict';
 import * as editor from '../../src/editor/index';
 import { choices, numberProperty, withVersion } from '../../src/nodes/shared/editor-properties';
 import { topologyProblemsOf } from '../../src/nodes/shared/topology-definition';
-import { readNumberField } from '../../src/lib/rules/number-fields';
-import { missingProperties, NUMBER_FIELDS } from '../../src/nodes/shared/properties';
+import { readNumberField, type NumberField } from '../../src/lib/rules/number-fields';
+import { NUMBER_FIELDS } from '../../src/migrate/node-tables';
+import { CONSUMER_MODES, CONSUMER_NUMBERS, CONSUMER_VERSIONS } from '../../src/nodes/retry-consumer/properties';
+import { BROKER_NUMBERS, BROKER_VERSIONS } from '../../src/nodes/shared/broker-properties';
+import { missingProperties as missingOf } from '../../src/nodes/shared/properties';
 import { EXCHANGE_TYPES } from '../../src/lib/topology/plan';
 import { parseDelays } from '../../src/lib/topology/parse';
 import { readdirSync, readFileSync } from 'node:fs';
@@ -36,10 +39,10 @@ describe('editor rules (src/editor)', function () {
 
   it('takes number defaults and ranges from the runtime table', function () {
     for (const [type, fields] of Object.entries(NUMBER_FIELDS)) {
-      for (const [name, field] of Object.entries(fields)) {
-        const property = numberProperty(type as keyof typeof NUMBER_FIELDS, name, name);
+      for (const [name, field] of Object.entries(fields as Record<string, NumberField>)) {
+        const property = numberProperty(field, name);
         assert.equal(property.value, field.fallback, `${type}.${name}`);
-        for (const value of [String(field.min - 1), String(field.min), 'abc', '1.5']) {
+        for (const value of [String((field.min ?? 0) - 1), String(field.min ?? 0), 'abc', '1.5']) {
           const runtimeOk = !('problem' in readNumberField(value, field));
           assert.equal(property.validate.call({}, value) === true, runtimeOk, `${type}.${name} = ${value}`);
         }
@@ -52,7 +55,7 @@ describe('editor rules (src/editor)', function () {
   });
 
   it('accepts a property an older saved node lacks, but not on a current node', function () {
-    const defaults = withVersion('retry-consumer', { mode: { value: 'retry', validate: editor.validators.oneOf(choices.consumerModes) } }) as Record<
+    const defaults = withVersion(CONSUMER_VERSIONS, { mode: { value: 'retry', validate: editor.validators.oneOf(CONSUMER_MODES) } }) as Record<
       string,
       { value: unknown; validate?: editor.Validator }
     >;
@@ -64,12 +67,12 @@ describe('editor rules (src/editor)', function () {
     const dedupe = { dedupe: '', dedupeKeyType: 'messageId', dedupeKey: '', dedupeNoKey: 'process', dedupeStoreDown: 'pause' };
     const protection = { circuitActivation: '20', circuitTripPercent: '15', circuitWindow: '10', circuitRestart: '30', circuitRestartMax: '300', circuitProbes: '5', rateLimit: '0' };
     const batch = { batchSize: '500', batchWait: '200' };
-    assert.deepEqual(missingProperties('retry-consumer', {}), { mode: 'retry', orderedPause: '5', parkingWatch: '30', statsEvery: '60', ...dedupe, ...protection, ...batch });
-    assert.deepEqual(missingProperties('retry-consumer', { version: 2 }), { statsEvery: '60', ...dedupe, ...protection, ...batch });
-    assert.deepEqual(missingProperties('retry-consumer', { version: 3 }), { ...dedupe, ...protection, ...batch });
-    assert.deepEqual(missingProperties('retry-consumer', { version: 4 }), { ...protection, ...batch });
-    assert.deepEqual(missingProperties('retry-consumer', { version: 5 }), batch);
-    assert.deepEqual(missingProperties('retry-consumer', { version: 6 }), {});
+    assert.deepEqual(missingOf(CONSUMER_VERSIONS, CONSUMER_NUMBERS, {}), { mode: 'retry', orderedPause: '5', parkingWatch: '30', statsEvery: '60', ...dedupe, ...protection, ...batch });
+    assert.deepEqual(missingOf(CONSUMER_VERSIONS, CONSUMER_NUMBERS, { version: 2 }), { statsEvery: '60', ...dedupe, ...protection, ...batch });
+    assert.deepEqual(missingOf(CONSUMER_VERSIONS, CONSUMER_NUMBERS, { version: 3 }), { ...dedupe, ...protection, ...batch });
+    assert.deepEqual(missingOf(CONSUMER_VERSIONS, CONSUMER_NUMBERS, { version: 4 }), { ...protection, ...batch });
+    assert.deepEqual(missingOf(CONSUMER_VERSIONS, CONSUMER_NUMBERS, { version: 5 }), batch);
+    assert.deepEqual(missingOf(CONSUMER_VERSIONS, CONSUMER_NUMBERS, { version: 6 }), {});
   });
 
   it('takes an env field (typedInput type env) as a variable name, a text field by its own rule; older brokers are text', function () {
@@ -81,7 +84,7 @@ describe('editor rules (src/editor)', function () {
     assert.match(String(url.call({ urlType: 'env' }, 'amqp://host', ask)), /^Field: must be the name of an environment variable/);
     assert.match(String(url.call({ urlType: 'str' }, 'http://host', ask)), /amqp:\/\/ or amqps:\/\//);
     assert.equal(url.call({}, '${AMQP_URL}', ask), true, 'a flow saved before the type: ${VAR} text as before');
-    assert.deepEqual(missingProperties('retry-broker', { version: 2, bufferMessages: 1000, bufferMiB: 16 }), { urlType: 'str', hostType: 'str', managementUrlType: 'str' });
+    assert.deepEqual(missingOf(BROKER_VERSIONS, BROKER_NUMBERS, { version: 2, bufferMessages: 1000, bufferMiB: 16 }), { urlType: 'str', hostType: 'str', managementUrlType: 'str' });
     assert.deepEqual([...editor.envFields], ['url', 'host', 'managementUrl']);
     assert.equal(editor.envLabel('AMQP_URL', 'env'), '${AMQP_URL}');
     assert.equal(editor.envLabel('rabbit', 'str'), 'rabbit');

@@ -1,14 +1,13 @@
 /**
  * Consumes the main queue of a retry topology with manual acknowledgement. The session keeps the lifecycle — topology check,
- * consume, channel loss (a broker's cancel explained by `broker-cancel.ts`), pause, stop and its drain — and owns its parts: its
- * channel (`consumer-channel.ts`), the setups' re-checks (`recheck.ts`), why it pauses (`pauses.ts`), where deliveries enter
+ * consume, pause, stop and its drain — and owns its parts: its
+ * channel (`consumer-channel.ts`) and what its loss does (`channel-loss.ts`, a broker's cancel explained by `broker-cancel.ts`), the setups' re-checks (`recheck.ts`), why it pauses (`pauses.ts`), where deliveries enter
  * (`intake.ts`, the channel's consume callback, through the rate limit when on), the deliveries (`deliveries.ts`: their `message`
  * events are the flow's msgs) and their settles (`settles.ts`, which the end nodes call by id), in ordered mode the hold, and the
  * kill switch when on: it stops consuming as a pause does and probes with prefetch 1. No Node-RED here.
  */
 import { EventEmitter } from 'node:events';
 import type { Channel } from 'amqplib';
-import { closeChannel } from '../amqp';
 import type { DedupeGate } from '../dedupe';
 import { OrderedHold, type AckBatcher } from '../settle';
 import { planTopology, type TopologyPlan } from '../topology';
@@ -21,8 +20,8 @@ import { Drain } from './drain';
 import { Intake } from './intake';
 import { Pauses, type PauseReason } from './pauses';
 import { Recheck } from './recheck';
-import { findCancelCause, type BrokerCancel } from './broker-cancel';
-import { consumerDepths, dedupeGate, ErrorOnce, failedSetup, lostChannelText, mainQueueArguments, prepareConsuming, sessionDeliveries, sessionStats, setupFailure, whenChannelCloses } from './session-parts';
+import { ChannelLoss } from './channel-loss';
+import { consumerDepths, dedupeGate, ErrorOnce, failedSetup, mainQueueArguments, prepareConsuming, sessionDeliveries, sessionStats, setupFailure, whenChannelCloses } from './session-parts';
 import type { ConsumerSessionEvents, ConsumerSessionOptions, SessionState, SessionStats, StopOptions } from './types';
 
 export class ConsumerSession extends EventEmitter<ConsumerSessionEvents> {
@@ -47,8 +46,10 @@ export class ConsumerSession extends EventEmitter<ConsumerSessionEvents> {
   private readonly gate: DedupeGate | undefined;
   private readonly breaker: Breaker | undefined;
   private readonly intake: Intake;
+  /** Its channel lost, closed or cancelled by the broker: let go of, said, set up anew. */
+  private readonly loss: ChannelLoss;
   private readonly onConnected = (): void => void this.setup();
-  private readonly onDisconnected = (): void => this.lostChannel('connection to the broker lost');
+  private readonly onDisconnected = (): void => this.loss.lostChannel('connection to the broker lost');
   /** The connection closes: the acks given so far go out first; a stopping consumer (its cancel sent) hands back the rest with a nack. */
   private readonly onClosing = (): void => {
     this.own.flush();
@@ -81,6 +82,17 @@ export class ConsumerSession extends EventEmitter<ConsumerSessionEvents> {
     });
     this.queues = consumerDepths(options);
     this.queues.on('changed', () => this.emit('parking'));
+    this.loss = new ChannelLoss({
+      own: this.own,
+      intake: this.intake,
+      deliveries: this.deliveries,
+      drain: this.drain,
+      options,
+      stopped: () => this.stopped,
+      warn: (text) => this.emit('warning', text),
+      lost: (state) => this.setState(state),
+      setUpLater: () => this.scheduleSetup(),
+    });
   }
 
   get state(): SessionState { return this.current; }
@@ -206,7 +218,7 @@ export class ConsumerSession extends EventEmitter<ConsumerSessionEvents> {
   /** A consumer of the main queue on `channel`, with the prefetch the kill switch allows now. */
   private consume(channel: Channel, acks: AckBatcher): Promise<void> {
     const prefetch = this.breaker?.prefetch(this.options.prefetch) ?? this.options.prefetch;
-    return this.own.consume(channel, this.options.topology.mainQueue, prefetch, this.intake.consumer(channel, acks, (gone) => this.cancelledByBroker(gone)));
+    return this.own.consume(channel, this.options.topology.mainQueue, prefetch, this.intake.consumer(channel, acks, (gone) => this.loss.cancelledByBroker(gone)));
   }
 
   private setState(state: SessionState): void {
@@ -235,7 +247,7 @@ export class ConsumerSession extends EventEmitter<ConsumerSessionEvents> {
       const channel = await connection.createChannel();
       const acks = this.own.take(channel, mainQueueArguments(this.plan, topology));
       this.deliveries.channelBack();
-      whenChannelCloses(channel, (why, byBroker) => this.channelGone(channel, why, byBroker));
+      whenChannelCloses(channel, (why, byBroker) => this.loss.channelGone(channel, why, byBroker));
       if (!this.pauses.any) await this.consume(channel, acks);
       if (this.stopped) return await this.own.close(); // stopped while this setup was under way: stop() could not see the channel yet
       this.recheck.succeeded();
@@ -261,40 +273,5 @@ export class ConsumerSession extends EventEmitter<ConsumerSessionEvents> {
   /** Topology problems and lost channels are re-checked slowly (`recheck.ts`). */
   private scheduleSetup(): void {
     if (!this.stopped && this.options.connection.connection) this.recheck.schedule();
-  }
-
-  /** The channel is gone (closed, connection lost, or `cancelled` by the broker: let go of already): set up anew later; `always`: said even with nothing in flight. */
-  private lostChannel(why: string, cancelled?: BrokerCancel, always = false): void {
-    if (!cancelled) this.letGo(why, always);
-    if (this.stopped) return;
-    this.setState({ phase: this.options.connection.connection ? 'channel-lost' : 'waiting-for-connection', detail: why, ...(cancelled ? { cancelled } : {}) });
-    this.scheduleSetup();
-  }
-
-  /** Lets go of the channel: what the flow holds is stale (the broker redelivers it); said with the copies in flight. */
-  private letGo(why: string, always = false): void {
-    this.intake.drop();
-    this.own.release();
-    const gone = this.deliveries.endAll(`${why} before it was settled; the broker redelivers it`), { copying } = this.deliveries;
-    if (always || gone > 0 || copying > 0) this.emit('warning', lostChannelText(why, gone, copying));
-    this.drain.changed();
-  }
-
-  /** basic.cancel: close the channel (unsettled go back), find why (`broker-cancel.ts`: queue deleted, consumer timeout, leader moved), say it, set up again. */
-  private cancelledByBroker(channel: Channel): void {
-    if (this.own.channel !== channel) return;
-    const { heldSince } = this.deliveries;
-    this.letGo(`the broker cancelled the consumer of queue '${this.options.topology.mainQueue}'`);
-    void closeChannel(channel);
-    void findCancelCause(this.options, heldSince).then(({ cancelled, text }) => {
-      if (this.stopped || this.own.channel) return; // stopped, or set up again meanwhile (a reconnect)
-      this.emit('warning', text);
-      this.lostChannel(text, cancelled);
-    });
-  }
-
-  /** The channel closed under the consumer (`byBroker`: the broker closed it alone, said even with nothing in flight). */
-  private channelGone(channel: Channel, why: string, byBroker: boolean): void {
-    if (this.own.channel === channel) this.lostChannel(why, undefined, byBroker);
   }
 }

@@ -4,6 +4,7 @@ import { choices, numberProperty } from '../shared/editor-properties';
 import { CATEGORY, COLOR, italicWhenNamed, tableName } from '../../editor/common';
 import type { NodeDefinition } from '../../editor/red';
 import { NODE_TYPE } from '../shared/node-types';
+import { RELAY_NUMBERS } from './properties';
 
 export function outboxRelay(t: Translate): NodeDefinition {
   return {
@@ -15,12 +16,12 @@ export function outboxRelay(t: Translate): NodeDefinition {
       postgres: { value: '', type: NODE_TYPE.retryPostgres, required: true, label: t('label.postgres') },
       table: { value: 'rabbitmq_retry_outbox', label: t('label.table'), validate: tableName(t) },
       mode: { value: 'declare', validate: v.oneOf(choices.topologyModes) },
-      batchSize: numberProperty(NODE_TYPE.outboxRelay, 'batchSize', t('label.batchSize')),
-      pollSeconds: numberProperty(NODE_TYPE.outboxRelay, 'pollSeconds', t('label.pollSeconds')),
-      maxAttempts: numberProperty(NODE_TYPE.outboxRelay, 'maxAttempts', t('label.maxAttempts')),
-      backoffSeconds: numberProperty(NODE_TYPE.outboxRelay, 'backoffSeconds', t('label.backoffSeconds')),
-      backoffMaxSeconds: numberProperty(NODE_TYPE.outboxRelay, 'backoffMaxSeconds', t('label.backoffMaxSeconds')),
-      retentionDays: numberProperty(NODE_TYPE.outboxRelay, 'retentionDays', t('label.retentionDays')),
+      batchSize: numberProperty(RELAY_NUMBERS.batchSize, t('label.batchSize')),
+      pollSeconds: numberProperty(RELAY_NUMBERS.pollSeconds, t('label.pollSeconds')),
+      maxAttempts: numberProperty(RELAY_NUMBERS.maxAttempts, t('label.maxAttempts')),
+      backoffSeconds: numberProperty(RELAY_NUMBERS.backoffSeconds, t('label.backoffSeconds')),
+      backoffMaxSeconds: numberProperty(RELAY_NUMBERS.backoffMaxSeconds, t('label.backoffMaxSeconds')),
+      retentionDays: numberProperty(RELAY_NUMBERS.retentionDays, t('label.retentionDays')),
       deleteSent: { value: false },
       ordered: { value: false },
     },

@@ -17,10 +17,10 @@ import { statusKey, translator } from '../shared/i18n';
 import type { Node, NodeAPI, NodeDef } from '../shared/node-red';
 import { NODE_TYPE } from '../shared/node-types';
 import { outboxTarget, type OutboxTarget, type RelayNode } from '../shared/outbox-node';
-import { NUMBER_FIELDS } from '../shared/properties';
+import { RELAY_NUMBERS } from './properties';
 import { RelayController } from './controller';
 
-type RelayNumbers = NumberValues<(typeof NUMBER_FIELDS)[typeof NODE_TYPE.outboxRelay]>;
+type RelayNumbers = NumberValues<typeof RELAY_NUMBERS>;
 
 export = function register(RED: NodeAPI): void {
   function OutboxRelayNode(this: RelayNode, def: NodeDef): void {
@@ -28,7 +28,7 @@ export = function register(RED: NodeAPI): void {
     const node = this;
     const target = outboxTarget(RED, def);
     const broker = findBroker(RED, def.broker);
-    const numbers = readNumberFields(def, NUMBER_FIELDS[NODE_TYPE.outboxRelay]);
+    const numbers = readNumberFields(def, RELAY_NUMBERS);
     const problems = [...('problems' in target ? target.problems : []), ...numbers.problems];
     if (!broker) problems.push('select a RabbitMQ broker (a retry-broker configuration)');
     if (problems.length > 0 || !broker || 'problems' in target) {

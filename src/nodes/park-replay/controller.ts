@@ -7,22 +7,11 @@
 import type { ReplayDestination } from '../../lib/parking';
 import type { Translate } from '../shared/i18n';
 import type { DoneFunction, Node, NodeAPI, NodeMessage, SendFunction } from '../shared/node-red';
-import { auditedParkingAction, redirectFrom, type ParkAction } from '../shared/parking-actions';
+import { auditedParkingAction, redirectFrom } from './queue-actions';
 import type { RetryConfigNode } from '../shared/retry-config-node';
 import { pacedFromFlow } from './paced';
+import type { ParkAction, ParkReplaySettings } from './properties';
 import { actionOf, resultOf, resultStatus } from './results';
-
-export interface ParkReplaySettings {
-  /** The node's action: one of PARK_ACTIONS, or `topic` (set by msg.topic). */
-  action: unknown;
-  /** How many messages an action takes unless a msg says (msg.max). */
-  max: number;
-  resetAttempts: boolean;
-  /** The node's reason filter (empty: none), unless a msg brings its own. */
-  reason: string;
-  /** What is wrong with the node's properties: every msg fails with it. */
-  problem: string | undefined;
-}
 
 export class ParkReplayController {
   private running = false;

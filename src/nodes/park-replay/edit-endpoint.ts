@@ -11,7 +11,7 @@ import { randomUUID } from 'node:crypto';
 import { EditRefused, LOCKED_HEADERS, readEdit } from '../../lib/parking';
 import { audit } from '../shared/audit';
 import type { AdminRequest, AdminResponse, NodeAPI } from '../shared/node-red';
-import { editParked } from '../shared/parking-actions';
+import { editParked } from './queue-actions';
 import { editPermission } from './edit-setting';
 import { answer, PARKING_PATH, usableConfig } from './parking-endpoints';
 

@@ -1,10 +1,11 @@
 /** The park-replay dialog; the parking browser, the editor's sidebar tab on parking queues (editor-parking-browser.ts), comes with the type (EXTRAS in src/editor.ts). */
 import { fillSelect, rule, str, validators as v, type Translate } from '../../editor/index';
-import { choices, migrate, numberProperty, withVersion } from '../shared/editor-properties';
+import { migrate, numberProperty, withVersion } from '../shared/editor-properties';
 import { reasonFilterProblem } from '../../lib/rules/property-rules';
 import type { EditorRED, JQStatic, NodeDefinition } from '../../editor/red';
 import { CATEGORY, COLOR, italicWhenNamed } from '../../editor/common';
 import { NODE_TYPE } from '../shared/node-types';
+import { PARK_NODE_ACTIONS, REPLAY_NUMBERS, REPLAY_VERSIONS } from './properties';
 
 declare const RED: EditorRED;
 declare const $: JQStatic;
@@ -13,12 +14,12 @@ export function parkReplay(t: Translate): NodeDefinition {
   return {
     category: CATEGORY,
     color: COLOR,
-    defaults: withVersion(NODE_TYPE.parkReplay, {
+    defaults: withVersion(REPLAY_VERSIONS, {
       name: { value: '' },
       config: { value: '', type: NODE_TYPE.retryConfig, required: true, label: t('label.config') },
-      max: numberProperty(NODE_TYPE.parkReplay, 'max', t('label.max')),
+      max: numberProperty(REPLAY_NUMBERS.max, t('label.max')),
       resetAttempts: { value: true },
-      action: { value: 'replay', label: t('label.action'), validate: v.oneOf(choices.parkNodeActions) },
+      action: { value: 'replay', label: t('label.action'), validate: v.oneOf(PARK_NODE_ACTIONS) },
       // Which parked messages a replay or purge takes: text (any case) or /regular expression/; empty: all.
       reason: { value: '', label: t('label.reason'), validate: rule(reasonFilterProblem) },
     }),
@@ -36,8 +37,8 @@ export function parkReplay(t: Translate): NodeDefinition {
     },
     labelStyle: italicWhenNamed,
     oneditprepare() {
-      fillSelect('#node-input-action', choices.parkNodeActions, (a) => t(`action.${a}`), this.action);
-      migrate(this, NODE_TYPE.parkReplay, 'node-input');
+      fillSelect('#node-input-action', PARK_NODE_ACTIONS, (a) => t(`action.${a}`), this.action);
+      migrate(this, REPLAY_VERSIONS, REPLAY_NUMBERS, 'node-input');
       const toggle = (): void => {
         const action = $('#node-input-action').val();
         $('.park-replay-only').toggle(action === 'replay' || action === 'topic');

@@ -3,7 +3,7 @@ import { pacedOptionsFrom, type ReplayDestination } from '../../lib/parking';
 import { audit } from '../shared/audit';
 import type { Translate } from '../shared/i18n';
 import type { Node, NodeAPI, NodeMessage } from '../shared/node-red';
-import { describeSelection, startPacedReplay } from '../shared/parking-actions';
+import { describeSelection, startPacedReplay } from './queue-actions';
 import type { RetryConfigNode } from '../shared/retry-config-node';
 
 /**

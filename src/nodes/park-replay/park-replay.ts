@@ -5,11 +5,10 @@
  * The composition root: reads the node's properties and its retry configuration and builds the node's
  * controller (controller.ts); with the type come the parking browser's admin endpoints.
  */
-import { readNumberField, reasonFilterProblem } from '../../lib/rules';
 import { translator } from '../shared/i18n';
 import type { Node, NodeAPI, NodeDef } from '../shared/node-red';
 import { NODE_TYPE } from '../shared/node-types';
-import { NUMBER_FIELDS } from '../shared/properties';
+import { parkReplaySettings } from './properties';
 import { findRetryConfig } from '../shared/retry-config-node';
 import { ParkReplayController } from './controller';
 import { registerEditEndpoint } from './edit-endpoint';
@@ -19,12 +18,7 @@ import { registerReplayJobEndpoints } from './replay-job-endpoints';
 export = function register(RED: NodeAPI): void {
   function ParkReplay(this: Node, def: NodeDef): void {
     RED.nodes.createNode(this, def);
-    const read = readNumberField(def.max, NUMBER_FIELDS[NODE_TYPE.parkReplay].max);
-    const reason = typeof def.reason === 'string' ? def.reason.trim() : '';
-    const reasonProblem = reasonFilterProblem(reason);
-    const problem = 'problem' in read ? read.problem : reasonProblem ? `reason: ${reasonProblem.text}` : undefined;
-    const settings = { action: def.action, max: 'value' in read ? read.value : 100, resetAttempts: def.resetAttempts !== false, reason, problem };
-    new ParkReplayController(RED, this, findRetryConfig(RED, def.config), settings, translator(RED));
+    new ParkReplayController(RED, this, findRetryConfig(RED, def.config), parkReplaySettings(def), translator(RED));
   }
   RED.nodes.registerType(NODE_TYPE.parkReplay, ParkReplay);
   registerReplayJobEndpoints(RED, registerParkingEndpoints(RED));

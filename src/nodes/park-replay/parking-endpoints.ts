@@ -7,7 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import type { AdminRequest, AdminResponse, NodeAPI } from '../shared/node-red';
 import { actorOf } from '../shared/audit';
-import { auditedParkingAction, readParkedGroup, readParkedMessage, redirectFrom, WHOLE_QUEUE, type ParkAction } from '../shared/parking-actions';
+import { auditedParkingAction, readParkedGroup, readParkedMessage, redirectFrom, WHOLE_QUEUE, type ParkAction } from './queue-actions';
 import { selectionFrom } from '../../lib/parking';
 import { findRetryConfig, type RetryConfigNode } from '../shared/retry-config-node';
 

@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { pacedOptionsFrom } from '../../lib/parking';
 import { actorOf, audit, requestOrigin } from '../shared/audit';
 import type { AdminRequest, AdminResponse, NodeAPI } from '../shared/node-red';
-import { describeSelection, redirectFrom, startPacedReplay, WHOLE_QUEUE } from '../shared/parking-actions';
+import { describeSelection, redirectFrom, startPacedReplay, WHOLE_QUEUE } from './queue-actions';
 import type { RetryConfigNode } from '../shared/retry-config-node';
 import { PARKING_PATH, selectionOf, type UsableConfig } from './parking-endpoints';
 

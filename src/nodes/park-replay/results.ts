@@ -1,8 +1,7 @@
 /** A park-replay msg's action, and what its result says and shows (pure). */
 import type { NodeMessage, NodeStatus } from '../shared/node-red';
-import { PARK_ACTIONS } from '../shared/properties';
+import { PARK_ACTIONS, type ParkAction } from '../shared/properties';
 import type { Translate } from '../shared/i18n';
-import type { ParkAction } from '../shared/parking-actions';
 
 export type ParkResult = ReturnType<typeof resultOf>;
 

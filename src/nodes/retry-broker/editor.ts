@@ -4,7 +4,7 @@ import { migrate, numberProperty, withVersion } from '../shared/editor-propertie
 import { redactUrl } from '../../lib/connection/settings';
 import type { JQStatic, NodeDefinition } from '../../editor/red';
 import { hostProperty } from '../../editor/common';
-import { NODE_TYPE } from '../shared/node-types';
+import { BROKER_NUMBERS, BROKER_VERSIONS } from '../shared/broker-properties';
 
 declare const $: JQStatic;
 
@@ -16,20 +16,20 @@ function usesTls(): boolean {
 export function retryBroker(t: Translate): NodeDefinition {
   return {
     category: 'config',
-    defaults: withVersion(NODE_TYPE.retryBroker, {
+    defaults: withVersion(BROKER_VERSIONS, {
       name: { value: '' },
       url: { value: '', label: t('label.url'), validate: envOr('url', v.brokerUrl) },
       urlType: { value: 'str' },
       host: hostProperty(t),
       hostType: { value: 'str' },
-      port: numberProperty(NODE_TYPE.retryBroker, 'port', t('label.port')),
+      port: numberProperty(BROKER_NUMBERS.port, t('label.port')),
       vhost: { value: '/' },
       tls: { value: false },
       tlsConfig: { value: '', type: 'tls-config', required: false, label: t('label.tlsConfig') },
-      heartbeat: numberProperty(NODE_TYPE.retryBroker, 'heartbeat', t('label.heartbeat')),
-      reconnectMax: numberProperty(NODE_TYPE.retryBroker, 'reconnectMax', t('label.reconnectMax')),
-      bufferMessages: numberProperty(NODE_TYPE.retryBroker, 'bufferMessages', t('label.bufferMessages')),
-      bufferMiB: numberProperty(NODE_TYPE.retryBroker, 'bufferMiB', t('label.bufferMiB')),
+      heartbeat: numberProperty(BROKER_NUMBERS.heartbeat, t('label.heartbeat')),
+      reconnectMax: numberProperty(BROKER_NUMBERS.reconnectMax, t('label.reconnectMax')),
+      bufferMessages: numberProperty(BROKER_NUMBERS.bufferMessages, t('label.bufferMessages')),
+      bufferMiB: numberProperty(BROKER_NUMBERS.bufferMiB, t('label.bufferMiB')),
       managementUrl: { value: '', label: t('label.managementUrl'), validate: envOr('managementUrl', v.managementUrl) },
       managementUrlType: { value: 'str' },
     }),
@@ -48,7 +48,7 @@ export function retryBroker(t: Translate): NodeDefinition {
         'retry-broker-tabs',
         ['connection', 'security', 'advanced'].map((id) => ({ id: `retry-broker-tab-${id}`, label: t(`tabs.${id}`) })),
       );
-      migrate(this, NODE_TYPE.retryBroker, 'node-config-input');
+      migrate(this, BROKER_VERSIONS, BROKER_NUMBERS, 'node-config-input');
       // Like the core nodes: text, or the name of an environment variable (flow, group or process env).
       for (const field of envFields) envInput(field);
       const refresh = (): void => {

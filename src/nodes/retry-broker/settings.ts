@@ -8,8 +8,7 @@ import { readNumberFields } from '../../lib/rules';
 import { ManagementApi, chooseManagementApi } from '../../lib/topology';
 import { brokerSettingsOf } from '../shared/broker-node';
 import { stringProp, type Node, type NodeAPI } from '../shared/node-red';
-import { NODE_TYPE } from '../shared/node-types';
-import { NUMBER_FIELDS } from '../shared/properties';
+import { BROKER_NUMBERS } from '../shared/broker-properties';
 import { tlsSocketOptions } from '../shared/tls-config';
 
 const MIB = 1024 * 1024;
@@ -57,7 +56,7 @@ export function brokerSetup(RED: NodeAPI, node: Node, def: Record<string, unknow
   // An example imported as it is: not a problem, said once in the log (not the debug sidebar).
   if (management.kind === 'default' && !configError) node.log(management.note);
   if (configError) node.error(`broker configuration not usable: ${configError}`);
-  const numbers = readNumberFields(def, NUMBER_FIELDS[NODE_TYPE.retryBroker]);
+  const numbers = readNumberFields(def, BROKER_NUMBERS);
   const connection: BrokerConnectionOptions = {
     targets,
     configError,

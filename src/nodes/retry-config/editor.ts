@@ -12,6 +12,7 @@ import { DELAYED_RETRY_CHOICES } from '../../lib/topology/broker-retry';
 import { QUEUE_TYPES, queueTypeOf } from '../../lib/topology/queue-type';
 import { NODE_TYPE } from '../shared/node-types';
 import { checkTopology, exportDefinitions, offerBrokerRetry, values } from './editor-check';
+import { CONFIG_NUMBERS, CONFIG_VERSIONS } from '../shared/config-properties';
 
 declare const $: JQStatic;
 
@@ -67,7 +68,7 @@ export function retryConfig(t: Translate): NodeDefinition {
   const names = /queues and retry delays must all be different|queue name is empty/;
   return {
     category: 'config',
-    defaults: withVersion(NODE_TYPE.retryConfig, {
+    defaults: withVersion(CONFIG_VERSIONS, {
       name: { value: '' },
       broker: { value: '', type: NODE_TYPE.retryBroker, required: true, label: t('prop.broker') },
       mode: { value: 'declare', label: t('prop.mode'), validate: v.oneOf(choices.topologyModes) },
@@ -86,12 +87,12 @@ export function retryConfig(t: Translate): NodeDefinition {
       retryQueue: { value: '', label: t('prop.retryQueue'), validate: withTopology(v.name(), names) },
       retryDelay: { value: '5000', label: t('prop.retryDelay'), validate: withTopology(v.delays, /retry delays of at least|jitter/) },
       delayedRetry: { value: 'queues', label: t('prop.delayedRetry'), validate: withTopology(v.oneOf(DELAYED_RETRY_CHOICES), /broker-native/) },
-      retryJitter: numberProperty(NODE_TYPE.retryConfig, 'retryJitter', t('prop.retryJitter')),
+      retryJitter: numberProperty(CONFIG_NUMBERS.retryJitter, t('prop.retryJitter')),
       parkingQueue: { value: '', label: t('prop.parkingQueue'), validate: withTopology(v.name(), names) },
-      maxAttempts: numberProperty(NODE_TYPE.retryConfig, 'maxAttempts', t('prop.maxAttempts')),
-      maxAge: numberProperty(NODE_TYPE.retryConfig, 'maxAge', t('prop.maxAge')),
+      maxAttempts: numberProperty(CONFIG_NUMBERS.maxAttempts, t('prop.maxAttempts')),
+      maxAge: numberProperty(CONFIG_NUMBERS.maxAge, t('prop.maxAge')),
       // Partitioned ordered mode (issue 42): 0 or 1 is one main queue.
-      partitions: { ...numberProperty(NODE_TYPE.retryConfig, 'partitions', t('prop.partitions')), validate: withTopology(numberValidator(NODE_TYPE.retryConfig, 'partitions'), /partition/) },
+      partitions: { ...numberProperty(CONFIG_NUMBERS.partitions, t('prop.partitions')), validate: withTopology(numberValidator(CONFIG_NUMBERS.partitions), /partition/) },
       partitionRouting: { value: 'auto', label: t('prop.partitionRouting'), validate: v.oneOf(choices.partitionRoutings) },
       // Arguments the topology sets itself (x-dead-letter-exchange, x-message-ttl, …) are refused here, as at deploy.
       mainQueueArgs: { value: '{}', label: t('prop.mainQueueArgs'), validate: withTopology(v.queueArguments, /^main queue argument|quorum main queue/) },
@@ -109,7 +110,7 @@ export function retryConfig(t: Translate): NodeDefinition {
         'retry-config-tabs',
         ['connection', 'topology', 'policy'].map((id) => ({ id: `retry-config-tab-${id}`, label: t(`tabs.${id}`) })),
       );
-      migrate(node, NODE_TYPE.retryConfig, 'node-config-input');
+      migrate(node, CONFIG_VERSIONS, CONFIG_NUMBERS, 'node-config-input');
       $('#retry-config-check-button').on('click', () => checkTopology(t, node));
       $('#retry-config-export-button').on('click', () => exportDefinitions(t, node));
       fillSelect('#node-config-input-mode', choices.topologyModes, (m) => t(`mode.${m}`), node.mode);

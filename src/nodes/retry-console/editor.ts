@@ -4,6 +4,7 @@ import { numberProperty } from '../shared/editor-properties';
 import type { EditorRED, NodeDefinition } from '../../editor/red';
 import { CATEGORY, COLOR, italicWhenNamed } from '../../editor/common';
 import { NODE_TYPE } from '../shared/node-types';
+import { CONSOLE_NUMBERS } from './properties';
 
 declare const RED: EditorRED;
 
@@ -14,8 +15,8 @@ export function retryConsole(t: Translate): NodeDefinition {
     defaults: {
       name: { value: '' },
       config: { value: '', type: NODE_TYPE.retryConfig, required: true, label: t('label.config') },
-      every: numberProperty(NODE_TYPE.retryConsole, 'every', t('label.every')),
-      minutes: numberProperty(NODE_TYPE.retryConsole, 'minutes', t('label.minutes')),
+      every: numberProperty(CONSOLE_NUMBERS.every, t('label.every')),
+      minutes: numberProperty(CONSOLE_NUMBERS.minutes, t('label.minutes')),
       // The history's series it sends, comma-separated (acked, retried, parked, replayed, duplicates, depth); empty: all.
       series: { value: '' },
     },

@@ -8,11 +8,10 @@
  * The composition root: reads the node's properties and its retry configuration, and builds what
  * answers the topics (topics.ts) and the node's controller (controller.ts).
  */
-import { readNumberField } from '../../lib/rules';
 import { translator } from '../shared/i18n';
 import type { Node, NodeAPI, NodeDef } from '../shared/node-red';
 import { NODE_TYPE } from '../shared/node-types';
-import { NUMBER_FIELDS } from '../shared/properties';
+import { consoleSettings } from './properties';
 import { findRetryConfig } from '../shared/retry-config-node';
 import { ConsoleController } from './controller';
 import { ConsoleTopics } from './topics';
@@ -24,15 +23,8 @@ export = function register(RED: NodeAPI): void {
     RED.nodes.createNode(this, def);
     const node = this;
     const config = findRetryConfig(RED, def.config);
-    const fields = NUMBER_FIELDS[NODE_TYPE.retryConsole];
-    const readEvery = readNumberField(def.every, fields.every);
-    const readMinutes = readNumberField(def.minutes, fields.minutes);
-    const problem = [readEvery, readMinutes].map((r) => ('problem' in r ? r.problem : undefined)).find((p) => p !== undefined);
+    const { every, minutes, series, problem } = consoleSettings(def);
     if (problem) node.status({ fill: 'red', shape: 'ring', text: problem });
-    const every = 'value' in readEvery ? readEvery.value : 0;
-    const minutes = 'value' in readMinutes ? readMinutes.value : fields.minutes.fallback;
-    // The history's series the node sends unless a msg names its own (empty: all).
-    const series = typeof def.series === 'string' ? def.series.split(',').map((name) => name.trim()) : [];
     new ConsoleController(node, new ConsoleTopics(RED, node, config, { minutes, series }, t), t, every);
   }
   RED.nodes.registerType(NODE_TYPE.retryConsole, RetryConsole);

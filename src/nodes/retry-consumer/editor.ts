@@ -3,18 +3,17 @@
  * deduplication, and downstream protection (kill switch, rate limit). Pure: the editor bundle takes it (scripts/build-editor.mjs).
  */
 import { fail, fillSelect, showReasons, str, validators as v, type EditorNode, type Translate } from '../../editor/index';
-import { choices, migrate, numberProperty, numberValidator, withVersion } from '../shared/editor-properties';
+import { migrate, numberProperty, numberValidator, withVersion } from '../shared/editor-properties';
 import { CATEGORY, COLOR, italicWhenNamed } from '../../editor/common';
 import type { EditorRED, JQStatic, NodeDefinition } from '../../editor/red';
 import { NODE_TYPE } from '../shared/node-types';
-import { NUMBER_FIELDS } from '../shared/properties';
+import { CONSUMER_MODES, CONSUMER_NUMBERS, CONSUMER_VERSIONS, DECODE_MODES, DEDUPE_NO_KEY, DEDUPE_STORE_DOWN, INVALID_BODY_ACTIONS } from './properties';
 
 declare const RED: EditorRED;
 declare const $: JQStatic;
 /** The editor's JSONata, when it has it: an expression is checked as the runtime will parse it. */
 declare const jsonata: ((expression: string) => unknown) | undefined;
 
-const TYPE = NODE_TYPE.retryConsumer;
 
 export function retryConsumer(t: Translate): NodeDefinition {
   return {
@@ -43,23 +42,23 @@ export function retryConsumer(t: Translate): NodeDefinition {
   };
 }
 
-/** The dialog's properties: their defaults and checks (the runtime reads the same NUMBER_FIELDS). */
+/** The dialog's properties: their defaults and checks (the runtime reads the same CONSUMER_NUMBERS). */
 function consumerDefaults(t: Translate): NodeDefinition['defaults'] {
-  return withVersion(TYPE, {
+  return withVersion(CONSUMER_VERSIONS, {
     name: { value: '' },
     config: { value: '', type: NODE_TYPE.retryConfig, required: true, label: t('label.config') },
-    prefetch: numberProperty(TYPE, 'prefetch', t('label.prefetch')),
+    prefetch: numberProperty(CONSUMER_NUMBERS.prefetch, t('label.prefetch')),
     batch: { value: false },
-    batchSize: numberProperty(TYPE, 'batchSize', t('label.batchSize')),
-    batchWait: numberProperty(TYPE, 'batchWait', t('label.batchWait')),
-    settleTimeout: numberProperty(TYPE, 'settleTimeout', t('label.settleTimeout')),
-    decode: { value: 'auto', label: t('label.decode'), validate: v.oneOf(choices.decodeModes) },
-    invalidBody: { value: 'park', label: t('label.invalidBody'), validate: v.oneOf(choices.invalidBodyActions) },
-    mode: { value: 'retry', label: t('label.mode'), validate: v.oneOf(choices.consumerModes) },
-    orderedPause: numberProperty(TYPE, 'orderedPause', t('label.orderedPause')),
-    parkingWatch: numberProperty(TYPE, 'parkingWatch', t('label.parkingWatch')),
+    batchSize: numberProperty(CONSUMER_NUMBERS.batchSize, t('label.batchSize')),
+    batchWait: numberProperty(CONSUMER_NUMBERS.batchWait, t('label.batchWait')),
+    settleTimeout: numberProperty(CONSUMER_NUMBERS.settleTimeout, t('label.settleTimeout')),
+    decode: { value: 'auto', label: t('label.decode'), validate: v.oneOf(DECODE_MODES) },
+    invalidBody: { value: 'park', label: t('label.invalidBody'), validate: v.oneOf(INVALID_BODY_ACTIONS) },
+    mode: { value: 'retry', label: t('label.mode'), validate: v.oneOf(CONSUMER_MODES) },
+    orderedPause: numberProperty(CONSUMER_NUMBERS.orderedPause, t('label.orderedPause')),
+    parkingWatch: numberProperty(CONSUMER_NUMBERS.parkingWatch, t('label.parkingWatch')),
     events: { value: false },
-    statsEvery: numberProperty(TYPE, 'statsEvery', t('label.statsEvery')),
+    statsEvery: numberProperty(CONSUMER_NUMBERS.statsEvery, t('label.statsEvery')),
     dedupe: { value: '', type: NODE_TYPE.retryDedupe, required: false, label: t('label.dedupe') },
     dedupeKey: {
       value: '',
@@ -79,38 +78,38 @@ function consumerDefaults(t: Translate): NodeDefinition['defaults'] {
       },
     },
     dedupeKeyType: { value: 'messageId' },
-    dedupeNoKey: { value: 'process', label: t('label.dedupeNoKey'), validate: v.oneOf(choices.dedupeNoKey) },
-    dedupeStoreDown: { value: 'pause', label: t('label.dedupeStoreDown'), validate: v.oneOf(choices.dedupeStoreDown) },
+    dedupeNoKey: { value: 'process', label: t('label.dedupeNoKey'), validate: v.oneOf(DEDUPE_NO_KEY) },
+    dedupeStoreDown: { value: 'pause', label: t('label.dedupeStoreDown'), validate: v.oneOf(DEDUPE_STORE_DOWN) },
     circuit: { value: false },
-    circuitActivation: numberProperty(TYPE, 'circuitActivation', t('label.circuitActivation')),
-    circuitTripPercent: numberProperty(TYPE, 'circuitTripPercent', t('label.circuitTripPercent')),
-    circuitWindow: numberProperty(TYPE, 'circuitWindow', t('label.circuitWindow')),
-    circuitRestart: numberProperty(TYPE, 'circuitRestart', t('label.circuitRestart')),
+    circuitActivation: numberProperty(CONSUMER_NUMBERS.circuitActivation, t('label.circuitActivation')),
+    circuitTripPercent: numberProperty(CONSUMER_NUMBERS.circuitTripPercent, t('label.circuitTripPercent')),
+    circuitWindow: numberProperty(CONSUMER_NUMBERS.circuitWindow, t('label.circuitWindow')),
+    circuitRestart: numberProperty(CONSUMER_NUMBERS.circuitRestart, t('label.circuitRestart')),
     circuitRestartMax: {
-      ...numberProperty(TYPE, 'circuitRestartMax', t('label.circuitRestartMax')),
+      ...numberProperty(CONSUMER_NUMBERS.circuitRestartMax, t('label.circuitRestartMax')),
       validate(this: EditorNode, value, opt) {
-        const own = numberValidator(TYPE, 'circuitRestartMax').call(this, value, opt);
+        const own = numberValidator(CONSUMER_NUMBERS.circuitRestartMax).call(this, value, opt);
         if (own !== true) return own;
         // Not below the first restart timeout (the runtime refuses it too: restartMaxProblem).
         const input = $('#node-input-circuitRestart');
-        const restart = Number(str(input.length > 0 ? input.val() : this.circuitRestart).trim() || NUMBER_FIELDS[TYPE].circuitRestart.fallback);
-        return Number(str(value).trim() || NUMBER_FIELDS[TYPE].circuitRestartMax.fallback) < restart ? fail(opt, t('errors.restartMax', { restart })) : true;
+        const restart = Number(str(input.length > 0 ? input.val() : this.circuitRestart).trim() || CONSUMER_NUMBERS.circuitRestart.fallback);
+        return Number(str(value).trim() || CONSUMER_NUMBERS.circuitRestartMax.fallback) < restart ? fail(opt, t('errors.restartMax', { restart })) : true;
       },
     },
-    circuitProbes: numberProperty(TYPE, 'circuitProbes', t('label.circuitProbes')),
-    rateLimit: numberProperty(TYPE, 'rateLimit', t('label.rateLimit')),
+    circuitProbes: numberProperty(CONSUMER_NUMBERS.circuitProbes, t('label.circuitProbes')),
+    rateLimit: numberProperty(CONSUMER_NUMBERS.rateLimit, t('label.rateLimit')),
     outputs: { value: 1 },
   });
 }
 
 /** Fills the dialog's selects and typed input, and shows only the sections its choices use. */
 function prepareDialog(node: EditorNode, t: Translate): void {
-  fillSelect('#node-input-mode', choices.consumerModes, (m) => t(`mode.${m}`), node.mode);
-  fillSelect('#node-input-decode', choices.decodeModes, (m) => t(`decode.${m}`), node.decode);
-  fillSelect('#node-input-invalidBody', choices.invalidBodyActions, (m) => t(`invalidBody.${m}`), node.invalidBody);
-  fillSelect('#node-input-dedupeNoKey', choices.dedupeNoKey, (m) => t(`dedupeNoKey.${m}`), node.dedupeNoKey);
-  fillSelect('#node-input-dedupeStoreDown', choices.dedupeStoreDown, (m) => t(`dedupeStoreDown.${m}`), node.dedupeStoreDown);
-  migrate(node, TYPE, 'node-input');
+  fillSelect('#node-input-mode', CONSUMER_MODES, (m) => t(`mode.${m}`), node.mode);
+  fillSelect('#node-input-decode', DECODE_MODES, (m) => t(`decode.${m}`), node.decode);
+  fillSelect('#node-input-invalidBody', INVALID_BODY_ACTIONS, (m) => t(`invalidBody.${m}`), node.invalidBody);
+  fillSelect('#node-input-dedupeNoKey', DEDUPE_NO_KEY, (m) => t(`dedupeNoKey.${m}`), node.dedupeNoKey);
+  fillSelect('#node-input-dedupeStoreDown', DEDUPE_STORE_DOWN, (m) => t(`dedupeStoreDown.${m}`), node.dedupeStoreDown);
+  migrate(node, CONSUMER_VERSIONS, CONSUMER_NUMBERS, 'node-input');
   // The key: the messageId (nothing to type), a msg property, or a JSONata expression on the msg the flow would get.
   $('#node-input-dedupeKey').typedInput({
     default: 'messageId',

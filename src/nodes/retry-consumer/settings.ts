@@ -14,7 +14,7 @@ import { translator } from '../shared/i18n';
 import type { Node, NodeAPI, NodeDef } from '../shared/node-red';
 import { findConfig } from '../shared/config-lookup';
 import { NODE_TYPE } from '../shared/node-types';
-import { DECODE_MODES, NUMBER_FIELDS, restartMaxProblem } from '../shared/properties';
+import { CONSUMER_NUMBERS, DECODE_MODES, restartMaxProblem } from './properties';
 import type { RetryConfigNode } from '../shared/retry-config-node';
 import { toMsg } from './delivered-msg';
 
@@ -34,7 +34,7 @@ export interface ConsumerSettings {
 }
 
 function readValues(def: NodeDef, ordered: boolean, batch: boolean) {
-  const fields = NUMBER_FIELDS[NODE_TYPE.retryConsumer];
+  const fields = CONSUMER_NUMBERS;
   return readNumberFields(def, {
     // Ordered processing forces prefetch 1, so its field is not read then.
     ...(ordered ? {} : { prefetch: fields.prefetch }),

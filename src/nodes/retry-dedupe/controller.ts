@@ -10,8 +10,7 @@ import { readNumberFields } from '../../lib/rules';
 import type { DedupeStoreNode } from '../shared/dedupe-node';
 import { translator, type Translate } from '../shared/i18n';
 import type { NodeAPI } from '../shared/node-red';
-import { NODE_TYPE } from '../shared/node-types';
-import { NUMBER_FIELDS } from '../shared/properties';
+import { DEDUPE_NUMBERS } from './properties';
 import { ConfigUsers, type ConfigUser } from '../shared/users';
 import { dedupeStore, type StoreChoice } from './store';
 
@@ -31,7 +30,7 @@ export class DedupeController {
   ) {
     this.t = translator(RED);
     node.forgetsOnRestart = false;
-    const numbers = readNumberFields(def, NUMBER_FIELDS[NODE_TYPE.retryDedupe]);
+    const numbers = readNumberFields(def, DEDUPE_NUMBERS);
     const problems = [...numbers.problems];
     node.retentionMs = numbers.values.retentionHours * HOUR;
     node.leaseMs = numbers.values.leaseSeconds * 1000;

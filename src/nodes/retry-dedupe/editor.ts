@@ -6,6 +6,7 @@ import { tableName } from '../../editor/common';
 import { redactUrl } from '../../lib/connection/settings';
 import { redisPrefixProblem, redisUrlProblem } from '../../lib/dedupe/redis-url';
 import { NODE_TYPE } from '../shared/node-types';
+import { DEDUPE_KINDS, DEDUPE_NUMBERS } from './properties';
 
 declare const $: JQStatic;
 
@@ -19,10 +20,10 @@ export function retryDedupe(t: Translate): NodeDefinition {
     category: 'config',
     defaults: {
       name: { value: '' },
-      kind: { value: 'memory', label: t('label.kind'), validate: v.oneOf(choices.dedupeKinds) },
-      retentionHours: numberProperty(NODE_TYPE.retryDedupe, 'retentionHours', t('label.retentionHours')),
-      leaseSeconds: numberProperty(NODE_TYPE.retryDedupe, 'leaseSeconds', t('label.leaseSeconds')),
-      maxKeys: numberProperty(NODE_TYPE.retryDedupe, 'maxKeys', t('label.maxKeys')),
+      kind: { value: 'memory', label: t('label.kind'), validate: v.oneOf(DEDUPE_KINDS) },
+      retentionHours: numberProperty(DEDUPE_NUMBERS.retentionHours, t('label.retentionHours')),
+      leaseSeconds: numberProperty(DEDUPE_NUMBERS.leaseSeconds, t('label.leaseSeconds')),
+      maxKeys: numberProperty(DEDUPE_NUMBERS.maxKeys, t('label.maxKeys')),
       url: {
         value: 'redis://127.0.0.1:6379',
         label: t('label.url'),
@@ -65,7 +66,7 @@ export function retryDedupe(t: Translate): NodeDefinition {
       return t('kind.memory');
     },
     oneditprepare() {
-      fillSelect('#node-config-input-kind', choices.dedupeKinds, (k) => t(`kind.${k}`), this.kind || 'memory');
+      fillSelect('#node-config-input-kind', DEDUPE_KINDS, (k) => t(`kind.${k}`), this.kind || 'memory');
       fillSelect('#node-config-input-mode', choices.topologyModes, (m) => t(`mode.${m}`), this.mode || 'declare');
       envInput('url');
       const refresh = (): void => {

@@ -9,7 +9,8 @@ import { describeRedis, MemoryDedupeStore, PostgresDedupeStore, RedisDedupeStore
 import { parseTableName } from '../../lib/postgres';
 import { stringProp, type Node, type NodeAPI } from '../shared/node-red';
 import { findPostgres, type RetryPostgresNode } from '../shared/postgres-node';
-import { DEDUPE_KINDS, DEFAULT_DEDUPE_TABLE, TOPOLOGY_MODES } from '../shared/properties';
+import { TOPOLOGY_MODES } from '../shared/properties';
+import { DEDUPE_KINDS, DEFAULT_DEDUPE_TABLE } from './properties';
 import { usableTlsConfig } from '../shared/tls-config';
 
 export interface StoreChoice {

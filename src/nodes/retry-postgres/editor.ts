@@ -5,7 +5,7 @@ import type { JQStatic, NodeDefinition } from '../../editor/red';
 import { hostProperty } from '../../editor/common';
 import { redactUrl } from '../../lib/connection/settings';
 import { parseConnectionString } from '../../lib/postgres/settings';
-import { NODE_TYPE } from '../shared/node-types';
+import { POSTGRES_NUMBERS } from './properties';
 
 declare const $: JQStatic;
 
@@ -25,9 +25,9 @@ export function retryPostgres(t: Translate): NodeDefinition {
       urlType: { value: 'str' },
       host: hostProperty(t),
       hostType: { value: 'str' },
-      port: numberProperty(NODE_TYPE.retryPostgres, 'port', t('label.port')),
+      port: numberProperty(POSTGRES_NUMBERS.port, t('label.port')),
       database: { value: '' },
-      poolSize: numberProperty(NODE_TYPE.retryPostgres, 'poolSize', t('label.poolSize')),
+      poolSize: numberProperty(POSTGRES_NUMBERS.poolSize, t('label.poolSize')),
       tls: { value: false },
       tlsConfig: { value: '', type: 'tls-config', required: false, label: t('label.tlsConfig') },
     },

@@ -6,13 +6,12 @@ import { isUnresolvedEnv } from '../../lib/connection';
 import { parseConnectionString, type PostgresSettings } from '../../lib/postgres';
 import { readNumberFields } from '../../lib/rules';
 import { stringProp, type Node, type NodeAPI } from '../shared/node-red';
-import { NODE_TYPE } from '../shared/node-types';
-import { NUMBER_FIELDS } from '../shared/properties';
+import { POSTGRES_NUMBERS } from './properties';
 import { usableTlsConfig } from '../shared/tls-config';
 
 /** The pool's settings from the (env-resolved) definition, and what stops them from working. */
 export function postgresSettings(RED: NodeAPI, node: Node, def: Record<string, unknown>): { settings: PostgresSettings; problems: string[] } {
-  const numbers = readNumberFields(def, NUMBER_FIELDS[NODE_TYPE.retryPostgres]);
+  const numbers = readNumberFields(def, POSTGRES_NUMBERS);
   const problems = [...numbers.problems];
   const url = stringProp(def.url).trim();
   const settings: PostgresSettings = {

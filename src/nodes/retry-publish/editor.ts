@@ -1,9 +1,9 @@
 /** The retry-publish dialog. */
 import { fillSelect, str, validators as v, type Translate } from '../../editor/index';
-import { choices } from '../shared/editor-properties';
 import type { JQStatic, NodeDefinition } from '../../editor/red';
 import { CATEGORY, COLOR, italicWhenNamed } from '../../editor/common';
 import { NODE_TYPE } from '../shared/node-types';
+import { PUBLISH_MODES } from './properties';
 
 declare const $: JQStatic;
 
@@ -14,7 +14,7 @@ export function retryPublish(t: Translate): NodeDefinition {
     defaults: {
       name: { value: '' },
       broker: { value: '', type: NODE_TYPE.retryBroker, required: true, label: t('label.broker') },
-      mode: { value: 'publish', label: t('label.mode'), validate: v.oneOf(choices.publishModes) },
+      mode: { value: 'publish', label: t('label.mode'), validate: v.oneOf(PUBLISH_MODES) },
       exchange: { value: '', label: t('label.exchange'), validate: v.shortString },
       routingKey: { value: '', label: t('label.routingKey'), validate: v.shortString },
       persistent: { value: true },
@@ -48,7 +48,7 @@ export function retryPublish(t: Translate): NodeDefinition {
       };
       $('#node-input-partitions').on('change', partitioned);
       partitioned();
-      fillSelect('#node-input-mode', choices.publishModes, (m) => t(`mode.${m}`), this.mode);
+      fillSelect('#node-input-mode', PUBLISH_MODES, (m) => t(`mode.${m}`), this.mode);
       $('#node-input-mode')
         .on('change', () => {
           const reply = $('#node-input-mode').val() === 'reply';

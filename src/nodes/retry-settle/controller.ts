@@ -11,7 +11,7 @@ import { classifiedSettle } from '../shared/batch-plan';
 import { BatchSettler } from '../shared/batch-settle';
 import { deliveryTarget, targetFinder, type DeliveryTarget } from '../shared/consumer-sessions';
 import { translator, type Translate } from '../shared/i18n';
-import { errorText, stringProp, type DoneFunction, type Node, type NodeAPI, type NodeDef, type NodeMessage, type SendFunction } from '../shared/node-red';
+import { errorText, type DoneFunction, type Node, type NodeAPI, type NodeDef, type NodeMessage, type SendFunction } from '../shared/node-red';
 import { findConfig } from '../shared/config-lookup';
 import { NODE_TYPE } from '../shared/node-types';
 import type { RetryConfigNode } from '../shared/retry-config-node';
@@ -19,6 +19,7 @@ import { EndNode } from '../shared/settle-node';
 import { SettleReplies } from '../shared/settle-reply';
 import { RetrySettleBatches } from './batch';
 import { msgAttempt, replacedRetry } from './msg-retry';
+import { retrySettleSettings } from './properties';
 import { flowDelay, Rarely, requestedDelay, ShortWaitWarnings } from './retry-delay';
 
 export class RetrySettleController {
@@ -39,8 +40,9 @@ export class RetrySettleController {
     def: NodeDef,
   ) {
     const t = (this.t = translator(RED));
-    this.action = def.action === 'retry' ? 'retry' : 'ack';
-    this.reason = stringProp(def.reason);
+    const settings = retrySettleSettings(def);
+    this.action = settings.action;
+    this.reason = settings.reason;
     this.find = targetFinder(RED);
     // It says when a retry parked, having run out of attempts (or at once, a permanent failure).
     this.replies = new SettleReplies(
@@ -55,7 +57,7 @@ export class RetrySettleController {
     this.batches = new RetrySettleBatches({
       action: this.action,
       reason: this.reason,
-      bisect: def.bisect === true,
+      bisect: settings.bisect,
       find: this.find,
       replies: this.replies,
       settler: new BatchSettler(this.find, this.replies, false),

@@ -1,8 +1,8 @@
 /** The retry-settle dialog: ack or retry, the reason a retry gives, and whether a retry splits a batch that failed as a whole. Pure: the editor bundle takes it (scripts/build-editor.mjs). */
 import { fillSelect, str, validators, type Translate } from '../../editor/index';
-import { choices } from '../shared/editor-properties';
 import { CATEGORY, COLOR, italicWhenNamed } from '../../editor/common';
 import type { JQStatic, NodeDefinition } from '../../editor/red';
+import { SETTLE_ACTIONS } from './properties';
 
 declare const $: JQStatic;
 
@@ -12,7 +12,7 @@ export function retrySettle(t: Translate): NodeDefinition {
     color: COLOR,
     defaults: {
       name: { value: '' },
-      action: { value: 'ack', label: t('label.action'), validate: validators.oneOf(choices.settleActions) },
+      action: { value: 'ack', label: t('label.action'), validate: validators.oneOf(SETTLE_ACTIONS) },
       reason: { value: '' },
       bisect: { value: false },
     },
@@ -29,7 +29,7 @@ export function retrySettle(t: Translate): NodeDefinition {
     },
     labelStyle: italicWhenNamed,
     oneditprepare() {
-      fillSelect('#node-input-action', choices.settleActions, (a) => t(`action.${a}`), this.action);
+      fillSelect('#node-input-action', SETTLE_ACTIONS, (a) => t(`action.${a}`), this.action);
       $('#node-input-action')
         .on('change', () => $('.retry-settle-reason, .retry-settle-bisect').toggle($('#node-input-action').val() === 'retry'))
         .trigger('change');

@@ -3,7 +3,7 @@ import type { BrokerConnection, BrokerSettings } from '../../lib/connection';
 import type { QueueWatch } from '../../lib/parking';
 import type { ManagementApi } from '../../lib/topology';
 import { readNumberFields } from '../../lib/rules';
-import { NUMBER_FIELDS } from './properties';
+import { BROKER_NUMBERS } from './broker-properties';
 import { findConfig } from './config-lookup';
 import { stringProp, type Node, type NodeAPI, type NodeStatus } from './node-red';
 import { NODE_TYPE } from './node-types';
@@ -31,7 +31,7 @@ export function findBroker(RED: NodeAPI, id: unknown): RetryBrokerNode | undefin
  * `problems` names the number fields that cannot be used.
  */
 export function brokerSettingsOf(def: Record<string, unknown>, credentials: Record<string, string | undefined> | undefined): { settings: BrokerSettings; problems: string[] } {
-  const numbers = readNumberFields(def, NUMBER_FIELDS[NODE_TYPE.retryBroker]);
+  const numbers = readNumberFields(def, BROKER_NUMBERS);
   const settings: BrokerSettings = {
     url: stringProp(def.url),
     host: stringProp(def.host, '127.0.0.1'),

@@ -10,8 +10,7 @@ import { PARTITION_ROUTINGS } from '../../lib/topology/partitions';
 import { parseDelays, parseQueueArguments, queueNamesOf } from '../../lib/topology/parse';
 import { applyQueueType } from '../../lib/topology/queue-type';
 import { stringProp } from './node-red';
-import { NODE_TYPE } from './node-types';
-import { NUMBER_FIELDS } from './properties';
+import { CONFIG_NUMBERS } from './config-properties';
 
 function exchangeType(value: unknown, fallback: ExchangeType): ExchangeType {
   return EXCHANGE_TYPES.find((t) => t === value) ?? fallback;
@@ -20,7 +19,7 @@ function exchangeType(value: unknown, fallback: ExchangeType): ExchangeType {
 /** The topology a node definition describes; throws with every problem found. */
 export function topologyFromDefinition(def: Record<string, unknown>): RetryTopologyConfig {
   const names = queueNamesOf(stringProp(def.mainQueue), stringProp(def.retryQueue), stringProp(def.parkingQueue));
-  const numbers = readNumberFields(def, NUMBER_FIELDS[NODE_TYPE.retryConfig]);
+  const numbers = readNumberFields(def, CONFIG_NUMBERS);
   const topology: RetryTopologyConfig = {
     mode: def.mode === 'check' ? 'check' : 'declare',
     mainExchange: stringProp(def.mainExchange),

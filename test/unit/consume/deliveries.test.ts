@@ -4,7 +4,7 @@
  * at once, double settles, a confirmed copy before the ack, a failed copy handled in one place.
  */
 import assert from 'node:assert/strict';
-import type { ConsumeMessage, Options } from 'amqplib';
+import type { ConsumeMessage } from 'amqplib';
 import type { DeliveryDedupe } from '../../../src/lib/consume/admission';
 import { SpanStatusCode, trace } from '@opentelemetry/api';
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
@@ -13,8 +13,9 @@ import { DedupeGate, MemoryDedupeStore } from '../../../src/lib/dedupe';
 import { DeliveryRegistry } from '../../../src/lib/consume/registry';
 import type { Settled } from '../../../src/lib/consume/types';
 import type { DeliveredMessage } from '../../../src/lib/message';
-import { AckBatcher, decisionPolicy, OrderedHold, Settler, SettleError, type CopyPublisher, type SettleOutcome, type TrackedDelivery } from '../../../src/lib/settle';
+import { AckBatcher, decisionPolicy, OrderedHold, Settler, SettleError, type SettleOutcome, type TrackedDelivery } from '../../../src/lib/settle';
 import { openTelemetryTracer, type MessageTracer } from '../../../src/lib/trace';
+import { FakeCopies, recordingChannel } from '../fixtures/settle-fakes';
 import { consumerTopology } from '../fixtures/topology-seed';
 
 const topology = consumerTopology;
@@ -31,25 +32,9 @@ const attempt1 = { attempt: 1, maxAttempts: 3, remaining: 2, firstDeathReason: n
 const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** A copy publisher that records what it publishes, and confirms or refuses as told. */
-class FakeCopies implements CopyPublisher {
-  readonly published: Array<{ queue: string; headers: Record<string, unknown> }> = [];
-  refuse: string | undefined;
-  publish(_exchange: string, routingKey: string, _content: Buffer, options: Options.Publish): Promise<void> {
-    if (this.refuse !== undefined) return Promise.reject(new Error(this.refuse));
-    this.published.push({ queue: routingKey, headers: (options.headers ?? {}) as Record<string, unknown> });
-    return Promise.resolve();
-  }
-}
-
 function setup(settleTimeoutMs: number, options: { ordered?: boolean; requeuePauseMs?: number; dedupe?: DeliveryDedupe; tracer?: MessageTracer } = {}) {
   const written: string[] = [];
-  const channel = {
-    ack: (m: ConsumeMessage, all?: boolean) => written.push(`ack ${m.fields.deliveryTag}${all ? '+' : ''}`),
-    nack: (m: ConsumeMessage, all?: boolean, requeue?: boolean) => written.push(`nack ${m.fields.deliveryTag}${all ? '+' : ''}${requeue ? ' requeue' : ''}`),
-    reject: (m: ConsumeMessage, requeue?: boolean) => written.push(`reject ${m.fields.deliveryTag}${requeue ? ' requeue' : ''}`),
-    nackAll: (requeue?: boolean) => written.push(`nack all${requeue ? ' requeue' : ''}`),
-  };
+  const channel = recordingChannel(written);
   const acks = new AckBatcher(channel);
   const copies = new FakeCopies();
   const hold = options.ordered ? new OrderedHold(10) : undefined;

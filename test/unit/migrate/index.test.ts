@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { convertFlows, reportText, type ConvertOptions, type ConvertResult, type FlowNode } from '../../../src/migrate';
-import { NUMBER_FIELDS, PROPERTY_VERSIONS } from '../../../src/nodes/shared/properties';
+import { NUMBER_FIELDS, PROPERTY_VERSIONS } from '../../../src/migrate/node-tables';
 import { topologyProblemsOf } from '../../../src/nodes/shared/topology-definition';
 
 interface RedUtil {
