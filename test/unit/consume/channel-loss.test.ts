@@ -70,7 +70,7 @@ describe('ChannelLoss', () => {
     assert.deepEqual(s.log, ['drop', 'endAll connection lost before it was settled; the broker redelivers it', 'drain', 'setUpLater']);
     assert.equal(s.own.channel, undefined);
     assert.equal(s.warned.length, 1);
-    assert.match(s.warned[0], /^connection lost: 2 unsettled.*1 copy \(retry or park\) in flight/);
+    assert.match(s.warned[0] ?? '', /^connection lost: 2 unsettled.*1 copy \(retry or park\) in flight/);
     assert.deepEqual(s.states, [{ phase: 'channel-lost', detail: 'connection lost' }]);
   });
 
@@ -120,7 +120,7 @@ describe('ChannelLoss', () => {
     const s = session({ gone: 1, queue: 'missing' });
     new ChannelLoss(s.parts).cancelledByBroker(s.channel);
     assert.ok(s.log.includes('close'));
-    assert.match(s.warned[0], /the broker cancelled the consumer of queue 'orders'/);
+    assert.match(s.warned[0] ?? '', /the broker cancelled the consumer of queue 'orders'/);
     await new Promise((resolve) => setImmediate(resolve));
     await new Promise((resolve) => setImmediate(resolve));
     assert.equal(s.warned.length, 2);
