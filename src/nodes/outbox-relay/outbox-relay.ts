@@ -11,25 +11,22 @@
  */
 import { OutboxRelay } from '../../lib/outbox';
 import { openTelemetryTracer } from '../../lib/trace';
-import { readNumberFields, type NumberValues } from '../../lib/rules';
 import { findBroker, type RetryBrokerNode } from '../shared/broker-node';
 import { statusKey, translator } from '../shared/i18n';
 import type { Node, NodeAPI, NodeDef } from '../shared/node-red';
 import { NODE_TYPE } from '../shared/node-types';
 import { outboxTarget, type OutboxTarget, type RelayNode } from '../shared/outbox-node';
-import { RELAY_NUMBERS } from './properties';
+import { relayProperties, type RelayProperties } from './properties';
 import { RelayController } from './controller';
-
-type RelayNumbers = NumberValues<typeof RELAY_NUMBERS>;
 
 export = function register(RED: NodeAPI): void {
   function OutboxRelayNode(this: RelayNode, def: NodeDef): void {
     RED.nodes.createNode(this, def);
     const node = this;
-    const target = outboxTarget(RED, def);
-    const broker = findBroker(RED, def.broker);
-    const numbers = readNumberFields(def, RELAY_NUMBERS);
-    const problems = [...('problems' in target ? target.problems : []), ...numbers.problems];
+    const props = relayProperties(def);
+    const target = outboxTarget(RED, props);
+    const broker = findBroker(RED, props.broker);
+    const problems = [...('problems' in target ? target.problems : []), ...props.problems];
     if (!broker) problems.push('select a RabbitMQ broker (a retry-broker configuration)');
     if (problems.length > 0 || !broker || 'problems' in target) {
       const problem = `not usable: ${problems.join('; ')}`;
@@ -38,14 +35,15 @@ export = function register(RED: NodeAPI): void {
       node.status({ fill: 'red', shape: 'ring', text: statusKey('outbox-relay.status.invalid') });
       return;
     }
-    const relay = buildRelay(node, def, target, broker, numbers.values);
-    new RelayController({ node, t: translator(RED), target, broker, relay, pollMs: numbers.values.pollSeconds * 1000 });
+    const relay = buildRelay(node, props, target, broker);
+    new RelayController({ node, t: translator(RED), target, broker, relay, pollMs: props.numbers.pollSeconds * 1000 });
   }
   RED.nodes.registerType(NODE_TYPE.outboxRelay, OutboxRelayNode as (this: Node, def: NodeDef) => void);
 };
 
 /** The relay over the node's table, publishing through the broker's confirm publisher for this node. */
-function buildRelay(node: Node, def: NodeDef, target: OutboxTarget, broker: RetryBrokerNode, n: RelayNumbers): OutboxRelay {
+function buildRelay(node: Node, props: RelayProperties, target: OutboxTarget, broker: RetryBrokerNode): OutboxRelay {
+  const n = props.numbers;
   const confirmed = broker.connection.publisher(node.id);
   const publisher = {
     publish: confirmed.publish.bind(confirmed),
@@ -69,8 +67,8 @@ function buildRelay(node: Node, def: NodeDef, target: OutboxTarget, broker: Retr
     maxAttempts: n.maxAttempts,
     backoff: { initialMs: n.backoffSeconds * 1000, maxMs: n.backoffMaxSeconds * 1000 },
     retentionMs: n.retentionDays * 86_400_000,
-    ordered: def.ordered === true,
-    deleteSent: def.deleteSent === true,
+    ordered: props.ordered,
+    deleteSent: props.deleteSent,
     tracer: openTelemetryTracer(),
   });
 }

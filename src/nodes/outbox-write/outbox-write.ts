@@ -10,21 +10,23 @@
 import { PostgresDedupeStore } from '../../lib/dedupe';
 import { findDedupeStore, type DedupeStoreNode } from '../shared/dedupe-node';
 import { statusKey, translator } from '../shared/i18n';
-import { stringProp, type Node, type NodeAPI, type NodeDef } from '../shared/node-red';
+import type { Node, NodeAPI, NodeDef } from '../shared/node-red';
 import { NODE_TYPE } from '../shared/node-types';
 import { outboxTarget, type OutboxTarget } from '../shared/outbox-node';
 import { WriteController } from './controller';
+import { outboxWriteProperties } from './properties';
 
 export = function register(RED: NodeAPI): void {
   function OutboxWrite(this: Node, def: NodeDef): void {
     RED.nodes.createNode(this, def);
     const node = this;
-    const target = outboxTarget(RED, def);
+    const props = outboxWriteProperties(def);
+    const target = outboxTarget(RED, props);
     const problems = 'problems' in target ? [...target.problems] : [];
     // Optionally, the consumed message's deduplication key is recorded as processed in the same
     // transaction as the effect: a crash before the ack then cannot repeat the effect.
-    const dedupeNode = stringProp(def.dedupe) === '' ? undefined : findDedupeStore(RED, def.dedupe);
-    if (stringProp(def.dedupe) !== '') problems.push(...dedupeProblems(dedupeNode, target));
+    const dedupeNode = props.dedupe === '' ? undefined : findDedupeStore(RED, props.dedupe);
+    if (props.dedupe !== '') problems.push(...dedupeProblems(dedupeNode, target));
     if (problems.length > 0) {
       node.error(`outbox write not usable: ${problems.join('; ')}`);
       node.status({ fill: 'red', shape: 'ring', text: statusKey('outbox-write.status.invalid') });
@@ -32,13 +34,7 @@ export = function register(RED: NodeAPI): void {
       return;
     }
     if ('problems' in target) return;
-    const event = {
-      withEvent: def.event !== false,
-      exchange: stringProp(def.exchange),
-      routingKey: stringProp(def.routingKey),
-      persistent: def.persistent !== false,
-    };
-    new WriteController({ node, t: translator(RED), target, event, dedupe: dedupeNode });
+    new WriteController({ node, t: translator(RED), target, event: props.event, dedupe: dedupeNode });
   }
   RED.nodes.registerType(NODE_TYPE.outboxWrite, OutboxWrite);
 };

@@ -10,9 +10,10 @@ import { planBatch, type ItemSettle } from '../shared/batch-plan';
 import { BatchSettler } from '../shared/batch-settle';
 import { deliveryTarget, targetFinder } from '../shared/consumer-sessions';
 import { translator } from '../shared/i18n';
-import { errorText, stringProp, type DoneFunction, type Node, type NodeAPI, type NodeDef, type NodeMessage, type SendFunction } from '../shared/node-red';
+import { errorText, type DoneFunction, type Node, type NodeAPI, type NodeMessage, type SendFunction } from '../shared/node-red';
 import { EndNode } from '../shared/settle-node';
 import { SettleReplies } from '../shared/settle-reply';
+import type { ParkPublisherProperties } from './properties';
 
 export class ParkPublisherController {
   private readonly reason: string;
@@ -21,9 +22,9 @@ export class ParkPublisherController {
   private readonly end: EndNode;
   private readonly batches: BatchSettler;
 
-  constructor(RED: NodeAPI, node: Node, def: NodeDef) {
+  constructor(RED: NodeAPI, node: Node, props: ParkPublisherProperties) {
     const t = translator(RED);
-    this.reason = stringProp(def.reason);
+    this.reason = props.reason;
     this.find = targetFinder(RED);
     // It counts its parks, and sends each parked msg on.
     this.replies = new SettleReplies(node, t, (parks) => ({ fill: 'yellow', shape: 'dot', text: t('park-publisher.status.parked', { count: parks.count }) }), true);

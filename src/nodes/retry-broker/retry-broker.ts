@@ -4,7 +4,8 @@
  */
 import { resolveEnvFields } from '../../lib/connection';
 import type { RetryBrokerNode } from '../shared/broker-node';
-import { stringProp, type Node, type NodeAPI, type NodeDef } from '../shared/node-red';
+import type { Node, NodeAPI, NodeDef } from '../shared/node-red';
+import { brokerProperties } from '../shared/broker-properties';
 import { NODE_TYPE } from '../shared/node-types';
 import { BrokerController } from './controller';
 import { brokerSetup } from './settings';
@@ -14,8 +15,8 @@ export = function register(RED: NodeAPI): void {
     RED.nodes.createNode(this, saved);
     const node = this;
     // URL, host and management URL may name an environment variable (flow, group or process env).
-    const def = resolveEnvFields(saved, (name) => RED.util.evaluateNodeProperty(name, 'env', node));
-    const controller = new BrokerController(RED, node, stringProp(def.name) || node.id, brokerSetup(RED, node, def));
+    const props = brokerProperties(resolveEnvFields(saved, (name) => RED.util.evaluateNodeProperty(name, 'env', node)));
+    const controller = new BrokerController(RED, node, props.name || node.id, brokerSetup(RED, node, props));
     node.on('close', (_removed, done) => {
       controller.close().then(done, done);
     });

@@ -6,12 +6,13 @@
 import { ErrorClassifier, type JsonataCompiler } from '../../lib/classify';
 import { resolvePartitionRouting, type PartitionRouting } from '../../lib/topology';
 import { findBroker } from '../shared/broker-node';
-import { stringProp, type Node, type NodeAPI, type NodeDef, type NodeMessage } from '../shared/node-red';
+import type { Node, NodeAPI, NodeMessage } from '../shared/node-red';
 import { ConsumerSessions } from '../shared/consumer-sessions';
 import { translator } from '../shared/i18n';
 import { ReplayJobs } from '../shared/replay-jobs';
-import { topologyFromDefinition, type RetryConfigNode } from '../shared/retry-config-node';
+import type { RetryConfigNode } from '../shared/retry-config-node';
 import { warnClassicOnCluster } from './cluster-warning';
+import type { RetryConfigProperties } from './properties';
 
 /**
  * JSONata rules run as Node-RED runs them (legacy `msg.` expressions too, `$env`, contexts): compiled
@@ -38,18 +39,13 @@ export class RetryConfigController {
   constructor(
     RED: NodeAPI,
     private readonly node: RetryConfigNode,
-    def: NodeDef,
+    props: RetryConfigProperties,
   ) {
-    node.broker = findBroker(RED, def.broker);
-    node.problems = [];
+    node.broker = findBroker(RED, props.broker);
+    node.problems = [...props.problems];
+    node.topology = props.topology;
     try {
-      node.topology = topologyFromDefinition(def);
-    } catch (err) {
-      node.topology = undefined;
-      node.problems.push((err as Error).message);
-    }
-    try {
-      node.classifier = new ErrorClassifier(def.errorRules, jsonataOf(RED, node));
+      node.classifier = new ErrorClassifier(props.errorRules, jsonataOf(RED, node));
     } catch (err) {
       // Rules that cannot be used stop the configuration like any other field: never a silent default.
       node.classifier = undefined;
@@ -62,7 +58,7 @@ export class RetryConfigController {
     node.replayJobs = new ReplayJobs();
     if (!node.broker) node.problems.push('no broker configured');
     node.partitionRouting = () => this.partitionRouting();
-    const name = stringProp(def.name) || stringProp(def.mainQueue) || node.id;
+    const name = props.label || node.id;
     if (node.problems.length > 0) node.error(`retry configuration '${name}': ${node.problems.join('; ')}`);
     // Classic main or parking queues on a cluster of several nodes: said once at deploy (issue 53).
     if (node.topology) void warnClassicOnCluster(node, translator(RED), name, node.topology, node.broker?.managementApi);

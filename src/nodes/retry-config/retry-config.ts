@@ -9,11 +9,12 @@ import type { RetryConfigNode } from '../shared/retry-config-node';
 import { registerCheckEndpoint } from './check-endpoint';
 import { RetryConfigController } from './controller';
 import { registerDefinitionsEndpoint } from './definitions-endpoint';
+import { retryConfigProperties } from './properties';
 
 export = function register(RED: NodeAPI): void {
   function RetryConfig(this: RetryConfigNode, def: NodeDef): void {
     RED.nodes.createNode(this, def);
-    const controller = new RetryConfigController(RED, this, def);
+    const controller = new RetryConfigController(RED, this, retryConfigProperties(def));
     this.on('close', (_removed: boolean, done: () => void) => {
       void controller.close().finally(done);
     });

@@ -6,11 +6,10 @@
  * (every processed key is forgotten on a restart).
  */
 import { redisKeeps, type RedisPersistence } from '../../lib/dedupe';
-import { readNumberFields } from '../../lib/rules';
 import type { DedupeStoreNode } from '../shared/dedupe-node';
 import { translator, type Translate } from '../shared/i18n';
 import type { NodeAPI } from '../shared/node-red';
-import { DEDUPE_NUMBERS } from './properties';
+import type { DedupeProperties } from './properties';
 import { ConfigUsers, type ConfigUser } from '../shared/users';
 import { dedupeStore, type StoreChoice } from './store';
 
@@ -26,15 +25,14 @@ export class DedupeController {
   constructor(
     RED: NodeAPI,
     private readonly node: DedupeStoreNode,
-    def: Record<string, unknown>,
+    props: DedupeProperties,
   ) {
     this.t = translator(RED);
     node.forgetsOnRestart = false;
-    const numbers = readNumberFields(def, DEDUPE_NUMBERS);
-    const problems = [...numbers.problems];
-    node.retentionMs = numbers.values.retentionHours * HOUR;
-    node.leaseMs = numbers.values.leaseSeconds * 1000;
-    this.chosen = dedupeStore(RED, node, def, numbers.values.maxKeys, problems, (store, found) => this.persistence(store, found));
+    const problems = [...props.problems];
+    node.retentionMs = props.numbers.retentionHours * HOUR;
+    node.leaseMs = props.numbers.leaseSeconds * 1000;
+    this.chosen = dedupeStore(RED, node, props, problems, (store, found) => this.persistence(store, found));
     node.problems = problems;
     node.store = problems.length === 0 ? this.chosen.store : undefined;
     if (problems.length > 0) node.error(`deduplication store not usable: ${problems.join('; ')}`);

@@ -7,13 +7,14 @@ import type { DedupeStoreNode } from '../shared/dedupe-node';
 import type { Node, NodeAPI, NodeDef } from '../shared/node-red';
 import { NODE_TYPE } from '../shared/node-types';
 import { DedupeController } from './controller';
+import { dedupeProperties } from './properties';
 
 export = function register(RED: NodeAPI): void {
   function RetryDedupe(this: DedupeStoreNode, saved: NodeDef): void {
     RED.nodes.createNode(this, saved);
     const node = this;
     const def = resolveEnvFields(saved, (name) => RED.util.evaluateNodeProperty(name, 'env', node));
-    const controller = new DedupeController(RED, node, def);
+    const controller = new DedupeController(RED, node, dedupeProperties(def));
     node.on('close', (_removed, done) => {
       controller.close().then(done, done);
     });

@@ -7,10 +7,10 @@
 import { isUnresolvedEnv } from '../../lib/connection';
 import { describeRedis, MemoryDedupeStore, PostgresDedupeStore, RedisDedupeStore, redisPrefixProblem, redisUrlProblem, type DedupeStore, type RedisPersistence } from '../../lib/dedupe';
 import { parseTableName } from '../../lib/postgres';
-import { stringProp, type Node, type NodeAPI } from '../shared/node-red';
+import type { Node, NodeAPI } from '../shared/node-red';
 import { findPostgres, type RetryPostgresNode } from '../shared/postgres-node';
 import { TOPOLOGY_MODES } from '../shared/properties';
-import { DEDUPE_KINDS, DEFAULT_DEDUPE_TABLE } from './properties';
+import type { DedupeProperties } from './properties';
 import { usableTlsConfig } from '../shared/tls-config';
 
 export interface StoreChoice {
@@ -23,19 +23,16 @@ export interface StoreChoice {
 /** Says what a Redis server keeps on disk, once, at the store's first start. */
 export type PersistenceReport = (store: string, found: RedisPersistence) => void;
 
-/** The store of the (env-resolved) definition; pushes what stops it to `problems`. */
-export function dedupeStore(RED: NodeAPI, node: Node, def: Record<string, unknown>, maxKeys: number, problems: string[], onPersistence: PersistenceReport): StoreChoice {
-  const kind = stringProp(def.kind, 'memory');
-  if (!(DEDUPE_KINDS as readonly string[]).includes(kind)) {
-    problems.push(`store kind '${kind}' is not one of ${DEDUPE_KINDS.join(', ')}`);
-    return { store: undefined, database: undefined };
-  }
-  if (kind === 'redis') return { store: redisStore(RED, node, def, problems, onPersistence), database: undefined };
+/** The store of the node's properties (its kind unknown: none); pushes what stops it to `problems`. */
+export function dedupeStore(RED: NodeAPI, node: Node, props: DedupeProperties, problems: string[], onPersistence: PersistenceReport): StoreChoice {
+  const { kind } = props;
+  if (kind === undefined) return { store: undefined, database: undefined };
+  if (kind === 'redis') return { store: redisStore(RED, node, props.redis, problems, onPersistence), database: undefined };
   if (kind === 'postgres') {
-    const database = findPostgres(RED, def.postgres);
-    return { store: postgresStore(database, def, problems), database };
+    const database = findPostgres(RED, props.postgres.id);
+    return { store: postgresStore(database, props.postgres, problems), database };
   }
-  return { store: new MemoryDedupeStore({ maxKeys }), database: undefined };
+  return { store: new MemoryDedupeStore({ maxKeys: props.numbers.maxKeys }), database: undefined };
 }
 
 /** The TLS options of the selected tls-config node for this Redis URL; throws when they cannot be used. */
@@ -47,8 +44,7 @@ function redisTls(RED: NodeAPI, tlsId: string, url: string): Record<string, unkn
   return tlsNode.addTLSOptions({});
 }
 
-function redisStore(RED: NodeAPI, node: Node, def: Record<string, unknown>, problems: string[], onPersistence: PersistenceReport): DedupeStore | undefined {
-  const url = stringProp(def.url).trim() || 'redis://127.0.0.1:6379';
+function redisStore(RED: NodeAPI, node: Node, { url, prefix, tlsConfig }: DedupeProperties['redis'], problems: string[], onPersistence: PersistenceReport): DedupeStore | undefined {
   if (isUnresolvedEnv(url)) {
     problems.push(`Redis URL ${url}: environment variable not set`);
     return undefined;
@@ -58,12 +54,11 @@ function redisStore(RED: NodeAPI, node: Node, def: Record<string, unknown>, prob
     problems.push(urlProblem);
     return undefined;
   }
-  const prefix = stringProp(def.prefix) || undefined;
   const prefixProblem = prefix === undefined ? undefined : redisPrefixProblem(url, prefix);
   if (prefixProblem) problems.push(prefixProblem);
   let tls: Record<string, unknown> | undefined;
   try {
-    tls = redisTls(RED, stringProp(def.tlsConfig), url);
+    tls = redisTls(RED, tlsConfig, url);
   } catch (err) {
     problems.push((err as Error).message);
   }
@@ -78,7 +73,7 @@ function redisStore(RED: NodeAPI, node: Node, def: Record<string, unknown>, prob
   });
 }
 
-function postgresStore(pg: RetryPostgresNode | undefined, def: Record<string, unknown>, problems: string[]): DedupeStore | undefined {
+function postgresStore(pg: RetryPostgresNode | undefined, { table: tableName, mode }: DedupeProperties['postgres'], problems: string[]): DedupeStore | undefined {
   if (!pg) {
     problems.push('select a PostgreSQL database (a retry-postgres configuration)');
     return undefined;
@@ -87,12 +82,11 @@ function postgresStore(pg: RetryPostgresNode | undefined, def: Record<string, un
     problems.push(`PostgreSQL ${pg.display}: ${pg.problems.join('; ')}`);
     return undefined;
   }
-  const table = parseTableName(stringProp(def.table).trim() || DEFAULT_DEDUPE_TABLE);
+  const table = parseTableName(tableName);
   if ('problem' in table) {
     problems.push(table.problem);
     return undefined;
   }
-  const mode = stringProp(def.mode, 'declare');
   if (!(TOPOLOGY_MODES as readonly string[]).includes(mode)) problems.push(`mode '${mode}' is not one of ${TOPOLOGY_MODES.join(', ')}`);
   return new PostgresDedupeStore(pg.database, { table, mode: mode === 'check' ? 'check' : 'declare' });
 }

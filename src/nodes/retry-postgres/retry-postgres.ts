@@ -4,19 +4,20 @@
  * (controller.ts), its status (status.ts), its dialog (editor.ts).
  */
 import { resolveEnvFields } from '../../lib/connection';
-import { stringProp, type Node, type NodeAPI, type NodeDef } from '../shared/node-red';
+import type { Node, NodeAPI, NodeDef } from '../shared/node-red';
 import { NODE_TYPE } from '../shared/node-types';
 import type { RetryPostgresNode } from '../shared/postgres-node';
 import { PostgresController } from './controller';
+import { postgresProperties } from './properties';
 import { postgresSettings } from './settings';
 
 export = function register(RED: NodeAPI): void {
   function RetryPostgres(this: RetryPostgresNode, saved: NodeDef): void {
     RED.nodes.createNode(this, saved);
     const node = this;
-    const def = resolveEnvFields(saved, (name) => RED.util.evaluateNodeProperty(name, 'env', node));
-    const { settings, problems } = postgresSettings(RED, node, def);
-    const controller = new PostgresController(RED, node, stringProp(def.name) || undefined, settings, problems, stringProp(def.url).trim());
+    const props = postgresProperties(resolveEnvFields(saved, (name) => RED.util.evaluateNodeProperty(name, 'env', node)));
+    const { settings, problems } = postgresSettings(RED, node, props);
+    const controller = new PostgresController(RED, node, props.name || undefined, settings, problems, props.url);
     node.on('close', (_removed, done) => {
       controller.close().then(done, done);
     });

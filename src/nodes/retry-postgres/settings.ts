@@ -4,24 +4,22 @@
  */
 import { isUnresolvedEnv } from '../../lib/connection';
 import { parseConnectionString, type PostgresSettings } from '../../lib/postgres';
-import { readNumberFields } from '../../lib/rules';
-import { stringProp, type Node, type NodeAPI } from '../shared/node-red';
-import { POSTGRES_NUMBERS } from './properties';
+import type { Node, NodeAPI } from '../shared/node-red';
+import type { PostgresProperties } from './properties';
 import { usableTlsConfig } from '../shared/tls-config';
 
-/** The pool's settings from the (env-resolved) definition, and what stops them from working. */
-export function postgresSettings(RED: NodeAPI, node: Node, def: Record<string, unknown>): { settings: PostgresSettings; problems: string[] } {
-  const numbers = readNumberFields(def, POSTGRES_NUMBERS);
-  const problems = [...numbers.problems];
-  const url = stringProp(def.url).trim();
+/** The pool's settings from the node's properties, and what stops them from working. */
+export function postgresSettings(RED: NodeAPI, node: Node, props: PostgresProperties): { settings: PostgresSettings; problems: string[] } {
+  const problems = [...props.problems];
+  const { url } = props;
   const settings: PostgresSettings = {
-    host: stringProp(def.host).trim() || undefined,
-    port: numbers.values.port,
-    database: stringProp(def.database).trim() || undefined,
+    host: props.host,
+    port: props.numbers.port,
+    database: props.database,
     user: node.credentials?.user || undefined,
     password: node.credentials?.password || undefined,
-    maxConnections: numbers.values.poolSize,
-    applicationName: `node-red ${stringProp(def.name) || node.id}`,
+    maxConnections: props.numbers.poolSize,
+    applicationName: `node-red ${props.name || node.id}`,
   };
   if (url !== '' && !isUnresolvedEnv(url)) {
     const parsed = parseConnectionString(url);
@@ -31,14 +29,14 @@ export function postgresSettings(RED: NodeAPI, node: Node, def: Record<string, u
     node.warn(`database URL ${url}: environment variable not set, using host ${settings.host ?? 'localhost'}`);
   }
   if (!settings.connectionString && !settings.host) problems.push('set a database URL or a host');
-  const tlsId = stringProp(def.tlsConfig);
+  const tlsId = props.tlsConfig;
   if (tlsId !== '') {
     try {
       settings.tls = usableTlsConfig(RED, tlsId).addTLSOptions({});
     } catch (err) {
       problems.push((err as Error).message);
     }
-  } else if (def.tls === true) {
+  } else if (props.tls) {
     settings.tls = { rejectUnauthorized: true };
   }
   return { settings, problems };

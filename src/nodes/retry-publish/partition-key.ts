@@ -4,14 +4,13 @@
  */
 import { isPartitioned, partitionKeyText, partitionTarget, type PartitionRouting, type RetryTopologyConfig } from '../../lib/topology';
 import { findRetryConfig } from '../shared/retry-config-node';
-import { stringProp, type Node, type NodeAPI, type NodeDef, type NodeMessage } from '../shared/node-red';
+import type { Node, NodeAPI, NodeMessage } from '../shared/node-red';
+import type { PartitionKeyProperties } from './properties';
 
 export type KeyOf = (msg: NodeMessage) => Promise<string>;
 
 /** How the node reads a msg's key, from its `key` / `keyType` properties; throws when an expression does not parse. */
-export function partitionKeyReader(RED: NodeAPI, node: Node, def: NodeDef): KeyOf {
-  const type = stringProp(def.keyType, 'msg');
-  const text = stringProp(def.key) || (type === 'msg' ? 'key' : '');
+export function partitionKeyReader(RED: NodeAPI, node: Node, { keyType: type, key: text }: PartitionKeyProperties): KeyOf {
   const keyText = (value: unknown, where: string): string => {
     const key = partitionKeyText(value);
     if (key === undefined) throw new Error(`partition key: ${where} is ${value === undefined || value === '' ? 'missing' : 'not a string or number'}; every message of a partitioned configuration needs its key`);
@@ -53,8 +52,7 @@ export type PartitionRoute = (msg: NodeMessage) => Promise<{ exchange: string; r
  * The node's partitioned route (`partitions`: a partitioned retry configuration's id), or none; a
  * problem when the configuration named is missing, invalid or not partitioned, or the key expression does not parse.
  */
-export function partitionSettings(RED: NodeAPI, node: Node, def: NodeDef): { route?: PartitionRoute; problem?: string } {
-  const id = stringProp(def.partitions);
+export function partitionSettings(RED: NodeAPI, node: Node, id: string, key: PartitionKeyProperties): { route?: PartitionRoute; problem?: string } {
   if (id === '') return {};
   const config = findRetryConfig(RED, id);
   if (!config) return { problem: 'the selected partitioned retry configuration does not exist (deleted or not deployed)' };
@@ -62,7 +60,7 @@ export function partitionSettings(RED: NodeAPI, node: Node, def: NodeDef): { rou
   if (!topology) return { problem: `retry configuration: ${config.problems.join('; ')}` };
   if (!isPartitioned(topology)) return { problem: `retry configuration '${topology.mainQueue}' is not partitioned (set its partitions to 2 or more)` };
   try {
-    const keyOf = partitionKeyReader(RED, node, def);
+    const keyOf = partitionKeyReader(RED, node, key);
     return { route: (msg) => partitionedTarget(topology, () => config.partitionRouting(), keyOf, msg) };
   } catch (err) {
     return { problem: (err as Error).message };

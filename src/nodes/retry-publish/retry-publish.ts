@@ -8,38 +8,31 @@
  */
 import { findBroker } from '../shared/broker-node';
 import { statusKey, translator } from '../shared/i18n';
-import { stringProp, type Node, type NodeAPI, type NodeDef } from '../shared/node-red';
+import type { Node, NodeAPI, NodeDef } from '../shared/node-red';
 import { NODE_TYPE } from '../shared/node-types';
 import { PublishController } from './controller';
 import { partitionSettings } from './partition-key';
+import { publishProperties } from './properties';
 
 export = function register(RED: NodeAPI): void {
   function RetryPublish(this: Node, def: NodeDef): void {
     RED.nodes.createNode(this, def);
     const node = this;
-    const broker = findBroker(RED, def.broker);
+    const props = publishProperties(def);
+    const broker = findBroker(RED, props.broker);
     if (!broker) {
       node.status({ fill: 'red', shape: 'ring', text: statusKey('retry-publish.status.noBroker') });
       node.error('publish node not started: no broker configured');
       return;
     }
     // Partitioned: the msg's key picks a partition of a partitioned retry configuration.
-    const partitions = partitionSettings(RED, node, def);
+    const partitions = partitionSettings(RED, node, props.partitions, props.partitionKey);
     if (partitions.problem !== undefined) {
       node.status({ fill: 'red', shape: 'ring', text: partitions.problem });
       node.error(`publish node not started: ${partitions.problem}`);
       return;
     }
-    const settings = {
-      mode: def.mode === 'reply' ? ('reply' as const) : ('publish' as const),
-      exchange: stringProp(def.exchange),
-      routingKey: stringProp(def.routingKey),
-      persistent: def.persistent !== false,
-      contentType: stringProp(def.contentType),
-      keepIds: def.keepIds === true,
-    };
-    // The queue to make sure of (e.g. the reply queue), once per connection.
-    const declareQueue = stringProp(def.declareQueue);
+    const { settings, declareQueue } = props;
     new PublishController({ node, t: translator(RED), broker, settings, route: settings.mode === 'publish' ? partitions.route : undefined, declareQueue });
   }
   RED.nodes.registerType(NODE_TYPE.retryPublish, RetryPublish);

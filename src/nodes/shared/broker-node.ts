@@ -2,10 +2,9 @@
 import type { BrokerConnection, BrokerSettings } from '../../lib/connection';
 import type { QueueWatch } from '../../lib/parking';
 import type { ManagementApi } from '../../lib/topology';
-import { readNumberFields } from '../../lib/rules';
-import { BROKER_NUMBERS } from './broker-properties';
+import { brokerProperties, type BrokerProperties } from './broker-properties';
 import { findConfig } from './config-lookup';
-import { stringProp, type Node, type NodeAPI, type NodeStatus } from './node-red';
+import type { Node, NodeAPI, NodeStatus } from './node-red';
 import { NODE_TYPE } from './node-types';
 import type { ConfigUser } from './users';
 
@@ -31,17 +30,12 @@ export function findBroker(RED: NodeAPI, id: unknown): RetryBrokerNode | undefin
  * `problems` names the number fields that cannot be used.
  */
 export function brokerSettingsOf(def: Record<string, unknown>, credentials: Record<string, string | undefined> | undefined): { settings: BrokerSettings; problems: string[] } {
-  const numbers = readNumberFields(def, BROKER_NUMBERS);
-  const settings: BrokerSettings = {
-    url: stringProp(def.url),
-    host: stringProp(def.host, '127.0.0.1'),
-    port: numbers.values.port,
-    vhost: stringProp(def.vhost, '/'),
-    // A TLS configuration means TLS for the host fields; a URL says it itself (amqps://).
-    tls: def.tls === true || stringProp(def.tlsConfig) !== '',
-    username: credentials?.user,
-    password: credentials?.password,
-    heartbeat: numbers.values.heartbeat,
-  };
-  return { settings, problems: numbers.problems };
+  return brokerSettingsFrom(brokerProperties(def), credentials);
+}
+
+/** brokerSettingsOf() of properties read already (brokerProperties()). */
+export function brokerSettingsFrom(props: BrokerProperties, credentials: Record<string, string | undefined> | undefined): { settings: BrokerSettings; problems: string[] } {
+  const { url, host, vhost, tls, numbers } = props;
+  const settings: BrokerSettings = { url, host, port: numbers.port, vhost, tls, username: credentials?.user, password: credentials?.password, heartbeat: numbers.heartbeat };
+  return { settings, problems: props.problems };
 }

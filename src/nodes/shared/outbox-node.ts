@@ -5,9 +5,9 @@
 import { OUTBOX_COLUMNS, OUTBOX_INDEXES, outboxTableDdl } from '../../lib/outbox';
 import { declareOrCheckTable, parseTableName, postgresProblem, type PostgresDatabase, type TableName } from '../../lib/postgres';
 import type { RelayInput } from '../../lib/health';
-import { stringProp, type Node, type NodeAPI, type NodeDef } from './node-red';
+import type { Node, NodeAPI } from './node-red';
 import { findPostgres, type RetryPostgresNode } from './postgres-node';
-import { DEFAULT_OUTBOX_TABLE, TOPOLOGY_MODES } from './properties';
+import { TOPOLOGY_MODES, type OutboxTableProperties } from './properties';
 
 /** The last look of an outbox relay at its table: what it found, or why it failed. */
 export type RelayLook = NonNullable<RelayInput['look']>;
@@ -47,13 +47,13 @@ export function prepareFailureKind(err: unknown): 'table' | 'database' {
 }
 
 /** The node's database and table, or the problems that stop it. */
-export function outboxTarget(RED: NodeAPI, def: NodeDef): OutboxTarget | { problems: string[] } {
-  const pg = findPostgres(RED, def.postgres);
+export function outboxTarget(RED: NodeAPI, props: OutboxTableProperties): OutboxTarget | { problems: string[] } {
+  const pg = findPostgres(RED, props.postgres);
   if (!pg) return { problems: ['select a PostgreSQL database (a retry-postgres configuration)'] };
   if (!pg.database) return { problems: [`PostgreSQL ${pg.display}: ${pg.problems.join('; ')}`] };
-  const table = parseTableName(stringProp(def.table).trim() || DEFAULT_OUTBOX_TABLE);
+  const table = parseTableName(props.table);
   if ('problem' in table) return { problems: [table.problem] };
-  const mode = stringProp(def.mode, 'declare');
+  const { mode } = props;
   if (!(TOPOLOGY_MODES as readonly string[]).includes(mode)) return { problems: [`mode '${mode}' is not one of ${TOPOLOGY_MODES.join(', ')}`] };
   const database = pg.database;
   let prepared: Promise<void> | undefined;

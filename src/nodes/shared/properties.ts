@@ -6,6 +6,7 @@
  */
 import type { NumberField } from '../../lib/rules/number-fields';
 import type { TopologyMode } from '../../lib/topology/plan';
+import { stringProp } from './node-red';
 
 /** Every value of a union, listed once: the compiler says when the list misses one. */
 export function allOf<T extends string>() {
@@ -15,6 +16,19 @@ export function allOf<T extends string>() {
 export const TOPOLOGY_MODES = allOf<TopologyMode>()(['declare', 'check'] as const);
 /** The outbox table's name when none is given. */
 export const DEFAULT_OUTBOX_TABLE = 'rabbitmq_retry_outbox';
+
+/** The outbox table an outbox write or relay node names: its PostgreSQL node, the table, the topology mode (outboxTarget() checks both). */
+export interface OutboxTableProperties {
+  /** The retry-postgres node's id ('' for none). */
+  postgres: string;
+  /** The table's name as given, or the default. */
+  table: string;
+  mode: string;
+}
+
+export function outboxTableProperties(def: Record<string, unknown>): OutboxTableProperties {
+  return { postgres: stringProp(def.postgres), table: stringProp(def.table) || DEFAULT_OUTBOX_TABLE, mode: stringProp(def.mode, 'declare') };
+}
 
 /** What the parking queue's actions are (the park-replay node runs them, the console too). */
 export const PARK_ACTIONS = ['replay', 'peek', 'purge', 'groups'] as const;
