@@ -14,6 +14,9 @@ import { PARTITIONS } from './soak-flow';
 
 const KEYS = 100;
 const PARK_REASON = 'park-reason';
+const PARK_TIME = 'park-time';
+
+const text = (value: unknown): string => (typeof value === 'string' ? value : Buffer.isBuffer(value) ? value.toString('utf8') : '');
 
 export interface Load {
   work: Producer;
@@ -53,7 +56,7 @@ async function leftInQueues(broker: BrokerNode, soak: Soak): Promise<number> {
 }
 
 /** What the soak knows now; the parked copies are taken off the parking queues into `parked`. */
-export async function observe(soak: Soak, load: Load, parked: Array<{ id: string; reason: string }>): Promise<Omit<Observations, 'faults' | 'rssGrowthMiB' | 'statuses' | 'circuitTrips'>> {
+export async function observe(soak: Soak, load: Load, parked: Array<{ id: string; reason: string; at?: number }>): Promise<Omit<Observations, 'faults' | 'rssGrowthMiB' | 'statuses' | 'circuitTrips'>> {
   const parkingQueues: Array<[string, string]> = [
     [soak.broker.url, soak.names.parkingQueue],
     [soak.broker.url, soak.names.ordered.parkingQueue],
@@ -62,8 +65,8 @@ export async function observe(soak: Soak, load: Load, parked: Array<{ id: string
   for (const [url, queue] of parkingQueues) {
     for (const m of await drain(url, queue)) {
       const headers = (m.properties.headers ?? {}) as Record<string, unknown>;
-      const reason = headers[PARK_REASON];
-      parked.push({ id: String(m.properties.messageId), reason: typeof reason === 'string' ? reason : Buffer.isBuffer(reason) ? reason.toString('utf8') : '' });
+      const at = Date.parse(text(headers[PARK_TIME]));
+      parked.push({ id: String(m.properties.messageId), reason: text(headers[PARK_REASON]), ...(Number.isFinite(at) ? { at } : {}) });
     }
   }
   const rows = (
@@ -84,7 +87,7 @@ export async function observe(soak: Soak, load: Load, parked: Array<{ id: string
 
 /** Waits (looking every 5 s, at most `limitMs`) until every confirmed id is effected or parked and the queues are empty; what it saw last. */
 export async function drainAll(soak: Soak, load: Load, limitMs: number): Promise<Omit<Observations, 'faults' | 'rssGrowthMiB' | 'statuses' | 'circuitTrips'>> {
-  const parked: Array<{ id: string; reason: string }> = [];
+  const parked: Array<{ id: string; reason: string; at?: number }> = [];
   const deadline = Date.now() + limitMs;
   for (;;) {
     const seen = await observe(soak, load, parked).catch(() => undefined);

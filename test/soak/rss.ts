@@ -36,6 +36,10 @@ export function rssGrowth(samples: readonly RssSample[], slots: number, warmupMs
   });
 }
 
+/** The samples as CSV: seconds from `t0`, slot (0, 1), pid, RSS in MiB. */
+export const rssCsv = (samples: readonly RssSample[], t0: number): string =>
+  ['s,slot,pid,mib', ...samples.map((x) => `${((x.at - t0) / 1000).toFixed(0)},${x.slot},${x.pid},${(x.kib / 1024).toFixed(1)}`)].join('\n') + '\n';
+
 export class RssMonitor {
   readonly samples: RssSample[] = [];
   private readonly born = new Map<number, number>();
