@@ -158,7 +158,16 @@ describe('soak: reconciliation', () => {
   it('measures RSS growth per process from its warm-up, each incarnation on its own', () => {
     const s = (slot: number, pid: number, born: number, at: number, mib: number) => ({ slot, pid, born, at, kib: mib * 1024 });
     const samples = [s(0, 10, 0, 0, 500), s(0, 10, 0, 100, 100), s(0, 10, 0, 200, 105), s(0, 11, 300, 300, 100), s(0, 11, 300, 400, 90), s(1, 20, 0, 50, 80)];
-    assert.deepEqual(rssGrowth(samples, 2, 100), [5, undefined]);
+    assert.deepEqual(rssGrowth(samples, 2, 100, 50), [5, undefined]);
     assert.equal(rssCsv(samples.slice(0, 2), 0), 's,slot,pid,mib\n0,0,10,500.0\n0,0,10,100.0\n');
+  });
+
+  it('compares the lows of the first and last windows after the warm-up: a heap sawing up and down is no growth, a rising floor is', () => {
+    const s = (at: number, mib: number) => ({ slot: 0, pid: 10, born: 0, at, kib: mib * 1024 });
+    // Warm-up 100, windows of 30: the first window 100–129, the last one after 170 (the span ends at 200).
+    const saw = [s(100, 160), s(110, 230), s(120, 170), s(150, 280), s(180, 165), s(190, 240), s(200, 285)];
+    assert.deepEqual(rssGrowth(saw, 1, 100, 30), [5]);
+    const leak = [s(100, 160), s(110, 230), s(120, 170), s(150, 280), s(180, 200), s(190, 240), s(200, 285)];
+    assert.deepEqual(rssGrowth(leak, 1, 100, 30), [40]);
   });
 });
