@@ -51,6 +51,21 @@ function counted(ids: Iterable<string>): Map<string, number> {
   return counts;
 }
 
+/**
+ * The drain is over: every confirmed message effected or parked, nothing left in the queues, and every
+ * consumer consuming again — a kill switch still open after the last outage (its restart delay doubled
+ * by trips in a row) is not stuck yet: the drain waits for its probe rather than report it.
+ */
+export function drainDone(
+  seen: Pick<Observations, 'confirmed' | 'effects' | 'parked' | 'orderedConfirmed' | 'orderedEffects' | 'left'>,
+  notConsuming: readonly string[],
+): boolean {
+  const done = new Set([...seen.effects.map((e) => e.id), ...seen.parked.map((p) => p.id)]);
+  const ordered = new Set(seen.orderedEffects.map((e) => e.id));
+  const open = [...seen.confirmed].some((id) => !done.has(id)) || [...seen.orderedConfirmed].some((id) => !ordered.has(id));
+  return !open && seen.left === 0 && notConsuming.length === 0;
+}
+
 /** Effects beyond the first of an id. */
 export const duplicates = (ids: Iterable<string>): string[] => [...counted(ids)].filter(([, n]) => n > 1).map(([id]) => id);
 

@@ -33,6 +33,9 @@ function unhealthy(lines: string[]): string[] {
   });
 }
 
+/** The consumers of the running processes whose latest status is not a consuming one. */
+const notConsuming = (soak: Soak): string[] => soak.pair.running.flatMap((red, i) => unhealthy(red.lines()).map((s) => `Node-RED ${i + 1}: ${s}`));
+
 const log = (line: string): void => console.log(`[soak ${new Date().toISOString().slice(11, 19)}] ${line}`);
 
 /** The load for the run's minutes while the schedule runs; then the load stopped, the drain, what was seen. */
@@ -49,9 +52,9 @@ async function soakRun(soak: Soak, args: SoakArgs, schedule: readonly ScheduledF
   log(`load ends: ${load.work.started + load.outbox.started + load.ordered.started} messages started; waiting for their confirms`);
   await stopLoad(load);
   log('draining');
-  const seen = await drainAll(soak, load, DRAIN_LIMIT_MS);
+  const seen = await drainAll(soak, load, DRAIN_LIMIT_MS, () => notConsuming(soak));
   rss.stop();
-  const statuses = soak.pair.running.flatMap((red, i) => unhealthy(red.lines()).map((s) => `Node-RED ${i + 1}: ${s}`));
+  const statuses = notConsuming(soak);
   const trips = [0, 1].reduce((n, i) => n + circuitTrips(markedLines<NodeStatusLine>(soak.pair.output(i).split('\n'), STATUS_MARK)), 0);
   return { observations: { ...seen, faults: runs, rssGrowthMiB: rssGrowth(rss.samples, 2, RSS_WARMUP_MS), statuses, circuitTrips: trips }, t0, rss: rss.samples };
 }

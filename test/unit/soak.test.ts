@@ -3,7 +3,7 @@
  * command line and replay command, and the reconciliation's checks, case by case.
  */
 import assert from 'node:assert/strict';
-import { circuitTrips, duplicates, outOfOrder, reconcile, recoveryAfter, unexplainedRepeatedParks, type Observations } from '../soak/reconcile';
+import { circuitTrips, drainDone, duplicates, outOfOrder, reconcile, recoveryAfter, unexplainedRepeatedParks, type Observations } from '../soak/reconcile';
 import { rssCsv, rssGrowth } from '../soak/rss';
 import { drawSchedule, KINDS, mulberry32, parseArgs, replayCommand, resourceOf } from '../soak/schedule';
 
@@ -138,6 +138,14 @@ describe('soak: reconciliation', () => {
     assert.deepEqual(unexplainedRepeatedParks(twice.parked, [cut('downstream-503', 45_000, 55_000)]), ['w-7']);
     // A copy without its park time cannot be explained.
     assert.deepEqual(unexplainedRepeatedParks([{ id: 'w-7' }, { id: 'w-7' }], [cut('sigkill', 0, 1e12)]), ['w-7']);
+  });
+
+  it('ends the drain once every message is effected or parked, the queues are empty and every consumer consumes (a kill switch still open waits)', () => {
+    assert.equal(drainDone(quiet, []), true);
+    assert.equal(drainDone(quiet, ['Node-RED 2: s-consumer yellow ring circuit open · probe in 4 s']), false);
+    assert.equal(drainDone({ ...quiet, left: 1 }, []), false);
+    assert.equal(drainDone({ ...quiet, effects: [quiet.effects[0]!] }, []), false);
+    assert.equal(drainDone({ ...quiet, orderedEffects: [] }, []), false);
   });
 
   it('fails when no effect follows a fault, or a fault could not be injected', () => {
