@@ -8,12 +8,15 @@ import { pause, type BrokerNode } from '../faults/fault-broker';
 import { OutboxProducer } from '../faults/outbox-producer';
 import { drain, Producer } from '../faults/workload';
 import { OrderedProducer } from './ordered-producer';
-import type { Observations } from './reconcile';
+import { drainDone, type Observations } from './reconcile';
 import type { Soak } from './setup';
 import { PARTITIONS } from './soak-flow';
 
 const KEYS = 100;
 const PARK_REASON = 'park-reason';
+const PARK_TIME = 'park-time';
+
+const text = (value: unknown): string => (typeof value === 'string' ? value : Buffer.isBuffer(value) ? value.toString('utf8') : '');
 
 export interface Load {
   work: Producer;
@@ -53,7 +56,7 @@ async function leftInQueues(broker: BrokerNode, soak: Soak): Promise<number> {
 }
 
 /** What the soak knows now; the parked copies are taken off the parking queues into `parked`. */
-export async function observe(soak: Soak, load: Load, parked: Array<{ id: string; reason: string }>): Promise<Omit<Observations, 'faults' | 'rssGrowthMiB' | 'statuses' | 'circuitTrips'>> {
+export async function observe(soak: Soak, load: Load, parked: Array<{ id: string; reason: string; at?: number }>): Promise<Omit<Observations, 'faults' | 'rssGrowthMiB' | 'statuses' | 'circuitTrips'>> {
   const parkingQueues: Array<[string, string]> = [
     [soak.broker.url, soak.names.parkingQueue],
     [soak.broker.url, soak.names.ordered.parkingQueue],
@@ -62,8 +65,8 @@ export async function observe(soak: Soak, load: Load, parked: Array<{ id: string
   for (const [url, queue] of parkingQueues) {
     for (const m of await drain(url, queue)) {
       const headers = (m.properties.headers ?? {}) as Record<string, unknown>;
-      const reason = headers[PARK_REASON];
-      parked.push({ id: String(m.properties.messageId), reason: typeof reason === 'string' ? reason : Buffer.isBuffer(reason) ? reason.toString('utf8') : '' });
+      const at = Date.parse(text(headers[PARK_TIME]));
+      parked.push({ id: String(m.properties.messageId), reason: text(headers[PARK_REASON]), ...(Number.isFinite(at) ? { at } : {}) });
     }
   }
   const rows = (
@@ -82,17 +85,18 @@ export async function observe(soak: Soak, load: Load, parked: Array<{ id: string
   };
 }
 
-/** Waits (looking every 5 s, at most `limitMs`) until every confirmed id is effected or parked and the queues are empty; what it saw last. */
-export async function drainAll(soak: Soak, load: Load, limitMs: number): Promise<Omit<Observations, 'faults' | 'rssGrowthMiB' | 'statuses' | 'circuitTrips'>> {
-  const parked: Array<{ id: string; reason: string }> = [];
+/**
+ * Waits (looking every 5 s, at most `limitMs`) until the drain is done (`drainDone`: every confirmed id
+ * effected or parked, the queues empty, every consumer consuming — `notConsuming` lists the ones that
+ * are not); what it saw last.
+ */
+export async function drainAll(soak: Soak, load: Load, limitMs: number, notConsuming: () => readonly string[]): Promise<Omit<Observations, 'faults' | 'rssGrowthMiB' | 'statuses' | 'circuitTrips'>> {
+  const parked: Array<{ id: string; reason: string; at?: number }> = [];
   const deadline = Date.now() + limitMs;
   for (;;) {
     const seen = await observe(soak, load, parked).catch(() => undefined);
     if (seen) {
-      const done = new Set([...seen.effects.map((e) => e.id), ...seen.parked.map((p) => p.id)]);
-      const ordered = new Set(seen.orderedEffects.map((e) => e.id));
-      const open = [...seen.confirmed].filter((id) => !done.has(id)).length + [...seen.orderedConfirmed].filter((id) => !ordered.has(id)).length;
-      if ((open === 0 && seen.left === 0) || Date.now() > deadline) return seen;
+      if (drainDone(seen, notConsuming()) || Date.now() > deadline) return seen;
     } else if (Date.now() > deadline) {
       throw new Error('the soak could not look at its queues and tables at the end of the drain');
     }

@@ -23,18 +23,36 @@ export function rssKiB(pid: number): number | undefined {
   }
 }
 
+/** The windows at the start and the end of an incarnation's measured span whose lows are compared (2 minutes). */
+export const RSS_WINDOW_MS = 120_000;
+
 /**
- * Per slot, the largest growth (MiB) of one incarnation from its first sample after `warmupMs` to its last;
- * undefined for a slot none of whose incarnations lived past its warm-up and sampled twice after it.
+ * Per slot, the largest growth (MiB) of one incarnation after `warmupMs`: the low of its last `windowMs`
+ * of samples minus the low of its first `windowMs` after the warm-up. Lows, not single samples: the RSS
+ * of a Node-RED process under this load saws up and down by ±60 MiB as its heap grows and is collected
+ * (a 15-minute run sampled 160–285 MiB within one incarnation), so one sample against another measures
+ * the saw; a leak raises the floor. Undefined for a slot none of whose incarnations lived past its
+ * warm-up and sampled twice after it.
  */
-export function rssGrowth(samples: readonly RssSample[], slots: number, warmupMs: number): Array<number | undefined> {
+export function rssGrowth(samples: readonly RssSample[], slots: number, warmupMs: number, windowMs = RSS_WINDOW_MS): Array<number | undefined> {
   return Array.from({ length: slots }, (_, slot) => {
     const byPid = new Map<number, RssSample[]>();
     for (const s of samples) if (s.slot === slot && s.at - s.born >= warmupMs) byPid.set(s.pid, [...(byPid.get(s.pid) ?? []), s]);
-    const growths = [...byPid.values()].filter((list) => list.length >= 2).map((list) => (list[list.length - 1]!.kib - list[0]!.kib) / 1024);
+    const low = (list: readonly RssSample[]): number => Math.min(...list.map((x) => x.kib));
+    const growths = [...byPid.values()]
+      .filter((list) => list.length >= 2)
+      .map((list) => {
+        const first = list[0]!.at;
+        const last = list[list.length - 1]!.at;
+        return (low(list.filter((x) => x.at > last - windowMs)) - low(list.filter((x) => x.at < first + windowMs))) / 1024;
+      });
     return growths.length === 0 ? undefined : Math.max(...growths);
   });
 }
+
+/** The samples as CSV: seconds from `t0`, slot (0, 1), pid, RSS in MiB. */
+export const rssCsv = (samples: readonly RssSample[], t0: number): string =>
+  ['s,slot,pid,mib', ...samples.map((x) => `${((x.at - t0) / 1000).toFixed(0)},${x.slot},${x.pid},${(x.kib / 1024).toFixed(1)}`)].join('\n') + '\n';
 
 export class RssMonitor {
   readonly samples: RssSample[] = [];

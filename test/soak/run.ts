@@ -13,7 +13,7 @@ import { latestStatuses, markedLines, STATUS_MARK, type NodeStatusLine } from '.
 import { runSchedule } from './chaos';
 import { drainAll, startLoad, stopLoad } from './load';
 import { checkTable, circuitTrips, duplicates, faultTable, reconcile, type Observations } from './reconcile';
-import { RssMonitor, rssGrowth } from './rss';
+import { rssCsv, RssMonitor, rssGrowth, type RssSample } from './rss';
 import { describeSchedule, drawSchedule, parseArgs, replayCommand, type ScheduledFault, type SoakArgs } from './schedule';
 import { setUp, tearDown, type Soak } from './setup';
 
@@ -33,10 +33,13 @@ function unhealthy(lines: string[]): string[] {
   });
 }
 
+/** The consumers of the running processes whose latest status is not a consuming one. */
+const notConsuming = (soak: Soak): string[] => soak.pair.running.flatMap((red, i) => unhealthy(red.lines()).map((s) => `Node-RED ${i + 1}: ${s}`));
+
 const log = (line: string): void => console.log(`[soak ${new Date().toISOString().slice(11, 19)}] ${line}`);
 
 /** The load for the run's minutes while the schedule runs; then the load stopped, the drain, what was seen. */
-async function soakRun(soak: Soak, args: SoakArgs, schedule: readonly ScheduledFault[]): Promise<{ observations: Observations; t0: number }> {
+async function soakRun(soak: Soak, args: SoakArgs, schedule: readonly ScheduledFault[]): Promise<{ observations: Observations; t0: number; rss: readonly RssSample[] }> {
   const rss = new RssMonitor();
   rss.start(() => soak.pair.processes.map((red) => red?.child.pid));
   const load = startLoad(soak, args.rate);
@@ -49,18 +52,20 @@ async function soakRun(soak: Soak, args: SoakArgs, schedule: readonly ScheduledF
   log(`load ends: ${load.work.started + load.outbox.started + load.ordered.started} messages started; waiting for their confirms`);
   await stopLoad(load);
   log('draining');
-  const seen = await drainAll(soak, load, DRAIN_LIMIT_MS);
+  const seen = await drainAll(soak, load, DRAIN_LIMIT_MS, () => notConsuming(soak));
   rss.stop();
-  const statuses = soak.pair.running.flatMap((red, i) => unhealthy(red.lines()).map((s) => `Node-RED ${i + 1}: ${s}`));
+  const statuses = notConsuming(soak);
   const trips = [0, 1].reduce((n, i) => n + circuitTrips(markedLines<NodeStatusLine>(soak.pair.output(i).split('\n'), STATUS_MARK)), 0);
-  return { observations: { ...seen, faults: runs, rssGrowthMiB: rssGrowth(rss.samples, 2, RSS_WARMUP_MS), statuses, circuitTrips: trips }, t0 };
+  return { observations: { ...seen, faults: runs, rssGrowthMiB: rssGrowth(rss.samples, 2, RSS_WARMUP_MS), statuses, circuitTrips: trips }, t0, rss: rss.samples };
 }
 
-function writeLogs(soak: Partial<Soak>, seed: number): string {
+/** The Node-RED logs and, after a run, the RSS samples (rss.csv: seconds from the load's start, slot, pid, MiB). */
+function writeLogs(soak: Partial<Soak>, seed: number, run?: { t0: number; rss: readonly RssSample[] }): string {
   // One folder per run: a replay of the seed keeps the failing run's logs.
   const dir = path.join(LOG_DIR, `${seed}-${new Date().toISOString().replace(/[:.]/g, '-')}`);
   mkdirSync(dir, { recursive: true });
   for (const i of [0, 1]) writeFileSync(path.join(dir, `node-red-${i + 1}.log`), soak.pair?.output(i) ?? '');
+  if (run) writeFileSync(path.join(dir, 'rss.csv'), rssCsv(run.rss, run.t0));
   return dir;
 }
 
@@ -75,7 +80,10 @@ function report(args: SoakArgs, o: Observations, t0: number, logs: string): bool
   for (const id of duplicates(o.effects.map((e) => e.id)).slice(0, 20)) {
     console.log(`repeated effect ${id} at ${o.effects.filter((e) => e.id === id).map((e) => `+${((e.at - t0) / 1000).toFixed(1)} s (${e.via ?? '?'})`).join(', ')}`);
   }
-  console.log(`\nNode-RED logs: ${logs}`);
+  for (const id of duplicates(o.parked.map((p) => p.id)).slice(0, 20)) {
+    console.log(`repeated park ${id} at ${o.parked.filter((p) => p.id === id).map((p) => (p.at === undefined ? '?' : `+${((p.at - t0) / 1000).toFixed(1)} s`)).join(', ')}`);
+  }
+  console.log(`\nNode-RED logs and RSS samples: ${logs}`);
   return ok;
 }
 
@@ -90,9 +98,9 @@ async function main(): Promise<number> {
   let ok = false;
   try {
     const ready = await setUp(soak, log);
-    const { observations, t0 } = await soakRun(ready, args, schedule);
+    const run = await soakRun(ready, args, schedule);
     await ready.pair.stop();
-    ok = report(args, observations, t0, writeLogs(soak, args.seed));
+    ok = report(args, run.observations, run.t0, writeLogs(soak, args.seed, run));
   } catch (err) {
     console.error(`soak failed: ${(err as Error).stack ?? String(err)}`);
     if (soak.pair) console.error(`Node-RED logs: ${writeLogs(soak, args.seed)}`);

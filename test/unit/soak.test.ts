@@ -3,8 +3,8 @@
  * command line and replay command, and the reconciliation's checks, case by case.
  */
 import assert from 'node:assert/strict';
-import { circuitTrips, duplicates, outOfOrder, reconcile, recoveryAfter, type Observations } from '../soak/reconcile';
-import { rssGrowth } from '../soak/rss';
+import { circuitTrips, drainDone, duplicates, outOfOrder, reconcile, recoveryAfter, unexplainedRepeatedParks, type Observations } from '../soak/reconcile';
+import { rssCsv, rssGrowth } from '../soak/rss';
 import { drawSchedule, KINDS, mulberry32, parseArgs, replayCommand, resourceOf } from '../soak/schedule';
 
 describe('soak: the schedule drawn from a seed', () => {
@@ -123,6 +123,31 @@ describe('soak: reconciliation', () => {
     assert.equal(circuitTrips([st('a', '✓1')]), 0);
   });
 
+  it('fails on an id parked twice unless its first copy was made during a connection cut or up to 10 s before one', () => {
+    const name = 'work: parked twice without a connection cut to explain it';
+    const reason = 'permanent error (client error): HTTP 400 from the downstream';
+    const twice = { ...quiet, effects: [quiet.effects[0]!, { id: 'o-2', at: 100_000 }], parked: [{ id: 'w-7', reason, at: 50_000 }, { id: 'w-7', reason, at: 70_000 }] };
+    const cut = (kind: 'close-all' | 'downstream-503' | 'sigkill', start: number, end: number) => ({ fault: { at: start, kind, durationMs: end - start, process: 0 }, start, end });
+    assert.deepEqual(failed(twice), [name]);
+    // The ack of the first park lost with the connections closed 8 s later, or a process killed while it parked.
+    assert.deepEqual(failed({ ...twice, faults: [cut('close-all', 58_000, 58_500)] }), []);
+    assert.deepEqual(failed({ ...twice, faults: [cut('sigkill', 45_000, 55_000)] }), []);
+    // Too early, too late, or a fault that cuts no connection.
+    assert.deepEqual(unexplainedRepeatedParks(twice.parked, [cut('close-all', 60_001, 61_000)]), ['w-7']);
+    assert.deepEqual(unexplainedRepeatedParks(twice.parked, [cut('close-all', 40_000, 49_999)]), ['w-7']);
+    assert.deepEqual(unexplainedRepeatedParks(twice.parked, [cut('downstream-503', 45_000, 55_000)]), ['w-7']);
+    // A copy without its park time cannot be explained.
+    assert.deepEqual(unexplainedRepeatedParks([{ id: 'w-7' }, { id: 'w-7' }], [cut('sigkill', 0, 1e12)]), ['w-7']);
+  });
+
+  it('ends the drain once every message is effected or parked, the queues are empty and every consumer consumes (a kill switch still open waits)', () => {
+    assert.equal(drainDone(quiet, []), true);
+    assert.equal(drainDone(quiet, ['Node-RED 2: s-consumer yellow ring circuit open · probe in 4 s']), false);
+    assert.equal(drainDone({ ...quiet, left: 1 }, []), false);
+    assert.equal(drainDone({ ...quiet, effects: [quiet.effects[0]!] }, []), false);
+    assert.equal(drainDone({ ...quiet, orderedEffects: [] }, []), false);
+  });
+
   it('fails when no effect follows a fault, or a fault could not be injected', () => {
     const late = { fault: { at: 0, kind: 'close-all' as const, durationMs: 0 }, start: 2_500, end: 2_500 };
     assert.deepEqual(failed({ ...quiet, faults: [late] }), ['processing resumed after every fault']);
@@ -141,6 +166,16 @@ describe('soak: reconciliation', () => {
   it('measures RSS growth per process from its warm-up, each incarnation on its own', () => {
     const s = (slot: number, pid: number, born: number, at: number, mib: number) => ({ slot, pid, born, at, kib: mib * 1024 });
     const samples = [s(0, 10, 0, 0, 500), s(0, 10, 0, 100, 100), s(0, 10, 0, 200, 105), s(0, 11, 300, 300, 100), s(0, 11, 300, 400, 90), s(1, 20, 0, 50, 80)];
-    assert.deepEqual(rssGrowth(samples, 2, 100), [5, undefined]);
+    assert.deepEqual(rssGrowth(samples, 2, 100, 50), [5, undefined]);
+    assert.equal(rssCsv(samples.slice(0, 2), 0), 's,slot,pid,mib\n0,0,10,500.0\n0,0,10,100.0\n');
+  });
+
+  it('compares the lows of the first and last windows after the warm-up: a heap sawing up and down is no growth, a rising floor is', () => {
+    const s = (at: number, mib: number) => ({ slot: 0, pid: 10, born: 0, at, kib: mib * 1024 });
+    // Warm-up 100, windows of 30: the first window 100–129, the last one after 170 (the span ends at 200).
+    const saw = [s(100, 160), s(110, 230), s(120, 170), s(150, 280), s(180, 165), s(190, 240), s(200, 285)];
+    assert.deepEqual(rssGrowth(saw, 1, 100, 30), [5]);
+    const leak = [s(100, 160), s(110, 230), s(120, 170), s(150, 280), s(180, 200), s(190, 240), s(200, 285)];
+    assert.deepEqual(rssGrowth(leak, 1, 100, 30), [40]);
   });
 });
