@@ -20,7 +20,7 @@ export default tseslint.config(
   {
     files: ['**/*.mjs', '**/*.cjs', '**/*.js'],
     ...tseslint.configs.disableTypeChecked,
-    languageOptions: { ...tseslint.configs.disableTypeChecked.languageOptions, globals: { process: 'readonly', console: 'readonly', URL: 'readonly', setTimeout: 'readonly', clearTimeout: 'readonly', fetch: 'readonly', Buffer: 'readonly', AbortSignal: 'readonly', performance: 'readonly', setImmediate: 'readonly', global: 'readonly', gc: 'readonly' } },
+    languageOptions: { ...tseslint.configs.disableTypeChecked.languageOptions, globals: { process: 'readonly', console: 'readonly', URL: 'readonly', setTimeout: 'readonly', clearTimeout: 'readonly', setInterval: 'readonly', fetch: 'readonly', Buffer: 'readonly', AbortSignal: 'readonly', performance: 'readonly', setImmediate: 'readonly', global: 'readonly', gc: 'readonly' } },
   },
   {
     // CommonJS files (bench/lib/*.cjs: preloaded into child processes, which run without tsx) load with require().

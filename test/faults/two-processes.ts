@@ -162,6 +162,7 @@ export class Pair {
     private readonly launch: NodeRedLaunch,
     private readonly userDirs: string[],
     private readonly env: Record<string, string>,
+    private readonly nodeArgs: string[] = [],
   ) {
     this.processes = userDirs.map(() => undefined);
     this.earlier = userDirs.map(() => []);
@@ -174,9 +175,9 @@ export class Pair {
     return copy;
   }
 
-  /** Starts the first `count` processes (all by default); the others start with `restart(i)`. */
-  static async start(launch: NodeRedLaunch, userDirs: string[], env: Record<string, string>, count = userDirs.length): Promise<Pair> {
-    const pair = new Pair(launch, userDirs, env);
+  /** Starts the first `count` processes (all by default); the others start with `restart(i)`. `nodeArgs` go before red.js in every start. */
+  static async start(launch: NodeRedLaunch, userDirs: string[], env: Record<string, string>, count = userDirs.length, nodeArgs: string[] = []): Promise<Pair> {
+    const pair = new Pair(launch, userDirs, env, nodeArgs);
     // No flow of an earlier run: it would declare that run's (deleted) queues again.
     for (const dir of userDirs) writeFileSync(path.join(dir, 'flows.json'), '[]');
     await Promise.all(userDirs.slice(0, count).map((_, i) => pair.restart(i)));
@@ -184,7 +185,7 @@ export class Pair {
   }
 
   async restart(i: number): Promise<void> {
-    this.processes[i] = await NodeRedProcess.start({ launch: this.launch, userDir: this.userDirs[i]!, env: this.env });
+    this.processes[i] = await NodeRedProcess.start({ launch: this.launch, userDir: this.userDirs[i]!, env: this.env, nodeArgs: this.nodeArgs });
   }
 
   async kill(i: number): Promise<void> {

@@ -56,7 +56,7 @@ async function leftInQueues(broker: BrokerNode, soak: Soak): Promise<number> {
 }
 
 /** What the soak knows now; the parked copies are taken off the parking queues into `parked`. */
-export async function observe(soak: Soak, load: Load, parked: Array<{ id: string; reason: string; at?: number }>): Promise<Omit<Observations, 'faults' | 'rssGrowthMiB' | 'statuses' | 'circuitTrips'>> {
+export async function observe(soak: Soak, load: Load, parked: Array<{ id: string; reason: string; at?: number }>): Promise<Omit<Observations, 'faults' | 'rssGrowthMiB' | 'retainedGrowthMiB' | 'statuses' | 'circuitTrips'>> {
   const parkingQueues: Array<[string, string]> = [
     [soak.broker.url, soak.names.parkingQueue],
     [soak.broker.url, soak.names.ordered.parkingQueue],
@@ -90,7 +90,7 @@ export async function observe(soak: Soak, load: Load, parked: Array<{ id: string
  * effected or parked, the queues empty, every consumer consuming — `notConsuming` lists the ones that
  * are not); what it saw last.
  */
-export async function drainAll(soak: Soak, load: Load, limitMs: number, notConsuming: () => readonly string[]): Promise<Omit<Observations, 'faults' | 'rssGrowthMiB' | 'statuses' | 'circuitTrips'>> {
+export async function drainAll(soak: Soak, load: Load, limitMs: number, notConsuming: () => readonly string[]): Promise<Omit<Observations, 'faults' | 'rssGrowthMiB' | 'retainedGrowthMiB' | 'statuses' | 'circuitTrips'>> {
   const parked: Array<{ id: string; reason: string; at?: number }> = [];
   const deadline = Date.now() + limitMs;
   for (;;) {

@@ -29,7 +29,12 @@ export interface Observations {
   /** Messages left in the main, retry and partition queues after the drain. */
   left: number;
   faults: readonly FaultRun[];
-  /** Per process slot: RSS growth (MiB) after the warm-up, undefined when no incarnation lived long enough. */
+  /**
+   * Per process slot: growth (MiB) after the warm-up of what the process retains after a full collection
+   * (live heap + memory outside it), undefined when no incarnation lived long enough: the memory check.
+   */
+  retainedGrowthMiB: ReadonlyArray<number | undefined>;
+  /** Per process slot: RSS growth (MiB) after the warm-up, reported (V8 keeps its heap's high-water mark committed). */
   rssGrowthMiB: ReadonlyArray<number | undefined>;
   /** The consumers not consuming after the drain (their latest status), per process. */
   statuses: readonly string[];
@@ -159,7 +164,6 @@ function workChecks(o: Observations): Check[] {
 export function reconcile(o: Observations): Check[] {
   const orderedEffected = new Set(o.orderedEffects.map((e) => e.id));
   const resumed = o.faults.filter((f) => f.error === undefined && recoveryAfter(o.effects.map((e) => e.at), f.end) === undefined);
-  const rss = o.rssGrowthMiB.flatMap((g, i) => (g !== undefined && g > RSS_LIMIT_MIB ? [`Node-RED ${i + 1}: +${g.toFixed(1)} MiB`] : []));
   return [
     ...workChecks(o),
     check('ordered: lost', [...o.orderedConfirmed].filter((id) => !orderedEffected.has(id)), 'confirmed, not effected'),
@@ -169,10 +173,27 @@ export function reconcile(o: Observations): Check[] {
     check('faults injected', o.faults.flatMap((f) => (f.error ? [`${f.fault.kind}: ${f.error}`] : [])), 'failed to inject'),
     check('processing resumed after every fault', resumed.map((f) => `${f.fault.kind} at +${(f.fault.at / 1000).toFixed(0)} s`), 'faults never followed by an effect'),
     check('consumers consuming after the drain', o.statuses, 'not consuming'),
-    o.rssGrowthMiB.every((g) => g === undefined)
-      ? { name: `RSS growth ≤ ${RSS_LIMIT_MIB} MiB per process after the warm-up`, ok: true, detail: 'n/a: no process lived past the 5-minute warm-up' }
-      : check(`RSS growth ≤ ${RSS_LIMIT_MIB} MiB per process after the warm-up`, rss, 'processes grew more'),
+    memoryCheck(o),
   ];
+}
+
+const MEMORY_CHECK = `memory retained after a full GC grows ≤ ${RSS_LIMIT_MIB} MiB per process after the warm-up`;
+const mib = (g: number | undefined): string => (g === undefined ? 'n/a' : `${g >= 0 ? '+' : ''}${g.toFixed(1)}`);
+
+/**
+ * The memory check: what each process retains after a full collection, grown at most RSS_LIMIT_MIB from
+ * its warm-up on (a leak raises it); the RSS growth is in the detail, not checked — V8 keeps the pages
+ * of its heap's largest size committed, so the RSS after a burst (a drain after an outage) stays up
+ * without anything retained (docs/faults.md#the-soak).
+ */
+function memoryCheck(o: Observations): Check {
+  const rss = `RSS ${o.rssGrowthMiB.map(mib).join(' / ')} MiB (reported)`;
+  if (o.retainedGrowthMiB.every((g) => g === undefined)) {
+    const anyRss = o.rssGrowthMiB.some((g) => g !== undefined);
+    return { name: MEMORY_CHECK, ok: !anyRss, detail: anyRss ? `no samples after a full GC (the probe did not report); ${rss}` : 'n/a: no process lived past the 5-minute warm-up' };
+  }
+  const grew = o.retainedGrowthMiB.flatMap((g, i) => (g !== undefined && g > RSS_LIMIT_MIB ? [`Node-RED ${i + 1}: +${g.toFixed(1)} MiB`] : []));
+  return { name: MEMORY_CHECK, ok: grew.length === 0, detail: `retained ${o.retainedGrowthMiB.map(mib).join(' / ')} MiB; ${rss}${grew.length ? `; grew more: ${grew.join(', ')}` : ''}` };
 }
 
 /** The faults with their recovery, as a markdown table. */

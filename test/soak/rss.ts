@@ -1,8 +1,10 @@
 /**
- * The RSS of the soak's Node-RED processes, sampled every 10 s from /proc; the growth of each process
- * slot after the warm-up (a restarted process is a new incarnation, measured from its own warm-up).
+ * The RSS of the soak's Node-RED processes, sampled every 10 s from /proc; what each retains after a
+ * full collection, read from the marked lines of memory-probe.cjs; the growth of each process slot after
+ * the warm-up (a restarted process is a new incarnation, measured from its own warm-up).
  */
 import { readFileSync } from 'node:fs';
+import path from 'node:path';
 
 export interface RssSample {
   slot: number;
@@ -21,6 +23,30 @@ export function rssKiB(pid: number): number | undefined {
   } catch {
     return undefined;
   }
+}
+
+/** The line memory-probe.cjs writes after each full collection. */
+export const MEMORY_MARK = 'SOAK_MEMORY ';
+/** The argument list that loads memory-probe.cjs into a Node-RED process. */
+export const memoryProbeArgs = (): string[] => ['--expose-gc', '--require', path.join(__dirname, 'memory-probe.cjs')];
+
+/**
+ * The probe's samples in one process slot's output (every incarnation's): `kib` is what the process
+ * retained after a full collection (live heap + memory outside it), `rssKib` its RSS then.
+ */
+export function retainedSamples(output: string, slot: number): Array<RssSample & { rssKib: number }> {
+  const born = new Map<number, number>();
+  return output.split('\n').flatMap((line) => {
+    const at = line.indexOf(MEMORY_MARK);
+    if (at < 0) return [];
+    try {
+      const m = JSON.parse(line.slice(at + MEMORY_MARK.length)) as { at: number; pid: number; rss: number; heapUsed: number; external: number };
+      if (!born.has(m.pid)) born.set(m.pid, m.at);
+      return [{ slot, pid: m.pid, born: born.get(m.pid)!, at: m.at, kib: (m.heapUsed + m.external) / 1024, rssKib: m.rss / 1024 }];
+    } catch {
+      return [];
+    }
+  });
 }
 
 /** The windows at the start and the end of an incarnation's measured span whose lows are compared (2 minutes). */
@@ -49,6 +75,10 @@ export function rssGrowth(samples: readonly RssSample[], slots: number, warmupMs
     return growths.length === 0 ? undefined : Math.max(...growths);
   });
 }
+
+/** The probe's samples as CSV: seconds from `t0`, slot, pid, retained and RSS in MiB. */
+export const retainedCsv = (samples: ReadonlyArray<RssSample & { rssKib: number }>, t0: number): string =>
+  ['s,slot,pid,retained_mib,rss_mib', ...samples.map((x) => `${((x.at - t0) / 1000).toFixed(0)},${x.slot},${x.pid},${(x.kib / 1024).toFixed(1)},${(x.rssKib / 1024).toFixed(1)}`)].join('\n') + '\n';
 
 /** The samples as CSV: seconds from `t0`, slot (0, 1), pid, RSS in MiB. */
 export const rssCsv = (samples: readonly RssSample[], t0: number): string =>

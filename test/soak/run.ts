@@ -13,7 +13,7 @@ import { latestStatuses, markedLines, STATUS_MARK, type NodeStatusLine } from '.
 import { runSchedule } from './chaos';
 import { drainAll, startLoad, stopLoad } from './load';
 import { checkTable, circuitTrips, duplicates, faultTable, reconcile, type Observations } from './reconcile';
-import { rssCsv, RssMonitor, rssGrowth, type RssSample } from './rss';
+import { retainedCsv, retainedSamples, rssCsv, RssMonitor, rssGrowth, type RssSample } from './rss';
 import { describeSchedule, drawSchedule, parseArgs, replayCommand, type ScheduledFault, type SoakArgs } from './schedule';
 import { setUp, tearDown, type Soak } from './setup';
 
@@ -39,7 +39,9 @@ const notConsuming = (soak: Soak): string[] => soak.pair.running.flatMap((red, i
 const log = (line: string): void => console.log(`[soak ${new Date().toISOString().slice(11, 19)}] ${line}`);
 
 /** The load for the run's minutes while the schedule runs; then the load stopped, the drain, what was seen. */
-async function soakRun(soak: Soak, args: SoakArgs, schedule: readonly ScheduledFault[]): Promise<{ observations: Observations; t0: number; rss: readonly RssSample[] }> {
+type RunResult = { observations: Observations; t0: number; rss: readonly RssSample[]; retained: ReturnType<typeof retainedSamples> };
+
+async function soakRun(soak: Soak, args: SoakArgs, schedule: readonly ScheduledFault[]): Promise<RunResult> {
   const rss = new RssMonitor();
   rss.start(() => soak.pair.processes.map((red) => red?.child.pid));
   const load = startLoad(soak, args.rate);
@@ -56,16 +58,22 @@ async function soakRun(soak: Soak, args: SoakArgs, schedule: readonly ScheduledF
   rss.stop();
   const statuses = notConsuming(soak);
   const trips = [0, 1].reduce((n, i) => n + circuitTrips(markedLines<NodeStatusLine>(soak.pair.output(i).split('\n'), STATUS_MARK)), 0);
-  return { observations: { ...seen, faults: runs, rssGrowthMiB: rssGrowth(rss.samples, 2, RSS_WARMUP_MS), statuses, circuitTrips: trips }, t0, rss: rss.samples };
+  const retained = [0, 1].flatMap((i) => retainedSamples(soak.pair.output(i), i));
+  const memory = { rssGrowthMiB: rssGrowth(rss.samples, 2, RSS_WARMUP_MS), retainedGrowthMiB: rssGrowth(retained, 2, RSS_WARMUP_MS) };
+  return { observations: { ...seen, faults: runs, ...memory, statuses, circuitTrips: trips }, t0, rss: rss.samples, retained };
 }
 
-/** The Node-RED logs and, after a run, the RSS samples (rss.csv: seconds from the load's start, slot, pid, MiB). */
-function writeLogs(soak: Partial<Soak>, seed: number, run?: { t0: number; rss: readonly RssSample[] }): string {
+/**
+ * The Node-RED logs and, after a run, the RSS samples (rss.csv: seconds from the load's start, slot, pid,
+ * MiB) and what each process retained after each full collection (retained.csv, with its RSS then).
+ */
+function writeLogs(soak: Partial<Soak>, seed: number, run?: Pick<RunResult, 't0' | 'rss' | 'retained'>): string {
   // One folder per run: a replay of the seed keeps the failing run's logs.
   const dir = path.join(LOG_DIR, `${seed}-${new Date().toISOString().replace(/[:.]/g, '-')}`);
   mkdirSync(dir, { recursive: true });
   for (const i of [0, 1]) writeFileSync(path.join(dir, `node-red-${i + 1}.log`), soak.pair?.output(i) ?? '');
   if (run) writeFileSync(path.join(dir, 'rss.csv'), rssCsv(run.rss, run.t0));
+  if (run) writeFileSync(path.join(dir, 'retained.csv'), retainedCsv(run.retained, run.t0));
   return dir;
 }
 
@@ -74,16 +82,17 @@ function report(args: SoakArgs, o: Observations, t0: number, logs: string): bool
   const ok = checks.every((c) => c.ok);
   console.log(`\n## soak, seed ${args.seed}, ${args.minutes} min, ${args.rate} msg/s\n\n${faultTable(o, t0)}\n\n${checkTable(checks)}\n`);
   const rss = o.rssGrowthMiB.map((g) => (g === undefined ? null : Number(g.toFixed(1))));
+  const retained = o.retainedGrowthMiB.map((g) => (g === undefined ? null : Number(g.toFixed(1))));
   const counts = { circuitTrips: o.circuitTrips, confirmed: o.confirmed.size, effects: o.effects.length, parked: o.parked.length, orderedConfirmed: o.orderedConfirmed.size, orderedEffects: o.orderedEffects.length, left: o.left };
   const faults = o.faults.map((f) => ({ kind: f.fault.kind, process: f.fault.process, at: Math.round((f.start - t0) / 1000), lastedS: (f.end - f.start) / 1000, error: f.error }));
-  console.log(`SOAK_RESULT ${JSON.stringify({ seed: args.seed, minutes: args.minutes, rate: args.rate, ok, counts, rssGrowthMiB: rss, faults, failed: checks.filter((c) => !c.ok).map((c) => c.name) })}`);
+  console.log(`SOAK_RESULT ${JSON.stringify({ seed: args.seed, minutes: args.minutes, rate: args.rate, ok, counts, retainedGrowthMiB: retained, rssGrowthMiB: rss, faults, failed: checks.filter((c) => !c.ok).map((c) => c.name) })}`);
   for (const id of duplicates(o.effects.map((e) => e.id)).slice(0, 20)) {
     console.log(`repeated effect ${id} at ${o.effects.filter((e) => e.id === id).map((e) => `+${((e.at - t0) / 1000).toFixed(1)} s (${e.via ?? '?'})`).join(', ')}`);
   }
   for (const id of duplicates(o.parked.map((p) => p.id)).slice(0, 20)) {
     console.log(`repeated park ${id} at ${o.parked.filter((p) => p.id === id).map((p) => (p.at === undefined ? '?' : `+${((p.at - t0) / 1000).toFixed(1)} s`)).join(', ')}`);
   }
-  console.log(`\nNode-RED logs and RSS samples: ${logs}`);
+  console.log(`\nNode-RED logs, RSS and retained-memory samples: ${logs}`);
   return ok;
 }
 

@@ -19,6 +19,7 @@ import { withChannel } from '../faults/workload';
 import { NodeRedProcess, packPackage, userDirWith } from '../helpers/node-red-process';
 import { startPrivatePostgres, type PrivateServer } from '../helpers/private-stores';
 import { Downstream } from './downstream';
+import { memoryProbeArgs } from './rss';
 import { startSoakSentinel, type SoakSentinel } from './sentinel';
 import { StallProxy } from './stall-proxy';
 import { PARTITIONS, soakFlow, soakNames, type SoakNames } from './soak-flow';
@@ -102,7 +103,9 @@ export async function setUp(into: Partial<Soak>, log: (line: string) => void): P
   dirs.push(first, Pair.copyUserDir(first));
   const cluster = (into.cluster = await clusterUp);
   log(`cluster ${cluster.nodeRedUrl}`);
-  const pair = (into.pair = await Pair.start(await launch, [dirs[1]!, dirs[2]!], { AMQP_URL: nodeRedAmqp, CLUSTER_AMQP_URL: cluster.nodeRedUrl, DATABASE_URL: databaseUrl }));
+  const env = { AMQP_URL: nodeRedAmqp, CLUSTER_AMQP_URL: cluster.nodeRedUrl, DATABASE_URL: databaseUrl };
+  // Each process reports what it retains after a full collection (the memory check): rss.ts.
+  const pair = (into.pair = await Pair.start(await launch, [dirs[1]!, dirs[2]!], env, 2, memoryProbeArgs()));
   const flow = soakFlow(names, { redisUrl: redis.url, downstreamUrl: downstream.url });
   const soak = { broker, cluster, redis, postgres, db, downstream, proxy, pair, names, dirs };
   await deployBoth(soak, flow);
