@@ -76,13 +76,18 @@ export function rssGrowth(samples: readonly RssSample[], slots: number, warmupMs
   });
 }
 
+const mibOf = (kib: number): string => (kib / 1024).toFixed(1);
+
+/** Samples as CSV: seconds from `t0`, slot, pid, then the columns `cells` gives. */
+const samplesCsv = <S extends RssSample>(header: string, samples: readonly S[], t0: number, cells: (x: S) => string[]): string =>
+  [header, ...samples.map((x) => [((x.at - t0) / 1000).toFixed(0), String(x.slot), String(x.pid), ...cells(x)].join(','))].join('\n') + '\n';
+
 /** The probe's samples as CSV: seconds from `t0`, slot, pid, retained and RSS in MiB. */
 export const retainedCsv = (samples: ReadonlyArray<RssSample & { rssKib: number }>, t0: number): string =>
-  ['s,slot,pid,retained_mib,rss_mib', ...samples.map((x) => `${((x.at - t0) / 1000).toFixed(0)},${x.slot},${x.pid},${(x.kib / 1024).toFixed(1)},${(x.rssKib / 1024).toFixed(1)}`)].join('\n') + '\n';
+  samplesCsv('s,slot,pid,retained_mib,rss_mib', samples, t0, (x) => [mibOf(x.kib), mibOf(x.rssKib)]);
 
 /** The samples as CSV: seconds from `t0`, slot (0, 1), pid, RSS in MiB. */
-export const rssCsv = (samples: readonly RssSample[], t0: number): string =>
-  ['s,slot,pid,mib', ...samples.map((x) => `${((x.at - t0) / 1000).toFixed(0)},${x.slot},${x.pid},${(x.kib / 1024).toFixed(1)}`)].join('\n') + '\n';
+export const rssCsv = (samples: readonly RssSample[], t0: number): string => samplesCsv('s,slot,pid,mib', samples, t0, (x) => [mibOf(x.kib)]);
 
 export class RssMonitor {
   readonly samples: RssSample[] = [];

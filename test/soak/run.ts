@@ -81,8 +81,8 @@ function report(args: SoakArgs, o: Observations, t0: number, logs: string): bool
   const checks = reconcile(o);
   const ok = checks.every((c) => c.ok);
   console.log(`\n## soak, seed ${args.seed}, ${args.minutes} min, ${args.rate} msg/s\n\n${faultTable(o, t0)}\n\n${checkTable(checks)}\n`);
-  const rss = o.rssGrowthMiB.map((g) => (g === undefined ? null : Number(g.toFixed(1))));
-  const retained = o.retainedGrowthMiB.map((g) => (g === undefined ? null : Number(g.toFixed(1))));
+  const tenths = (growth: ReadonlyArray<number | undefined>): Array<number | null> => growth.map((g) => (g === undefined ? null : Number(g.toFixed(1))));
+  const [rss, retained] = [tenths(o.rssGrowthMiB), tenths(o.retainedGrowthMiB)];
   const counts = { circuitTrips: o.circuitTrips, confirmed: o.confirmed.size, effects: o.effects.length, parked: o.parked.length, orderedConfirmed: o.orderedConfirmed.size, orderedEffects: o.orderedEffects.length, left: o.left };
   const faults = o.faults.map((f) => ({ kind: f.fault.kind, process: f.fault.process, at: Math.round((f.start - t0) / 1000), lastedS: (f.end - f.start) / 1000, error: f.error }));
   console.log(`SOAK_RESULT ${JSON.stringify({ seed: args.seed, minutes: args.minutes, rate: args.rate, ok, counts, retainedGrowthMiB: retained, rssGrowthMiB: rss, faults, failed: checks.filter((c) => !c.ok).map((c) => c.name) })}`);
